@@ -1,0 +1,75 @@
+// mapwarden as a Fastify plugin: `host.register(mapwarden, { prefix: '/geoserver', dataDir })`.
+// Not wrapped in fastify-plugin: its hooks, parsers, error handler and decorators stay inside its
+// own encapsulation context, so a host's routes and parsers are untouched.
+import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import { resolveConfig, type MapwardenConfig, type MapwardenOptions } from './infra/config.js'
+import errors from './infra/errors.js'
+import services from './infra/services.js'
+import negotiate from './infra/negotiate.js'
+import auth from './infra/auth.js'
+import catalog from './catalog/index.js'
+import styles from './styles/index.js'
+import mosaics from './mosaics/index.js'
+import appschema from './appschema/index.js'
+import security from './security/index.js'
+import seed from './seed/index.js'
+import diskquota from './diskquota/index.js'
+import tiles from './tiles/index.js'
+import path from 'node:path'
+
+export type MapwardenPluginOptions = MapwardenOptions & {
+  /** Where a generated admin password is shown once; default: standard error. */
+  announce?: (message: string) => void
+}
+
+export default async function mapwarden (app: FastifyInstance, opts: MapwardenPluginOptions) {
+  const config = resolveConfig(opts)
+  const announce = opts.announce ?? ((m: string) => { process.stderr.write(m) })
+  await app.register(errors)
+  await app.register(services, { config, prefix: app.prefix, announce })
+  await app.register(negotiate, { bodyLimit: config.bodyLimit, uploadLimit: config.uploadLimit, uploadDir: path.join(config.dataDir, 'tmp', 'uploads') })
+  await app.register(auth, { authenticator: app.authenticator, requireHttps: config.requireHttps })
+
+  app.addHook('onSend', async (req, reply) => { reply.header('x-request-id', req.id) })
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404).type('text/plain; charset=utf-8').send(`No such resource: ${req.method} ${req.url.split('?')[0]}`)
+  })
+  app.get('/health', { config: { access: 'public' } }, async () => {
+    app.db.prepare('SELECT 1').get()
+    return { status: 'ok' }
+  })
+
+  await app.register(async (rest) => {
+    await rest.register(catalog)
+    await rest.register(styles)
+    await rest.register(mosaics)
+    await rest.register(appschema)
+    await rest.register(security, { prefix: '/security' })
+  }, { prefix: '/rest' })
+  // GeoWebCache's REST API, under mapwarden's name and GeoServer's (/gwc).
+  for (const prefix of ['/tilecache', '/gwc']) {
+    await app.register(async (cache) => {
+      await cache.register(seed, { prefix: '/rest' })
+      await cache.register(diskquota, { prefix: '/rest' })
+      await cache.register(tiles, { prefix: '/service' })
+    }, { prefix })
+  }
+}
+
+/** Fastify options for a standalone server (plugins/server.ts) or a host that wants the same. */
+export function serverOptions (config: Pick<MapwardenConfig, 'logLevel' | 'bodyLimit'>): FastifyServerOptions {
+  return {
+    logger: {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' }
+    },
+    requestIdHeader: 'x-request-id',
+    bodyLimit: config.bodyLimit,
+    maxParamLength: 1000,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true
+  }
+}
+
+export { resolveConfig }
+export type { MapwardenConfig, MapwardenOptions }

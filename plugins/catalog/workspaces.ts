@@ -1,0 +1,57 @@
+// {base}/rest/workspaces: GeoServer's WorkspaceController shapes.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { Link, type Document } from '../infra/representation.js'
+import type { Workspace } from '../../services/catalog/workspaces.js'
+import { bodyRoot, suffixed } from '../infra/routes.js'
+
+const WsParams = Type.Object({ ws: Type.String() })
+const RecurseQuery = Type.Object({ recurse: Type.Optional(Type.Boolean()) })
+
+export default async function workspaces (app: FastifyInstance) {
+  const { workspaces: service, urls } = app
+
+  const one = (req: FastifyRequest, ws: Workspace): Document => ({
+    workspace: {
+      name: ws.name,
+      isolated: ws.isolated,
+      dataStores: new Link(urls.rest(req, 'workspaces', ws.name, 'datastores')),
+      coverageStores: new Link(urls.rest(req, 'workspaces', ws.name, 'coveragestores')),
+      wmsStores: new Link(urls.rest(req, 'workspaces', ws.name, 'wmsstores')),
+      wmtsStores: new Link(urls.rest(req, 'workspaces', ws.name, 'wmtsstores'))
+    }
+  })
+
+  for (const url of suffixed('/workspaces')) {
+    app.get(url, async (req, reply) => {
+      const list = await service.list()
+      return reply.resource({
+        workspaces: {
+          workspace: list.map((ws) => ({ name: ws.name, href: new Link(urls.rest(req, 'workspaces', ws.name), 'application/atom+xml') }))
+        }
+      })
+    })
+    app.post(url, async (req, reply) => {
+      const ws = await service.create(bodyRoot(req.body, 'workspace'))
+      return reply.code(201).header('Location', urls.rest(req, 'workspaces', ws.name)).type('text/plain').send(ws.name)
+    })
+  }
+
+  app.get('/workspaces/:ws', { schema: { params: WsParams } }, async (req, reply) => {
+    const { ws } = req.params as { ws: string }
+    return reply.resource(one(req, await service.get(ws)))
+  })
+
+  app.put('/workspaces/:ws', { schema: { params: WsParams } }, async (req, reply) => {
+    const { ws } = req.params as { ws: string }
+    await service.update(ws, bodyRoot(req.body, 'workspace'))
+    return reply.code(200).send()
+  })
+
+  app.delete('/workspaces/:ws', { schema: { params: WsParams, querystring: RecurseQuery } }, async (req, reply) => {
+    const { ws } = req.params as { ws: string }
+    await service.remove(ws, (req.query as { recurse?: boolean }).recurse === true)
+    return reply.code(200).send()
+  })
+}
+

@@ -1,0 +1,60 @@
+// HTTP Basic on every route of the service (GeoServer's `rest` and `gwc` filter chains), with
+// per-route access: 'admin' (the default: secure unless a route says otherwise), 'authenticated',
+// or 'public' (anonymous allowed; credentials, when sent, are still checked).
+import fp from 'fastify-plugin'
+import basicAuth from '@fastify/basic-auth'
+import type { FastifyInstance, FastifyRequest, FastifyReply } from 'fastify'
+import { ANONYMOUS, type Authenticator, type Principal } from '../../services/auth/authenticator.js'
+import { AccessDenied, AdminRequired } from '../../services/errors.js'
+
+export type Access = 'admin' | 'authenticated' | 'public'
+export const REALM = 'GeoServer Realm'
+export const ADMIN_ROLES = ['ADMIN', 'ROLE_ADMINISTRATOR']
+
+declare module 'fastify' {
+  interface FastifyRequest { principal: Principal }
+  interface FastifyContextConfig {
+    /** Who may call the route; default 'admin'. */
+    access?: Access
+  }
+  interface FastifyInstance {
+    /** A hook that refuses callers without the role (403). */
+    requireRole (role: string): (req: FastifyRequest) => Promise<void>
+  }
+}
+
+export function isAdmin (p: Principal): boolean {
+  return p.roles.some((r) => ADMIN_ROLES.includes(r))
+}
+
+async function auth (app: FastifyInstance, opts: { authenticator: Authenticator, requireHttps: boolean }) {
+  app.decorateRequest('principal', undefined as unknown as Principal)
+  await app.register(basicAuth, {
+    authenticate: { realm: REALM },
+    async validate (user: string, password: string, req: FastifyRequest) {
+      const principal = await opts.authenticator.authenticate(user, password, req.ip)
+      if (!principal) throw new Error('Invalid credentials')
+      req.principal = principal
+    }
+  })
+
+  const check = (req: FastifyRequest, reply: FastifyReply) => new Promise<void>((resolve, reject) => {
+    app.basicAuth(req, reply, (err?: Error) => err ? reject(err) : resolve())
+  })
+
+  app.addHook('onRequest', async (req, reply) => {
+    const access: Access = req.routeOptions.config?.access ?? 'admin'
+    if (opts.requireHttps && req.headers.authorization && req.protocol !== 'https') {
+      throw AccessDenied('Basic credentials are refused over plain HTTP; use HTTPS')
+    }
+    if (access === 'public' && !req.headers.authorization) { req.principal = ANONYMOUS; return }
+    await check(req, reply)
+    if (access === 'admin' && !isAdmin(req.principal)) throw AdminRequired()
+  })
+
+  app.decorate('requireRole', (role: string) => async (req: FastifyRequest) => {
+    if (!req.principal?.roles.includes(role) && !isAdmin(req.principal)) throw AdminRequired()
+  })
+}
+
+export default fp(auth, { name: 'auth', dependencies: ['errors'] })

@@ -1,0 +1,140 @@
+// Settings from plugin options, then MAPWARDEN_* environment variables, then defaults.
+// The only file that reads process.env. Every setting is validated here, at start, with a
+// message that names the setting and the bad value.
+import path from 'node:path'
+
+export interface MapwardenConfig {
+  port: number
+  host: string
+  basePath: string
+  dataDir: string
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  bodyLimit: number           // XML, JSON, SLD and text bodies, bytes
+  uploadLimit: number         // ZIP and other streamed uploads, bytes on the wire
+  zipMaxEntries: number
+  zipMaxBytes: number         // total uncompressed size of one archive
+  workerThreads: number       // render worker threads (Piscina pool size)
+  maxSeedThreads: number      // largest threadCount a seed request may ask for
+  taskSlots: number           // seed tasks that run at once; more wait as PENDING
+  maxPendingTasks: number     // past this, seed requests are answered 429
+  harvestRoots: string[]      // absolute directories that external.imagemosaic may read
+  adminPassword?: string      // used once, on first start with an empty catalog
+  authCacheSeconds: number    // how long a verified password is remembered (0 = never)
+  requireHttps: boolean       // refuse Basic credentials over plain HTTP (behind a TLS proxy: x-forwarded-proto)
+}
+
+export type MapwardenOptions = Partial<MapwardenConfig> & {
+  /** Environment to read MAPWARDEN_* from; defaults to process.env. Tests pass {}. */
+  env?: Record<string, string | undefined>
+}
+
+export class ConfigError extends Error {
+  constructor (message: string) { super(message); this.name = 'ConfigError' }
+}
+
+interface Setting {
+  key: keyof MapwardenConfig
+  env: string
+  parse: (raw: string) => unknown
+  default?: unknown
+  describe: string
+}
+
+const int = (min: number, max: number) => (raw: string) => {
+  if (!/^-?\d+$/.test(raw.trim())) throw new Error(`must be an integer from ${min} to ${max}`)
+  const n = Number(raw)
+  if (n < min || n > max) throw new Error(`must be an integer from ${min} to ${max}`)
+  return n
+}
+const bytes = (min: number) => (raw: string) => {
+  const m = /^(\d+)\s*(|b|k|kb|kib|m|mb|mib|g|gb|gib)$/i.exec(raw.trim())
+  if (!m) throw new Error('must be a size in bytes, optionally with KiB, MiB or GiB')
+  const unit = m[2].toLowerCase()
+  const mult = unit.startsWith('g') ? 2 ** 30 : unit.startsWith('m') ? 2 ** 20 : unit.startsWith('k') ? 2 ** 10 : 1
+  const n = Number(m[1]) * mult
+  if (n < min) throw new Error(`must be at least ${min} bytes`)
+  return n
+}
+const bool = (raw: string) => {
+  if (/^(1|true|yes|on)$/i.test(raw)) return true
+  if (/^(0|false|no|off)$/i.test(raw)) return false
+  throw new Error('must be true or false')
+}
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+export const SETTINGS: Setting[] = [
+  { key: 'port', env: 'MAPWARDEN_PORT', parse: int(0, 65535), default: 8080, describe: 'TCP port of the standalone server' },
+  { key: 'host', env: 'MAPWARDEN_HOST', parse: (s) => s, default: '127.0.0.1', describe: 'Address the standalone server listens on (0.0.0.0 in the container)' },
+  {
+    key: 'basePath',
+    env: 'MAPWARDEN_BASE_PATH',
+    parse: (s) => {
+      const p = s.replace(/\/+$/, '')
+      if (p !== '' && !/^(\/[A-Za-z0-9._~-]+)+$/.test(p)) throw new Error('must be empty or a path such as /geoserver')
+      return p
+    },
+    default: '/geoserver',
+    describe: 'Path prefix of every route, so URLs read like GeoServer\'s'
+  },
+  { key: 'dataDir', env: 'MAPWARDEN_DATA_DIR', parse: (s) => path.resolve(s), default: path.resolve('data'), describe: 'Data directory: catalog database, styles, granules, tiles' },
+  {
+    key: 'logLevel',
+    env: 'MAPWARDEN_LOG_LEVEL',
+    parse: (s) => { if (!LEVELS.includes(s)) throw new Error(`must be one of ${LEVELS.join(', ')}`); return s },
+    default: 'info',
+    describe: 'pino log level'
+  },
+  { key: 'bodyLimit', env: 'MAPWARDEN_BODY_LIMIT', parse: bytes(1024), default: 5 * 2 ** 20, describe: 'Largest XML, JSON, SLD or text body' },
+  { key: 'uploadLimit', env: 'MAPWARDEN_UPLOAD_LIMIT', parse: bytes(1024), default: 2 * 2 ** 30, describe: 'Largest ZIP upload on the wire' },
+  { key: 'zipMaxEntries', env: 'MAPWARDEN_ZIP_MAX_ENTRIES', parse: int(1, 1_000_000), default: 10_000, describe: 'Most entries one ZIP archive may hold' },
+  { key: 'zipMaxBytes', env: 'MAPWARDEN_ZIP_MAX_BYTES', parse: bytes(1024), default: 8 * 2 ** 30, describe: 'Largest total uncompressed size of one ZIP archive' },
+  { key: 'workerThreads', env: 'MAPWARDEN_WORKER_THREADS', parse: int(1, 64), default: 2, describe: 'Render worker threads' },
+  { key: 'maxSeedThreads', env: 'MAPWARDEN_MAX_SEED_THREADS', parse: int(1, 128), default: 16, describe: 'Largest threadCount of a seed request' },
+  { key: 'taskSlots', env: 'MAPWARDEN_TASK_SLOTS', parse: int(1, 128), default: 4, describe: 'Seed tasks running at once; others wait as PENDING' },
+  { key: 'maxPendingTasks', env: 'MAPWARDEN_MAX_PENDING_TASKS', parse: int(1, 1_000_000), default: 1000, describe: 'Pending-task cap; seed requests past it get 429' },
+  {
+    key: 'harvestRoots',
+    env: 'MAPWARDEN_HARVEST_ROOTS',
+    parse: (s) => s.split(path.delimiter).filter(Boolean).map((p) => {
+      if (!path.isAbsolute(p)) throw new Error(`entries must be absolute paths, got "${p}"`)
+      return path.resolve(p)
+    }),
+    default: [],
+    describe: 'Directories (separated by ' + path.delimiter + ') that harvesting may read; empty = no external harvesting'
+  },
+  { key: 'adminPassword', env: 'MAPWARDEN_ADMIN_PASSWORD', parse: (s) => s, describe: 'Password of user admin on first start; generated and printed once when unset' },
+  { key: 'authCacheSeconds', env: 'MAPWARDEN_AUTH_CACHE_SECONDS', parse: int(0, 3600), default: 60, describe: 'How long a verified password is remembered' },
+  { key: 'requireHttps', env: 'MAPWARDEN_REQUIRE_HTTPS', parse: bool, default: false, describe: 'Refuse Basic credentials over plain HTTP' }
+]
+
+const WEAK_PASSWORDS = new Set(['geoserver', 'secured', 'admin', 'password'])
+
+export function resolveConfig (options: MapwardenOptions = {}): MapwardenConfig {
+  const env = options.env ?? process.env
+  const out: Record<string, unknown> = {}
+  for (const s of SETTINGS) {
+    const given = options[s.key]
+    const raw = env[s.env]
+    try {
+      if (given !== undefined) out[s.key] = typeof given === 'string' ? s.parse(given) : checkTyped(s, given)
+      else if (raw !== undefined && raw !== '') out[s.key] = s.parse(raw)
+      else out[s.key] = s.default
+    } catch (err) {
+      const source = given !== undefined ? `option ${s.key}` : s.env
+      throw new ConfigError(`Invalid setting ${source}=${JSON.stringify(given ?? raw)}: ${(err as Error).message}`)
+    }
+  }
+  const cfg = out as unknown as MapwardenConfig
+  if (cfg.adminPassword !== undefined) {
+    if (WEAK_PASSWORDS.has(cfg.adminPassword.toLowerCase()) || cfg.adminPassword.length < 8) {
+      throw new ConfigError('Invalid setting MAPWARDEN_ADMIN_PASSWORD: must be at least 8 characters and not a well-known default (geoserver, secured, admin, password)')
+    }
+  }
+  return cfg
+}
+
+function checkTyped (s: Setting, value: unknown): unknown {
+  // Programmatic options arrive typed; re-validate them through the same parser.
+  if (Array.isArray(value)) return s.parse(value.join(path.delimiter))
+  return s.parse(String(value))
+}

@@ -1,0 +1,199 @@
+// Content negotiation and body parsing, shared by every area (DECISIONS.md "Paths"):
+// - the representation comes from the path suffix (.xml .json .sld .zip .html), stripped from the
+//   last path parameter before the handler sees it, else from Accept;
+// - a body sent to a suffixed resource with no Content-Type or as a form (what `curl -d @file`
+//   sends) is parsed by the suffix, so the manuals' curl recipes work verbatim;
+// - XML (no DTD, bounded depth), JSON (no prototype poisoning, bounded depth), SLD (charset
+//   honoured), text, forms, multipart, and ZIP uploads streamed to a temp file under a size cap.
+import fp from 'fastify-plugin'
+import formbody from '@fastify/formbody'
+import multipart from '@fastify/multipart'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fs from 'node:fs'
+import path from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { pipeline } from 'node:stream/promises'
+import { Transform, type Readable } from 'node:stream'
+import sjson from 'secure-json-parse'
+import { parseXml, assertNoDoctype } from '../../services/files/xml.js'
+import {
+  BodyTooLarge, MalformedJson, NotAcceptable, TooDeep, UnsupportedCharset, UnsupportedMediaType
+} from '../../services/errors.js'
+import { MEDIA_TYPES, serialize, type Document, type Format } from './representation.js'
+
+export type Suffix = 'xml' | 'json' | 'sld' | 'zip' | 'html'
+export interface UploadedFile { path: string, size: number, mediaType: string }
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Representation asked for by suffix or Accept; undefined when neither says. */
+    format?: Suffix
+    /** True when the format came from the path suffix. */
+    formatFromSuffix: boolean
+    /** The body text as received, for XML, SLD and text bodies. */
+    rawText?: string
+    /** A streamed upload (ZIP), removed after the response unless an area moved it. */
+    upload?: UploadedFile
+  }
+  interface FastifyReply {
+    /** Sends a document as XML or JSON, as the request asked (default XML). */
+    resource (doc: Document, status?: number): FastifyReply
+  }
+}
+
+const SUFFIX = /\.(xml|json|sld|zip|html)$/i
+const ZIP_TYPES = ['application/zip', 'application/x-zip-compressed', 'application/x-zip']
+const SLD_TYPES = ['application/vnd.ogc.sld+xml', 'application/vnd.ogc.se+xml']
+export const ACCEPTED_TYPES = ['application/xml', 'text/xml', 'application/json', 'text/plain', ...SLD_TYPES, ...ZIP_TYPES,
+  'application/x-www-form-urlencoded', 'multipart/form-data']
+const MAX_JSON_DEPTH = 256
+
+export function formatFromAccept (accept: string | undefined): Format | undefined | null {
+  if (!accept) return undefined
+  const ranked = accept.split(',').map((part) => {
+    const [type, ...params] = part.trim().toLowerCase().split(';')
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
+    return { type: type.trim(), q: q ? Number(q.slice(2)) : 1 }
+  }).filter((r) => r.q > 0).sort((a, b) => b.q - a.q)
+  for (const r of ranked) {
+    if (r.type === 'application/json' || r.type === 'text/json') return 'json'
+    if (r.type === 'application/xml' || r.type === 'text/xml') return 'xml'
+    if (r.type === '*/*' || r.type === 'application/*' || r.type === 'text/*') return undefined
+  }
+  return null // Accept names only types we do not produce
+}
+
+function checkJsonDepth (text: string): void {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 123 || c === 91) { if (++depth > MAX_JSON_DEPTH) throw TooDeep('JSON', MAX_JSON_DEPTH) }
+    else if (c === 125 || c === 93) depth--
+  }
+}
+
+export function parseJson (text: string): unknown {
+  if (text.charCodeAt(0) === 0xfeff) throw MalformedJson('byte order mark before the JSON text')
+  checkJsonDepth(text)
+  try {
+    return sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })
+  } catch (err) {
+    throw MalformedJson((err as Error).message)
+  }
+}
+
+function decode (body: Buffer, contentType: string): string {
+  const m = /charset\s*=\s*"?([^";]+)"?/i.exec(contentType)
+  try {
+    return new TextDecoder(m ? m[1].trim() : 'utf-8', { fatal: false }).decode(body)
+  } catch {
+    throw UnsupportedCharset(JSON.stringify(m![1].trim()))
+  }
+}
+
+async function streamToFile (payload: Readable, target: string, limit: number): Promise<number> {
+  let size = 0
+  const cap = new Transform({
+    transform (chunk: Buffer, _enc, cb) {
+      size += chunk.length
+      if (size > limit) cb(BodyTooLarge(limit))
+      else cb(null, chunk)
+    }
+  })
+  try {
+    await pipeline(payload, cap, fs.createWriteStream(target, { flags: 'wx' }))
+  } catch (err) {
+    await fs.promises.rm(target, { force: true })
+    throw err
+  }
+  return size
+}
+
+export interface NegotiateOptions { bodyLimit: number, uploadLimit: number, uploadDir: string }
+
+async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
+  await fs.promises.mkdir(opts.uploadDir, { recursive: true })
+  app.decorateRequest('format', undefined)
+  app.decorateRequest('formatFromSuffix', false)
+  app.decorateRequest('rawText', undefined)
+  app.decorateRequest('upload', undefined)
+
+  app.addHook('onRequest', async (req: FastifyRequest) => {
+    const urlPath = req.url.split('?')[0]
+    const m = SUFFIX.exec(urlPath)
+    if (m) {
+      const ext = m[1].toLowerCase() as Suffix
+      req.format = ext
+      req.formatFromSuffix = true
+      const routeUrl = req.routeOptions.url ?? ''
+      const last = /:(\w+)$/.exec(routeUrl)
+      const params = req.params as Record<string, string> | undefined
+      if (last && params && typeof params[last[1]] === 'string' && params[last[1]].toLowerCase().endsWith('.' + ext)) {
+        params[last[1]] = params[last[1]].slice(0, -(ext.length + 1))
+      }
+    } else {
+      const f = formatFromAccept(req.headers.accept)
+      req.format = f ?? undefined
+    }
+    // DECISIONS.md: a body to a suffixed resource without a fitting media type is read by the suffix.
+    const ct = (req.headers['content-type'] ?? '').toLowerCase()
+    if (req.formatFromSuffix && (req.format === 'xml' || req.format === 'json') &&
+        (ct === '' || ct.startsWith('application/x-www-form-urlencoded'))) {
+      req.headers['content-type'] = req.format === 'xml' ? 'application/xml' : 'application/json'
+    }
+  })
+
+  app.decorateReply('resource', function (this: FastifyReply, doc: Document, status = 200) {
+    const req = this.request
+    let format: Format
+    if (req.format === 'xml' || req.format === 'json') format = req.format
+    else if (req.formatFromSuffix || formatFromAccept(req.headers.accept) === null) {
+      throw NotAcceptable(req.formatFromSuffix ? '.' + req.format : JSON.stringify(req.headers.accept), 'application/xml, application/json')
+    } else format = 'xml'
+    return this.code(status).type(MEDIA_TYPES[format]).send(serialize(doc, format))
+  })
+
+  app.removeAllContentTypeParsers()
+  const xml = async (_req: FastifyRequest, body: string) => {
+    _req.rawText = body
+    return parseXml(body)
+  }
+  app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string', bodyLimit: opts.bodyLimit }, xml)
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: opts.bodyLimit },
+    async (_req: FastifyRequest, body: string) => parseJson(body))
+  app.addContentTypeParser(SLD_TYPES, { parseAs: 'buffer', bodyLimit: opts.bodyLimit }, async (req: FastifyRequest, body: Buffer) => {
+    const text = decode(body, req.headers['content-type'] ?? '')
+    assertNoDoctype(text)
+    req.rawText = text
+    return text
+  })
+  app.addContentTypeParser('text/plain', { parseAs: 'buffer', bodyLimit: opts.bodyLimit }, async (req: FastifyRequest, body: Buffer) => {
+    const text = decode(body, req.headers['content-type'] ?? '')
+    req.rawText = text
+    return text
+  })
+  app.addContentTypeParser(ZIP_TYPES, async (req: FastifyRequest, payload: Readable) => {
+    const declared = Number(req.headers['content-length'])
+    if (Number.isFinite(declared) && declared > opts.uploadLimit) throw BodyTooLarge(opts.uploadLimit)
+    const target = path.join(opts.uploadDir, `${Date.now()}-${randomBytes(8).toString('hex')}.upload`)
+    const size = await streamToFile(payload, target, opts.uploadLimit)
+    req.upload = { path: target, size, mediaType: 'application/zip' }
+    return req.upload
+  })
+  app.addContentTypeParser('*', async (req: FastifyRequest) => {
+    throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', ACCEPTED_TYPES.join(', '))
+  })
+  await app.register(formbody, { bodyLimit: opts.bodyLimit })
+  await app.register(multipart, { limits: { fileSize: opts.uploadLimit, files: 1, fields: 50, parts: 60 } })
+
+  app.addHook('onResponse', async (req) => {
+    if (req.upload) await fs.promises.rm(req.upload.path, { force: true })
+  })
+}
+
+export default fp(negotiate, { name: 'negotiate' })

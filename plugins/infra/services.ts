@@ -1,0 +1,85 @@
+// Composition root: opens the data directory, builds the services every area shares and hands
+// them to Fastify as decorators. Areas build their own services from these in their plugins.
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fs from 'node:fs'
+import path from 'node:path'
+import type { MapwardenConfig } from './config.js'
+import { openDatabase, type Db } from '../../services/storage/database.js'
+import { createSqliteWorkspaceStore, createWorkspaceService, type WorkspaceService } from '../../services/catalog/workspaces.js'
+import { createSqliteUserStore, type UserStore } from '../../services/auth/users.js'
+import { createAuthenticator, type Authenticator } from '../../services/auth/authenticator.js'
+import { generatePassword, hashPassword } from '../../services/auth/passwords.js'
+import { removeTempFiles } from '../../services/files/atomic.js'
+
+export interface Urls {
+  /** Absolute URL of `{base}/rest/<segments>` for links, each segment URL-encoded as GeoServer does. */
+  rest (req: FastifyRequest, ...segments: string[]): string
+  /** Absolute URL of `{base}/<segments>` (tile services, web page). */
+  base (req: FastifyRequest, ...segments: string[]): string
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: MapwardenConfig
+    db: Db
+    workspaces: WorkspaceService
+    users: UserStore
+    authenticator: Authenticator
+    urls: Urls
+  }
+}
+
+/** java.net.URLEncoder semantics: a space is '+'. */
+export function encodeSegment (s: string): string {
+  return encodeURIComponent(s).replace(/%20/g, '+')
+}
+
+export interface ServicesOptions {
+  config: MapwardenConfig
+  prefix: string
+  /** Where a generated admin password is shown, once. */
+  announce: (message: string) => void
+}
+
+async function services (app: FastifyInstance, { config, prefix, announce }: ServicesOptions) {
+  fs.mkdirSync(config.dataDir, { recursive: true })
+  const tmp = path.join(config.dataDir, 'tmp')
+  await fs.promises.rm(tmp, { recursive: true, force: true }) // staging and uploads of a previous run
+  await fs.promises.mkdir(tmp, { recursive: true })
+  await removeTempFiles(config.dataDir)
+
+  const db = openDatabase(config.dataDir)
+  const users = createSqliteUserStore(db)
+  const authenticator = createAuthenticator({
+    users,
+    cacheSeconds: config.authCacheSeconds,
+    onFailure: (info) => app.log.warn({ user: info.user, address: info.address, failures: info.failures, delayMs: info.delayMs }, 'authentication failed')
+  })
+  if (await users.count() === 0) {
+    const password = config.adminPassword ?? generatePassword()
+    await users.insert({ name: 'admin', passwordHash: await hashPassword(password), enabled: true, roles: ['ADMIN'] })
+    if (config.adminPassword === undefined) {
+      announce(`mapwarden: created user "admin" with the generated password ${password}\n` +
+        'mapwarden: it is shown this once and stored only as a hash; set MAPWARDEN_ADMIN_PASSWORD to choose one on a new data directory\n')
+    }
+  }
+
+  const urlFor = (req: FastifyRequest, parts: string[]) =>
+    `${req.protocol}://${req.host}${prefix}/${parts.map(encodeSegment).join('/')}`
+  app.decorate('config', config)
+  app.decorate('db', db)
+  app.decorate('users', users)
+  app.decorate('authenticator', authenticator)
+  app.decorate('workspaces', createWorkspaceService({ store: createSqliteWorkspaceStore(db), namespaceBase: 'http://mapwarden.org/ns' }))
+  app.decorate('urls', {
+    rest: (req: FastifyRequest, ...segments: string[]) => urlFor(req, ['rest', ...segments]),
+    base: (req: FastifyRequest, ...segments: string[]) => urlFor(req, segments)
+  })
+  app.addHook('onClose', async () => {
+    authenticator.close()
+    db.close()
+  })
+}
+
+export default fp(services, { name: 'services' })

@@ -1,0 +1,4 @@
+// The tiles area. Routes are added by its issue; see plugins/app.ts for where it is mounted.
+import type { FastifyInstance } from 'fastify'
+
+export default async function tiles (_app: FastifyInstance) {}

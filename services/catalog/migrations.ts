@@ -1,0 +1,67 @@
+import type { Migration } from '../storage/migrations.js'
+
+// The shared catalog: workspaces, stores, resources (coverages, feature types) and layers, plus
+// users and roles. Areas add their own tables and reference these by (workspace, name).
+export const coreMigrations: Migration[] = [
+  {
+    id: 'core/001-catalog',
+    sql: `
+      CREATE TABLE workspaces (
+        name TEXT PRIMARY KEY,
+        namespace_uri TEXT NOT NULL,
+        isolated INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      -- Stores of every kind share one namespace per workspace, as in GeoServer's catalog.
+      CREATE TABLE stores (
+        workspace TEXT NOT NULL REFERENCES workspaces(name) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('coverage', 'data')),
+        type TEXT NOT NULL,
+        enabled INTEGER NOT NULL DEFAULT 1,
+        description TEXT,
+        config TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (workspace, name)
+      );
+      -- Coverages and feature types.
+      CREATE TABLE resources (
+        workspace TEXT NOT NULL,
+        store TEXT NOT NULL,
+        name TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('coverage', 'featureType')),
+        native_name TEXT NOT NULL,
+        title TEXT,
+        srs TEXT,
+        bbox TEXT,
+        config TEXT NOT NULL DEFAULT '{}',
+        PRIMARY KEY (workspace, name),
+        FOREIGN KEY (workspace, store) REFERENCES stores(workspace, name) ON DELETE CASCADE
+      );
+      -- Published layers; name = resource name, qualified as <workspace>:<name>.
+      CREATE TABLE layers (
+        workspace TEXT NOT NULL,
+        name TEXT NOT NULL,
+        type TEXT NOT NULL CHECK (type IN ('RASTER', 'VECTOR')),
+        default_style TEXT,
+        styles TEXT NOT NULL DEFAULT '[]',
+        enabled INTEGER NOT NULL DEFAULT 1,
+        PRIMARY KEY (workspace, name),
+        FOREIGN KEY (workspace, name) REFERENCES resources(workspace, name) ON DELETE CASCADE
+      );
+      CREATE TABLE users (
+        name TEXT PRIMARY KEY,
+        password_hash TEXT NOT NULL,
+        enabled INTEGER NOT NULL DEFAULT 1
+      );
+      CREATE TABLE roles (name TEXT PRIMARY KEY, parent TEXT);
+      CREATE TABLE user_roles (
+        user TEXT NOT NULL REFERENCES users(name) ON DELETE CASCADE,
+        role TEXT NOT NULL REFERENCES roles(name) ON DELETE CASCADE,
+        PRIMARY KEY (user, role)
+      );
+      INSERT INTO roles (name) VALUES ('ADMIN'), ('GROUP_ADMIN');
+    `
+  }
+]

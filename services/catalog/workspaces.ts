@@ -1,0 +1,89 @@
+// Workspaces: the first thing every GeoServer client touches. The store is an interface so that a
+// PostgreSQL catalog can replace the embedded one without touching plugins.
+import type { Db } from '../storage/database.js'
+import { WorkspaceExists, WorkspaceNotEmpty, WorkspaceNotFound } from '../errors.js'
+import { checkName } from '../files/names.js'
+
+export interface Workspace { name: string, namespaceUri: string, isolated: boolean }
+
+export interface WorkspaceStore {
+  list (): Promise<Workspace[]>
+  get (name: string): Promise<Workspace | undefined>
+  insert (ws: Workspace): Promise<boolean>
+  update (name: string, ws: Workspace): Promise<void>
+  /** Number of stores and styles that live in the workspace. */
+  contents (name: string): Promise<number>
+  remove (name: string): Promise<void>
+}
+
+export function createSqliteWorkspaceStore (db: Db): WorkspaceStore {
+  const rowTo = (r: { name: string, namespace_uri: string, isolated: number }): Workspace =>
+    ({ name: r.name, namespaceUri: r.namespace_uri, isolated: r.isolated === 1 })
+  const q = {
+    list: db.prepare('SELECT * FROM workspaces ORDER BY name'),
+    get: db.prepare('SELECT * FROM workspaces WHERE name = ?'),
+    insert: db.prepare('INSERT OR IGNORE INTO workspaces (name, namespace_uri, isolated, created_at) VALUES (?, ?, ?, ?)'),
+    update: db.prepare('UPDATE workspaces SET name = ?, namespace_uri = ?, isolated = ? WHERE name = ?'),
+    stores: db.prepare('SELECT count(*) FROM stores WHERE workspace = ?').pluck(),
+    remove: db.prepare('DELETE FROM workspaces WHERE name = ?')
+  }
+  const hasStyles = (db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'styles'").pluck().get() as number) > 0
+  const styles = hasStyles ? db.prepare('SELECT count(*) FROM styles WHERE workspace = ?').pluck() : undefined
+  return {
+    async list () { return (q.list.all() as any[]).map(rowTo) },
+    async get (name) { const r = q.get.get(name) as any; return r ? rowTo(r) : undefined },
+    async insert (ws) {
+      return q.insert.run(ws.name, ws.namespaceUri, ws.isolated ? 1 : 0, new Date().toISOString()).changes === 1
+    },
+    async update (name, ws) { q.update.run(ws.name, ws.namespaceUri, ws.isolated ? 1 : 0, name) },
+    async contents (name) { return (q.stores.get(name) as number) + ((styles?.get(name) as number | undefined) ?? 0) },
+    async remove (name) { q.remove.run(name) }
+  }
+}
+
+export type WorkspaceRemovedHook = (name: string) => Promise<void> | void
+
+export function createWorkspaceService ({ store, namespaceBase }: { store: WorkspaceStore, namespaceBase: string }) {
+  const removedHooks: WorkspaceRemovedHook[] = []
+  const require = async (name: string) => {
+    const ws = await store.get(name)
+    if (!ws) throw WorkspaceNotFound(name)
+    return ws
+  }
+  return {
+    list: () => store.list(),
+    get: require,
+    async exists (name: string) { return (await store.get(name)) !== undefined },
+    async create (input: { name?: unknown, isolated?: unknown }) {
+      const name = checkName(input.name, 'workspace')
+      const ws = { name, namespaceUri: `${namespaceBase}/${encodeURIComponent(name)}`, isolated: input.isolated === true || input.isolated === 'true' }
+      if (!(await store.insert(ws))) throw WorkspaceExists(name)
+      return ws
+    },
+    async update (name: string, input: { name?: unknown, isolated?: unknown }) {
+      const old = await require(name)
+      const next = {
+        ...old,
+        name: input.name === undefined ? old.name : checkName(input.name, 'workspace'),
+        isolated: input.isolated === undefined ? old.isolated : (input.isolated === true || input.isolated === 'true')
+      }
+      if (next.name !== old.name) {
+        // Renaming would orphan stores, styles and tile sets; GeoServer refuses it for non-empty ones too.
+        if (await store.contents(name) > 0) throw WorkspaceNotEmpty()
+        if (await store.get(next.name)) throw WorkspaceExists(next.name)
+        next.namespaceUri = `${namespaceBase}/${encodeURIComponent(next.name)}`
+      }
+      await store.update(name, next)
+      return next
+    },
+    async remove (name: string, recurse: boolean) {
+      await require(name)
+      if (!recurse && await store.contents(name) > 0) throw WorkspaceNotEmpty()
+      await store.remove(name)
+      for (const hook of removedHooks) await hook(name)
+    },
+    /** Areas register clean-up of their files for a removed workspace (styles, granules, tiles). */
+    onRemoved (hook: WorkspaceRemovedHook) { removedHooks.push(hook) }
+  }
+}
+export type WorkspaceService = ReturnType<typeof createWorkspaceService>

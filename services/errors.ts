@@ -1,0 +1,68 @@
+// The catalog of domain failures. Services throw these; plugins/infra/errors.ts is the only place
+// that turns a failure's `kind` into an HTTP status. Messages follow GeoServer's wording where
+// clients parse them (../shared/spec/geoserver-wire-formats.md section 0.2).
+import { format } from 'node:util'
+
+export type ErrorKind =
+  | 'invalid'        // the request is malformed or names bad values (400)
+  | 'unauthorized'   // credentials missing or wrong (401)
+  | 'forbidden'      // authenticated but not allowed, or GeoServer's 403 conventions (403)
+  | 'not_found'      // a named resource does not exist (404)
+  | 'not_allowed'    // the method is not allowed on this resource (405)
+  | 'not_acceptable' // no representation matches Accept (406)
+  | 'conflict'       // the resource exists already, or the state forbids the change (409)
+  | 'too_large'      // a body, archive or entry over a configured limit (413)
+  | 'unsupported'    // media type not accepted here (415)
+  | 'unprocessable'  // well-formed but rejected by a rule (422)
+  | 'busy'           // a bounded queue is full (429)
+  | 'unavailable'    // shutting down or overloaded (503)
+  | 'storage_full'   // ENOSPC on the data directory (507)
+
+export class MapwardenError extends Error {
+  readonly code: string
+  readonly kind: ErrorKind
+  constructor (code: string, kind: ErrorKind, message: string) {
+    super(message)
+    this.code = code
+    this.kind = kind
+    this.name = 'MapwardenError'
+  }
+}
+
+export type ErrorFactory = ((...args: unknown[]) => MapwardenError) & { code: string }
+
+/** Declares one failure: `createError('MW_CORE_X', 'not_found', 'No such thing: %s')`. */
+export function createError (code: string, kind: ErrorKind, template: string): ErrorFactory {
+  const factory = (...args: unknown[]) => new MapwardenError(code, kind, format(template, ...args))
+  return Object.assign(factory, { code })
+}
+
+export function isMapwardenError (err: unknown): err is MapwardenError {
+  return err instanceof MapwardenError
+}
+
+// --- core (foundation) ---
+export const WorkspaceNotFound = createError('MW_CORE_WORKSPACE_NOT_FOUND', 'not_found', "No such workspace: '%s' found")
+export const WorkspaceExists = createError('MW_CORE_WORKSPACE_EXISTS', 'conflict', "Workspace '%s' already exists")
+export const WorkspaceNotEmpty = createError('MW_CORE_WORKSPACE_NOT_EMPTY', 'forbidden', 'Workspace not empty')
+export const InvalidName = createError('MW_CORE_INVALID_NAME', 'invalid', 'Invalid %s name: %s')
+export const InvalidBody = createError('MW_CORE_INVALID_BODY', 'invalid', '%s')
+export const MalformedXml = createError('MW_CORE_MALFORMED_XML', 'invalid', 'Malformed XML: %s')
+export const MalformedJson = createError('MW_CORE_MALFORMED_JSON', 'invalid', 'Malformed JSON: %s')
+export const DoctypeNotAllowed = createError('MW_CORE_DOCTYPE_NOT_ALLOWED', 'invalid', 'XML documents with a DOCTYPE or entity declarations are not allowed')
+export const TooDeep = createError('MW_CORE_TOO_DEEP', 'invalid', '%s document nested deeper than %d levels')
+export const BodyTooLarge = createError('MW_CORE_BODY_TOO_LARGE', 'too_large', 'Request body larger than the limit of %d bytes')
+export const UnsupportedMediaType = createError('MW_CORE_UNSUPPORTED_MEDIA_TYPE', 'unsupported', 'Unsupported media type %s; accepted: %s')
+export const UnsupportedCharset = createError('MW_CORE_UNSUPPORTED_CHARSET', 'unsupported', 'Unsupported charset: %s')
+export const NotAcceptable = createError('MW_CORE_NOT_ACCEPTABLE', 'not_acceptable', 'No representation of this resource matches %s; available: %s')
+export const MethodNotAllowed = createError('MW_CORE_METHOD_NOT_ALLOWED', 'not_allowed', 'Request method %s not supported')
+export const AdminRequired = createError('MW_CORE_ADMIN_REQUIRED', 'forbidden', 'Administrative privileges required')
+export const AccessDenied = createError('MW_CORE_ACCESS_DENIED', 'forbidden', 'Access denied: %s')
+export const TooManyAuthFailures = createError('MW_CORE_TOO_MANY_AUTH_FAILURES', 'busy', 'Too many failed logins from this address; try again later')
+export const StorageFull = createError('MW_CORE_STORAGE_FULL', 'storage_full', 'Not enough space on the data directory to complete the request')
+
+// --- archives (shared by styles, app-schema and mosaics) ---
+export const NotAZip = createError('MW_ZIP_NOT_A_ZIP', 'invalid', 'Not a ZIP archive: %s')
+export const UnsafeZipEntry = createError('MW_ZIP_UNSAFE_ENTRY', 'invalid', 'Unsafe ZIP entry %s: %s')
+export const TooManyZipEntries = createError('MW_ZIP_TOO_MANY_ENTRIES', 'invalid', 'ZIP archive has more than %d entries')
+export const ZipTooLarge = createError('MW_ZIP_TOO_LARGE', 'too_large', 'ZIP archive expands past the limit of %d bytes')

@@ -1,0 +1,76 @@
+// Durable file changes: write a temp file beside the target, fsync it, rename it over the target,
+// fsync the directory. A crash leaves the old file or the new one, never a torn one.
+import fs from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import path from 'node:path'
+
+export const TEMP_SUFFIX = '.mwtmp'
+
+export function tempNameFor (target: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`)
+}
+
+export async function fsyncDir (dir: string): Promise<void> {
+  const fh = await fs.open(dir, 'r')
+  try { await fh.sync() } finally { await fh.close() }
+}
+
+export async function writeFileAtomic (target: string, data: string | Uint8Array): Promise<void> {
+  await fs.mkdir(path.dirname(target), { recursive: true })
+  const tmp = tempNameFor(target)
+  const fh = await fs.open(tmp, 'wx', 0o644)
+  try {
+    await fh.writeFile(data)
+    await fh.sync()
+  } catch (err) {
+    await fh.close()
+    await fs.rm(tmp, { force: true })
+    throw err
+  }
+  await fh.close()
+  try {
+    await fs.rename(tmp, target)
+  } catch (err) {
+    await fs.rm(tmp, { force: true })
+    throw err
+  }
+  await fsyncDir(path.dirname(target))
+}
+
+/** Moves a finished file or directory into place durably (same filesystem). */
+export async function renameDurable (from: string, to: string): Promise<void> {
+  await fs.mkdir(path.dirname(to), { recursive: true })
+  await fs.rename(from, to)
+  await fsyncDir(path.dirname(to))
+}
+
+/** fsyncs every file under a directory tree and the directories themselves. */
+export async function fsyncTree (dir: string): Promise<void> {
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name)
+    if (entry.isDirectory()) await fsyncTree(p)
+    else if (entry.isFile()) { const fh = await fs.open(p, 'r'); try { await fh.sync() } finally { await fh.close() } }
+  }
+  await fsyncDir(dir)
+}
+
+/** Removes leftover temp files (from a crash mid-write) under a directory tree. */
+export async function removeTempFiles (dir: string): Promise<number> {
+  let removed = 0
+  let entries
+  try { entries = await fs.readdir(dir, { withFileTypes: true }) } catch { return 0 }
+  for (const entry of entries) {
+    const p = path.join(dir, entry.name)
+    if (entry.isDirectory()) removed += await removeTempFiles(p)
+    else if (entry.name.endsWith(TEMP_SUFFIX)) { await fs.rm(p, { force: true }); removed++ }
+  }
+  return removed
+}
+
+/** Resolves `name` under `root` and proves the result stays inside it. */
+export function within (root: string, ...parts: string[]): string {
+  const resolved = path.resolve(root, ...parts)
+  const rel = path.relative(root, resolved)
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw new Error(`path escapes its root: ${parts.join('/')}`)
+  return resolved
+}

@@ -1,0 +1,51 @@
+// Safe XML parsing for request bodies and uploaded files. A DOCTYPE (and with it every entity
+// declaration, internal or external) is refused before the parser sees the text, so no entity is
+// ever expanded and no file or URL is ever read. Nesting depth is bounded.
+import { Parser } from 'xml2js'
+import { DoctypeNotAllowed, MalformedXml, TooDeep } from '../errors.js'
+
+export const MAX_DEPTH = 256
+
+export type XmlValue = string | XmlObject | XmlValue[]
+export interface XmlObject { [key: string]: XmlValue }
+
+export function assertNoDoctype (text: string): void {
+  if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw DoctypeNotAllowed()
+}
+
+function assertDepth (text: string, max: number): void {
+  // Cheap upper bound: opening tags minus closing tags, ignoring comments and CDATA is close enough
+  // to refuse pathological nesting before a recursive parser or walker meets it.
+  let depth = 0
+  const re = /<(\/?)[A-Za-z_][^>]*?(\/?)>/g
+  let m
+  while ((m = re.exec(text)) !== null) {
+    if (m[1] === '/') depth--
+    else if (m[2] !== '/') { depth++; if (depth > max) throw TooDeep('XML', max) }
+  }
+}
+
+/**
+ * Parses XML into plain objects in the same shape as GeoServer's JSON: element text as strings,
+ * repeated elements as arrays, attributes under `$`, mixed text under `_`, root element as the
+ * only key. Whitespace is trimmed. Throws MW_CORE_* errors for anything unsafe or malformed.
+ */
+export async function parseXml (text: string, { maxDepth = MAX_DEPTH } = {}): Promise<XmlObject> {
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+  assertNoDoctype(text)
+  assertDepth(text, maxDepth)
+  const parser = new Parser({ explicitArray: false, explicitRoot: true, trim: true, normalize: false, async: false, strict: true })
+  try {
+    const out = await parser.parseStringPromise(text)
+    if (out === null || typeof out !== 'object') throw new Error('no root element')
+    return out as XmlObject
+  } catch (err) {
+    throw MalformedXml(((err as Error).message ?? String(err)).split('\n').join(' '))
+  }
+}
+
+/** One element or many: GeoServer's XML lists collapse single items, JSON lists do not. */
+export function asArray<T> (v: T | T[] | undefined | null | ''): T[] {
+  if (v === undefined || v === null || v === '') return []
+  return Array.isArray(v) ? v : [v]
+}

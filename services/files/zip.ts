@@ -1,0 +1,141 @@
+// ZIP archives from clients (styles, app-schema mappings, image mosaics). Every entry is checked
+// before a single byte is written: names that leave the target (absolute, drive letters, '..',
+// backslashes), links and device entries, encrypted entries, control characters, duplicates and
+// case collisions, too many entries, too large a declared size. While extracting, the inflated
+// bytes of each entry are held to what its header declared, so a lying header cannot expand past
+// the total cap.
+import fs from 'node:fs'
+import path from 'node:path'
+import { pipeline } from 'node:stream/promises'
+import { Transform } from 'node:stream'
+import yauzl, { type Entry, type ZipFile } from 'yauzl'
+import { NotAZip, TooManyZipEntries, UnsafeZipEntry, ZipTooLarge } from '../errors.js'
+import { within } from './atomic.js'
+
+export interface ZipLimits { maxEntries: number, maxBytes: number }
+export interface ZipEntryInfo { name: string, size: number, directory: boolean }
+
+const S_IFMT = 0o170000
+const S_IFREG = 0o100000
+const S_IFDIR = 0o040000
+
+function openZip (file: string): Promise<ZipFile> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(file, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: false }, (err, zip) => {
+      if (err || !zip) reject(mapOpenError(err))
+      else resolve(zip)
+    })
+  })
+}
+
+function mapOpenError (err: Error | null | undefined) {
+  const msg = err?.message ?? 'unreadable'
+  const unsafe = /(invalid relative path|absolute path|invalid characters in fileName): (.*)$/.exec(msg)
+  if (unsafe) return UnsafeZipEntry(JSON.stringify(unsafe[2]), unsafe[1])
+  return NotAZip(msg.replace(/\s+/g, ' '))
+}
+
+function checkEntryName (name: string): string | undefined {
+  if (name.length === 0) return 'empty name'
+  if (name.length > 1024) return 'name longer than 1024 characters'
+  if (/[\u0000-\u001f\u007f]/.test(name)) return 'control character in name'
+  if (name.includes('\\')) return 'backslash in name'
+  if (name.startsWith('/') || /^[A-Za-z]:/.test(name)) return 'absolute path'
+  const parts = name.replace(/\/$/, '').split('/')
+  if (parts.some((p) => p === '..' || p === '.' || p === '')) return 'relative path segment'
+  if (parts.some((p) => p.length > 255)) return 'path segment longer than 255 characters'
+  return undefined
+}
+
+function checkEntry (entry: Entry): string | undefined {
+  const bad = checkEntryName(entry.fileName)
+  if (bad) return bad
+  if ((entry.generalPurposeBitFlag & 0x1) !== 0) return 'encrypted entry'
+  const madeBy = entry.versionMadeBy >> 8
+  const mode = (entry.externalFileAttributes >>> 16) & S_IFMT
+  if (madeBy === 3 && mode !== 0 && mode !== S_IFREG && mode !== S_IFDIR) return 'link or special file'
+  return undefined
+}
+
+/** Reads and validates the central directory; nothing is extracted. */
+export async function listZip (file: string, limits: ZipLimits): Promise<ZipEntryInfo[]> {
+  const zip = await openZip(file)
+  try {
+    if (zip.entryCount > limits.maxEntries) throw TooManyZipEntries(limits.maxEntries)
+    const entries: ZipEntryInfo[] = []
+    const seen = new Set<string>()
+    let total = 0
+    await new Promise<void>((resolve, reject) => {
+      zip.on('entry', (entry: Entry) => {
+        const bad = checkEntry(entry)
+        if (bad) return reject(UnsafeZipEntry(JSON.stringify(entry.fileName.slice(0, 200)), bad))
+        const directory = entry.fileName.endsWith('/')
+        const key = entry.fileName.replace(/\/$/, '').toLowerCase()
+        if (seen.has(key)) return reject(UnsafeZipEntry(JSON.stringify(entry.fileName.slice(0, 200)), 'duplicate or case-colliding name'))
+        seen.add(key)
+        total += entry.uncompressedSize
+        if (total > limits.maxBytes) return reject(ZipTooLarge(limits.maxBytes))
+        entries.push({ name: entry.fileName.replace(/\/$/, ''), size: entry.uncompressedSize, directory })
+        zip.readEntry()
+      })
+      zip.on('end', () => resolve())
+      zip.on('error', (err) => reject(mapOpenError(err)))
+      zip.readEntry()
+    })
+    // A file whose name is also used as a directory prefix ('a' and 'a/b') cannot be extracted.
+    const dirs = new Set<string>()
+    for (const e of entries) {
+      const parts = e.name.toLowerCase().split('/')
+      for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'))
+    }
+    for (const e of entries) if (!e.directory && dirs.has(e.name.toLowerCase())) throw UnsafeZipEntry(JSON.stringify(e.name), 'file and directory share a name')
+    return entries
+  } finally {
+    zip.close()
+  }
+}
+
+/**
+ * Validates the whole archive, then extracts the accepted files into `destDir` (which the caller
+ * owns, typically a staging folder under the data directory). Returns the extracted entries.
+ */
+export async function extractZip (file: string, destDir: string, limits: ZipLimits,
+  accept: (entry: ZipEntryInfo) => boolean = () => true): Promise<ZipEntryInfo[]> {
+  const listed = await listZip(file, limits)
+  const wanted = new Set(listed.filter((e) => !e.directory && accept(e)).map((e) => e.name))
+  const zip = await openZip(file)
+  const extracted: ZipEntryInfo[] = []
+  let total = 0
+  try {
+    await fs.promises.mkdir(destDir, { recursive: true })
+    await new Promise<void>((resolve, reject) => {
+      zip.on('entry', (entry: Entry) => {
+        const name = entry.fileName
+        if (name.endsWith('/') || !wanted.has(name)) { zip.readEntry(); return }
+        const target = within(destDir, name)
+        zip.openReadStream(entry, (err, stream) => {
+          if (err || !stream) return reject(mapOpenError(err))
+          let written = 0
+          const cap = new Transform({
+            transform (chunk: Buffer, _enc, cb) {
+              written += chunk.length
+              total += chunk.length
+              if (written > entry.uncompressedSize || total > limits.maxBytes) cb(ZipTooLarge(limits.maxBytes))
+              else cb(null, chunk)
+            }
+          })
+          fs.promises.mkdir(path.dirname(target), { recursive: true })
+            .then(() => pipeline(stream, cap, fs.createWriteStream(target, { flags: 'wx' })))
+            .then(() => { extracted.push({ name, size: written, directory: false }); zip.readEntry() })
+            .catch((e) => reject(/too many bytes|too few bytes|invalid/i.test(String(e?.message)) ? ZipTooLarge(limits.maxBytes) : e))
+        })
+      })
+      zip.on('end', () => resolve())
+      zip.on('error', (err) => reject(mapOpenError(err)))
+      zip.readEntry()
+    })
+    return extracted
+  } finally {
+    zip.close()
+  }
+}
