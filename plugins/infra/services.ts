@@ -8,6 +8,7 @@ import type { MapwardenConfig } from './config.js'
 import { openDatabase, type Db } from '../../services/storage/database.js'
 import { createSqliteWorkspaceStore, createWorkspaceService, type WorkspaceService } from '../../services/catalog/workspaces.js'
 import { createSqliteUserStore, type UserStore } from '../../services/auth/users.js'
+import { createSqliteLayerStore, type LayerStore } from '../../services/catalog/layers.js'
 import { createAuthenticator, type Authenticator } from '../../services/auth/authenticator.js'
 import { generatePassword, hashPassword } from '../../services/auth/passwords.js'
 import { removeTempFiles } from '../../services/files/atomic.js'
@@ -24,6 +25,7 @@ declare module 'fastify' {
     config: MapwardenConfig
     db: Db
     workspaces: WorkspaceService
+    layers: LayerStore
     users: UserStore
     authenticator: Authenticator
     urls: Urls
@@ -72,6 +74,7 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
   app.decorate('users', users)
   app.decorate('authenticator', authenticator)
   app.decorate('workspaces', createWorkspaceService({ store: createSqliteWorkspaceStore(db), namespaceBase: 'http://mapwarden.org/ns' }))
+  app.decorate('layers', createSqliteLayerStore(db))
   app.decorate('urls', {
     rest: (req: FastifyRequest, ...segments: string[]) => urlFor(req, ['rest', ...segments]),
     base: (req: FastifyRequest, ...segments: string[]) => urlFor(req, segments)

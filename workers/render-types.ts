@@ -1,0 +1,40 @@
+// The contract between the catalog (which layer, which granules, which style) and the render
+// workers. Everything here is plain data that crosses a worker-thread boundary.
+
+/** A raster style compiled from an SLD RasterSymbolizer (services/styles compiles it). */
+export interface RasterStyle {
+  /** 0..1, multiplies the alpha of every pixel. */
+  opacity?: number
+  /** 1-based band indexes, as SLD's SourceChannelName. Gray wins when both are given. */
+  channels?: { gray?: number, red?: number, green?: number, blue?: number }
+  colorMap?: {
+    type: 'ramp' | 'intervals' | 'values'
+    entries: Array<{ quantity: number, color: [number, number, number], opacity: number, label?: string }>
+  }
+  contrast?: { method?: 'normalize' | 'histogram' | 'none', gamma?: number }
+}
+
+/** What a render call asks for; the mosaic service turns it into a RenderJob. */
+export interface RenderRequest {
+  layer: string                 // <workspace>:<layer>
+  crs: 'EPSG:4326' | 'EPSG:900913' | 'EPSG:3857'
+  bbox: [number, number, number, number]  // minx, miny, maxx, maxy in crs units (lon/lat order for 4326)
+  width: number
+  height: number
+  time?: string
+  elevation?: string
+  cqlFilter?: string
+  style?: RasterStyle
+}
+
+/** Band values of a rendered area, before styling. */
+export interface BandData {
+  width: number
+  height: number
+  /** One array per band, width*height values, row-major. */
+  bands: Float32Array[]
+  /** 1 where a granule has data, 0 for nodata or no coverage. */
+  valid: Uint8Array
+  /** Value range of each band over the layer (for stretching), from the granules' statistics or data type. */
+  ranges: Array<{ min: number, max: number }>
+}
