@@ -57,7 +57,7 @@ export interface GranuleIndex {
   /** Envelope of all footprints, undefined when empty. */
   extent (workspace: string, store: string): [number, number, number, number] | undefined
   /** Largest and smallest value of an attribute (time/elevation defaults). */
-  minMax (workspace: string, store: string, attribute: string): { min: AttrValue, max: AttrValue }
+  minMax (workspace: string, store: string, attribute: string, filter?: CompiledFilter): { min: AttrValue, max: AttrValue }
   /** Runs fn in one transaction together with the catalog writes it makes. */
   transaction<T> (fn: () => T): T
 }
@@ -172,9 +172,10 @@ export function createSqliteGranuleIndex (db: Db): GranuleIndex {
       const r = q.extent.get(workspace, store) as any
       return r.n > 0 ? [r.minx, r.miny, r.maxx, r.maxy] : undefined
     },
-    minMax (workspace, store, attribute) {
-      const r = db.prepare(`SELECT min(json_extract(attrs, ?)) mn, max(json_extract(attrs, ?)) mx FROM mosaic_granules
-        WHERE workspace = ? AND store = ?`).get(`$."${attribute}"`, `$."${attribute}"`, workspace, store) as any
+    minMax (workspace, store, attribute, filter) {
+      const { sql, params } = where(workspace, store, { filter })
+      const r = db.prepare(`SELECT min(json_extract(g.attrs, ?)) mn, max(json_extract(g.attrs, ?)) mx ${sql}`)
+        .get(`$."${attribute}"`, `$."${attribute}"`, ...params) as any
       return { min: r.mn ?? null, max: r.mx ?? null }
     },
     transaction (fn) { return db.transaction(fn)() }
