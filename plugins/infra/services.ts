@@ -87,6 +87,7 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
     zipLimits: { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes }
   })
   workspaces.onRemoved((name) => mosaics.workspaceRemoved(name))
+  await mosaics.reconcile()
   app.decorate('mosaics', mosaics)
   app.addHook('onClose', async () => {
     authenticator.close()
