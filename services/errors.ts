@@ -66,3 +66,24 @@ export const NotAZip = createError('MW_ZIP_NOT_A_ZIP', 'invalid', 'Not a ZIP arc
 export const UnsafeZipEntry = createError('MW_ZIP_UNSAFE_ENTRY', 'invalid', 'Unsafe ZIP entry %s: %s')
 export const TooManyZipEntries = createError('MW_ZIP_TOO_MANY_ENTRIES', 'invalid', 'ZIP archive has more than %d entries')
 export const ZipTooLarge = createError('MW_ZIP_TOO_LARGE', 'too_large', 'ZIP archive expands past the limit of %d bytes')
+
+// --- styles ---
+// Messages as GeoServer's StyleController and LayerController word them
+// (../shared/spec/geoserver-wire-formats.md section 4); statuses per ../shared/spec/DECISIONS.md.
+export const StyleNotFound = createError('MW_STYLES_NOT_FOUND', 'not_found', 'No such style: %s')
+export const StyleNotFoundInWorkspace = createError('MW_STYLES_NOT_FOUND_IN_WORKSPACE', 'not_found', 'No such style %s in workspace %s')
+export const StyleToDeleteNotFound = createError('MW_STYLES_DELETE_NOT_FOUND', 'not_found', 'Style %s not found')
+export const StyleWorkspaceNotFound = createError('MW_STYLES_WORKSPACE_NOT_FOUND', 'not_found', 'Workspace %s not found')
+export const StyleHasNoContent = createError('MW_STYLES_NO_CONTENT', 'not_found', 'Style %s has no content yet: PUT an SLD to it first')
+export const StyleExists = createError('MW_STYLES_EXISTS', 'forbidden', 'Style %s already exists.')
+export const StyleResourceExists = createError('MW_STYLES_RESOURCE_EXISTS', 'forbidden', 'Style resource %s already exists.')
+export const StyleInUse = createError('MW_STYLES_IN_USE', 'forbidden', "Can't delete style referenced by existing layers.")
+export const InvalidStyle = createError('MW_STYLES_INVALID', 'invalid', 'Invalid style:%s')
+export const InvalidStyleEntry = createError('MW_STYLES_INVALID_ENTRY', 'invalid', 'Invalid style entry: %s')
+export const NoSldInZip = createError('MW_STYLES_NO_SLD_IN_ZIP', 'invalid', 'No sld file provided: the ZIP holds no .sld file at its top level')
+export const SeveralSldsInZip = createError('MW_STYLES_SEVERAL_SLDS_IN_ZIP', 'invalid', 'The ZIP holds more than one .sld file at its top level (%s); send one style per package')
+export const StyleImageTaken = createError('MW_STYLES_IMAGE_TAKEN', 'conflict', 'Style resource %s already belongs to style %s')
+export const StyleMediaType = createError('MW_STYLES_MEDIA_TYPE', 'unsupported', 'Unsupported media type %s for %s; accepted: %s')
+export const LayerNotFound = createError('MW_STYLES_LAYER_NOT_FOUND', 'not_found', 'No such layer: %s')
+export const LayerStyleUnknown = createError('MW_STYLES_LAYER_STYLE_UNKNOWN', 'invalid', 'No such style: %s')
+export const LayerStyleOtherWorkspace = createError('MW_STYLES_LAYER_STYLE_OTHER_WORKSPACE', 'invalid', 'Style %s belongs to another workspace than layer %s')
