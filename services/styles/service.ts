@@ -176,6 +176,11 @@ export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps
       return store.names(workspace)
     },
     get,
+    /** Like get, but undefined for an unknown style (an unknown workspace still throws). */
+    find (workspace: string | undefined, name: string): StyleRow | undefined {
+      requireWorkspace(workspace)
+      return store.get(workspace, name)
+    },
     resolve,
     usersOf,
     /** The SLD text of a style. */
@@ -259,8 +264,9 @@ export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps
         }
         const next: StyleRow = { ...s, workspace: target, name: newName, filename, file, revision }
         store.transaction(() => {
-          store.update(next)
+          // References are matched while they still resolve to the old name and place.
           if (moving || newName !== s.name) rewriteRefs(users, s, styleRef(next))
+          store.update(next)
         })
         if (s.file && file !== s.file || (s.file && moving)) {
           await fs.rm(within(from, s.file!), { force: true })
