@@ -66,7 +66,7 @@ export function serverOptions (config: Pick<MapwardenConfig, 'logLevel' | 'bodyL
     },
     requestIdHeader: 'x-request-id',
     bodyLimit: config.bodyLimit,
-    maxParamLength: 1000,
+    routerOptions: { maxParamLength: 1000 },
     forceCloseConnections: 'idle',
     return503OnClosing: true
   }

@@ -74,7 +74,7 @@ t.test('responses carry the request id; the standalone server echoes a client\'s
   await server.register(mapwarden, { prefix: BASE, dataDir: tempDir(t), env: {}, adminPassword: ADMIN_PASSWORD, announce: () => {} })
   t.teardown(() => server.close())
   const echoed = await server.inject({ method: 'GET', url: `${BASE}/health`, headers: { 'x-request-id': 'abc-123' } })
-  t.equal(echoed.headers['x-request-id'], 'abc-123')
+  t.equal(echoed.headers['x-request-id'], 'abc-123', JSON.stringify(echoed.headers) + echoed.body)
 })
 
 t.test('unexpected failures are 500 without details; domain errors keep their status', async (t) => {
@@ -82,7 +82,7 @@ t.test('unexpected failures are 500 without details; domain errors keep their st
   const fresh = Fastify()
   await fresh.register(async (scope) => {
     const fp = (await import('fastify-plugin')).default
-    await scope.register(fp(mapwarden), { env: {}, dataDir: tempDir(t), adminPassword: ADMIN_PASSWORD, announce: () => {} })
+    await scope.register(fp((i: any, o: any) => mapwarden(i, o)), { env: {}, dataDir: tempDir(t), adminPassword: ADMIN_PASSWORD, announce: () => {} })
     scope.get('/boom', { config: { access: 'public' } }, async () => { throw new Error('secret /etc/path detail') })
     scope.get('/enospc', { config: { access: 'public' } }, async () => { throw Object.assign(new Error('ENOSPC: no space'), { code: 'ENOSPC' }) })
   }, { prefix: BASE })
