@@ -54,3 +54,9 @@ t.test('first start without a password generates one, shows it once and stores o
   const res2 = await again.inject({ method: 'GET', url: '/geoserver/rest/workspaces.json', headers: { authorization: basic('admin', password) } })
   t.equal(res2.statusCode, 200)
 })
+
+t.test('the README documents every setting', async (t) => {
+  const { SETTINGS } = await import('../../plugins/infra/config.js')
+  const readme = fs.readFileSync(path.resolve('README.md'), 'utf8')
+  for (const s of SETTINGS) t.ok(readme.includes('`' + s.env + '`'), s.env)
+})
