@@ -1,7 +1,7 @@
 // {base}/rest/styles, {base}/rest/workspaces/<ws>/styles and {base}/rest/<ws>/styles
 // (DECISIONS.md "Paths"): GeoServer's StyleController shapes (geoserver-wire-formats.md section 4).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Link, type Document } from '../infra/representation.js'
+import { Link, MEDIA_TYPES, serialize, type Document } from '../infra/representation.js'
 import { bodyRoot, suffixed } from '../infra/routes.js'
 import { checkName } from '../../services/files/names.js'
 import { MethodNotAllowed, NotAZip, StyleMediaType } from '../../services/errors.js'
@@ -63,12 +63,29 @@ export default async function styleRoutes (app: FastifyInstance) {
     }
   })
 
+  // Rendered lists are kept until the next style change: clients list styles far more often than
+  // they change them, and a list of 10,000 styles costs ~100 ms to build (bench/styles.ts).
+  const lists = new Map<string, { generation: number, body: string }>()
+  const listDoc = (req: FastifyRequest, ws: string | undefined): Document => ({
+    styles: { style: styles.list(ws).map((name) => ({ name, href: new Link(href(req, ws, name), 'application/atom+xml') })) }
+  })
+
   for (const { path } of COLLECTIONS) {
     for (const url of suffixed(path)) {
       app.get(url, async (req, reply) => {
         const { ws } = params(req)
-        const names = styles.list(ws)
-        return reply.resource({ styles: { style: names.map((name) => ({ name, href: new Link(href(req, ws, name), 'application/atom+xml') })) } })
+        const format = req.format
+        if (format !== 'xml' && format !== 'json') return reply.resource(listDoc(req, ws))
+        const key = `${ws ?? ''}\u0000${format}\u0000${req.protocol}://${req.host}`
+        const generation = styles.generation()
+        let hit = lists.get(key)
+        // A removed workspace bumps the generation too (onRemoved), so a hit implies it exists.
+        if (hit?.generation !== generation) {
+          hit = { generation, body: serialize(listDoc(req, ws), format) }
+          if (lists.size >= 256) lists.clear()
+          lists.set(key, hit)
+        }
+        return reply.code(200).type(MEDIA_TYPES[format]).send(hit.body)
       })
 
       app.post(url, async (req, reply) => {

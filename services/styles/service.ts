@@ -51,8 +51,10 @@ export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps
   const store = createStyleStore(db)
   const compiled = new Map<string, RasterStyle | undefined>()
   let queue: Promise<unknown> = Promise.resolve()
+  // Bumped after every change that can alter a list, so callers may cache rendered lists.
+  let generation = 0
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = queue.then(fn, fn)
+    const run = queue.then(fn, fn).finally(() => { generation++ })
     queue = run.catch(() => {})
     return run
   }
@@ -170,6 +172,8 @@ export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps
   }
 
   return {
+    /** Changes whenever a style is created, changed or removed. */
+    generation: () => generation,
     /** Names of the global styles (no workspace) or of one workspace's styles, sorted. */
     list (workspace?: string): string[] {
       requireWorkspace(workspace)
@@ -322,6 +326,7 @@ export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps
 
     /** For app.workspaces.onRemoved: the workspace's rows went with it (FK cascade); its folder goes now. */
     async removeWorkspaceFiles (workspace: string): Promise<void> {
+      generation++
       await fs.rm(within(dataDir, 'workspaces', workspace, 'styles'), { recursive: true, force: true })
     },
 

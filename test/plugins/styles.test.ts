@@ -283,13 +283,19 @@ t.test('styles survive a restart', async (t) => {
 t.test('deleting a workspace with recurse removes its style files', async (t) => {
   const app = await build(t)
   await addWorkspace(app, 'gone')
+  let res = await app.inject({ method: 'GET', url: `${REST}/gone/styles.json`, headers: ADMIN })
+  t.equal(res.body, '{"styles":""}')
   await app.inject({ method: 'POST', url: `${REST}/gone/styles`, headers: { ...ADMIN, ...SLD }, payload: fixture('rain.sld') })
-  let res = await app.inject({ method: 'DELETE', url: `${REST}/workspaces/gone`, headers: ADMIN })
+  res = await app.inject({ method: 'GET', url: `${REST}/gone/styles.json`, headers: ADMIN })
+  t.equal(res.body, `{"styles":{"style":[{"name":"rain","href":"${HOST}/workspaces/gone/styles/rain.json"}]}}`, 'a cached list follows a change')
+  res = await app.inject({ method: 'DELETE', url: `${REST}/workspaces/gone`, headers: ADMIN })
   t.equal(res.statusCode, 403, 'not empty without recurse')
   res = await app.inject({ method: 'DELETE', url: `${REST}/workspaces/gone?recurse=true`, headers: ADMIN })
   t.equal(res.statusCode, 200)
   t.notOk(fs.existsSync(path.join(app.config.dataDir, 'workspaces', 'gone', 'styles')))
   t.equal(app.db.prepare('SELECT count(*) FROM styles').pluck().get(), 0)
+  res = await app.inject({ method: 'GET', url: `${REST}/gone/styles.json`, headers: ADMIN })
+  t.equal(res.statusCode, 404, 'no cached list outlives its workspace')
 })
 
 t.test('two concurrent POSTs of one new style: one 201, one 403', async (t) => {
