@@ -30,6 +30,12 @@ export interface StyleServiceDeps {
 
 export interface EntryInput { name?: unknown, filename?: unknown, workspace?: unknown, format?: unknown, languageVersion?: unknown }
 
+/**
+ * GeoServer's built-in default styles. Unless a style of that name was created, they name the
+ * default rendering (the tile cache uses 'raster' for a raster layer without a default style).
+ */
+export const BUILT_IN = ['raster', 'point', 'line', 'polygon', 'generic']
+
 /** The file that holds revision `rev` of a style: the client's filename first, then name~rev.sld. */
 function fileForRevision (filename: string, rev: number): string {
   if (rev <= 1) return filename
@@ -120,7 +126,13 @@ export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps
 
   const readText = async (s: StyleRow): Promise<string> => {
     if (!s.file) throw StyleHasNoContent(s.name)
-    return fs.readFile(within(dirOf(s.workspace), s.file), 'utf8')
+    try {
+      return await fs.readFile(within(dirOf(s.workspace), s.file), 'utf8')
+    } catch (err) {
+      // Removed by hand from the data directory: the entry has no content again.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw StyleHasNoContent(s.name)
+      throw err
+    }
   }
 
   /** Creates a style from SLD text and staged images; everything is validated before the first write. */
@@ -196,6 +208,7 @@ export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps
     async createEntry (workspace: string | undefined, input: EntryInput): Promise<StyleRow> {
       requireWorkspace(workspace)
       const name = checkName(input.name, 'style')
+      if (input.format !== undefined && input.format !== 'sld') throw InvalidStyleEntry(`format ${JSON.stringify(input.format)} is not supported; only sld`)
       const filename = checkFilename(input.filename === undefined || input.filename === '' ? `${name}.sld` : input.filename)
       return serial(async () => {
         checkNewName(workspace, name, filename)
@@ -314,6 +327,7 @@ export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps
     async rasterStyleFor (workspace: string | undefined, styleName: string): Promise<RasterStyle | undefined> {
       if (styleName === '') return undefined
       const s = resolve(workspace, styleName)
+      if (!s && BUILT_IN.includes(styleName)) return undefined
       if (!s) throw StyleNotFound(styleName)
       if (!s.file) return undefined
       const key = `${s.id}:${s.revision}`

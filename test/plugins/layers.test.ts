@@ -143,4 +143,5 @@ t.test('renaming a style rewrites the layers that use it; rasterStyleFor resolve
   t.equal((await app.styles.rasterStyleFor('other', 'topo:dem'))?.channels?.gray, 2, 'a prefixed name names its workspace')
   t.equal(await app.styles.rasterStyleFor('topo', 'drizzle'), undefined, 'no RasterSymbolizer: default rendering')
   await t.rejects(app.styles.rasterStyleFor('topo', 'nope'), { message: 'No such style: nope' })
+  t.equal(await app.styles.rasterStyleFor('topo', 'raster'), undefined, 'the built-in raster style is the default rendering')
 })
