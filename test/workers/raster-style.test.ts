@@ -86,3 +86,11 @@ t.test('no style, or a style without a RasterSymbolizer, is the default renderin
   t.same(applyRasterStyle(data, undefined), defaultRendering(data))
   t.equal(rasterStyleOf(await parseSld(fixture('rain.sld'))), undefined)
 })
+
+t.test('two styles of one layer render the same granule differently (what two STYLES values seed)', async (t) => {
+  const granule = await elevationGranule()
+  const ramp = applyRasterStyle(granule, rasterStyleOf(await parseSld(fixture('dem.sld'))))
+  const gray = applyRasterStyle(granule, rasterStyleOf(await parseSld(fixture('gray-gamma.sld'))))
+  t.not(Buffer.from(ramp).toString('hex'), Buffer.from(gray).toString('hex'))
+  t.same(px(gray, 3), [182, 182, 182, 128], 'gray-gamma: band 2 is clamped to the only band; 500 m normalised over the Int16 range is 0.508, gamma 2 makes 0.712, opacity 0.5')
+})
