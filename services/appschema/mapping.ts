@@ -205,7 +205,7 @@ export async function checkMapping (opts: CheckOptions): Promise<MappingReport> 
   return {
     mainFile: opts.mainFile,
     files: order,
-    schemas: [...set.docs.values()].map((d) => showLoc(d.loc)),
+    schemas: [...new Set([...set.docs.values()].map((d) => showLoc(d.loc)))],
     sources: order.flatMap((rel) => [...docs.get(rel)!.stores.values()]),
     featureTypes
   }

@@ -49,8 +49,9 @@ export interface LoadContext {
  * schema without a targetNamespace. `from` names the referencing file and element for messages.
  */
 export async function loadSchema (ctx: LoadContext, loc: Loc, from: { file: string, element: string }, chameleonNs?: string): Promise<void> {
-  const key = locKey(loc) + (chameleonNs !== undefined ? `#${chameleonNs}` : '')
-  if (ctx.set.docs.has(key)) return
+  // A schema with a targetNamespace is read once; one without (a chameleon) once per includer namespace.
+  const plain = locKey(loc)
+  if (ctx.set.docs.has(plain) || ctx.set.docs.has(`${plain}#${chameleonNs ?? ''}`)) return
   if (ctx.set.docs.size >= MAX_SCHEMAS) {
     ctx.problems.push({ ...from, message: `more than ${MAX_SCHEMAS} schema documents; refusing to load ${showLoc(loc)}` })
     return
@@ -74,7 +75,7 @@ export async function loadSchema (ctx: LoadContext, loc: Loc, from: { file: stri
   }
   const declared = attrs(root).targetNamespace
   const doc: SchemaDoc = { loc, targetNamespace: declared ?? chameleonNs ?? '', prefixes, xs, root }
-  ctx.set.docs.set(key, doc)
+  ctx.set.docs.set(declared !== undefined ? plain : `${plain}#${chameleonNs ?? ''}`, doc)
   for (const el of children(root, 'element', xs)) {
     const name = attrs(el).name
     if (name && !ctx.set.elements.has(qkey(doc.targetNamespace, name))) ctx.set.elements.set(qkey(doc.targetNamespace, name), { doc, node: el })
