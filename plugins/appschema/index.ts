@@ -73,6 +73,11 @@ export default async function appschema (app: FastifyInstance) {
       configure: parseConfigure(configure),
       ...(req.upload ? { zipPath: req.upload.path } : { text: req.rawText, filename })
     })
+    const unchecked = result.report.sources.filter((s) => !s.checked)
+    if (unchecked.length > 0) {
+      req.log.info({ workspace: ws, store, sources: unchecked.map((s) => ({ id: s.id, file: s.file, kind: s.kind, dbtype: s.dbtype })) },
+        'app-schema: source data stores recorded as given, not checked offline')
+    }
     // DECISIONS.md: 201 when a single-file upload creates the store; 200 for updates and ZIPs.
     return reply.code(result.created && !req.upload ? 201 : 200).send()
   })

@@ -46,7 +46,7 @@ export interface AppSchemaDeps {
   dataDir: string
   zipLimits: ZipLimits
   workspaces: WorkspaceService
-  /** Where the absolute store directory URL comes from; tests may pin it. */
+  /** Clock for version directory names. */
   now?: () => number
 }
 
@@ -57,7 +57,10 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
   const tmpDir = path.join(dataDir, 'tmp')
   const locks = new Map<string, Promise<unknown>>()
 
-  /** Runs uploads and deletes of one store one after the other. */
+  /**
+   * Runs uploads and deletes of one workspace one after the other: feature type names are unique
+   * per workspace, so two stores of a workspace must not pick names at the same time.
+   */
   const serialized = async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
     const prev = locks.get(key) ?? Promise.resolve()
     const run = prev.then(fn, fn)
@@ -116,7 +119,7 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
     const ws = await workspaces.get(input.workspace)
     const store = checkName(input.store, 'data store')
     const filename = input.text !== undefined ? checkName(input.filename ?? `${store}.appschema`, 'mapping file') : undefined
-    return serialized(`${ws.name}/${store}`, async () => {
+    return serialized(ws.name, async () => {
       const existing = rows.getStore(ws.name, store)
       if (existing && existing.type !== STORE_TYPE) throw NotAnAppSchemaStore(store, ws.name)
       await fs.mkdir(tmpDir, { recursive: true })
@@ -207,7 +210,7 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
     },
     async remove (ws: string, store: string, recurse: boolean): Promise<void> {
       await workspaces.get(ws)
-      return serialized(`${ws}/${store}`, async () => {
+      return serialized(ws, async () => {
         const row = rows.getStore(ws, store)
         if (!row || row.kind !== 'data') throw DataStoreNotFound(ws, store)
         if (!recurse && rows.featureTypes(ws, store).length > 0) throw DataStoreNotEmpty()
