@@ -3,12 +3,12 @@
 // refused request changed nothing.
 import fs from 'node:fs'
 import path from 'node:path'
-import { createHash } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import yazl from 'yazl'
 import yauzl from 'yauzl'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { ADMIN, BASE } from '../helper.js'
+import { manifest as sharedManifest } from '../manifest.js'
 
 // dist/test/plugins -> project root
 export const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/appschema/', import.meta.url))
@@ -87,12 +87,9 @@ export async function get (app: FastifyInstance, url: string): Promise<LightMyRe
   return app.inject({ method: 'GET', url: `${REST}${url}`, headers: ADMIN })
 }
 
-/** relative path, size and sha256 of every file in the data directory except tmp/ and SQLite's shared-memory index. */
+/** The shared data-directory manifest, without tmp/ (uploads there are the foundation's; tmpLeftovers checks the rest). */
 export function manifest (dataDir: string): string[] {
-  return filesOf(dataDir).filter((f) => !f.startsWith('tmp/') && !f.endsWith('-shm')).map((f) => {
-    const data = fs.readFileSync(path.join(dataDir, f))
-    return `${f} ${data.length} ${createHash('sha256').update(data).digest('hex')}`
-  })
+  return sharedManifest(dataDir).filter((line) => !line.startsWith('tmp/'))
 }
 
 /** What tmp/ holds besides uploads the foundation removes after the response. */

@@ -2,10 +2,9 @@
 // every case answers a 4xx with a text/plain message that names the problem, and leaves the data
 // directory, the catalog and the existing store exactly as they were; no empty store is left.
 import t, { type Test } from 'tap'
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { build, ADMIN } from '../helper.js'
+import { canary } from '../manifest.js'
 import {
   REST, createWorkspace, fixtureItems, fixtureText, fixtureZip, get, installCache, manifest, putText, putZip, tmpLeftovers,
   zipItems, zipNames, type ZipItem
@@ -139,16 +138,14 @@ t.test('hostile app-schema uploads are refused and change nothing', async (t) =>
   })
 
   await t.test('remote schemas are never fetched: not cached is a 400 naming the schema and the file that refers to it', async (t) => {
-    let hits = 0
-    const canary = http.createServer((_req, res) => { hits++; res.end('<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"/>') })
-    await new Promise<void>((resolve) => canary.listen(0, '127.0.0.1', resolve))
-    t.teardown(() => new Promise<void>((resolve) => canary.close(() => resolve())))
-    const port = (canary.address() as AddressInfo).port
+    const server = await canary()
+    t.teardown(() => server.close())
+    const port = new URL(server.url).port
     await refused(t, app, async () => putZip(app, 'gsml', 'fresh', await geosciml({ 'geosciml.appschema': (s) => s.replace('<schemaUri>schemas/geosciml.xsd</schemaUri>', `<schemaUri>http://127.0.0.1:${port}/gsml.xsd</schemaUri>`) })), 400,
       new RegExp(`- geosciml\\.appschema: targetTypes/FeatureType\\[1\\]/schemaUri "http://127\\.0\\.0\\.1:${port}/gsml\\.xsd": schema remote schema http://127\\.0\\.0\\.1:${port}/gsml\\.xsd is not in the schema cache \\(app-schema-cache/127\\.0\\.0\\.1/gsml\\.xsd\\) and is never fetched from the network`))
     await refused(t, app, async () => putZip(app, 'gsml', 'fresh', await geosciml({ 'schemas/geosciml.xsd': (s) => s.replace('http://schemas.opengis.net/gml/3.1.1/base/gml.xsd', `http://127.0.0.1:${port}/gml.xsd`) })), 400,
       /- schemas\/geosciml\.xsd: xs:import schemaLocation="http:\/\/127\.0\.0\.1:\d+\/gml\.xsd": schema remote schema .* is not in the schema cache/)
-    t.equal(hits, 0, 'the canary was never called')
+    t.equal(server.hits(), 0, 'the canary was never called')
   })
 
   await t.test('source data outside the upload: property directory and data-store url', async (t) => {
