@@ -28,6 +28,11 @@ export default async function appschema (app: FastifyInstance) {
   const swept = await service.sweep()
   if (swept > 0) app.log.warn({ removed: swept }, 'app-schema: removed mapping directories no store referenced')
   app.workspaces.onRemoved((ws) => service.removeWorkspaceFiles(ws))
+  // GeoServer's RestControllerAdvice: `?quietOnNotFound=true` keeps the 404 but drops its message.
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (reply.statusCode === 404 && (req.query as Record<string, unknown>)?.quietOnNotFound === 'true') return ''
+    return payload
+  })
 
   for (const url of suffixed('/workspaces/:ws/datastores')) {
     app.get(url, { schema: { params: WsParams } }, async (req, reply) => {
