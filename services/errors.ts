@@ -80,3 +80,4 @@ export const DifferentFeatureTypes = createError('MW_APPSCHEMA_DIFFERENT_FEATURE
 export const FeatureTypeNameTaken = createError('MW_APPSCHEMA_NAME_TAKEN', 'conflict', "Feature type name '%s' and its variants '%s1'...'%s9' are all taken in workspace '%s'")
 export const DataStoreNotEmpty = createError('MW_APPSCHEMA_STORE_NOT_EMPTY', 'forbidden', 'datastore not empty')
 export const UploadMediaType = createError('MW_APPSCHEMA_MEDIA_TYPE', 'unsupported', 'Unsupported media type %s for a mapping upload; accepted: text/xml, application/xml, application/zip')
+export const InvalidListValue = createError('MW_APPSCHEMA_INVALID_LIST', 'invalid', 'Invalid list value %s: expected configured, available, available_with_geom or all')

@@ -4,15 +4,16 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { createAppSchemaService, parseConfigure } from '../../services/appschema/service.js'
-import { MethodNotAllowed, UnsupportedStoreFormat, UploadMediaType } from '../../services/errors.js'
+import { InvalidListValue, MethodNotAllowed, UnsupportedStoreFormat, UploadMediaType } from '../../services/errors.js'
 import { suffixed } from '../infra/routes.js'
-import { dataStoreDoc, dataStoreListDoc, featureTypeDoc, featureTypeListDoc, zipOf } from './representations.js'
+import { dataStoreDoc, dataStoreListDoc, featureTypeDoc, featureTypeListDoc, featureTypeNamesDoc, zipOf } from './representations.js'
 
 const WsParams = Type.Object({ ws: Type.String() })
 const StoreParams = Type.Object({ ws: Type.String(), store: Type.String() })
 const FileParams = Type.Object({ ws: Type.String(), store: Type.String(), format: Type.String() })
 const FtParams = Type.Object({ ws: Type.String(), store: Type.String(), ft: Type.String() })
 const UploadQuery = Type.Object({ configure: Type.Optional(Type.String()), filename: Type.Optional(Type.String()) })
+const ListQuery = Type.Object({ list: Type.Optional(Type.String()) })
 const RecurseQuery = Type.Object({ recurse: Type.Optional(Type.Boolean()), purge: Type.Optional(Type.String()) })
 
 type P<T extends string> = Record<T, string>
@@ -53,9 +54,12 @@ export default async function appschema (app: FastifyInstance) {
   })
 
   for (const url of suffixed('/workspaces/:ws/datastores/:store/featuretypes')) {
-    app.get(url, { schema: { params: StoreParams } }, async (req, reply) => {
+    app.get(url, { schema: { params: StoreParams, querystring: ListQuery } }, async (req, reply) => {
       const { ws, store } = req.params as P<'ws' | 'store'>
-      return reply.resource(featureTypeListDoc(req, urls, ws, store, await service.featureTypes(ws, store)))
+      const { list = 'configured' } = req.query as { list?: string }
+      if (list === 'configured') return reply.resource(featureTypeListDoc(req, urls, ws, store, await service.featureTypes(ws, store)))
+      if (list !== 'available' && list !== 'available_with_geom' && list !== 'all') throw InvalidListValue(JSON.stringify(list))
+      return reply.resource(featureTypeNamesDoc(req, await service.featureTypeNames(ws, store, list)))
     })
   }
 

@@ -50,6 +50,11 @@ export function featureTypeListDoc (req: FastifyRequest, urls: Urls, ws: string,
   }
 }
 
+/** `list=available|all`: GeoServer's string list, `featureTypeName` items in XML, `string` in JSON. */
+export function featureTypeNamesDoc (req: FastifyRequest, names: string[]): Document {
+  return { list: { [req.format === 'json' ? 'string' : 'featureTypeName']: names } }
+}
+
 function envelope (b: Bbox, crs: string): Value {
   return { minx: b[0], maxx: b[2], miny: b[1], maxy: b[3], crs }
 }

@@ -19,6 +19,8 @@ export interface StoreConfig {
   mainFile: string
   /** Feature types the mapping exposes (main-file mappings, in order). */
   featureTypeNames: string[]
+  /** Those of featureTypeNames whose schema declares a geometry property. */
+  geometryNames?: string[]
   sources: SourceStore[]
 }
 

@@ -158,6 +158,7 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
           dir: dirRel,
           mainFile,
           featureTypeNames: names,
+          geometryNames: report.featureTypes.filter((f) => f.attributes.some((a) => a.binding === 'org.locationtech.jts.geom.Geometry')).map((f) => f.name),
           sources: report.sources
         }
         rows.save(ws.name, store, config, !existing, { insert, update })
@@ -194,6 +195,18 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
     async featureTypes (ws: string, store: string): Promise<FeatureTypeRow[]> {
       await requireStore(ws, store)
       return rows.featureTypes(ws, store)
+    },
+    /**
+     * GeoServer's `featuretypes?list=`: `available` = exposed by the mapping and not configured,
+     * `available_with_geom` = those with a geometry property, `all` = every name the mapping exposes.
+     */
+    async featureTypeNames (ws: string, store: string, list: 'available' | 'available_with_geom' | 'all'): Promise<string[]> {
+      const row = await requireStore(ws, store)
+      const names = row.config.featureTypeNames ?? []
+      if (list === 'all') return names
+      const configured = new Set(rows.featureTypes(ws, store).map((f) => f.nativeName))
+      const geometry = new Set(row.config.geometryNames ?? [])
+      return names.filter((n) => !configured.has(n) && (list === 'available' || geometry.has(n)))
     },
     async featureType (ws: string, store: string, name: string): Promise<FeatureTypeRow> {
       await requireStore(ws, store)
