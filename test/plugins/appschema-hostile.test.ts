@@ -79,7 +79,7 @@ t.test('hostile app-schema uploads are refused and change nothing', async (t) =>
   })
 
   await t.test('ZIP entries that leave the target (zip slip, absolute, backslashes)', async (t) => {
-    for (const name of ['../../../../tmp/evil.txt', 'data/../../x.txt', '/etc/cron.d/x', '..\\..\\x', 'C:/x.txt']) {
+    for (const name of ['../../../../tmp/evil.txt', 'sources/../../x.txt', '/etc/cron.d/x', '..\\..\\x', 'C:/x.txt']) {
       await refused(t, app, async () => putZip(app, 'gsml', 'fresh', await zipWithRawName(name)), 400, /^Unsafe ZIP entry /)
     }
   })
@@ -149,9 +149,9 @@ t.test('hostile app-schema uploads are refused and change nothing', async (t) =>
   })
 
   await t.test('source data outside the upload: property directory and data-store url', async (t) => {
-    await refused(t, app, async () => putZip(app, 'gsml', 'fresh', await geosciml({ 'geosciml.appschema': (s) => s.replace('<value>file:./data</value>', '<value>file:../../</value>') })), 400,
+    await refused(t, app, async () => putZip(app, 'gsml', 'fresh', await geosciml({ 'geosciml.appschema': (s) => s.replace('<value>file:./sources</value>', '<value>file:../../</value>') })), 400,
       'Invalid app-schema mapping (1 problem):\n- geosciml.appschema: sourceDataStores/DataStore[1] "datastore"/parameters/Parameter "directory": "file:../../" points outside the upload')
-    await refused(t, app, async () => putZip(app, 'gsml', 'fresh', await geosciml({ 'cgi_termvalue.xml': (s) => s.replace('<Parameter><name>directory</name><value>file:./data</value></Parameter>', '<Parameter><name>url</name><value>file:/etc/passwd</value></Parameter>') })), 400,
+    await refused(t, app, async () => putZip(app, 'gsml', 'fresh', await geosciml({ 'cgi_termvalue.xml': (s) => s.replace('<Parameter><name>directory</name><value>file:./sources</value></Parameter>', '<Parameter><name>url</name><value>file:/etc/passwd</value></Parameter>') })), 400,
       'Invalid app-schema mapping (1 problem):\n- cgi_termvalue.xml: sourceDataStores/DataStore[1] "termvalue"/parameters/Parameter "url": "file:/etc/passwd" is an absolute path; only relative paths inside the upload are allowed')
     await refused(t, app, async () => putZip(app, 'gsml', 'fresh', await zipItems(fixtureItems('property').filter((i) => i.name !== 'stations.properties'))), 400,
       'Invalid app-schema mapping (1 problem):\n- stations.appschema: typeMappings/FeatureTypeMapping[1] (st:Station): sourceType stations: stations.properties is not a file of the upload (data store "props")')

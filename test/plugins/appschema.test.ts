@@ -29,9 +29,9 @@ t.test('PUT of a GeoSciML ZIP with configure=all stores the files and configures
   t.ok(m, `url ${url} points at the stored main file`)
   const storeDir = path.join(dataDir, 'appschema', 'gsml', 'geosciml', m![1])
   t.same(filesOf(storeDir), [
-    'cgi_termvalue.xml', 'data/geologicevent.properties', 'data/geologicunit.properties', 'data/mappedfeature.properties',
-    'data/termvalue.properties', 'geosciml.appschema', 'schemas/cgiUtilities.xsd', 'schemas/geologicUnit.xsd',
-    'schemas/geosciml.xsd', 'schemas/mappedFeature.xsd'
+    'cgi_termvalue.xml', 'geosciml.appschema', 'schemas/cgiUtilities.xsd', 'schemas/geologicUnit.xsd', 'schemas/geosciml.xsd',
+    'schemas/mappedFeature.xsd', 'sources/geologicevent.properties', 'sources/geologicunit.properties', 'sources/mappedfeature.properties',
+    'sources/termvalue.properties'
   ])
   t.equal(fs.readFileSync(path.join(storeDir, 'geosciml.appschema'), 'utf8'), fixtureText('geosciml/geosciml.appschema'))
 

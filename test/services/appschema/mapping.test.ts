@@ -46,7 +46,7 @@ t.test('a GeoSciML-like mapping resolves its include, mutually including schemas
   t.same(mf.attributes.find((a) => a.name === 'shape'), { name: 'shape', minOccurs: 1, maxOccurs: 1, nillable: false, binding: 'org.locationtech.jts.geom.Geometry' })
   t.same(mf.attributes.find((a) => a.name === 'observationMethod'), { name: 'observationMethod', minOccurs: 1, maxOccurs: 2147483647, nillable: false })
   t.equal(report.featureTypes[0].srs, undefined, 'a source without geometry has no SRS')
-  t.same(report.sources.map((s) => [s.id, s.file, s.kind, s.directory]), [['datastore', 'geosciml.appschema', 'property', 'data'], ['termvalue', 'cgi_termvalue.xml', 'property', 'data']])
+  t.same(report.sources.map((s) => [s.id, s.file, s.kind, s.directory]), [['datastore', 'geosciml.appschema', 'property', 'sources'], ['termvalue', 'cgi_termvalue.xml', 'property', 'sources']])
 })
 
 t.test('a remote schema missing from the cache is named with the file that imports it', async (t) => {
