@@ -1,7 +1,6 @@
 // Wire shapes of app-schema stores and feature types (GeoServer's XStream aliases: dataStore,
 // featureType; lists dataStores/featureTypes with atom+xml links).
 import type { FastifyRequest } from 'fastify'
-import yazl from 'yazl'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { Link, type Document, type Value } from '../infra/representation.js'
@@ -91,8 +90,13 @@ export function featureTypeDoc (req: FastifyRequest, urls: Urls, ft: FeatureType
   }
 }
 
-/** The stored files as a ZIP stream, names relative to the store directory. */
-export function zipOf (dir: string, files: string[]): Readable {
+/**
+ * The stored files as a ZIP stream, names relative to the store directory. yazl is loaded on use:
+ * it is still a devDependency in package.json, and a static import would stop the whole server from
+ * starting in an image built with `npm prune --omit=dev`.
+ */
+export async function zipOf (dir: string, files: string[]): Promise<Readable> {
+  const { default: yazl } = await import('yazl')
   const zip = new yazl.ZipFile()
   for (const f of files) zip.addFile(path.join(dir, ...f.split('/')), f)
   zip.end()
