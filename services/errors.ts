@@ -87,3 +87,18 @@ export const StyleMediaType = createError('MW_STYLES_MEDIA_TYPE', 'unsupported',
 export const LayerNotFound = createError('MW_STYLES_LAYER_NOT_FOUND', 'not_found', 'No such layer: %s')
 export const LayerStyleUnknown = createError('MW_STYLES_LAYER_STYLE_UNKNOWN', 'invalid', 'No such style: %s')
 export const LayerStyleOtherWorkspace = createError('MW_STYLES_LAYER_STYLE_OTHER_WORKSPACE', 'invalid', 'Style %s belongs to another workspace than layer %s')
+
+// --- appschema ---
+export const DataStoreNotFound = createError('MW_APPSCHEMA_STORE_NOT_FOUND', 'not_found', 'No such datastore: %s,%s')
+export const FeatureTypeNotFound = createError('MW_APPSCHEMA_FEATURE_TYPE_NOT_FOUND', 'not_found', 'No such feature type: %s,%s,%s')
+export const UnsupportedStoreFormat = createError('MW_APPSCHEMA_UNSUPPORTED_FORMAT', 'invalid', 'Unsupported format: %s')
+export const InvalidConfigure = createError('MW_APPSCHEMA_INVALID_CONFIGURE', 'invalid', 'Invalid configure value %s: expected first, all or none')
+export const NoAppSchemaFile = createError('MW_APPSCHEMA_NO_MAIN_FILE', 'invalid', 'Could not find appropriate appschema file in archive')
+export const InvalidMapping = createError('MW_APPSCHEMA_INVALID_MAPPING', 'invalid', 'Invalid app-schema mapping (%d problem%s):\n%s')
+export const NotAnAppSchemaStore = createError('MW_APPSCHEMA_NOT_APPSCHEMA', 'conflict', "Store '%s' in workspace '%s' exists and is not an Application Schema DataAccess store")
+export const DifferentFeatureTypes = createError('MW_APPSCHEMA_DIFFERENT_FEATURE_TYPES', 'conflict',
+  'The new mapping exposes the feature types [%s] but data store %s exposes [%s]; a mapping with a different set of feature types cannot replace it: delete the store (DELETE %s?recurse=true) and create it anew with another PUT')
+export const FeatureTypeNameTaken = createError('MW_APPSCHEMA_NAME_TAKEN', 'conflict', "Feature type name '%s' and its variants '%s1'...'%s9' are all taken in workspace '%s'")
+export const DataStoreNotEmpty = createError('MW_APPSCHEMA_STORE_NOT_EMPTY', 'forbidden', 'datastore not empty')
+export const UploadMediaType = createError('MW_APPSCHEMA_MEDIA_TYPE', 'unsupported', 'Unsupported media type %s for a mapping upload; accepted: text/xml, application/xml, application/zip')
+export const InvalidListValue = createError('MW_APPSCHEMA_INVALID_LIST', 'invalid', 'Invalid list value %s: expected configured, available, available_with_geom or all')
