@@ -12,6 +12,9 @@ import { createSqliteLayerStore, type LayerStore } from '../../services/catalog/
 import { createAuthenticator, type Authenticator } from '../../services/auth/authenticator.js'
 import { generatePassword, hashPassword } from '../../services/auth/passwords.js'
 import { removeTempFiles } from '../../services/files/atomic.js'
+import { createLayerAccess, type LayerAccess } from '../../services/security/access.js'
+import { createSqliteRuleStore } from '../../services/security/rules.js'
+import { ADMIN_ROLES } from './auth.js'
 
 export interface Urls {
   /** Absolute URL of `{base}/rest/<segments>` for links, each segment URL-encoded as GeoServer does. */
@@ -29,6 +32,8 @@ declare module 'fastify' {
     users: UserStore
     authenticator: Authenticator
     urls: Urls
+    /** Layer rules and catalog mode: decide/check/visible (services/security/access.ts). */
+    layerAccess: LayerAccess
   }
 }
 
@@ -75,6 +80,7 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
   app.decorate('authenticator', authenticator)
   app.decorate('workspaces', createWorkspaceService({ store: createSqliteWorkspaceStore(db), namespaceBase: 'http://mapwarden.org/ns' }))
   app.decorate('layers', createSqliteLayerStore(db))
+  app.decorate('layerAccess', createLayerAccess({ rules: createSqliteRuleStore(db), adminRoles: ADMIN_ROLES }))
   app.decorate('urls', {
     rest: (req: FastifyRequest, ...segments: string[]) => urlFor(req, ['rest', ...segments]),
     base: (req: FastifyRequest, ...segments: string[]) => urlFor(req, segments)
