@@ -66,3 +66,18 @@ export const NotAZip = createError('MW_ZIP_NOT_A_ZIP', 'invalid', 'Not a ZIP arc
 export const UnsafeZipEntry = createError('MW_ZIP_UNSAFE_ENTRY', 'invalid', 'Unsafe ZIP entry %s: %s')
 export const TooManyZipEntries = createError('MW_ZIP_TOO_MANY_ENTRIES', 'invalid', 'ZIP archive has more than %d entries')
 export const ZipTooLarge = createError('MW_ZIP_TOO_LARGE', 'too_large', 'ZIP archive expands past the limit of %d bytes')
+
+// --- seed / tiles (tile cache) ---
+export const SeedFieldInvalid = createError('MW_SEED_FIELD_INVALID', 'invalid', 'Invalid seed request: %s %s: %s')
+export const SeedFieldMissing = createError('MW_SEED_FIELD_MISSING', 'invalid', 'Invalid seed request: %s is required')
+export const SeedUnknownField = createError('MW_SEED_UNKNOWN_FIELD', 'invalid', 'Invalid seed request: unknown field %s')
+export const UnknownTileLayer = createError('MW_SEED_UNKNOWN_LAYER', 'invalid', 'Unknown layer %s')
+export const TileLayerNotFound = createError('MW_TILES_LAYER_NOT_FOUND', 'not_found', 'Unknown layer %s')
+export const KillAllInvalid = createError('MW_SEED_KILL_ALL_INVALID', 'invalid', "Unknown kill_all code: '%s'. One of all|running|pending is expected.")
+export const TooManyPendingTasks = createError('MW_SEED_TOO_MANY_PENDING', 'busy', 'Too many pending seed tasks (limit %d); try again later')
+export const SeedTaskNotFound = createError('MW_SEED_TASK_NOT_FOUND', 'not_found', 'No such task: %s')
+export const TileRequestInvalid = createError('MW_TILES_INVALID', 'invalid', '%s')
+export const TileOutOfRange = createError('MW_TILES_OUT_OF_RANGE', 'not_found', 'Tile %s is outside the coverage of layer %s in grid set %s')
+export const RendererUnavailable = createError('MW_TILES_RENDERER_UNAVAILABLE', 'unavailable', 'No renderer is available for layer %s')
+export const TileCacheClosing = createError('MW_TILES_CLOSING', 'unavailable', 'The tile cache is shutting down')
+export const RenderQueueFull = createError('MW_TILES_RENDER_QUEUE_FULL', 'unavailable', 'The render queue is full; try again later')

@@ -12,6 +12,7 @@ import { createSqliteLayerStore, type LayerStore } from '../../services/catalog/
 import { createAuthenticator, type Authenticator } from '../../services/auth/authenticator.js'
 import { generatePassword, hashPassword } from '../../services/auth/passwords.js'
 import { removeTempFiles } from '../../services/files/atomic.js'
+import tilePool from './tile-pool.js'
 
 export interface Urls {
   /** Absolute URL of `{base}/rest/<segments>` for links, each segment URL-encoded as GeoServer does. */
@@ -83,6 +84,7 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
     authenticator.close()
     db.close()
   })
+  await app.register(tilePool, { config }) // tile cache: render pool, blob store, seed tasks
 }
 
 export default fp(services, { name: 'services' })
