@@ -13,6 +13,7 @@ import { createAuthenticator, type Authenticator } from '../../services/auth/aut
 import { generatePassword, hashPassword } from '../../services/auth/passwords.js'
 import { removeTempFiles } from '../../services/files/atomic.js'
 import tilePool from './tile-pool.js'
+import { createMosaicService, type MosaicService } from '../../services/mosaics/mosaic-service.js'
 
 export interface Urls {
   /** Absolute URL of `{base}/rest/<segments>` for links, each segment URL-encoded as GeoServer does. */
@@ -30,6 +31,7 @@ declare module 'fastify' {
     users: UserStore
     authenticator: Authenticator
     urls: Urls
+    mosaics: MosaicService
   }
 }
 
@@ -80,6 +82,13 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
     rest: (req: FastifyRequest, ...segments: string[]) => urlFor(req, ['rest', ...segments]),
     base: (req: FastifyRequest, ...segments: string[]) => urlFor(req, segments)
   })
+  const workspaces = app.workspaces
+  const mosaics = createMosaicService({
+    db, dataDir: config.dataDir, harvestRoots: config.harvestRoots, workspaces, log: app.log,
+    zipLimits: { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes }
+  })
+  workspaces.onRemoved((name) => mosaics.workspaceRemoved(name))
+  app.decorate('mosaics', mosaics)
   app.addHook('onClose', async () => {
     authenticator.close()
     db.close()
