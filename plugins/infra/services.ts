@@ -15,6 +15,8 @@ import { removeTempFiles } from '../../services/files/atomic.js'
 import { createLayerAccess, type LayerAccess } from '../../services/security/access.js'
 import { createSqliteRuleStore } from '../../services/security/rules.js'
 import { ADMIN_ROLES } from './auth.js'
+import tilePool from './tile-pool.js'
+import { createMosaicService, type MosaicService } from '../../services/mosaics/mosaic-service.js'
 
 export interface Urls {
   /** Absolute URL of `{base}/rest/<segments>` for links, each segment URL-encoded as GeoServer does. */
@@ -34,6 +36,7 @@ declare module 'fastify' {
     urls: Urls
     /** Layer rules and catalog mode: decide/check/visible (services/security/access.ts). */
     layerAccess: LayerAccess
+    mosaics: MosaicService
   }
 }
 
@@ -85,10 +88,18 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
     rest: (req: FastifyRequest, ...segments: string[]) => urlFor(req, ['rest', ...segments]),
     base: (req: FastifyRequest, ...segments: string[]) => urlFor(req, segments)
   })
+  const workspaces = app.workspaces
+  const mosaics = createMosaicService({
+    db, dataDir: config.dataDir, harvestRoots: config.harvestRoots, workspaces, log: app.log,
+    zipLimits: { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes }
+  })
+  workspaces.onRemoved((name) => mosaics.workspaceRemoved(name))
+  app.decorate('mosaics', mosaics)
   app.addHook('onClose', async () => {
     authenticator.close()
     db.close()
   })
+  await app.register(tilePool, { config }) // tile cache: render pool, blob store, seed tasks
 }
 
 export default fp(services, { name: 'services' })
