@@ -5,8 +5,11 @@ import type { FastifyInstance } from 'fastify'
 import masterpw from './masterpw.js'
 import acl from './acl.js'
 import accounts from './accounts.js'
+import { tileAuthorizer } from '../../services/security/tile-authorizer.js'
 
 export default async function security (app: FastifyInstance) {
+  // The tile cache's single check for tile reads, capabilities and seed requests.
+  if (app.hasDecorator('tileCache')) app.tileCache.setAuthorizer(tileAuthorizer(app.layerAccess))
   await app.register(masterpw)
   await app.register(acl)
   await app.register(accounts)

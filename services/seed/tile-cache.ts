@@ -14,7 +14,8 @@ import { parseSeedRequest } from './seed-request.js'
 import type { TileFormat } from './formats.js'
 import type { Principal } from '../auth/authenticator.js'
 
-export type TileAction = 'read' | 'write'
+/** 'list': whether a capabilities document shows the layer (the catalog mode may list layers it refuses to serve). */
+export type TileAction = 'read' | 'list' | 'write'
 /** Throws (e.g. AccessDenied) to refuse; the default allows (GeoServer's default rules). */
 export type TileAuthorizer = (action: TileAction, layer: LayerInfo, principal: Principal | undefined) => void | Promise<void>
 
@@ -76,7 +77,7 @@ export function createTileCache (deps: TileCacheDeps) {
       const out: LayerInfo[] = []
       for (const l of await deps.layers.list()) {
         if (!l.enabled) continue
-        try { await authorize('read', l, principal); out.push(l) } catch { /* hidden */ }
+        try { await authorize('list', l, principal); out.push(l) } catch { /* hidden */ }
       }
       return out
     },
