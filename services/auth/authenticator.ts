@@ -25,6 +25,7 @@ export interface AuthenticatorDeps {
 const MAX_DELAY_MS = 5000
 const MAX_DELAYED = 64        // concurrent delayed attempts, all addresses together
 const MAX_DELAYED_PER_ADDRESS = 8
+const MAX_TRACKED = 100_000   // failure records kept; past it the oldest are dropped (bounded memory)
 const FORGET_AFTER_MS = 15 * 60 * 1000
 
 export function failureDelayMs (failures: number): number {
@@ -44,6 +45,7 @@ export function createAuthenticator (deps: AuthenticatorDeps) {
   const count = (k: string) => failures.get(k)?.count ?? 0
   const fail = (k: string) => {
     const n = count(k) + 1
+    if (n === 1 && failures.size >= MAX_TRACKED) failures.delete(failures.keys().next().value as string)
     failures.set(k, { count: n, last: now() })
     return n
   }
