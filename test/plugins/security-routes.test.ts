@@ -97,3 +97,15 @@ t.test('malformed Authorization headers are 401, never 500', async (t) => {
     t.equal(res.headers['www-authenticate'], 'Basic realm="GeoServer Realm"')
   }
 })
+
+t.test('an unknown user and a wrong password get the same answer', async (t) => {
+  const { root } = await buildAudited(t)
+  const url = `${BASE}/rest/workspaces.json`
+  const unknown = await root.inject({ method: 'GET', url, headers: { authorization: basic('no-such-user', 'whatever-pw') }, remoteAddress: '10.7.0.1' })
+  const wrong = await root.inject({ method: 'GET', url, headers: { authorization: basic('admin', 'whatever-pw') }, remoteAddress: '10.7.0.2' })
+  const strip = (h: Record<string, unknown>) => { const rest = { ...h }; delete rest.date; delete rest['x-request-id']; return rest }
+  t.equal(unknown.statusCode, 401)
+  t.equal(wrong.statusCode, unknown.statusCode)
+  t.equal(wrong.body, unknown.body)
+  t.same(strip(wrong.headers), strip(unknown.headers))
+})
