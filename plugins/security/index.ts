@@ -10,6 +10,11 @@ import { tileAuthorizer } from '../../services/security/tile-authorizer.js'
 export default async function security (app: FastifyInstance) {
   // The tile cache's single check for tile reads, capabilities and seed requests.
   if (app.hasDecorator('tileCache')) app.tileCache.setAuthorizer(tileAuthorizer(app.layerAccess))
+  // Rules of a deleted workspace go with it, so a new workspace of that name starts from the defaults.
+  app.workspaces.onRemoved(async (ws) => {
+    const n = app.layerAccess.removeWorkspaceRules(ws)
+    if (n > 0) app.log.info({ workspace: ws, rules: n }, 'layer rules of a deleted workspace removed')
+  })
   await app.register(masterpw)
   await app.register(acl)
   await app.register(accounts)

@@ -127,6 +127,7 @@ export function createLayerAccess ({ rules, adminRoles = DEFAULT_ADMIN_ROLES }: 
     addRules (list: Rule[]) { rules.add(list); reload() },
     updateRules (list: Rule[]) { rules.update(list); reload() },
     removeRule (key: string) { rules.remove(key); reload() },
+    removeWorkspaceRules (workspace: string): number { const n = rules.removeWorkspace(workspace); reload(); return n },
     setCatalogMode (m: CatalogMode) { rules.setCatalogMode(m); reload() },
     reload
   }

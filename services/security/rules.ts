@@ -92,6 +92,7 @@ export function createSqliteRuleStore (db: Db) {
     insert: db.prepare('INSERT INTO security_rules (workspace, layer, access, roles) VALUES (?, ?, ?, ?)'),
     update: db.prepare('UPDATE security_rules SET roles = ? WHERE workspace = ? AND layer = ? AND access = ?'),
     remove: db.prepare('DELETE FROM security_rules WHERE workspace = ? AND layer = ? AND access = ?'),
+    removeWorkspace: db.prepare('DELETE FROM security_rules WHERE workspace = ?'),
     getSetting: db.prepare('SELECT value FROM security_settings WHERE key = ?').pluck(),
     setSetting: db.prepare('INSERT INTO security_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
   }
@@ -123,6 +124,11 @@ export function createSqliteRuleStore (db: Db) {
     remove (key: string) {
       const k = parseRuleKey(key)
       if (q.remove.run(k.workspace, k.layer, k.mode).changes === 0) throw RuleNotFound(key)
+    },
+    /** Drops the rules of a deleted workspace (GeoServer's SecuredResourceNameChangeListener), so a
+     *  new workspace of the same name does not inherit them. Returns how many were removed. */
+    removeWorkspace (workspace: string): number {
+      return workspace === ANY ? 0 : q.removeWorkspace.run(workspace).changes
     },
     catalogMode (): CatalogMode {
       const v = q.getSetting.get('catalogMode') as string | undefined

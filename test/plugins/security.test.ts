@@ -257,3 +257,12 @@ t.test('non-admin callers: 403 on security resources, 405 on PUT masterpw; anony
   t.equal(res.statusCode, 401)
   t.equal(res.headers['www-authenticate'], 'Basic realm="GeoServer Realm"')
 })
+
+t.test('deleting a workspace removes its layer rules; other rules stay', async (t) => {
+  const app = await build(t)
+  await app.inject({ method: 'POST', url: `${BASE}/rest/workspaces`, headers: JSON_, payload: '{"workspace":{"name":"topp"}}' })
+  await app.inject({ method: 'POST', url: `${S}/acl/layers.json`, headers: JSON_, payload: '{"topp.*.r":"ROLE_A","topp.roads.w":"ROLE_B","sf.*.r":"ROLE_C"}' })
+  const res = await app.inject({ method: 'DELETE', url: `${BASE}/rest/workspaces/topp?recurse=true`, headers: ADMIN })
+  t.equal(res.statusCode, 200)
+  t.equal((await app.inject({ method: 'GET', url: `${S}/acl/layers.json`, headers: ADMIN })).body, '{"*.*.r":"*","*.*.w":"GROUP_ADMIN,ADMIN","sf.*.r":"ROLE_C"}')
+})
