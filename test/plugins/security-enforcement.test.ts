@@ -71,6 +71,23 @@ t.test('tile reads, capabilities and seed requests obey the layer rules in each 
   }
 })
 
+t.test('a TMS TileMap (metadata) of a refused layer: hidden, challenged, or described in CHALLENGE mode', async (t) => {
+  const app = await build(t)
+  await addLayer(app, { workspace: 'topp', name: 'secret' })
+  const json = { ...ADMIN, 'content-type': 'application/json' }
+  await app.inject({ method: 'POST', url: `${S}/acl/layers.json`, headers: json, payload: '{"topp.secret.r":"ROLE_READER"}' })
+  await app.inject({ method: 'POST', url: `${S}/usergroup/users`, headers: json, payload: { user: { userName: 'plain', password: 'plain-password' } } })
+  const plain = { authorization: basic('plain', 'plain-password') }
+  const expected: Record<Mode, [number, number]> = { HIDE: [404, 404], MIXED: [401, 403], CHALLENGE: [200, 200] }
+  for (const mode of ['HIDE', 'MIXED', 'CHALLENGE'] as Mode[]) {
+    await app.inject({ method: 'PUT', url: `${S}/acl/catalog.json`, headers: json, payload: JSON.stringify({ mode }) })
+    const url = `${BASE}/tilecache/service/tms/1.0.0/topp:secret@EPSG:4326@png`
+    t.equal((await app.inject({ method: 'GET', url })).statusCode, expected[mode][0], `${mode} anonymous`)
+    t.equal((await app.inject({ method: 'GET', url, headers: plain })).statusCode, expected[mode][1], `${mode} authenticated`)
+    t.equal((await app.inject({ method: 'GET', url, headers: ADMIN })).statusCode, 200, `${mode} admin`)
+  }
+})
+
 t.test('a workspace admin rule lets a user seed every layer of its workspace', async (t) => {
   const app = await build(t)
   await addLayer(app, { workspace: 'topp', name: 'roads' })
