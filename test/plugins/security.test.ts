@@ -266,3 +266,15 @@ t.test('deleting a workspace removes its layer rules; other rules stay', async (
   t.equal(res.statusCode, 200)
   t.equal((await app.inject({ method: 'GET', url: `${S}/acl/layers.json`, headers: ADMIN })).body, '{"*.*.r":"*","*.*.w":"GROUP_ADMIN,ADMIN","sf.*.r":"ROLE_C"}')
 })
+
+t.test('acl/catalog/reload re-reads rules and mode changed outside the API', async (t) => {
+  const app = await build(t)
+  app.db.prepare("UPDATE security_settings SET value = 'MIXED' WHERE key = 'catalogMode'").run()
+  t.equal(app.layerAccess.catalogMode(), 'HIDE', 'not seen before the reload')
+  for (const method of ['POST', 'PUT'] as const) {
+    const res = await app.inject({ method, url: `${S}/acl/catalog/reload`, headers: ADMIN })
+    t.equal(res.statusCode, 200)
+  }
+  t.equal(app.layerAccess.catalogMode(), 'MIXED')
+  t.equal((await app.inject({ method: 'GET', url: `${S}/acl/catalog.json`, headers: ADMIN })).body, '{"mode":"MIXED"}')
+})
