@@ -13,6 +13,11 @@ import { createAuthenticator, type Authenticator } from '../../services/auth/aut
 import { generatePassword, hashPassword } from '../../services/auth/passwords.js'
 import { removeTempFiles } from '../../services/files/atomic.js'
 import { createStyleService, type StyleService } from '../../services/styles/service.js'
+import { createLayerAccess, type LayerAccess } from '../../services/security/access.js'
+import { createSqliteRuleStore } from '../../services/security/rules.js'
+import { ADMIN_ROLES } from './auth.js'
+import tilePool from './tile-pool.js'
+import { createMosaicService, type MosaicService } from '../../services/mosaics/mosaic-service.js'
 
 export interface Urls {
   /** Absolute URL of `{base}/rest/<segments>` for links, each segment URL-encoded as GeoServer does. */
@@ -31,6 +36,9 @@ declare module 'fastify' {
     authenticator: Authenticator
     urls: Urls
     styles: StyleService
+    /** Layer rules and catalog mode: decide/check/visible (services/security/access.ts). */
+    layerAccess: LayerAccess
+    mosaics: MosaicService
   }
 }
 
@@ -80,14 +88,23 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
   // styles area: the SLD catalog; the tile cache asks it for a layer's RasterStyle.
   app.decorate('styles', createStyleService({ db, dataDir: config.dataDir, zipLimits: { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes } }))
   app.workspaces.onRemoved((ws) => app.styles.removeWorkspaceFiles(ws))
+  app.decorate('layerAccess', createLayerAccess({ rules: createSqliteRuleStore(db), adminRoles: ADMIN_ROLES }))
   app.decorate('urls', {
     rest: (req: FastifyRequest, ...segments: string[]) => urlFor(req, ['rest', ...segments]),
     base: (req: FastifyRequest, ...segments: string[]) => urlFor(req, segments)
   })
+  const workspaces = app.workspaces
+  const mosaics = createMosaicService({
+    db, dataDir: config.dataDir, harvestRoots: config.harvestRoots, workspaces, log: app.log,
+    zipLimits: { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes }
+  })
+  workspaces.onRemoved((name) => mosaics.workspaceRemoved(name))
+  app.decorate('mosaics', mosaics)
   app.addHook('onClose', async () => {
     authenticator.close()
     db.close()
   })
+  await app.register(tilePool, { config }) // tile cache: render pool, blob store, seed tasks
 }
 
 export default fp(services, { name: 'services' })
