@@ -12,6 +12,11 @@ import { createSqliteLayerStore, type LayerStore } from '../../services/catalog/
 import { createAuthenticator, type Authenticator } from '../../services/auth/authenticator.js'
 import { generatePassword, hashPassword } from '../../services/auth/passwords.js'
 import { removeTempFiles } from '../../services/files/atomic.js'
+import { createStyleService, type StyleService } from '../../services/styles/service.js'
+import { createLayerAccess, type LayerAccess } from '../../services/security/access.js'
+import { createSqliteRuleStore } from '../../services/security/rules.js'
+import { ADMIN_ROLES } from './auth.js'
+import tilePool from './tile-pool.js'
 import { createMosaicService, type MosaicService } from '../../services/mosaics/mosaic-service.js'
 
 export interface Urls {
@@ -30,6 +35,9 @@ declare module 'fastify' {
     users: UserStore
     authenticator: Authenticator
     urls: Urls
+    styles: StyleService
+    /** Layer rules and catalog mode: decide/check/visible (services/security/access.ts). */
+    layerAccess: LayerAccess
     mosaics: MosaicService
   }
 }
@@ -77,6 +85,10 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
   app.decorate('authenticator', authenticator)
   app.decorate('workspaces', createWorkspaceService({ store: createSqliteWorkspaceStore(db), namespaceBase: 'http://mapwarden.org/ns' }))
   app.decorate('layers', createSqliteLayerStore(db))
+  // styles area: the SLD catalog; the tile cache asks it for a layer's RasterStyle.
+  app.decorate('styles', createStyleService({ db, dataDir: config.dataDir, zipLimits: { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes } }))
+  app.workspaces.onRemoved((ws) => app.styles.removeWorkspaceFiles(ws))
+  app.decorate('layerAccess', createLayerAccess({ rules: createSqliteRuleStore(db), adminRoles: ADMIN_ROLES }))
   app.decorate('urls', {
     rest: (req: FastifyRequest, ...segments: string[]) => urlFor(req, ['rest', ...segments]),
     base: (req: FastifyRequest, ...segments: string[]) => urlFor(req, segments)
@@ -93,6 +105,7 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
     authenticator.close()
     db.close()
   })
+  await app.register(tilePool, { config }) // tile cache: render pool, blob store, seed tasks
 }
 
 export default fp(services, { name: 'services' })

@@ -1,4 +1,106 @@
-// The seed area. Routes are added by its issue; see plugins/app.ts for where it is mounted.
-import type { FastifyInstance } from 'fastify'
+// GeoWebCache's seed API (../shared/spec/geoserver-wire-formats.md section 1, DECISIONS.md):
+// seed/reseed/truncate requests, task lists, kill_all, 405s; plus a per-task resource and a
+// server-sent-events stream of task progress. Mounted twice (tilecache and gwc): all state lives
+// in app.tileCache.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { bodyRoot } from '../infra/routes.js'
+import { KillAllInvalid, MethodNotAllowed, SeedTaskNotFound, UnknownTileLayer } from '../../services/errors.js'
+import { rowOf, viewOf, type Task } from '../../services/seed/task.js'
+import type { KillCode } from '../../services/seed/tile-breeder.js'
 
-export default async function seed (_app: FastifyInstance) {}
+/** `long[][]` as GWC's XStream writes it (2-space indent, no declaration; empty = `<long-array-array/>`). */
+export function taskListXml (tasks: Task[]): string {
+  if (tasks.length === 0) return '<long-array-array/>'
+  const rows = tasks.map((t) => ['  <long-array>', ...rowOf(t).map((v) => `    <long>${v}</long>`), '  </long-array>'].join('\n'))
+  return ['<long-array-array>', ...rows, '</long-array-array>'].join('\n')
+}
+/** JSON numbers, never strings; a single task is still `[[...]]`. */
+export function taskListJson (tasks: Task[]): string {
+  return `{"long-array-array":[${tasks.map((t) => `[${rowOf(t).join(',')}]`).join(',')}]}`
+}
+
+function sendList (reply: FastifyReply, format: string | undefined, tasks: Task[]) {
+  if (format === 'xml') return reply.type('application/xml').send(taskListXml(tasks))
+  return reply.type('application/json; charset=utf-8').send(taskListJson(tasks))
+}
+
+const KILL_CODES: Record<string, KillCode> = { running: 'running', 1: 'running', pending: 'pending', all: 'all' }
+
+function killCode (body: unknown): KillCode {
+  const raw = body && typeof body === 'object' ? (body as Record<string, unknown>).kill_all : undefined
+  const value = typeof raw === 'string' ? raw : Array.isArray(raw) ? raw.join(',') : ''
+  const code = KILL_CODES[value.toLowerCase()]
+  if (!code) throw KillAllInvalid(value)
+  return code
+}
+
+const isSeedBody = (req: FastifyRequest) => req.formatFromSuffix || /^(application\/json|application\/xml|text\/xml)\b/i.test(req.headers['content-type'] ?? '')
+// Refused in onRequest, before any body is read or parsed.
+const refuse = async (req: FastifyRequest) => { throw MethodNotAllowed(req.method) }
+const notAllowed = { onRequest: refuse }
+const never = async () => {}
+
+export default async function seed (app: FastifyInstance) {
+  const cache = app.tileCache
+  const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
+
+  async function kill (req: FastifyRequest, reply: FastifyReply, layer?: string) {
+    const code = killCode(req.body)
+    if (layer) {
+      const l = await cache.seedLayer(layer)
+      app.layerAccess.check(req.principal, l.workspace, l.name, 'w', { notFound: () => UnknownTileLayer(layer) })
+    }
+    const killed = cache.breeder.kill(code, layer)
+    const items = killed.map(({ task, was }) => `<li>[${task.id}: ${escape(task.layer)}, ${task.type.toUpperCase()}, ${was.toUpperCase()}]</li>`).join('')
+    return reply.type('text/html; charset=utf-8')
+      .send(`<p>Requested to terminate ${code} tasks.Terminated tasks: <ul>${items}</ul></p>`)
+  }
+
+  // All layers: GET seed.json (and seed.xml); POST seed = kill_all; the rest 405.
+  app.get('/seed.json', async (req, reply) => sendList(reply, 'json', cache.breeder.list()))
+  app.get('/seed.xml', async (req, reply) => sendList(reply, 'xml', cache.breeder.list()))
+  app.post('/seed', async (req, reply) => kill(req, reply))
+  for (const url of ['/seed.json', '/seed.xml']) {
+    app.post(url, notAllowed, never)
+    app.put(url, notAllowed, never)
+    app.delete(url, notAllowed, never)
+  }
+  app.get('/seed', notAllowed, never)
+  app.put('/seed', notAllowed, never)
+  app.delete('/seed', notAllowed, never)
+
+  // One layer: the suffixed path is the task list and the seed request; unsuffixed POST is a
+  // seed request by media type, else the kill form; GET/PUT/DELETE without suffix 405.
+  app.get<{ Params: { layer: string } }>('/seed/:layer', async (req, reply) => {
+    if (!req.formatFromSuffix) throw MethodNotAllowed(req.method)
+    const layer = await cache.seedLayer(req.params.layer)
+    return sendList(reply, req.format, cache.breeder.list(layer.qualifiedName))
+  })
+  // Any logged-in user reaches it: writing a layer's cache needs w on the layer (or a on its
+  // workspace, or ADMIN), checked by the tile cache's authorizer (security area).
+  app.post<{ Params: { layer: string } }>('/seed/:layer', { config: { access: 'authenticated' } }, async (req, reply) => {
+    if (!isSeedBody(req)) return kill(req, reply, req.params.layer)
+    await cache.submitSeed(req.params.layer, bodyRoot(req.body, 'seedRequest'), req.principal)
+    return reply.code(200).type('text/plain; charset=utf-8').send('')
+  })
+  app.put('/seed/:layer', notAllowed, never)
+  app.delete('/seed/:layer', notAllowed, never)
+
+  // Beyond GWC: one task (kept an hour after it ends, ABORTED after a kill) and a progress stream.
+  app.get<{ Params: { id: string } }>('/seed/tasks/:id', async (req, reply) => {
+    const id = /^\d{1,15}$/.test(req.params.id) ? Number(req.params.id) : NaN
+    const task = cache.breeder.task(id)
+    if (!task) throw SeedTaskNotFound(req.params.id)
+    const { error, ...view } = viewOf(task, Date.now())
+    return reply.resource({ task: { ...view, error } })
+  })
+  app.get('/seed/events', async (req, reply) => {
+    reply.hijack()
+    const res = reply.raw
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' })
+    const send = (view: unknown) => res.write(`event: task\ndata: ${JSON.stringify(view)}\n\n`)
+    for (const t of cache.breeder.list()) send(viewOf(t, Date.now()))
+    cache.breeder.events.on('task', send)
+    req.raw.on('close', () => cache.breeder.events.off('task', send))
+  })
+}

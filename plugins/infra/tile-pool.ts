@@ -1,0 +1,105 @@
+// The render worker pool (Piscina) and the tile cache that uses it. The pool alone resolves the
+// worker path (`.js` in dist/, `.ts` from source), uses maxQueue 'auto' and is closed in onClose
+// after the tile cache has stopped its tasks (preClose). The mosaic renderer and raster styles
+// are looked up at render time (app.mosaics, app.styles), so area registration order is free.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { Piscina } from 'piscina'
+import type { MapwardenConfig } from './config.js'
+import { createTileCache, type TileCache } from '../../services/seed/tile-cache.js'
+import type { MetatileRequest, RenderedTile } from '../../services/seed/tile-breeder.js'
+import { rectBounds } from '../../services/seed/grid-sets.js'
+import { RenderQueueFull, RendererUnavailable } from '../../services/errors.js'
+import { splitTiles } from '../../workers/tile-pack.js'
+import type { RasterStyle, RenderRequest } from '../../workers/render-types.js'
+
+export interface TilePool {
+  run (payload: unknown, opts: { name: string, signal?: AbortSignal }): Promise<unknown>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    tilePool: TilePool
+    tileCache: TileCache
+  }
+}
+
+interface MosaicRenderer { prepareRender (req: RenderRequest): Promise<unknown> }
+interface RasterStyles { rasterStyleFor (workspace: string, style: string): Promise<RasterStyle | undefined> }
+
+export function workerFile (name: string): URL {
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
+  return new URL(`../../workers/${name}${ext}`, import.meta.url)
+}
+
+export function createTilePool (threads: number, onError: (err: Error) => void = () => {}): Piscina {
+  const pool = new Piscina({
+    filename: workerFile('render-metatile').href,
+    minThreads: 0,
+    maxThreads: threads,
+    idleTimeout: 30_000,
+    maxQueue: 'auto',
+    // Workers need none of the parent's loaders (a test runner's --import hooks break them).
+    execArgv: process.execArgv.filter((a) => a === '--enable-source-maps'),
+    // geotiff loads `web-worker`, which reads workerData.mod on import in any worker thread.
+    workerData: {}
+  })
+  pool.on('error', onError) // a worker that dies outside a task; its tasks reject on their own
+  return pool
+}
+
+export function metatileRenderer (app: FastifyInstance, pool: TilePool, tileSize = 256) {
+  return async function render (req: MetatileRequest): Promise<RenderedTile[]> {
+    const mosaics = (app as unknown as { mosaics?: MosaicRenderer }).mosaics
+    if (!mosaics?.prepareRender) throw RendererUnavailable(req.layer.qualifiedName)
+    const cols = req.rect[2] - req.rect[0] + 1
+    const rows = req.rect[3] - req.rect[1] + 1
+    const styles = (app as unknown as { styles?: Partial<RasterStyles> }).styles
+    const styleName = req.parameters.STYLES ?? req.layer.defaultStyle
+    const style = styleName && typeof styles?.rasterStyleFor === 'function'
+      ? await styles.rasterStyleFor(req.layer.workspace, styleName)
+      : undefined
+    const renderRequest: RenderRequest = {
+      layer: req.layer.qualifiedName,
+      crs: req.gridSet.srs,
+      bbox: rectBounds(req.gridSet, req.z, req.rect),
+      width: cols * tileSize,
+      height: rows * tileSize,
+      time: req.parameters.TIME,
+      elevation: req.parameters.ELEVATION,
+      cqlFilter: req.parameters.CQL_FILTER,
+      style
+    }
+    const job = await mosaics.prepareRender(renderRequest)
+    let packed: Uint8Array
+    try {
+      packed = await pool.run({ job, cols, rows, tileSize, format: req.format }, { name: 'renderMetatile', signal: req.signal }) as Uint8Array
+    } catch (err) {
+      if (/queue is at limit/i.test((err as Error).message)) throw RenderQueueFull()
+      throw err
+    }
+    // Image row 0 is the metatile's top; grid rows count from the bottom.
+    return splitTiles(packed).map((data, i) => ({ x: req.rect[0] + (i % cols), y: req.rect[3] - Math.floor(i / cols), data }))
+  }
+}
+
+async function tilePool (app: FastifyInstance, { config }: { config: MapwardenConfig }) {
+  const pool = createTilePool(config.workerThreads, (err) => app.log.error({ err }, 'render worker failed'))
+  const run: TilePool['run'] = (payload, opts) => pool.run(payload, opts)
+  const cache = createTileCache({
+    dataDir: config.dataDir,
+    layers: app.layers,
+    render: metatileRenderer(app, { run }),
+    taskSlots: config.taskSlots,
+    maxPendingTasks: config.maxPendingTasks,
+    maxSeedThreads: config.maxSeedThreads,
+    log: app.log
+  })
+  app.decorate('tilePool', { run })
+  app.decorate('tileCache', cache)
+  app.workspaces.onRemoved((ws) => cache.store.removeWorkspace(ws))
+  app.addHook('preClose', async () => { await cache.close() })
+  app.addHook('onClose', async () => { await pool.close({ force: true }) })
+}
+
+export default fp(tilePool, { name: 'tile-pool' })

@@ -1,0 +1,132 @@
+// The two grid sets every GeoServer layer gets by default, exactly as GeoWebCache defines them
+// (DefaultGridsets / GridSetFactory; ../shared/spec/geoserver-wire-formats.md section 2.2):
+// 256x256 tiles, origin at the extent's lower-left corner (tile row 0 at the bottom, TMS-like),
+// pixel size 0.00028 m for scale denominators.
+export type GridSetId = 'EPSG:4326' | 'EPSG:900913'
+export type Rect = [number, number, number, number] // minX, minY, maxX, maxY (tile indexes, inclusive)
+export type BBox = [number, number, number, number] // minx, miny, maxx, maxy (CRS units)
+
+export interface GridSet {
+  id: GridSetId
+  srs: 'EPSG:4326' | 'EPSG:900913'
+  /** EPSG codes that select this grid set through a seed request's `srs.number`. */
+  srsNumbers: number[]
+  extent: BBox
+  resolutions: number[]
+  scaleDenominators: number[]
+  tileWidth: number
+  tileHeight: number
+  metersPerUnit: number
+  yCoordinateFirst: boolean
+}
+
+const PIXEL_SIZE = 0.00028
+const EPSG4326_METERS_PER_UNIT = 111319.49079327358
+export const MERCATOR_HALF = 20037508.34
+
+function make (id: GridSetId, srsNumbers: number[], extent: BBox, resolutions: number[], metersPerUnit: number, yFirst: boolean): GridSet {
+  return {
+    id,
+    srs: id,
+    srsNumbers,
+    extent,
+    resolutions,
+    scaleDenominators: resolutions.map((r) => r * metersPerUnit / PIXEL_SIZE),
+    tileWidth: 256,
+    tileHeight: 256,
+    metersPerUnit,
+    yCoordinateFirst: yFirst
+  }
+}
+
+export const GRID_SETS: Record<GridSetId, GridSet> = {
+  'EPSG:4326': make('EPSG:4326', [4326], [-180, -90, 180, 90],
+    Array.from({ length: 22 }, (_, z) => 0.703125 / 2 ** z), EPSG4326_METERS_PER_UNIT, true),
+  'EPSG:900913': make('EPSG:900913', [900913, 3857], [-MERCATOR_HALF, -MERCATOR_HALF, MERCATOR_HALF, MERCATOR_HALF],
+    Array.from({ length: 31 }, (_, z) => 156543.03390625 / 2 ** z), 1, false)
+}
+
+export function gridSet (id: string): GridSet | undefined {
+  return Object.hasOwn(GRID_SETS, id) ? GRID_SETS[id as GridSetId] : undefined
+}
+
+export function maxZoom (gs: GridSet): number { return gs.resolutions.length - 1 }
+
+/** GridSetFactory: tilesWide = ceil((extentWidth - 0.01 * tileSpan) / tileSpan). */
+export function tilesWide (gs: GridSet, z: number): number {
+  const span = gs.resolutions[z] * gs.tileWidth
+  return Math.ceil((gs.extent[2] - gs.extent[0] - 0.01 * span) / span)
+}
+export function tilesHigh (gs: GridSet, z: number): number {
+  const span = gs.resolutions[z] * gs.tileHeight
+  return Math.ceil((gs.extent[3] - gs.extent[1] - 0.01 * span) / span)
+}
+
+/** GridSet.closestRectangle: the tiles a box touches at z, not clamped. */
+export function closestRectangle (gs: GridSet, z: number, b: BBox): Rect {
+  const sx = gs.resolutions[z] * gs.tileWidth
+  const sy = gs.resolutions[z] * gs.tileHeight
+  const [ox, oy] = [gs.extent[0], gs.extent[1]]
+  return [
+    Math.floor((b[0] - ox) / sx),
+    Math.floor((b[1] - oy) / sy),
+    Math.ceil((b[2] - ox) / sx) - 1,
+    Math.ceil((b[3] - oy) / sy) - 1
+  ]
+}
+
+/** Bounds of a block of tiles (inclusive indexes) in CRS units. */
+export function rectBounds (gs: GridSet, z: number, r: Rect): BBox {
+  const sx = gs.resolutions[z] * gs.tileWidth
+  const sy = gs.resolutions[z] * gs.tileHeight
+  const [ox, oy] = [gs.extent[0], gs.extent[1]]
+  return [ox + r[0] * sx, oy + r[1] * sy, ox + (r[2] + 1) * sx, oy + (r[3] + 1) * sy]
+}
+
+export function intersectRect (a: Rect, b: Rect): Rect | undefined {
+  const r: Rect = [Math.max(a[0], b[0]), Math.max(a[1], b[1]), Math.min(a[2], b[2]), Math.min(a[3], b[3])]
+  return r[0] > r[2] || r[1] > r[3] ? undefined : r
+}
+
+export function rectArea (r: Rect | undefined): number {
+  return r ? (r[2] - r[0] + 1) * (r[3] - r[1] + 1) : 0
+}
+
+export function fullRect (gs: GridSet, z: number): Rect {
+  return [0, 0, tilesWide(gs, z) - 1, tilesHigh(gs, z) - 1]
+}
+
+const MAX_LAT = 85.0511287798066
+/** A lon/lat box in the grid set's CRS (spherical mercator for EPSG:900913). */
+export function fromLonLat (gs: GridSet, b: BBox): BBox {
+  if (gs.id === 'EPSG:4326') return [...b]
+  const x = (lon: number) => Math.max(-MERCATOR_HALF, Math.min(MERCATOR_HALF, lon * MERCATOR_HALF / 180))
+  const y = (lat: number) => {
+    const l = Math.max(-MAX_LAT, Math.min(MAX_LAT, lat))
+    return Math.log(Math.tan((90 + l) * Math.PI / 360)) * 6378137
+  }
+  return [x(b[0]), y(b[1]), x(b[2]), y(b[3])]
+}
+
+/**
+ * A layer's grid subset: the tiles its lon/lat bounds touch at each level, clamped to the grid
+ * (GridSubsetFactory with the layer's extent). Layers without bounds cover the whole grid.
+ */
+export interface GridSubset {
+  gridSet: GridSet
+  /** Subset extent in the grid set's CRS. */
+  extent: BBox
+  coverage (z: number): Rect | undefined
+}
+
+export function gridSubset (gs: GridSet, lonLatBounds: BBox | undefined): GridSubset {
+  const extent = lonLatBounds ? fromLonLat(gs, lonLatBounds) : [...gs.extent] as BBox
+  return {
+    gridSet: gs,
+    extent,
+    coverage (z) {
+      if (z < 0 || z > maxZoom(gs)) return undefined
+      return intersectRect(closestRectangle(gs, z, extent), fullRect(gs, z))
+    }
+  }
+}

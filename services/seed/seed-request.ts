@@ -1,0 +1,131 @@
+// Reads a GWC seed request (XML via xml2js or JSON as Jettison writes it) and validates all of it
+// synchronously (DECISIONS.md "Bad seed request"): a bad field is a 400 naming the field and the
+// value, and nothing is created. GWC answers 200 and lets the task die instead.
+import type { LayerInfo } from '../catalog/layers.js'
+import { SeedFieldInvalid, SeedFieldMissing, SeedUnknownField } from '../errors.js'
+import { GRID_SETS, gridSet, gridSubset, maxZoom, type BBox, type GridSet, type GridSubset } from './grid-sets.js'
+import { isTileFormat, TILE_FORMATS, type TileFormat } from './formats.js'
+import { normaliseParameters, type ParameterSet } from './parameters.js'
+
+export type TaskType = 'seed' | 'reseed' | 'truncate'
+
+export interface SeedSpec {
+  layer: LayerInfo
+  type: TaskType
+  gridSet: GridSet
+  subset: GridSubset
+  zoomStart: number
+  zoomStop: number
+  /** In the grid set's CRS; undefined = the whole grid subset. */
+  bounds?: BBox
+  /** One format for seed/reseed; truncate without a format covers every format. */
+  formats: TileFormat[]
+  /** Undefined only for a truncate without parameters: every parameter set. */
+  parameters?: ParameterSet
+  threadCount: number
+}
+
+const KNOWN = new Set(['name', 'srs', 'gridSetId', 'bounds', 'zoomStart', 'zoomStop', 'format', 'type', 'threadCount',
+  'parameters', 'filterUpdate', 'tileFailureRetryCount', 'tileFailureRetryWaitTime', 'totalFailuresBeforeAborting'])
+
+function text (v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined
+  if (typeof v === 'string' || typeof v === 'number') return String(v).trim()
+  if (typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && '_' in (v as object)) return String((v as any)._).trim()
+  return undefined
+}
+
+function integer (field: string, v: unknown): number | undefined {
+  if (v === undefined || v === null || v === '') return undefined
+  const s = text(v)
+  if (s === undefined || !/^[+-]?\d{1,9}$/.test(s)) throw SeedFieldInvalid(field, JSON.stringify(v), 'must be an integer')
+  return Number(s)
+}
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
+function coords (v: unknown): BBox {
+  let list: unknown = v
+  if (list && typeof list === 'object' && !Array.isArray(list)) list = (list as any).coords
+  if (list && typeof list === 'object' && !Array.isArray(list)) list = (list as any).double
+  if (!Array.isArray(list) || list.length !== 4) throw SeedFieldInvalid('bounds', JSON.stringify(v), 'must hold four numbers under coords/double (minx, miny, maxx, maxy)')
+  const nums = list.map((x) => {
+    const s = text(x)
+    const n = s !== undefined && NUMBER.test(s) ? Number(s) : NaN
+    if (!Number.isFinite(n)) throw SeedFieldInvalid('bounds', JSON.stringify(x), 'must be a finite number')
+    return n
+  }) as BBox
+  if (!(nums[0] < nums[2]) || !(nums[1] < nums[3])) throw SeedFieldInvalid('bounds', nums.join(','), 'need minx < maxx and miny < maxy')
+  return nums
+}
+
+/** `parameters`: GWC's map form (entry/string pairs) or a plain JSON object. */
+function parameterMap (v: unknown): Record<string, unknown> {
+  if (v === undefined || v === null || v === '') return {}
+  if (typeof v !== 'object' || Array.isArray(v)) throw SeedFieldInvalid('parameters', JSON.stringify(v), 'must be a list of entry elements')
+  const obj = v as Record<string, unknown>
+  if (!('entry' in obj)) return obj
+  const out: Record<string, unknown> = {}
+  const entries = Array.isArray(obj.entry) ? obj.entry : [obj.entry]
+  for (const e of entries) {
+    const pair = e && typeof e === 'object' ? (e as any).string : undefined
+    if (!Array.isArray(pair) || pair.length !== 2 || text(pair[0]) === undefined) {
+      throw SeedFieldInvalid('parameters', JSON.stringify(e), 'each entry holds two string elements, name and value')
+    }
+    out[text(pair[0])!] = text(pair[1]) ?? ''
+  }
+  return out
+}
+
+export function parseSeedRequest (body: Record<string, unknown>, layer: LayerInfo, maxThreads: number): SeedSpec {
+  for (const k of Object.keys(body)) {
+    if (k === '$') throw SeedUnknownField(`attribute ${Object.keys(body.$ as object).join(', ')}`)
+    if (!KNOWN.has(k)) throw SeedUnknownField(k)
+  }
+  const typeText = text(body.type)
+  if (typeText === undefined) throw SeedFieldMissing('type (seed, reseed or truncate)')
+  const type = typeText.toLowerCase()
+  if (type !== 'seed' && type !== 'reseed' && type !== 'truncate') throw SeedFieldInvalid('type', typeText, 'must be seed, reseed or truncate')
+
+  let gs: GridSet | undefined
+  const gridSetId = text(body.gridSetId)
+  if (gridSetId !== undefined) {
+    gs = gridSet(gridSetId)
+    if (!gs) throw SeedFieldInvalid('gridSetId', gridSetId, `unknown grid set; the layer has ${Object.keys(GRID_SETS).join(', ')}`)
+  } else if (body.srs !== undefined) {
+    const n = integer('srs', typeof body.srs === 'object' && body.srs !== null ? (body.srs as any).number : body.srs)
+    gs = Object.values(GRID_SETS).find((g) => n !== undefined && g.srsNumbers.includes(n))
+    if (!gs) throw SeedFieldInvalid('srs', String(n), 'no grid set of the layer has this SRS')
+  } else gs = GRID_SETS['EPSG:4326']
+
+  const zoomStart = integer('zoomStart', body.zoomStart)
+  const zoomStop = integer('zoomStop', body.zoomStop)
+  if (zoomStart === undefined) throw SeedFieldMissing('zoomStart')
+  if (zoomStop === undefined) throw SeedFieldMissing('zoomStop')
+  const top = maxZoom(gs)
+  if (zoomStart < 0 || zoomStart > top) throw SeedFieldInvalid('zoomStart', String(zoomStart), `must be from 0 to ${top} in grid set ${gs.id}`)
+  if (zoomStop < 0 || zoomStop > top) throw SeedFieldInvalid('zoomStop', String(zoomStop), `must be from 0 to ${top} in grid set ${gs.id}`)
+  if (zoomStart > zoomStop) throw SeedFieldInvalid('zoomStart', String(zoomStart), `is greater than zoomStop ${zoomStop}`)
+
+  const subset = gridSubset(gs, layer.bbox)
+  let bounds: BBox | undefined
+  if (body.bounds !== undefined && body.bounds !== '') {
+    bounds = coords(body.bounds)
+    const e = subset.extent
+    if (bounds[2] <= e[0] || bounds[0] >= e[2] || bounds[3] <= e[1] || bounds[1] >= e[3]) {
+      throw SeedFieldInvalid('bounds', bounds.join(','), `do not intersect the layer's extent ${e.join(',')} in grid set ${gs.id}`)
+    }
+  }
+
+  const formatText = text(body.format)
+  let formats: TileFormat[]
+  if (formatText === undefined || formatText === '') formats = type === 'truncate' ? [...TILE_FORMATS] : ['image/png']
+  else if (isTileFormat(formatText)) formats = [formatText]
+  else throw SeedFieldInvalid('format', formatText, `must be one of ${TILE_FORMATS.join(', ')}`)
+
+  const threadCount = integer('threadCount', body.threadCount) ?? 1
+  if (threadCount < 1 || threadCount > maxThreads) throw SeedFieldInvalid('threadCount', String(threadCount), `must be from 1 to ${maxThreads}`)
+
+  const rawParams = parameterMap(body.parameters)
+  const parameters = type === 'truncate' && body.parameters === undefined ? undefined : normaliseParameters(layer, rawParams)
+  return { layer, type, gridSet: gs, subset, zoomStart, zoomStop, bounds, formats, parameters, threadCount }
+}

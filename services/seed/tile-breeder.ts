@@ -1,0 +1,202 @@
+// The task pool (GWC's TileBreeder): turns validated seed requests into tasks, runs at most
+// `taskSlots` at once (the others wait as PENDING), kills them, and lists them. Render work never
+// runs here: each metatile goes to the render function (a worker pool), and the breeder only
+// writes the encoded tiles it gets back.
+import { EventEmitter } from 'node:events'
+import type { BlobStore } from './blob-store.js'
+import type { SeedSpec } from './seed-request.js'
+import { countTiles, metaTileIterator, rectAt, tileRange, type MetaTile } from './tile-range.js'
+import { parameterId } from './parameters.js'
+import { rectArea, type Rect } from './grid-sets.js'
+import { viewOf, type Job, type Task, type TaskState } from './task.js'
+import type { LayerInfo } from '../catalog/layers.js'
+import type { TileFormat } from './formats.js'
+import type { ParameterSet } from './parameters.js'
+import { TooManyPendingTasks } from '../errors.js'
+
+export interface MetatileRequest {
+  layer: LayerInfo
+  gridSet: SeedSpec['gridSet']
+  z: number
+  /** Tiles of the metatile (inclusive indexes, row 0 at the bottom). */
+  rect: Rect
+  format: TileFormat
+  parameters: ParameterSet
+  signal?: AbortSignal
+}
+export interface RenderedTile { x: number, y: number, data: Uint8Array }
+export type MetatileRenderer = (req: MetatileRequest) => Promise<RenderedTile[]>
+
+export interface BreederDeps {
+  store: BlobStore
+  render: MetatileRenderer
+  taskSlots: number
+  maxPendingTasks: number
+  now?: () => number
+  log?: { warn: (obj: object, msg: string) => void }
+  /** How long finished and aborted tasks stay visible through `task(id)`. */
+  keepFinishedMs?: number
+}
+
+export type KillCode = 'running' | 'pending' | 'all'
+
+export function createTileBreeder (deps: BreederDeps) {
+  const now = deps.now ?? Date.now
+  const keepMs = deps.keepFinishedMs ?? 3600_000
+  const tasks = new Map<number, Task>()
+  const queue: Task[] = []
+  const events = new EventEmitter()
+  events.setMaxListeners(100)
+  let nextId = 1
+  let running = 0
+  let closing = false
+  const runs = new Set<Promise<void>>()
+  const aborter = new AbortController()
+
+  const changed = (t: Task) => events.emit('task', viewOf(t, now()))
+
+  function prune () {
+    const limit = now() - keepMs
+    for (const [id, t] of tasks) if (t.finishedAt !== undefined && t.finishedAt < limit) tasks.delete(id)
+  }
+
+  function finish (t: Task, state: TaskState, error?: string) {
+    t.state = state
+    t.finishedAt = now()
+    if (error) t.error = error
+    changed(t)
+  }
+
+  async function processMetatile (t: Task, mt: MetaTile) {
+    const { spec } = t.job
+    const format = spec.formats[0]
+    const set = { layer: spec.layer.qualifiedName, gridSet: spec.gridSet.id, format, parameterId: t.job.parameterId! }
+    if (t.type === 'seed') {
+      let missing = false
+      for (let y = mt.wanted[1]; y <= mt.wanted[3] && !missing; y++) {
+        for (let x = mt.wanted[0]; x <= mt.wanted[2]; x++) {
+          if (!(await deps.store.exists({ ...set, z: mt.z, x, y }))) { missing = true; break }
+        }
+      }
+      if (!missing) return
+    }
+    const tiles = await deps.render({
+      layer: spec.layer, gridSet: spec.gridSet, z: mt.z, rect: mt.render, format,
+      parameters: spec.parameters ?? {}, signal: aborter.signal
+    })
+    await Promise.all(tiles.map((tile) => deps.store.put({ ...set, z: mt.z, x: tile.x, y: tile.y }, tile.data)))
+  }
+
+  async function run (t: Task) {
+    t.state = 'running'
+    t.startedAt = now()
+    t.job.startedAt ??= t.startedAt
+    t.tilesDone = 0
+    changed(t)
+    try {
+      if (t.type === 'truncate') {
+        const { spec } = t.job
+        t.tilesDone = await deps.store.truncate({
+          layer: spec.layer.qualifiedName, gridSet: spec.gridSet.id, formats: spec.formats,
+          parameterId: t.job.parameterId, zoomStart: spec.zoomStart, zoomStop: spec.zoomStop,
+          rectAt: (z) => rectAt(t.job.range, z)
+        })
+      } else {
+        // Killing stops the task after the metatile in hand (GWC terminate flag).
+        while (!t.killed && !closing) {
+          const mt = t.job.next()
+          if (!mt) break
+          await processMetatile(t, mt)
+          t.tilesDone += rectArea(mt.wanted)
+          changed(t)
+        }
+      }
+      finish(t, t.killed || closing ? 'aborted' : 'done')
+    } catch (err) {
+      deps.log?.warn({ err, task: t.id, layer: t.layer }, 'seed task failed')
+      finish(t, 'aborted', (err as Error).message)
+    }
+  }
+
+  function pump () {
+    while (!closing && running < deps.taskSlots && queue.length > 0) {
+      const t = queue.shift()!
+      running++
+      const p = run(t).finally(() => { running--; runs.delete(p); pump() })
+      runs.add(p)
+    }
+  }
+
+  return {
+    events,
+
+    /** Creates the tasks of a validated request and starts them when slots are free. */
+    submit (spec: SeedSpec): Task[] {
+      if (closing) throw TooManyPendingTasks(0)
+      prune()
+      const count = spec.type === 'truncate' ? 1 : spec.threadCount
+      if (queue.length + count > deps.maxPendingTasks) throw TooManyPendingTasks(deps.maxPendingTasks)
+      const range = tileRange(spec.subset, spec.zoomStart, spec.zoomStop, spec.bounds)
+      const iter = metaTileIterator(range)
+      const job: Job = {
+        spec,
+        parameterId: spec.parameters ? parameterId(spec.parameters) : undefined,
+        range,
+        total: countTiles(range),
+        next: () => iter.next(),
+        tasks: []
+      }
+      for (let i = 0; i < count; i++) {
+        const t: Task = { id: nextId++, type: spec.type, layer: spec.layer.qualifiedName, job, state: 'pending', tilesDone: -1, killed: false, createdAt: now() }
+        job.tasks.push(t)
+        tasks.set(t.id, t)
+        queue.push(t)
+        changed(t)
+      }
+      pump()
+      return job.tasks
+    },
+
+    /** Pending and running tasks (killed ones leave at once), by id; one layer or all. */
+    list (layer?: string): Task[] {
+      const out: Task[] = []
+      for (const t of tasks.values()) {
+        if ((t.state === 'pending' || t.state === 'running') && !t.killed && (!layer || t.layer === layer)) out.push(t)
+      }
+      return out.sort((a, b) => a.id - b.id)
+    },
+
+    task (id: number): Task | undefined { prune(); return tasks.get(id) },
+
+    /** Terminates tasks; running ones stop after their current metatile. Returns them as they were. */
+    kill (code: KillCode, layer?: string): Array<{ task: Task, was: TaskState }> {
+      const out: Array<{ task: Task, was: TaskState }> = []
+      for (const t of this.list(layer)) {
+        if (t.state === 'running' && code === 'pending') continue
+        if (t.state === 'pending' && code === 'running') continue
+        out.push({ task: t, was: t.state })
+        t.killed = true
+        if (t.state === 'pending') {
+          queue.splice(queue.indexOf(t), 1)
+          finish(t, 'aborted')
+        } else changed(t)
+      }
+      return out
+    },
+
+    /** Stops everything (server shutdown) and waits for the tasks in hand. */
+    async close () {
+      closing = true
+      for (const t of queue.splice(0)) { t.killed = true; finish(t, 'aborted') }
+      aborter.abort()
+      await Promise.allSettled([...runs])
+    },
+
+    /** Resolves when no task is pending or running (tests, bench). */
+    async idle () {
+      while (runs.size > 0) await Promise.allSettled([...runs])
+    }
+  }
+}
+
+export type TileBreeder = ReturnType<typeof createTileBreeder>

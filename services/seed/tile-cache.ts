@@ -1,0 +1,123 @@
+// The tile cache as the plugins see it: tile layers (one per published layer), the blob store,
+// the breeder, and exactly one function for tile reads (`readTile`) and one for cache writes
+// (`submitSeed`), so the security area adds its per-layer check in one place (`setAuthorizer`).
+import path from 'node:path'
+import type { LayerInfo, LayerStore } from '../catalog/layers.js'
+import { splitLayerName } from '../catalog/layers.js'
+import { TileLayerNotFound, TileOutOfRange, UnknownTileLayer } from '../errors.js'
+import { createBlobStore, type StoredTile, type TileKey } from './blob-store.js'
+import { createTileBreeder, type MetatileRenderer } from './tile-breeder.js'
+import { gridSubset, type GridSet } from './grid-sets.js'
+import { metaTileOf } from './tile-range.js'
+import { normaliseParameters, parameterId } from './parameters.js'
+import { parseSeedRequest } from './seed-request.js'
+import type { TileFormat } from './formats.js'
+import type { Principal } from '../auth/authenticator.js'
+
+/** 'list': whether a capabilities document shows the layer; 'metadata': a description of one layer
+ *  (TMS TileMap). The catalog mode may list and describe layers whose tiles it refuses. */
+export type TileAction = 'read' | 'list' | 'metadata' | 'write'
+/** Throws (e.g. AccessDenied) to refuse; the default allows (GeoServer's default rules). */
+export type TileAuthorizer = (action: TileAction, layer: LayerInfo, principal: Principal | undefined) => void | Promise<void>
+
+export interface TileCacheDeps {
+  dataDir: string
+  layers: LayerStore
+  render: MetatileRenderer
+  taskSlots: number
+  maxPendingTasks: number
+  maxSeedThreads: number
+  log?: { warn: (obj: object, msg: string) => void }
+  now?: () => number
+}
+
+export interface TileRequest {
+  layer: string
+  gridSet: GridSet
+  format: TileFormat
+  /** Raw parameter values (STYLES, CQL_FILTER, TIME, ELEVATION), validated here. */
+  parameters: Record<string, unknown>
+  z: number
+  x: number
+  /** Row counted from the bottom (grid set origin). */
+  y: number
+}
+
+export function createTileCache (deps: TileCacheDeps) {
+  const store = createBlobStore({ root: path.join(deps.dataDir, 'tiles'), tmpDir: path.join(deps.dataDir, 'tmp', 'tiles') })
+  const breeder = createTileBreeder({ store, render: deps.render, taskSlots: deps.taskSlots, maxPendingTasks: deps.maxPendingTasks, log: deps.log, now: deps.now })
+  const inflight = new Map<string, Promise<void>>()
+  let authorize: TileAuthorizer = () => {}
+
+  async function findLayer (name: string): Promise<LayerInfo | undefined> {
+    const parts = splitLayerName(name)
+    if (!parts) return undefined
+    const layer = await deps.layers.get(parts.workspace, parts.name)
+    return layer && layer.enabled ? layer : undefined
+  }
+
+  return {
+    store,
+    breeder,
+    setAuthorizer (fn: TileAuthorizer) { authorize = fn },
+
+    /** A tile layer for the seed API: unknown layers are 400 (DECISIONS.md). */
+    async seedLayer (name: string): Promise<LayerInfo> {
+      const layer = await findLayer(name)
+      if (!layer) throw UnknownTileLayer(name)
+      return layer
+    },
+    /** A tile layer for the tile services: unknown layers are 404. */
+    async tileLayer (name: string, principal?: Principal, action: 'read' | 'metadata' = 'read'): Promise<LayerInfo> {
+      const layer = await findLayer(name)
+      if (!layer) throw TileLayerNotFound(name)
+      await authorize(action, layer, principal)
+      return layer
+    },
+    async tileLayers (principal?: Principal): Promise<LayerInfo[]> {
+      const out: LayerInfo[] = []
+      for (const l of await deps.layers.list()) {
+        if (!l.enabled) continue
+        try { await authorize('list', l, principal); out.push(l) } catch { /* hidden */ }
+      }
+      return out
+    },
+
+    /** The single entry point of cache writes (seed, reseed, truncate). */
+    async submitSeed (layerName: string, body: Record<string, unknown>, principal?: Principal) {
+      const layer = await this.seedLayer(layerName)
+      await authorize('write', layer, principal)
+      const spec = parseSeedRequest(body, layer, deps.maxSeedThreads)
+      return breeder.submit(spec)
+    },
+
+    /** The single entry point of tile reads: the stored tile, or the metatile rendered on a miss. */
+    async readTile (req: TileRequest, principal?: Principal): Promise<StoredTile & { cached: boolean }> {
+      const layer = await this.tileLayer(req.layer, principal)
+      const params = normaliseParameters(layer, req.parameters, 'parameter')
+      const key: TileKey = { layer: layer.qualifiedName, gridSet: req.gridSet.id, format: req.format, parameterId: parameterId(params), z: req.z, x: req.x, y: req.y }
+      const hit = await store.get(key)
+      if (hit) return { ...hit, cached: true }
+      const subset = gridSubset(req.gridSet, layer.bbox)
+      const rect = metaTileOf(subset, req.z, req.x, req.y)
+      if (!rect) throw TileOutOfRange(`${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
+      const mkey = `${key.layer}/${key.gridSet}/${key.format}/${key.parameterId}/${req.z}/${rect[0]}/${rect[1]}`
+      let p = inflight.get(mkey)
+      if (!p) {
+        p = (async () => {
+          const tiles = await deps.render({ layer, gridSet: req.gridSet, z: req.z, rect, format: req.format, parameters: params })
+          await Promise.all(tiles.map((t) => store.put({ ...key, x: t.x, y: t.y }, t.data)))
+        })().finally(() => inflight.delete(mkey))
+        inflight.set(mkey, p)
+      }
+      await p
+      const tile = await store.get(key)
+      if (!tile) throw TileOutOfRange(`${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
+      return { ...tile, cached: false }
+    },
+
+    async close () { await breeder.close() }
+  }
+}
+
+export type TileCache = ReturnType<typeof createTileCache>

@@ -1,0 +1,100 @@
+// Piscina worker: renders one metatile (by default 4x4 tiles) with the mosaic renderer, cuts it
+// into tiles and encodes them, so granules are read once per metatile. Everything it needs
+// travels in the payload; the encoded tiles go back in one transferred buffer (no copy).
+//
+// PNG settings (chosen by bench/tilecache.ts on noisy imagery): zlib level 3 with adaptive row
+// filtering; opaque tiles are written as RGB (a quarter fewer bytes to filter and deflate);
+// fully transparent tiles are one constant 1-bit-alpha PNG.
+import sharp from 'sharp'
+import { move } from 'piscina'
+import { packTiles } from './tile-pack.js'
+import { renderMosaic } from './render-mosaic.js'
+import type { RenderJob } from './mosaic-types.js'
+
+sharp.concurrency(1) // one libvips thread per worker: the pool is the parallelism
+sharp.cache(false)
+
+export type EncodeFormat = 'image/png' | 'image/jpeg' | 'image/webp'
+export interface PngOptions { compressionLevel: number, adaptiveFiltering: boolean }
+export const PNG_OPTIONS: PngOptions = { compressionLevel: 3, adaptiveFiltering: true }
+
+export interface MetatilePayload {
+  /** The RenderJob from app.mosaics.prepareRender for the metatile's box and size. */
+  job: RenderJob
+  cols: number
+  rows: number
+  tileSize: number
+  format: EncodeFormat
+  png?: PngOptions
+}
+
+/** Encodes one tile of RGBA pixels. */
+export async function encodeTile (rgba: Uint8Array, size: number, format: EncodeFormat, png: PngOptions = PNG_OPTIONS): Promise<Buffer> {
+  let opaque = true
+  let empty = true
+  for (let i = 3; i < rgba.length; i += 4) {
+    const a = rgba[i]
+    if (a !== 255) opaque = false
+    if (a !== 0) empty = false
+    if (!opaque && !empty) break
+  }
+  if (format === 'image/png') {
+    if (opaque) {
+      const rgb = Buffer.allocUnsafe(size * size * 3)
+      for (let i = 0, o = 0; i < rgba.length; i += 4, o += 3) { rgb[o] = rgba[i]; rgb[o + 1] = rgba[i + 1]; rgb[o + 2] = rgba[i + 2] }
+      return sharp(rgb, { raw: { width: size, height: size, channels: 3 } }).png(png).toBuffer()
+    }
+    if (empty) return emptyPng(size)
+    return sharp(rgba, { raw: { width: size, height: size, channels: 4 } }).png(png).toBuffer()
+  }
+  const img = sharp(rgba, { raw: { width: size, height: size, channels: 4 } })
+  if (format === 'image/jpeg') return img.flatten({ background: '#ffffff' }).jpeg({ quality: 80 }).toBuffer()
+  return img.webp({ quality: 80, effort: 2 }).toBuffer()
+}
+
+const emptyCache = new Map<number, Promise<Buffer>>()
+function emptyPng (size: number): Promise<Buffer> {
+  let p = emptyCache.get(size)
+  if (!p) {
+    p = sharp({ create: { width: size, height: size, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png({ compressionLevel: 9 }).toBuffer()
+    emptyCache.set(size, p)
+  }
+  return p
+}
+
+/**
+ * Cuts a metatile image (cols x rows tiles, row 0 = top) and encodes its tiles, top-left first,
+ * row by row. Result layout: u32 count, u32 length of each tile, then the tiles' bytes.
+ */
+export async function cutAndEncode (rgba: Uint8Array, cols: number, rows: number, size: number, format: EncodeFormat, png?: PngOptions): Promise<Uint8Array> {
+  const width = cols * size
+  // All tiles in flight at once: sharp encodes on libuv's pool, overlapping the next render.
+  const jobs: Array<Promise<Buffer>> = []
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const tile = new Uint8Array(size * size * 4)
+      for (let y = 0; y < size; y++) {
+        const from = ((r * size + y) * width + c * size) * 4
+        tile.set(rgba.subarray(from, from + size * 4), y * size * 4)
+      }
+      jobs.push(encodeTile(tile, size, format, png))
+    }
+  }
+  const encoded = await Promise.all(jobs)
+  return packTiles(encoded)
+}
+
+export async function renderMetatile (p: MetatilePayload): Promise<unknown> {
+  const img = await renderMosaic(p.job)
+  if (img.width !== p.cols * p.tileSize || img.height !== p.rows * p.tileSize) {
+    throw new Error(`renderer returned ${img.width}x${img.height}, expected ${p.cols * p.tileSize}x${p.rows * p.tileSize}`)
+  }
+  return move(await cutAndEncode(img.rgba, p.cols, p.rows, p.tileSize, p.format, p.png))
+}
+
+/** Bench only: encodes `count` copies of one tile (the sharp encode ceiling). */
+export async function encodeLoop (p: { rgba: Uint8Array, size: number, count: number, format: EncodeFormat, png?: PngOptions }) {
+  let bytes = 0
+  for (let i = 0; i < p.count; i++) bytes += (await encodeTile(p.rgba, p.size, p.format, p.png)).length
+  return bytes
+}
