@@ -9,7 +9,6 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import fastifyStatic from '@fastify/static'
-// @ts-expect-error autocannon ships no types
 import autocannon from 'autocannon'
 import { Piscina } from 'piscina'
 import sharp from 'sharp'

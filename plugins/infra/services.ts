@@ -14,6 +14,7 @@ import { generatePassword, hashPassword } from '../../services/auth/passwords.js
 import { removeTempFiles } from '../../services/files/atomic.js'
 import tilePool from './tile-pool.js'
 import { createMosaicService, type MosaicService } from '../../services/mosaics/mosaic-service.js'
+import { createStyleService, type StyleService } from '../../services/styles/service.js'
 
 export interface Urls {
   /** Absolute URL of `{base}/rest/<segments>` for links, each segment URL-encoded as GeoServer does. */
@@ -32,6 +33,7 @@ declare module 'fastify' {
     authenticator: Authenticator
     urls: Urls
     mosaics: MosaicService
+    styles: StyleService
   }
 }
 
@@ -78,6 +80,9 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
   app.decorate('authenticator', authenticator)
   app.decorate('workspaces', createWorkspaceService({ store: createSqliteWorkspaceStore(db), namespaceBase: 'http://mapwarden.org/ns' }))
   app.decorate('layers', createSqliteLayerStore(db))
+  // styles area: the SLD catalog; the tile cache asks it for a layer's RasterStyle.
+  app.decorate('styles', createStyleService({ db, dataDir: config.dataDir, zipLimits: { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes } }))
+  app.workspaces.onRemoved((ws) => app.styles.removeWorkspaceFiles(ws))
   app.decorate('urls', {
     rest: (req: FastifyRequest, ...segments: string[]) => urlFor(req, ['rest', ...segments]),
     base: (req: FastifyRequest, ...segments: string[]) => urlFor(req, segments)
