@@ -10,7 +10,6 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import fastifyStatic from '@fastify/static'
 import autocannon from 'autocannon'
-import { Piscina } from 'piscina'
 import sharp from 'sharp'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -20,7 +19,7 @@ import { pipeline } from 'node:stream/promises'
 import yazl from 'yazl'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import mapwarden from '../plugins/app.js'
-import { workerFile } from '../plugins/infra/tile-pool.js'
+import { createTilePool } from '../plugins/infra/tile-pool.js'
 import { GRID_SETS, tilesHigh } from '../services/seed/grid-sets.js'
 import type { TileEvent } from '../services/seed/blob-store.js'
 
@@ -88,7 +87,7 @@ async function seed (app: FastifyInstance, layer: string, gridSetId: string) {
 async function encodeCeiling (count: number) {
   const rgba = await sharp(path.join(DATA, 'granules', 'rgb_0_0.tif')).extract({ left: 1024, top: 1024, width: 256, height: 256 })
     .ensureAlpha().raw().toBuffer()
-  const pool = new Piscina({ filename: workerFile('render-metatile').href, minThreads: 2, maxThreads: 2 })
+  const pool = createTilePool(2)
   const out: Record<string, { tps: number, avg: number }> = {}
   for (const [label, png] of [['sharp defaults', { compressionLevel: 6, adaptiveFiltering: false }], ['mapwarden settings', undefined]] as const) {
     const t0 = performance.now()
