@@ -93,6 +93,7 @@ export default async function seed (app: FastifyInstance) {
     reply.hijack()
     const res = reply.raw
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' })
+    res.write(': task progress of the tile cache\n\n') // sends the headers now
     const send = (view: unknown) => res.write(`event: task\ndata: ${JSON.stringify(view)}\n\n`)
     for (const t of cache.breeder.list()) send(viewOf(t, Date.now()))
     cache.breeder.events.on('task', send)
