@@ -129,6 +129,12 @@ export async function run (): Promise<Figure[]> {
   const { root, app } = await startApp(dataDir)
   try {
     const layer = await createMosaic(app)
+    // The same stall measure with nothing to do, on this (shared) machine, as its baseline.
+    const idle = monitorEventLoopDelay({ resolution: 10 })
+    idle.enable()
+    await new Promise((resolve) => setTimeout(resolve, 3000))
+    idle.disable()
+    figures.push({ name: 'event-loop stall while idle (baseline)', value: round(idle.max / 1e6), unit: 'ms', note: 'scheduler noise from other processes on the machine' })
     const seeded: Record<string, Awaited<ReturnType<typeof seed>>> = {}
     for (const gs of GRIDS) {
       const s = seed(app, layer, gs)
