@@ -48,9 +48,9 @@ async function renderFigures (granuleDir: string, label: string, note: string): 
     const { db, mosaics } = await harvestedLayer(granuleDir, dataDir)
     const size = 1024
     const cases: Array<[string, 'EPSG:4326' | 'EPSG:900913', [number, number, number, number], number]> = [
-      ['whole mosaic, EPSG:4326', 'EPSG:4326', [0, 40, 20, 60], 3],
+      ['whole mosaic, EPSG:4326', 'EPSG:4326', [0, 40, 20, 60], 2],
       ['1/4 of a granule, EPSG:4326', 'EPSG:4326', [0, 55, 5, 60], 5],
-      ['whole mosaic, EPSG:900913', 'EPSG:900913', [lonToX(0), latToY(40), lonToX(20), latToY(60)], 3],
+      ['whole mosaic, EPSG:900913', 'EPSG:900913', [lonToX(0), latToY(40), lonToX(20), latToY(60)], 2],
       ['native resolution window, EPSG:900913', 'EPSG:900913', [lonToX(2), latToY(52), lonToX(4.5), latToY(53.5)], 5]
     ]
     const out: Figure[] = []

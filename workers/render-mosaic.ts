@@ -6,11 +6,21 @@
 // other CRSs go through proj4 per pixel. The band values then go through applyRasterStyle.
 import fs from 'node:fs'
 import { inflateSync } from 'node:zlib'
-import { fromFile, getDecoder, type GeoTIFF, type GeoTIFFImage } from 'geotiff'
+import threads from 'node:worker_threads'
+import type { GeoTIFF, GeoTIFFImage } from 'geotiff'
 import { applyRasterStyle } from './raster-style.js'
 import type { BandData } from './render-types.js'
 import type { GranuleRef, RenderJob, RenderResult } from './mosaic-types.js'
 import { axisTransform, isSeparable, pointTransform } from './crs.js'
+
+// geotiff.js loads the 'web-worker' package, which, evaluated in a worker thread whose workerData is
+// undefined (Piscina's default), takes itself for a web worker and throws. Give it an empty
+// workerData before geotiff is first loaded, hence the dynamic import.
+if (!threads.isMainThread && (threads.workerData === undefined || threads.workerData === null)) {
+  (threads as { workerData: unknown }).workerData = {}
+}
+let geotiffModule: Promise<typeof import('geotiff')> | undefined
+const geotiff = () => (geotiffModule ??= import('geotiff'))
 
 interface OpenTiff { tiff: GeoTIFF, images: GeoTIFFImage[], key: string }
 
@@ -33,7 +43,7 @@ async function openTiff (path: string): Promise<OpenTiff> {
     if (open) await Promise.resolve(open.tiff.close()).catch(() => {})
   }
   const p = (async () => {
-    const tiff = await fromFile(path)
+    const tiff = await (await geotiff()).fromFile(path)
     const count = await tiff.getImageCount()
     const images: GeoTIFFImage[] = []
     for (let i = 0; i < count; i++) images.push(await tiff.getImage(i))
@@ -172,7 +182,7 @@ function decoderFor (image: GeoTIFFImage): Promise<Decoder> {
     const compression = Number(image.getFileDirectory().getValue('Compression') ?? 1)
     d = decoderParameters(image).then(async (params) => {
       const native = compression === 8 || compression === 32946 ? nativeDeflate(image, params) : undefined
-      return native ?? (await getDecoder(compression, params as any) as unknown as Decoder)
+      return native ?? (await (await geotiff()).getDecoder(compression, params as any) as unknown as Decoder)
     })
     decoders.set(image, d)
   }
@@ -219,11 +229,12 @@ async function drawGranule (job: RenderJob, g: GranuleRef, out: BandData): Promi
   const cr = range(m.cols, g.width)
   const rr = range(m.rows, g.height)
   if (!cr || !rr) return
-  // Source pixels per target pixel along each axis: pick the coarsest overview not coarser than that.
+  // Source pixels per target pixel along each axis (mean spacing of the sample positions): pick
+  // the coarsest overview that is not coarser than that.
   const coveredCols = m.separable ? countInside(m.cols, g.width) : Math.sqrt(countInside2(m, g))
   const coveredRows = m.separable ? countInside(m.rows, g.height) : coveredCols
-  const need = Math.min((Math.floor(cr[1]) + 1 - Math.floor(cr[0])) / Math.max(1, coveredCols),
-    (Math.floor(rr[1]) + 1 - Math.floor(rr[0])) / Math.max(1, coveredRows))
+  const spacing = (span: number, n: number) => (n > 1 ? span / (n - 1) : Infinity)
+  const need = Math.min(spacing(cr[1] - cr[0], coveredCols), spacing(rr[1] - rr[0], coveredRows))
   const { images } = await openTiff(g.path)
   const levels = pyramid(images)
   let image = levels[0]

@@ -30,7 +30,9 @@ export function isAdmin (p: Principal): boolean {
 async function auth (app: FastifyInstance, opts: { authenticator: Authenticator, requireHttps: boolean }) {
   app.decorateRequest('principal', undefined as unknown as Principal)
   await app.register(basicAuth, {
-    authenticate: { realm: REALM },
+    // No header from the plugin (it would add `, charset="UTF-8"`): plugins/infra/errors.ts sets
+    // GeoServer's exact challenge, `Basic realm="GeoServer Realm"`, on every 401.
+    authenticate: false,
     async validate (user: string, password: string, req: FastifyRequest) {
       const principal = await opts.authenticator.authenticate(user, password, req.ip)
       if (!principal) throw new Error('Invalid credentials')

@@ -21,6 +21,7 @@ export interface MapwardenConfig {
   adminPassword?: string      // used once, on first start with an empty catalog
   authCacheSeconds: number    // how long a verified password is remembered (0 = never)
   requireHttps: boolean       // refuse Basic credentials over plain HTTP (behind a TLS proxy: x-forwarded-proto)
+  masterKey?: string          // secret that encrypts the master password; default: key file security/master.key (0600)
 }
 
 export type MapwardenOptions = Partial<MapwardenConfig> & {
@@ -104,7 +105,9 @@ export const SETTINGS: Setting[] = [
   },
   { key: 'adminPassword', env: 'MAPWARDEN_ADMIN_PASSWORD', parse: (s) => s, describe: 'Password of user admin on first start; generated and printed once when unset' },
   { key: 'authCacheSeconds', env: 'MAPWARDEN_AUTH_CACHE_SECONDS', parse: int(0, 3600), default: 60, describe: 'How long a verified password is remembered' },
-  { key: 'requireHttps', env: 'MAPWARDEN_REQUIRE_HTTPS', parse: bool, default: false, describe: 'Refuse Basic credentials over plain HTTP' }
+  { key: 'requireHttps', env: 'MAPWARDEN_REQUIRE_HTTPS', parse: bool, default: false, describe: 'Refuse Basic credentials over plain HTTP' },
+  // Never echoed: its length (at least 16 characters) is checked by services/security/master-password.ts.
+  { key: 'masterKey', env: 'MAPWARDEN_MASTER_KEY', parse: (s) => s, describe: 'Secret (16+ characters) that encrypts the master password at rest; default: a generated key file security/master.key (0600) in the data directory' }
 ]
 
 const WEAK_PASSWORDS = new Set(['geoserver', 'secured', 'admin', 'password'])

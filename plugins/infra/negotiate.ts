@@ -142,7 +142,8 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
     }
     // DECISIONS.md: a body to a suffixed resource without a fitting media type is read by the suffix.
     const ct = (req.headers['content-type'] ?? '').toLowerCase()
-    if (req.formatFromSuffix && (req.format === 'xml' || req.format === 'json') &&
+    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0
+    if (hasBody && req.formatFromSuffix && (req.format === 'xml' || req.format === 'json') &&
         (ct === '' || ct.startsWith('application/x-www-form-urlencoded'))) {
       req.headers['content-type'] = req.format === 'xml' ? 'application/xml' : 'application/json'
     }

@@ -12,9 +12,12 @@ import { createSqliteLayerStore, type LayerStore } from '../../services/catalog/
 import { createAuthenticator, type Authenticator } from '../../services/auth/authenticator.js'
 import { generatePassword, hashPassword } from '../../services/auth/passwords.js'
 import { removeTempFiles } from '../../services/files/atomic.js'
+import { createStyleService, type StyleService } from '../../services/styles/service.js'
+import { createLayerAccess, type LayerAccess } from '../../services/security/access.js'
+import { createSqliteRuleStore } from '../../services/security/rules.js'
+import { ADMIN_ROLES } from './auth.js'
 import tilePool from './tile-pool.js'
 import { createMosaicService, type MosaicService } from '../../services/mosaics/mosaic-service.js'
-import { createStyleService, type StyleService } from '../../services/styles/service.js'
 
 export interface Urls {
   /** Absolute URL of `{base}/rest/<segments>` for links, each segment URL-encoded as GeoServer does. */
@@ -32,8 +35,10 @@ declare module 'fastify' {
     users: UserStore
     authenticator: Authenticator
     urls: Urls
-    mosaics: MosaicService
     styles: StyleService
+    /** Layer rules and catalog mode: decide/check/visible (services/security/access.ts). */
+    layerAccess: LayerAccess
+    mosaics: MosaicService
   }
 }
 
@@ -83,6 +88,7 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
   // styles area: the SLD catalog; the tile cache asks it for a layer's RasterStyle.
   app.decorate('styles', createStyleService({ db, dataDir: config.dataDir, zipLimits: { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes } }))
   app.workspaces.onRemoved((ws) => app.styles.removeWorkspaceFiles(ws))
+  app.decorate('layerAccess', createLayerAccess({ rules: createSqliteRuleStore(db), adminRoles: ADMIN_ROLES }))
   app.decorate('urls', {
     rest: (req: FastifyRequest, ...segments: string[]) => urlFor(req, ['rest', ...segments]),
     base: (req: FastifyRequest, ...segments: string[]) => urlFor(req, segments)
@@ -93,6 +99,7 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
     zipLimits: { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes }
   })
   workspaces.onRemoved((name) => mosaics.workspaceRemoved(name))
+  await mosaics.reconcile()
   app.decorate('mosaics', mosaics)
   app.addHook('onClose', async () => {
     authenticator.close()

@@ -4,7 +4,7 @@
 // in app.tileCache.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { bodyRoot } from '../infra/routes.js'
-import { KillAllInvalid, MethodNotAllowed, SeedTaskNotFound } from '../../services/errors.js'
+import { KillAllInvalid, MethodNotAllowed, SeedTaskNotFound, UnknownTileLayer } from '../../services/errors.js'
 import { rowOf, viewOf, type Task } from '../../services/seed/task.js'
 import type { KillCode } from '../../services/seed/tile-breeder.js'
 
@@ -46,7 +46,10 @@ export default async function seed (app: FastifyInstance) {
 
   async function kill (req: FastifyRequest, reply: FastifyReply, layer?: string) {
     const code = killCode(req.body)
-    if (layer) await cache.seedLayer(layer)
+    if (layer) {
+      const l = await cache.seedLayer(layer)
+      app.layerAccess.check(req.principal, l.workspace, l.name, 'w', { notFound: () => UnknownTileLayer(layer) })
+    }
     const killed = cache.breeder.kill(code, layer)
     const items = killed.map(({ task, was }) => `<li>[${task.id}: ${escape(task.layer)}, ${task.type.toUpperCase()}, ${was.toUpperCase()}]</li>`).join('')
     return reply.type('text/html; charset=utf-8')
@@ -73,7 +76,9 @@ export default async function seed (app: FastifyInstance) {
     const layer = await cache.seedLayer(req.params.layer)
     return sendList(reply, req.format, cache.breeder.list(layer.qualifiedName))
   })
-  app.post<{ Params: { layer: string } }>('/seed/:layer', async (req, reply) => {
+  // Any logged-in user reaches it: writing a layer's cache needs w on the layer (or a on its
+  // workspace, or ADMIN), checked by the tile cache's authorizer (security area).
+  app.post<{ Params: { layer: string } }>('/seed/:layer', { config: { access: 'authenticated' } }, async (req, reply) => {
     if (!isSeedBody(req)) return kill(req, reply, req.params.layer)
     await cache.submitSeed(req.params.layer, bodyRoot(req.body, 'seedRequest'), req.principal)
     return reply.code(200).type('text/plain; charset=utf-8').send('')

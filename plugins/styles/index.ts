@@ -5,12 +5,6 @@ import styleRoutes from './styles.js'
 import layerRoutes from './layers.js'
 
 export default async function styles (app: FastifyInstance) {
-  // infra/negotiate gives a suffixed request (`DELETE /styles/foo.xml`) an XML or JSON media type
-  // even when it has no body, which then fails to parse; a request without a body has no type.
-  app.addHook('onRequest', async (req) => {
-    const length = req.headers['content-length']
-    if ((length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined) delete req.headers['content-type']
-  })
   await app.register(styleRoutes)
   await app.register(layerRoutes)
 }

@@ -109,7 +109,7 @@ export default async function tiles (app: FastifyInstance) {
   }
   app.get<{ Params: { map: string } }>('/tms/1.0.0/:map', PUBLIC, async (req, reply) => {
     const t = tileMap(req.params.map)
-    const layer = await cache.tileLayer(t.layer, req.principal)
+    const layer = await cache.tileLayer(t.layer, req.principal, 'metadata')
     return reply.type('text/xml; charset=utf-8').send(tmsTileMap(layer, t.gs, t.ext, t.format, `${serviceUrl(req)}/tms`))
   })
   app.get<{ Params: { map: string, z: string, x: string, y: string } }>('/tms/1.0.0/:map/:z/:x/:y', PUBLIC, async (req, reply) => {

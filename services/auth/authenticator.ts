@@ -1,7 +1,11 @@
 // Checks Basic credentials. A verified (user, password) pair is remembered for a short time under
-// an HMAC of the pair, so the deliberately slow scrypt does not cap request throughput; the cache
-// is keyed so that a changed password or role set takes effect when the entry expires or is
-// invalidated. Failed attempts per client address are slowed down with a growing delay.
+// an HMAC of the pair, so the deliberately slow scrypt does not cap request throughput; a changed
+// password, enabled flag or role set takes effect at once through invalidate(user).
+// Failed attempts are counted per client address AND per user name (known or not, so the answer
+// does not tell which names exist); the next uncached attempt from that address or for that name
+// waits a growing delay first. Delayed attempts are capped, per address and in total: past the cap
+// the answer is 429 at once, so an attacker cannot pile up sleeping requests. Cached successes and
+// other users from other addresses are not slowed.
 import { createHmac, randomBytes } from 'node:crypto'
 import type { UserStore } from './users.js'
 import { DUMMY_HASH_PROMISE, verifyPassword } from './passwords.js'
@@ -20,6 +24,8 @@ export interface AuthenticatorDeps {
 
 const MAX_DELAY_MS = 5000
 const MAX_DELAYED = 64        // concurrent delayed attempts, all addresses together
+const MAX_DELAYED_PER_ADDRESS = 8
+const MAX_TRACKED = 100_000   // failure records kept; past it the oldest are dropped (bounded memory)
 const FORGET_AFTER_MS = 15 * 60 * 1000
 
 export function failureDelayMs (failures: number): number {
@@ -32,8 +38,17 @@ export function createAuthenticator (deps: AuthenticatorDeps) {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()))
   const key = randomBytes(32)
   const cache = new Map<string, { principal: Principal, expires: number }>()
+  // Keys: 'a:<address>' and 'u:<user name>'.
   const failures = new Map<string, { count: number, last: number }>()
+  const delayedByAddress = new Map<string, number>()
   let delayed = 0
+  const count = (k: string) => failures.get(k)?.count ?? 0
+  const fail = (k: string) => {
+    const n = count(k) + 1
+    if (n === 1 && failures.size >= MAX_TRACKED) failures.delete(failures.keys().next().value as string)
+    failures.set(k, { count: n, last: now() })
+    return n
+  }
 
   const cacheKey = (user: string, password: string) =>
     createHmac('sha256', key).update(user).update('\0').update(password).digest('base64')
@@ -58,30 +73,41 @@ export function createAuthenticator (deps: AuthenticatorDeps) {
       const hit = cache.get(k)
       if (hit && hit.expires > now()) return hit.principal
 
-      const f = failures.get(address)
-      const wait = failureDelayMs(f?.count ?? 0)
+      const byAddress = `a:${address}`
+      const byUser = `u:${user}`
+      const wait = Math.max(failureDelayMs(count(byAddress)), failureDelayMs(count(byUser)))
       if (wait > 0) {
-        if (delayed >= MAX_DELAYED) throw TooManyAuthFailures()
+        const mine = delayedByAddress.get(address) ?? 0
+        if (delayed >= MAX_DELAYED || mine >= MAX_DELAYED_PER_ADDRESS) throw TooManyAuthFailures()
         delayed++
-        try { await sleep(wait) } finally { delayed-- }
+        delayedByAddress.set(address, mine + 1)
+        try { await sleep(wait) } finally {
+          delayed--
+          const left = (delayedByAddress.get(address) ?? 1) - 1
+          if (left > 0) delayedByAddress.set(address, left)
+          else delayedByAddress.delete(address)
+        }
       }
 
       const record = await deps.users.get(user)
       // Unknown users cost one scrypt too, so timing does not tell which names exist.
       const ok = await verifyPassword(password, record?.passwordHash ?? await DUMMY_HASH_PROMISE)
       if (!ok || !record || !record.enabled) {
-        const count = (f?.count ?? 0) + 1
-        failures.set(address, { count, last: now() })
-        deps.onFailure?.({ user, address, failures: count, delayMs: failureDelayMs(count) })
+        const n = Math.max(fail(byAddress), fail(byUser))
+        deps.onFailure?.({ user, address, failures: n, delayMs: failureDelayMs(n) })
         return undefined
       }
-      failures.delete(address)
+      failures.delete(byAddress)
+      failures.delete(byUser)
       const principal: Principal = { name: record.name, roles: record.roles, anonymous: false }
       if (deps.cacheSeconds > 0) cache.set(k, { principal, expires: now() + deps.cacheSeconds * 1000 })
       return principal
     },
-    /** Forget cached checks (after a password or role change). */
-    invalidate () { cache.clear() },
+    /** Forget cached checks: of one user (after its password, enabled flag or roles change), or all. */
+    invalidate (user?: string) {
+      if (user === undefined) { cache.clear(); return }
+      for (const [k, v] of cache) if (v.principal.name === user) cache.delete(k)
+    },
     close () { clearInterval(pruneTimer) }
   }
 }

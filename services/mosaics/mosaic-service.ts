@@ -52,6 +52,19 @@ export function createMosaicService (deps: MosaicServiceDeps) {
   const tmpRoot = path.join(dataDir, 'tmp')
   const storeDir = (ws: string, store: string) => path.join(dataDir, 'data', ws, store)
 
+  // One writer per store: uploads, harvests and deletes of a store run one after the other, so two
+  // PUTs of the same store cannot interleave their renames and transactions.
+  const locks = new Map<string, Promise<unknown>>()
+  function exclusive<T> (ws: string, store: string, fn: () => Promise<T>): Promise<T> {
+    const key = JSON.stringify([ws, store])
+    const prev = locks.get(key) ?? Promise.resolve()
+    const run = prev.catch(() => {}).then(fn)
+    const tail = run.catch(() => {})
+    locks.set(key, tail)
+    tail.then(() => { if (locks.get(key) === tail) locks.delete(key) })
+    return run
+  }
+
   const storeInfo = (ws: string, name: string): StoreInfo => {
     const s = rows.store(ws, name)!
     return { workspace: ws, name, type: s.type, enabled: s.enabled, url: String(s.config.url ?? `file:data/${ws}/${name}`) }
@@ -239,9 +252,11 @@ export function createMosaicService (deps: MosaicServiceDeps) {
 
     async deleteStore (ws: string, store: string, recurse: boolean): Promise<void> {
       await this.getStore(ws, store)
+      return await exclusive(ws, store, async () => {
       if (!recurse && rows.coverages(ws, store).length > 0) throw CoverageStoreNotEmpty(store)
       rows.deleteStore(ws, store) // cascades to coverages, layers, mosaic record and index
       await fs.promises.rm(storeDir(ws, store), { recursive: true, force: true })
+      })
     },
 
     /** PUT file.imagemosaic: creates or replaces the store from a ZIP of definition and granules. */
@@ -251,7 +266,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
       if (opts.coverageName !== undefined) checkName(opts.coverageName, 'coverage')
       const existing = rows.store(ws, store)
       if (existing && existing.type !== 'ImageMosaic') throw InvalidCoverage(`store ${store} exists and is a ${existing.type} store, not an ImageMosaic`)
-      return await withStaging(async (staging) => {
+      return await exclusive(ws, store, () => withStaging(async (staging) => {
         const extracted = path.join(staging, 'files')
         const entries = await extractZip(zipFile, extracted, deps.zipLimits)
         await fs.promises.mkdir(extracted, { recursive: true })
@@ -297,13 +312,15 @@ export function createMosaicService (deps: MosaicServiceDeps) {
           throw err
         }
         return { store: storeInfo(ws, store), skipped: read.skipped, configured }
-      })
+      }))
     },
 
     /** POST external.imagemosaic: indexes (or re-indexes) files under the harvest roots. */
     async harvest (ws: string, store: string, body: string): Promise<{ harvested: number, skipped: Skipped[] }> {
-      const mosaic = await requireMosaic(ws, store, `${ws},${store}`)
+      await requireMosaic(ws, store, `${ws},${store}`)
       const target = await harvestTarget(body)
+      return await exclusive(ws, store, async () => {
+      const mosaic = await requireMosaic(ws, store, `${ws},${store}`)
       const st = await fs.promises.stat(target)
       let files: string[]
       if (st.isDirectory()) {
@@ -329,6 +346,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         refreshCoverages(mosaic)
       })
       return { harvested: read.granules.length, skipped: read.skipped }
+      })
     },
 
     async listCoverages (ws: string, store: string): Promise<CoverageRow[]> {
@@ -427,6 +445,30 @@ export function createMosaicService (deps: MosaicServiceDeps) {
     /** Builds the worker job for a render request (tile cache, WMS-like calls). */
     async prepareRender (req: RenderRequest): Promise<RenderJob> {
       return await prepareRenderJob(req, { db, index, compile })
+    },
+
+    /**
+     * Startup check that index and files agree: a granule whose file inside the mosaic folder is
+     * gone (a crash between a file operation and its transaction) loses its index row.
+     */
+    async reconcile (): Promise<number> {
+      let removed = 0
+      const mosaics = db.prepare('SELECT workspace, store FROM mosaic_stores').all() as Array<{ workspace: string, store: string }>
+      for (const { workspace, store } of mosaics) {
+        const mosaic = index.getMosaic(workspace, store)!
+        const missing: number[] = []
+        for (const g of index.query(workspace, store)) {
+          if (isUnder(mosaic.dir, g.path) && !fs.existsSync(g.path)) missing.push(g.seq)
+        }
+        if (missing.length === 0) continue
+        index.transaction(() => {
+          for (const seq of missing) index.remove(workspace, store, undefined, seq)
+          refreshCoverages(mosaic)
+        })
+        deps.log?.warn({ workspace, store, granules: missing.length }, 'removed index rows of granule files that are missing')
+        removed += missing.length
+      }
+      return removed
     },
 
     /** Workspace deleted with recurse: the rows are gone by cascade; remove the files. */

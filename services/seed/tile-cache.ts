@@ -14,7 +14,9 @@ import { parseSeedRequest } from './seed-request.js'
 import type { TileFormat } from './formats.js'
 import type { Principal } from '../auth/authenticator.js'
 
-export type TileAction = 'read' | 'write'
+/** 'list': whether a capabilities document shows the layer; 'metadata': a description of one layer
+ *  (TMS TileMap). The catalog mode may list and describe layers whose tiles it refuses. */
+export type TileAction = 'read' | 'list' | 'metadata' | 'write'
 /** Throws (e.g. AccessDenied) to refuse; the default allows (GeoServer's default rules). */
 export type TileAuthorizer = (action: TileAction, layer: LayerInfo, principal: Principal | undefined) => void | Promise<void>
 
@@ -66,17 +68,17 @@ export function createTileCache (deps: TileCacheDeps) {
       return layer
     },
     /** A tile layer for the tile services: unknown layers are 404. */
-    async tileLayer (name: string, principal?: Principal): Promise<LayerInfo> {
+    async tileLayer (name: string, principal?: Principal, action: 'read' | 'metadata' = 'read'): Promise<LayerInfo> {
       const layer = await findLayer(name)
       if (!layer) throw TileLayerNotFound(name)
-      await authorize('read', layer, principal)
+      await authorize(action, layer, principal)
       return layer
     },
     async tileLayers (principal?: Principal): Promise<LayerInfo[]> {
       const out: LayerInfo[] = []
       for (const l of await deps.layers.list()) {
         if (!l.enabled) continue
-        try { await authorize('read', l, principal); out.push(l) } catch { /* hidden */ }
+        try { await authorize('list', l, principal); out.push(l) } catch { /* hidden */ }
       }
       return out
     },

@@ -165,3 +165,10 @@ t.test('about/version answers in GeoServer\'s shape', async (t) => {
   const xml = await app.inject({ method: 'GET', url: `${BASE}/rest/about/version.xml`, headers: ADMIN })
   t.match(xml.body, /^<about>\n {2}<resource name="GeoServer">\n {4}<Version>/)
 })
+
+t.test('a suffixed request without a body is not parsed by its suffix', async (t) => {
+  const app = await build(t)
+  await app.inject({ method: 'POST', url: `${BASE}/rest/workspaces.json`, headers: ADMIN, payload: '{"workspace":{"name":"gone"}}' })
+  const res = await app.inject({ method: 'DELETE', url: `${BASE}/rest/workspaces/gone.xml`, headers: ADMIN })
+  t.equal(res.statusCode, 200)
+})

@@ -1,0 +1,64 @@
+// {base}/rest/security/acl/catalog and acl/layers: CatalogModeController and DataAccessController.
+// Statuses: GeoServer's, except POST rules answers 201 (DECISIONS.md, owner's text).
+import type { FastifyInstance } from 'fastify'
+import { suffixed } from '../infra/routes.js'
+import { CATALOG_MODES, parseRuleEntries, ruleKey, type CatalogMode } from '../../services/security/rules.js'
+import { CatalogModeMissing, InvalidCatalogMode, MethodNotAllowed } from '../../services/errors.js'
+import { mapBody, mapFormat, mapXml, ruleEntries, rulesXml } from './maps.js'
+
+export default async function acl (app: FastifyInstance) {
+  const access = app.layerAccess
+
+  for (const url of suffixed('/acl/catalog')) {
+    app.get(url, async (req, reply) => {
+      const mode = access.catalogMode()
+      return mapFormat(req) === 'json'
+        ? reply.type('application/json').send(JSON.stringify({ mode }))
+        : reply.type('application/xml').send(mapXml('catalog', [['mode', mode]]))
+    })
+    app.put(url, async (req, reply) => {
+      const body = mapBody(req, 'catalog')
+      if (!('mode' in body)) throw CatalogModeMissing()
+      const mode = typeof body.mode === 'string' ? body.mode.trim() : body.mode
+      if (!CATALOG_MODES.includes(mode as CatalogMode)) throw InvalidCatalogMode(typeof mode === 'string' ? mode : JSON.stringify(mode))
+      access.setCatalogMode(mode as CatalogMode)
+      req.log.info({ user: req.principal.name, mode }, 'catalog mode changed')
+      return reply.code(200).send()
+    })
+  }
+  for (const method of ['PUT', 'POST'] as const) {
+    app.route({ method, url: '/acl/catalog/reload', handler: async (_req, reply) => { access.reload(); return reply.code(200).send() } })
+  }
+
+  for (const url of suffixed('/acl/layers')) {
+    app.get(url, async (req, reply) => {
+      const entries = access.rules().map((r): [string, string] => [ruleKey(r), r.roles.join(',')])
+      return mapFormat(req) === 'json'
+        ? reply.type('application/json').send(JSON.stringify(Object.fromEntries(entries)))
+        : reply.type('application/xml').send(rulesXml(entries))
+    })
+    app.post(url, async (req, reply) => {
+      const rules = parseRuleEntries(ruleEntries(req))
+      access.addRules(rules)
+      req.log.info({ user: req.principal.name, rules: rules.map(ruleKey) }, 'layer rules added')
+      return reply.code(201).send()
+    })
+    app.put(url, async (req, reply) => {
+      const rules = parseRuleEntries(ruleEntries(req))
+      access.updateRules(rules)
+      req.log.info({ user: req.principal.name, rules: rules.map(ruleKey) }, 'layer rules changed')
+      return reply.code(200).send()
+    })
+    app.route({
+      method: ['DELETE', 'PATCH'],
+      url,
+      handler: async (req, reply) => { reply.header('Allow', 'GET, POST, PUT'); throw MethodNotAllowed(req.method) }
+    })
+  }
+  app.delete('/acl/layers/:rule', async (req, reply) => {
+    const { rule } = req.params as { rule: string }
+    access.removeRule(rule)
+    req.log.info({ user: req.principal.name, rule }, 'layer rule deleted')
+    return reply.code(200).send()
+  })
+}

@@ -1,0 +1,32 @@
+// GET/PUT {base}/rest/security/masterpw(.xml|.json): MasterPasswordController.
+import type { FastifyInstance } from 'fastify'
+import { suffixed } from '../infra/routes.js'
+import { isAdmin } from '../infra/auth.js'
+import { openMasterPassword } from '../../services/security/master-password.js'
+import { createSqliteRuleStore } from '../../services/security/rules.js'
+import { MasterPasswordAdminOnly } from '../../services/errors.js'
+import { mapBody, mapFormat, mapXml } from './maps.js'
+
+export default async function masterpw (app: FastifyInstance) {
+  const master = openMasterPassword({ settings: createSqliteRuleStore(app.db), dataDir: app.config.dataDir, secret: app.config.masterKey })
+
+  for (const url of suffixed('/masterpw')) {
+    app.get(url, async (req, reply) => {
+      const format = mapFormat(req)
+      const pw = master.get()
+      reply.header('Cache-Control', 'no-store')
+      return format === 'json'
+        ? reply.type('application/json').send(JSON.stringify({ oldMasterPassword: pw }))
+        : reply.type('application/xml').send(mapXml('masterPassword', [['oldMasterPassword', pw]]))
+    })
+    // 'authenticated' so a non-admin reaches the check below: GeoServer answers 405 there
+    // ("for backwards compatibility, it's really METHOD_NOT_ALLOWED").
+    app.put(url, { config: { access: 'authenticated' } }, async (req, reply) => {
+      if (!isAdmin(req.principal)) throw MasterPasswordAdminOnly()
+      const body = mapBody(req, 'masterPassword')
+      master.change(body.oldMasterPassword, body.newMasterPassword)
+      req.log.info({ user: req.principal.name }, 'master password changed')
+      return reply.code(200).send()
+    })
+  }
+}

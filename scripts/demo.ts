@@ -1,0 +1,103 @@
+// npm run demo: generates a small deterministic sample mosaic (4 GeoTIFF granules over Europe,
+// two times x two elevations in their file names) and loads it into a running mapwarden through
+// the REST API, so there is a layer (demo:watertemp) to look at and seed in one step.
+//   MAPWARDEN_URL       base URL of the server (default http://127.0.0.1:8080/geoserver)
+//   MAPWARDEN_USER      admin user (default admin)
+//   MAPWARDEN_PASSWORD  its password (or MAPWARDEN_ADMIN_PASSWORD)
+//   --zip <file>        only write the mosaic ZIP, do not upload
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { writeArrayBuffer } from 'geotiff'
+import yazl from 'yazl'
+
+const TIMES = ['20240601T000000', '20240602T000000']
+const ELEVATIONS = [0, 100]
+const W = 320
+const H = 200
+const BBOX = [-10, 35, 30, 60] // lon/lat, EPSG:4326
+
+function granule (t: number, e: number): Buffer {
+  const values = new Uint8Array(W * H)
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      // A warm south, a cold north, waves that move with time and fade with depth; 0 is nodata
+      // (a round "island").
+      const lat = BBOX[3] - (y + 0.5) * (BBOX[3] - BBOX[1]) / H
+      const lon = BBOX[0] + (x + 0.5) * (BBOX[2] - BBOX[0]) / W
+      const island = (lon - 12) ** 2 + (lat - 48) ** 2 < 9
+      const v = 40 + (60 - lat) * 6 + 25 * Math.sin((lon + t * 4) / 3) * Math.cos(lat / 2) - e / 4
+      values[y * W + x] = island ? 0 : Math.max(1, Math.min(255, Math.round(v)))
+    }
+  }
+  return Buffer.from(writeArrayBuffer(values, {
+    width: W,
+    height: H,
+    ModelPixelScale: [(BBOX[2] - BBOX[0]) / W, (BBOX[3] - BBOX[1]) / H, 0],
+    ModelTiepoint: [0, 0, 0, BBOX[0], BBOX[3], 0],
+    GTModelTypeGeoKey: 2,
+    GTRasterTypeGeoKey: 1,
+    GeographicTypeGeoKey: 4326,
+    GDAL_NODATA: '0'
+  } as any))
+}
+
+export async function demoZip (): Promise<Buffer> {
+  const zip = new yazl.ZipFile()
+  zip.addBuffer(Buffer.from([
+    'Schema=*the_geom:Polygon,location:String,ingestion:java.util.Date,elevation:Integer',
+    'PropertyCollectors=TimestampFileNameExtractorSPI[timeregex](ingestion),IntegerFileNameExtractorSPI[elevationregex](elevation)',
+    'TimeAttribute=ingestion',
+    'ElevationAttribute=elevation',
+    'Name=watertemp',
+    ''
+  ].join('\n')), 'indexer.properties', { mtime: new Date(0) })
+  zip.addBuffer(Buffer.from('regex=[0-9]{8}T[0-9]{6}\n'), 'timeregex.properties', { mtime: new Date(0) })
+  zip.addBuffer(Buffer.from('regex=(?<=_)[0-9]+(?=\\.tif)\n'), 'elevationregex.properties', { mtime: new Date(0) })
+  TIMES.forEach((time, t) => ELEVATIONS.forEach((e) => zip.addBuffer(granule(t, e), `watertemp_${time}_${e}.tif`, { mtime: new Date(0) })))
+  zip.end()
+  const chunks: Buffer[] = []
+  for await (const c of zip.outputStream) chunks.push(c as Buffer)
+  return Buffer.concat(chunks)
+}
+
+async function main () {
+  const zipArg = process.argv.indexOf('--zip')
+  const zip = await demoZip()
+  if (zipArg > 0) {
+    fs.writeFileSync(process.argv[zipArg + 1] ?? 'demo-mosaic.zip', zip)
+    console.log(`wrote ${process.argv[zipArg + 1] ?? 'demo-mosaic.zip'} (${zip.length} bytes)`)
+    return
+  }
+  const base = (process.env.MAPWARDEN_URL ?? 'http://127.0.0.1:8080/geoserver').replace(/\/+$/, '')
+  const user = process.env.MAPWARDEN_USER ?? 'admin'
+  const password = process.env.MAPWARDEN_PASSWORD ?? process.env.MAPWARDEN_ADMIN_PASSWORD
+  if (!password) {
+    console.error('demo: set MAPWARDEN_PASSWORD to the admin password of the server (or use --zip <file>)')
+    process.exit(2)
+  }
+  const auth = 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64')
+  const call = async (method: string, path: string, body?: string | Buffer, type?: string) => {
+    const res = await fetch(`${base}${path}`, { method, headers: { authorization: auth, ...(type ? { 'content-type': type } : {}) }, body: body === undefined ? undefined : new Blob([body as unknown as ArrayBuffer]) })
+    return { status: res.status, text: await res.text() }
+  }
+  let r
+  try {
+    r = await call('POST', '/rest/workspaces', '<workspace><name>demo</name></workspace>', 'text/xml')
+  } catch (err) {
+    console.error(`demo: cannot reach ${base} (${(err as Error).message}); start the server first (npm start)`)
+    process.exit(1)
+  }
+  if (r.status !== 201 && r.status !== 409) throw new Error(`creating workspace demo: ${r.status} ${r.text}`)
+  r = await call('PUT', '/rest/workspaces/demo/coveragestores/watertemp/file.imagemosaic', zip, 'application/zip')
+  if (r.status !== 200) throw new Error(`uploading the mosaic: ${r.status} ${r.text}`)
+  r = await call('GET', '/rest/workspaces/demo/coveragestores/watertemp/coverages/watertemp/index/granules.json')
+  const granules = JSON.parse(r.text).features.length
+  console.log(`demo: layer demo:watertemp is ready (${granules} granules: times ${TIMES.join(', ')}, elevations ${ELEVATIONS.join(', ')})`)
+  console.log(`  granules: curl -u ${user}:*** '${base}/rest/workspaces/demo/coveragestores/watertemp/coverages/watertemp/index/granules.json'`)
+  console.log(`  seed:     curl -u ${user}:*** -H 'Content-Type: text/xml' -d '<seedRequest><name>demo:watertemp</name><gridSetId>EPSG:900913</gridSetId><zoomStart>0</zoomStart><zoomStop>5</zoomStop><format>image/png</format><type>seed</type><threadCount>2</threadCount></seedRequest>' '${base}/tilecache/rest/seed/demo:watertemp.xml'`)
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  main().catch((err) => { console.error(`demo: ${err.message}`); process.exit(1) })
+}
