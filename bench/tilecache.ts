@@ -2,7 +2,7 @@
 // threads and against gdal2tiles with two processes, on the shared benchmark mosaic
 // (/work/shared/bench/make-mosaic.sh -> /tmp/bench-data); peak RSS and the longest event-loop
 // stall while seeding; cached-tile GET requests/s against @fastify/static serving the same file.
-// Bounded to about two minutes: zoom 0..MW_BENCH_TILECACHE_ZOOM (default 7) in EPSG:900913, and
+// Bounded to about two minutes: zoom 0..MW_BENCH_TILECACHE_ZOOM (default 8) in EPSG:900913, and
 // EPSG:4326 too when MW_BENCH_TILECACHE_4326=1. The issue's reference range is 0..10 in both,
 // which takes several minutes here: the bench granules have no overviews, so every low-zoom
 // metatile decodes the whole mosaic at full resolution in the mosaic renderer (geotiff.js).
@@ -25,7 +25,7 @@ import type { TileEvent } from '../services/seed/blob-store.js'
 
 type Figure = { name: string, value: number, unit: string, note?: string }
 const DATA = process.env.BENCH_DATA ?? '/tmp/bench-data'
-const ZOOM = Number(process.env.MW_BENCH_TILECACHE_ZOOM ?? 7)
+const ZOOM = Number(process.env.MW_BENCH_TILECACHE_ZOOM ?? 8)
 const GRIDS = process.env.MW_BENCH_TILECACHE_4326 === '1' ? ['EPSG:900913', 'EPSG:4326'] : ['EPSG:900913']
 const PASSWORD = 'bench-admin-password'
 const AUTH = { authorization: 'Basic ' + Buffer.from(`admin:${PASSWORD}`).toString('base64') }
