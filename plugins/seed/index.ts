@@ -94,13 +94,17 @@ export default async function seed (app: FastifyInstance) {
     const { error, ...view } = viewOf(task, Date.now())
     return reply.resource({ task: { ...view, error } })
   })
+  const streams = new Set<import('node:http').ServerResponse>()
+  app.addHook('preClose', async () => { for (const s of streams) s.end() })
   app.get('/seed/events', async (req, reply) => {
     reply.hijack()
     const res = reply.raw
+    streams.add(res)
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' })
+    res.write(': task progress of the tile cache\n\n') // sends the headers now
     const send = (view: unknown) => res.write(`event: task\ndata: ${JSON.stringify(view)}\n\n`)
     for (const t of cache.breeder.list()) send(viewOf(t, Date.now()))
     cache.breeder.events.on('task', send)
-    req.raw.on('close', () => cache.breeder.events.off('task', send))
+    res.on('close', () => { cache.breeder.events.off('task', send); streams.delete(res) })
   })
 }

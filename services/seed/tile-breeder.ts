@@ -12,7 +12,7 @@ import { viewOf, type Job, type Task, type TaskState } from './task.js'
 import type { LayerInfo } from '../catalog/layers.js'
 import type { TileFormat } from './formats.js'
 import type { ParameterSet } from './parameters.js'
-import { TooManyPendingTasks } from '../errors.js'
+import { TileCacheClosing, TooManyPendingTasks } from '../errors.js'
 
 export interface MetatileRequest {
   layer: LayerInfo
@@ -132,7 +132,7 @@ export function createTileBreeder (deps: BreederDeps) {
 
     /** Creates the tasks of a validated request and starts them when slots are free. */
     submit (spec: SeedSpec): Task[] {
-      if (closing) throw TooManyPendingTasks(0)
+      if (closing) throw TileCacheClosing()
       prune()
       const count = spec.type === 'truncate' ? 1 : spec.threadCount
       if (queue.length + count > deps.maxPendingTasks) throw TooManyPendingTasks(deps.maxPendingTasks)

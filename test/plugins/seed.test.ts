@@ -1,6 +1,7 @@
 // Seed, reseed and truncate tasks rendering a real mosaic: lifecycle, lists, kills, restart.
 import t from 'tap'
 import fs from 'node:fs'
+import http from 'node:http'
 import path from 'node:path'
 import { build, tempDir, ADMIN, BASE } from '../helper.js'
 import { createMosaic, pattern, rgbTiff } from '../fixtures/seed/mosaic.js'
@@ -115,4 +116,36 @@ t.test('after a restart the tiles are still served from the cache and the task l
   t.equal(after.headers['geowebcache-cache-result'], 'HIT')
   t.same(after.rawPayload, before.rawPayload)
   t.equal((await second.inject({ method: 'GET', url: `${SEED}/tasks/1.json`, headers: ADMIN })).statusCode, 404)
+})
+
+t.test('past the pending-task cap a seed request is 429 and creates nothing; progress streams as server-sent events', async (t) => {
+  const app = await build(t, { taskSlots: 1, maxPendingTasks: 2 })
+  const layer = await createMosaic(app, 'topp', 'world', { 'world.tif': rgbTiff(16, 16, BBOX, pattern) })
+  // The helper's app is a scope of the root server: listen on the shared HTTP server directly.
+  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve))
+  const { port } = app.server.address() as { port: number }
+  let text = ''
+  let sawRunning: () => void
+  const running = new Promise<void>((resolve) => { sawRunning = resolve })
+  const sse = await new Promise<http.IncomingMessage>((resolve) => {
+    http.get({ host: '127.0.0.1', port, path: `${SEED}/events`, headers: ADMIN }, resolve)
+  })
+  t.equal(sse.headers['content-type'], 'text/event-stream; charset=utf-8')
+  sse.setEncoding('utf8')
+  sse.on('data', (chunk: string) => { text += chunk; if (text.includes('"state":"running"')) sawRunning() })
+
+  let res = await app.inject({ method: 'POST', url: `${SEED}/${layer}.json`, headers: JSON_TYPE, payload: seedJson({ zoomStart: 0, zoomStop: 20 }) })
+  t.equal(res.statusCode, 200)
+  res = await app.inject({ method: 'POST', url: `${SEED}/${layer}.json`, headers: JSON_TYPE, payload: seedJson({ zoomStart: 0, zoomStop: 2, threadCount: 3 }) })
+  t.equal(res.statusCode, 429)
+  t.equal(res.body, 'Too many pending seed tasks (limit 2); try again later')
+  res = await app.inject({ method: 'GET', url: `${SEED}.json`, headers: ADMIN })
+  t.equal(JSON.parse(res.body)['long-array-array'].length, 1, 'nothing was created')
+
+  await running
+  const events = text.split('\n\n').filter((e) => e.startsWith('event:'))
+  t.match(events[0], /^event: task\ndata: \{"id":1,"type":"seed","layer":"topp:world"/)
+  sse.destroy()
+  await app.inject({ method: 'POST', url: SEED, headers: FORM, payload: 'kill_all=all' })
+  await app.tileCache.breeder.idle()
 })
