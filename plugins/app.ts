@@ -30,12 +30,13 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
   await app.register(negotiate, { bodyLimit: config.bodyLimit, uploadLimit: config.uploadLimit, uploadDir: path.join(config.dataDir, 'tmp', 'uploads') })
   await app.register(auth, { authenticator: app.authenticator, requireHttps: config.requireHttps })
 
-  app.addHook('onSend', async (req, reply) => { reply.header('x-request-id', req.id) })
+  app.addHook('onRequest', (req, reply, done) => { reply.header('x-request-id', req.id); done() })
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).type('text/plain; charset=utf-8').send(`No such resource: ${req.method} ${req.url.split('?')[0]}`)
   })
+  const ping = app.db.prepare('SELECT 1')
   app.get('/health', { config: { access: 'public' } }, async () => {
-    app.db.prepare('SELECT 1').get()
+    ping.get()
     return { status: 'ok' }
   })
 
@@ -65,7 +66,7 @@ export function serverOptions (config: Pick<MapwardenConfig, 'logLevel' | 'bodyL
     },
     requestIdHeader: 'x-request-id',
     bodyLimit: config.bodyLimit,
-    maxParamLength: 1000,
+    routerOptions: { maxParamLength: 1000 },
     forceCloseConnections: 'idle',
     return503OnClosing: true
   }

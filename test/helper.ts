@@ -26,11 +26,11 @@ export async function build (t: TestLike, opts: BuildOptions = {}): Promise<Fast
   const dataDir = opts.dataDir ?? tempDir(t)
   const root = Fastify({ logger: false })
   let app: FastifyInstance | undefined
-  // fp() so the tests can reach the decorators (app.db, app.workspaces) of the scope it returns;
+  // fp() around a wrapper (fp marks the function it is given; the export must stay encapsulated) so the tests can reach the decorators (app.db, app.workspaces) of the scope it returns;
   // inject() on that scope still goes through the whole server. The encapsulation test registers
   // the plugin exactly as a host would.
   await root.register(async (scope) => {
-    await scope.register(fp(mapwarden), {
+    await scope.register(fp((instance: FastifyInstance, o: MapwardenPluginOptions) => mapwarden(instance, o)), {
       env: {},
       adminPassword: ADMIN_PASSWORD,
       authCacheSeconds: 60,

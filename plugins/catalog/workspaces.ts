@@ -1,12 +1,9 @@
 // {base}/rest/workspaces: GeoServer's WorkspaceController shapes.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { Type } from '@sinclair/typebox'
+import { WorkspaceParams as WsParams, RecurseQuery } from '../../schemas/common.js'
 import { Link, type Document } from '../infra/representation.js'
 import type { Workspace } from '../../services/catalog/workspaces.js'
 import { bodyRoot, suffixed } from '../infra/routes.js'
-
-const WsParams = Type.Object({ ws: Type.String() })
-const RecurseQuery = Type.Object({ recurse: Type.Optional(Type.Boolean()) })
 
 export default async function workspaces (app: FastifyInstance) {
   const { workspaces: service, urls } = app

@@ -42,13 +42,23 @@ async function auth (app: FastifyInstance, opts: { authenticator: Authenticator,
     app.basicAuth(req, reply, (err?: Error) => err ? reject(err) : resolve())
   })
 
+  // Fast path for a recently verified Authorization header: no promise chain through basic-auth.
+  const cachedPrincipal = (header: string | undefined): Principal | undefined => {
+    if (!header || !header.startsWith('Basic ')) return undefined
+    const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8')
+    const i = decoded.indexOf(':')
+    return i > 0 ? opts.authenticator.cached(decoded.slice(0, i), decoded.slice(i + 1)) : undefined
+  }
+
   app.addHook('onRequest', async (req, reply) => {
     const access: Access = req.routeOptions.config?.access ?? 'admin'
     if (opts.requireHttps && req.headers.authorization && req.protocol !== 'https') {
       throw AccessDenied('Basic credentials are refused over plain HTTP; use HTTPS')
     }
     if (access === 'public' && !req.headers.authorization) { req.principal = ANONYMOUS; return }
-    await check(req, reply)
+    const fast = cachedPrincipal(req.headers.authorization)
+    if (fast) req.principal = fast
+    else await check(req, reply)
     if (access === 'admin' && !isAdmin(req.principal)) throw AdminRequired()
   })
 

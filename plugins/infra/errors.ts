@@ -58,8 +58,9 @@ async function errors (app: FastifyInstance) {
     const status = statusOf(err)
     if (status >= 500 && status !== 507 && status !== 503) req.log.error({ err }, 'unexpected failure')
     else req.log.info({ status, code: (err as FastifyError).code, msg: err.message }, 'request refused')
-    if (status === 401 && !reply.getHeader('www-authenticate')) reply.header('WWW-Authenticate', 'Basic realm="GeoServer Realm"')
-    if (status !== 401) reply.removeHeader('www-authenticate')
+    // Exactly GeoServer's challenge: clients and proxies match it verbatim.
+    if (status === 401) reply.header('WWW-Authenticate', 'Basic realm="GeoServer Realm"')
+    else reply.removeHeader('www-authenticate')
     return reply.code(status).type('text/plain; charset=utf-8').send(messageOf(err, status))
   })
 }

@@ -123,7 +123,7 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
   app.decorateRequest('rawText', undefined)
   app.decorateRequest('upload', undefined)
 
-  app.addHook('onRequest', async (req: FastifyRequest) => {
+  app.addHook('onRequest', (req: FastifyRequest, _reply, done) => {
     const urlPath = req.url.split('?')[0]
     const m = SUFFIX.exec(urlPath)
     if (m) {
@@ -146,6 +146,7 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
         (ct === '' || ct.startsWith('application/x-www-form-urlencoded'))) {
       req.headers['content-type'] = req.format === 'xml' ? 'application/xml' : 'application/json'
     }
+    done()
   })
 
   app.decorateReply('resource', function (this: FastifyReply, doc: Document, status = 200) {
@@ -191,8 +192,9 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
   await app.register(formbody, { bodyLimit: opts.bodyLimit })
   await app.register(multipart, { limits: { fileSize: opts.uploadLimit, files: 1, fields: 50, parts: 60 } })
 
-  app.addHook('onResponse', async (req) => {
-    if (req.upload) await fs.promises.rm(req.upload.path, { force: true })
+  app.addHook('onResponse', (req, _reply, done) => {
+    if (req.upload) fs.promises.rm(req.upload.path, { force: true }).then(() => done(), done)
+    else done()
   })
 }
 

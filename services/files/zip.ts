@@ -9,7 +9,7 @@ import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { Transform } from 'node:stream'
 import yauzl, { type Entry, type ZipFile } from 'yauzl'
-import { NotAZip, TooManyZipEntries, UnsafeZipEntry, ZipTooLarge } from '../errors.js'
+import { isMapwardenError, NotAZip, TooManyZipEntries, UnsafeZipEntry, ZipTooLarge } from '../errors.js'
 import { within } from './atomic.js'
 
 export interface ZipLimits { maxEntries: number, maxBytes: number }
@@ -127,7 +127,7 @@ export async function extractZip (file: string, destDir: string, limits: ZipLimi
           fs.promises.mkdir(path.dirname(target), { recursive: true })
             .then(() => pipeline(stream, cap, fs.createWriteStream(target, { flags: 'wx' })))
             .then(() => { extracted.push({ name, size: written, directory: false }); zip.readEntry() })
-            .catch((e) => reject(/too many bytes|too few bytes|invalid/i.test(String(e?.message)) ? ZipTooLarge(limits.maxBytes) : e))
+            .catch((e) => reject(isMapwardenError(e) || !/too many bytes|too few bytes/i.test(String(e?.message)) ? e : ZipTooLarge(limits.maxBytes)))
         })
       })
       zip.on('end', () => resolve())

@@ -1,0 +1,19 @@
+# mapwarden: the standalone server, data directory on a volume.
+FROM node:20-bookworm-slim AS build
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production MAPWARDEN_HOST=0.0.0.0 MAPWARDEN_PORT=8080 MAPWARDEN_DATA_DIR=/data
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+VOLUME /data
+EXPOSE 8080
+USER node
+CMD ["node", "dist/plugins/server.js"]

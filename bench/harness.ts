@@ -1,0 +1,29 @@
+// Shared bench helpers: start the real plugin on a loopback port, load it with autocannon.
+import Fastify, { type FastifyInstance } from 'fastify'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import autocannon from 'autocannon'
+import mapwarden, { type MapwardenPluginOptions } from '../plugins/app.js'
+
+export interface Figure { name: string, value: number, unit: string, note?: string }
+export const BENCH_PASSWORD = 'bench-admin-password'
+export const AUTH = 'Basic ' + Buffer.from(`admin:${BENCH_PASSWORD}`).toString('base64')
+
+export async function startMapwarden (opts: MapwardenPluginOptions = {}): Promise<{ app: FastifyInstance, url: string, close: () => Promise<void> }> {
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'mw-bench-'))
+  const app = Fastify({ logger: false })
+  await app.register(mapwarden, { prefix: '/geoserver', env: {}, adminPassword: BENCH_PASSWORD, announce: () => {}, ...opts, dataDir })
+  const url = await app.listen({ port: 0, host: '127.0.0.1' })
+  return {
+    app,
+    url,
+    close: async () => { await app.close(); if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true }) }
+  }
+}
+
+export async function load (url: string, headers: Record<string, string> = {}, seconds = 5, connections = 20): Promise<{ rps: number, p99: number, errors: number }> {
+  // The load generator runs in a worker thread, so it does not share the server's event loop.
+  const r = await autocannon({ url, headers, duration: seconds, connections, workers: 1 })
+  return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.non2xx }
+}

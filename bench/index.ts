@@ -1,0 +1,29 @@
+// npm run bench: every area's figures, each measured against its baseline in the same run.
+// Usage: npm run bench [-- area ...]   (areas: core mosaics tilecache diskquota styles security)
+import type { Figure } from './harness.js'
+
+const AREAS = ['core', 'mosaics', 'tilecache', 'diskquota', 'styles', 'security']
+
+async function main () {
+  const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'))
+  const areas = wanted.length ? wanted : AREAS
+  const rows: Array<Figure & { area: string }> = []
+  for (const area of areas) {
+    let mod: { run: () => Promise<Figure[]> }
+    try {
+      mod = await import(`./${area}.js`)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') { console.log(`# ${area}: no benchmark yet`); continue }
+      throw err
+    }
+    console.log(`# ${area} ...`)
+    for (const f of await mod.run()) {
+      rows.push({ area, ...f })
+      console.log(`${area}\t${f.name}\t${f.value} ${f.unit}${f.note ? `\t(${f.note})` : ''}`)
+    }
+  }
+  console.log('\n| area | figure | value | note |\n|---|---|---|---|')
+  for (const r of rows) console.log(`| ${r.area} | ${r.name} | ${r.value} ${r.unit} | ${r.note ?? ''} |`)
+}
+
+main().catch((err) => { console.error(err); process.exit(1) })
