@@ -35,7 +35,10 @@ function killCode (body: unknown): KillCode {
 }
 
 const isSeedBody = (req: FastifyRequest) => req.formatFromSuffix || /^(application\/json|application\/xml|text\/xml)\b/i.test(req.headers['content-type'] ?? '')
-const notAllowed = async (req: FastifyRequest) => { throw MethodNotAllowed(req.method) }
+// Refused in onRequest, before any body is read or parsed.
+const refuse = async (req: FastifyRequest) => { throw MethodNotAllowed(req.method) }
+const notAllowed = { onRequest: refuse }
+const never = async () => {}
 
 export default async function seed (app: FastifyInstance) {
   const cache = app.tileCache
@@ -55,13 +58,13 @@ export default async function seed (app: FastifyInstance) {
   app.get('/seed.xml', async (req, reply) => sendList(reply, 'xml', cache.breeder.list()))
   app.post('/seed', async (req, reply) => kill(req, reply))
   for (const url of ['/seed.json', '/seed.xml']) {
-    app.post(url, notAllowed)
-    app.put(url, notAllowed)
-    app.delete(url, notAllowed)
+    app.post(url, notAllowed, never)
+    app.put(url, notAllowed, never)
+    app.delete(url, notAllowed, never)
   }
-  app.get('/seed', notAllowed)
-  app.put('/seed', notAllowed)
-  app.delete('/seed', notAllowed)
+  app.get('/seed', notAllowed, never)
+  app.put('/seed', notAllowed, never)
+  app.delete('/seed', notAllowed, never)
 
   // One layer: the suffixed path is the task list and the seed request; unsuffixed POST is a
   // seed request by media type, else the kill form; GET/PUT/DELETE without suffix 405.
@@ -75,8 +78,8 @@ export default async function seed (app: FastifyInstance) {
     await cache.submitSeed(req.params.layer, bodyRoot(req.body, 'seedRequest'), req.principal)
     return reply.code(200).type('text/plain; charset=utf-8').send('')
   })
-  app.put('/seed/:layer', notAllowed)
-  app.delete('/seed/:layer', notAllowed)
+  app.put('/seed/:layer', notAllowed, never)
+  app.delete('/seed/:layer', notAllowed, never)
 
   // Beyond GWC: one task (kept an hour after it ends, ABORTED after a kill) and a progress stream.
   app.get<{ Params: { id: string } }>('/seed/tasks/:id', async (req, reply) => {
