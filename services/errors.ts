@@ -81,3 +81,7 @@ export const TileOutOfRange = createError('MW_TILES_OUT_OF_RANGE', 'not_found', 
 export const RendererUnavailable = createError('MW_TILES_RENDERER_UNAVAILABLE', 'unavailable', 'No renderer is available for layer %s')
 export const TileCacheClosing = createError('MW_TILES_CLOSING', 'unavailable', 'The tile cache is shutting down')
 export const RenderQueueFull = createError('MW_TILES_RENDER_QUEUE_FULL', 'unavailable', 'The render queue is full; try again later')
+
+// --- diskquota ---
+export const QuotaFieldInvalid = createError('MW_DISKQUOTA_FIELD_INVALID', 'invalid', '%s')
+export const QuotaUnknownLayer = createError('MW_DISKQUOTA_UNKNOWN_LAYER', 'invalid', 'layerQuotas: unknown layer %s')

@@ -13,6 +13,7 @@ import { createAuthenticator, type Authenticator } from '../../services/auth/aut
 import { generatePassword, hashPassword } from '../../services/auth/passwords.js'
 import { removeTempFiles } from '../../services/files/atomic.js'
 import tilePool from './tile-pool.js'
+import quotaScheduler from './quota-scheduler.js'
 
 export interface Urls {
   /** Absolute URL of `{base}/rest/<segments>` for links, each segment URL-encoded as GeoServer does. */
@@ -85,6 +86,7 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
     db.close()
   })
   await app.register(tilePool, { config }) // tile cache: render pool, blob store, seed tasks
+  await app.register(quotaScheduler, { config }) // disk quota: accounting, clean-ups (after the tile cache)
 }
 
 export default fp(services, { name: 'services' })
