@@ -17,6 +17,8 @@ export interface PageDelta {
   hits: number
   /** Latest access (read or write) in the batch, ms since epoch; 0 = none. */
   accessMs: number
+  /** Earliest event in the batch (the page's creation time if it is new). */
+  firstMs: number
   maxTiles: number
 }
 

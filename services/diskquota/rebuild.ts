@@ -78,7 +78,7 @@ export async function rebuildUsage ({ root, store, recorder, now, progress, sign
                     const key = `${tileSetId(d.tileSet)}@${d.z}/${d.px}/${d.py}`
                     const acc = pages.get(key)
                     if (!acc) pages.set(key, d)
-                    else { acc.tiles += d.tiles; acc.bytes += d.bytes; acc.accessMs = Math.max(acc.accessMs, d.accessMs) }
+                    else { acc.tiles += d.tiles; acc.bytes += d.bytes; acc.accessMs = Math.max(acc.accessMs, d.accessMs); acc.firstMs = Math.min(acc.firstMs, d.firstMs) }
                   }
                 }
               }

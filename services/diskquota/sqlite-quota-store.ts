@@ -53,7 +53,7 @@ export function createSqliteQuotaStore (db: Db): QuotaStore {
 
   /** Sets one page to new counts, moving its tile set's totals by the same amounts. */
   function setPage (d: PageDelta, id: string, old: PageRow | undefined, tiles: number, bytes: number, hits: number, accessMs: number, nowMs: number) {
-    const created = old?.created_ms ?? nowMs
+    const created = old?.created_ms ?? (d.firstMs || nowMs)
     const last = Math.max(old?.last_access_ms ?? created, accessMs)
     const fill = Math.min(1, tiles / d.maxTiles)
     q.putPage.run(id, d.z, d.px, d.py, d.tileSet.layer, tiles, bytes, hits, created, last, fill, frequencyOfUse(hits, created, last, fill))

@@ -68,9 +68,10 @@ export function createUsageRecorder (deps: RecorderDeps) {
       const key = `${tileSetId(e)}@${e.z}/${px}/${py}`
       let d = pages.get(key)
       if (!d) {
-        d = { tileSet: { layer: e.layer, gridSet: e.gridSet, format: e.format, parameterId: e.parameterId }, z: e.z, px, py, tiles: 0, bytes: 0, hits: 0, accessMs: 0, maxTiles: maxTilesInPage(g) }
+        d = { tileSet: { layer: e.layer, gridSet: e.gridSet, format: e.format, parameterId: e.parameterId }, z: e.z, px, py, tiles: 0, bytes: 0, hits: 0, accessMs: 0, firstMs: t, maxTiles: maxTilesInPage(g) }
         pages.set(key, d)
       }
+      d.firstMs = Math.min(d.firstMs, t)
       if (kind === WRITE) {
         if (e.replacedBytes === undefined) d.tiles++
         d.bytes += blockRound(e.bytes, block) - (e.replacedBytes === undefined ? 0 : blockRound(e.replacedBytes, block))
