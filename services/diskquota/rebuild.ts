@@ -1,11 +1,11 @@
 // Rebuilds tile and byte counts from the files of the blob store (<root>/<ws>/<layer>/<gridset>/
 // <format>/<parameters>/<z>/<x>/<y>.<ext>), when the usage store is new or was lost. Runs in the
 // background while tiles keep being written: each x directory is listed and measured synchronously
-// (no event can interleave), and an event counts only if its directory was already measured;
-// events for directories still ahead are dropped because the scan will see their result.
+// (no event can interleave). A write or delete made meanwhile counts unless its directory was
+// measured after it (then the scan saw its result); directories created after the scan passed
+// are never measured, so their events count.
 import fs from 'node:fs'
 import path from 'node:path'
-import type { TileEvent } from '../seed/blob-store.js'
 import { formatOfExtension, FORMATS } from '../seed/formats.js'
 import type { PageDelta, QuotaStore } from './quota-store.js'
 import type { Queued, UsageRecorder } from './usage-recorder.js'
@@ -38,10 +38,12 @@ export interface RebuildDeps {
 }
 
 export async function rebuildUsage ({ root, store, recorder, now, progress, signal }: RebuildDeps): Promise<void> {
-  const scanned = new Set<string>()
+  const scanned = new Map<string, number>() // x directory -> last event number when measured
   const pages = new Map<string, PageDelta>()
   Object.assign(progress, { state: 'running', filesScanned: 0, bytesScanned: 0, startedAt: new Date(now()).toISOString(), finishedAt: undefined })
-  recorder.hold((e: TileEvent) => scanned.has(dirKey(e)))
+  await recorder.flush()
+  recorder.hold()
+  let keep: ((q: Queued) => boolean) | undefined
   try {
     for (const ws of await list(root)) {
       for (const ld of await list(path.join(root, ws))) {
@@ -73,7 +75,7 @@ export async function rebuildUsage ({ root, store, recorder, now, progress, sign
                     progress.filesScanned++
                     progress.bytesScanned += st.size
                   }
-                  scanned.add(dirKey({ layer, gridSet, format, parameterId, z, x }))
+                  scanned.set(dirKey({ layer, gridSet, format, parameterId, z, x }), recorder.seq())
                   for (const d of await recorder.fold(found)) {
                     const key = `${tileSetId(d.tileSet)}@${d.z}/${d.px}/${d.py}`
                     const acc = pages.get(key)
@@ -88,13 +90,14 @@ export async function rebuildUsage ({ root, store, recorder, now, progress, sign
       }
     }
     store.replaceCounts([...pages.values()], now())
+    keep = (q) => { const at = scanned.get(dirKey(q.e)); return at === undefined || at < (q.seq ?? 0) }
     store.setState('usageBuiltAt', new Date(now()).toISOString())
     Object.assign(progress, { state: 'done', finishedAt: new Date(now()).toISOString() })
   } catch (err) {
     Object.assign(progress, { state: 'failed', finishedAt: new Date(now()).toISOString() })
     throw err
   } finally {
-    recorder.release()
+    recorder.release(keep)
   }
   await recorder.flush()
 }

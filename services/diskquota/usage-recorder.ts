@@ -21,7 +21,7 @@ export interface RecorderDeps {
 const WRITE = 0
 const DELETE = 1
 const READ = 2
-interface Queued { kind: 0 | 1 | 2, e: TileEvent, t: number }
+interface Queued { kind: 0 | 1 | 2, e: TileEvent, t: number, seq?: number }
 
 export function createUsageRecorder (deps: RecorderDeps) {
   const maxQueue = deps.maxQueue ?? 20_000
@@ -29,15 +29,13 @@ export function createUsageRecorder (deps: RecorderDeps) {
   let chain: Promise<void> = Promise.resolve()
   let scheduled = false
   let held = 0
-  /** While usage is rebuilt, decides which write/delete events still count (rebuild.ts). */
-  let accept: ((e: TileEvent) => boolean) | undefined
+  let seq = 0
   const geometries = new Map<string, PageGeometry>()
   const timer = deps.flushMs ? setInterval(() => { void flush() }, deps.flushMs) : undefined
   timer?.unref()
 
   function push (kind: 0 | 1 | 2, e: TileEvent) {
-    if (kind !== READ && accept && !accept(e)) return
-    queue.push({ kind, e, t: deps.now() })
+    queue.push({ kind, e, t: deps.now(), seq: ++seq })
     if (queue.length >= maxQueue && !scheduled && !held) {
       scheduled = true
       setImmediate(() => { scheduled = false; void flush() })
@@ -109,17 +107,21 @@ export function createUsageRecorder (deps: RecorderDeps) {
     flush,
     fold,
     pending: () => queue.length,
-    /** Holds flushes (and filters writes/deletes) while usage is rebuilt from the disk. */
-    hold (filter: (e: TileEvent) => boolean) {
+    /** The number of the last event recorded (orders events against a rebuild's scan). */
+    seq: () => seq,
+    /** Holds flushes while usage is rebuilt from the disk; the scan sees what queued writes and deletes did. */
+    hold () {
       held++
-      accept = filter
-      queue = queue.filter((q) => q.kind === READ) // the scan sees what these writes and deletes did
+      queue = queue.filter((q) => q.kind === READ)
     },
-    release () { held = Math.max(0, held - 1); if (!held) accept = undefined },
+    /** Ends a hold; `keep` says which writes and deletes made meanwhile the scan did not see. */
+    release (keep?: (q: Queued) => boolean) {
+      held = Math.max(0, held - 1)
+      if (keep) queue = queue.filter((q) => q.kind === READ || keep(q))
+    },
     async close () {
       if (timer) clearInterval(timer)
       held = 0
-      accept = undefined
       await flush()
     }
   }

@@ -125,10 +125,16 @@ t.test('a lost usage store is rebuilt from the files on disk, keeping writes mad
   h.db.exec('DELETE FROM dq_pages; DELETE FROM dq_tilesets; DELETE FROM dq_state')
   t.same(h.store.tileSets(), [])
   const rebuilding = h.dq.rebuild()
-  await h.put(h.key(L, 5, 0, 0), 5000) // written while the rebuild runs
-  await rebuilding
+  // Changes while the rebuild runs: a new directory, an overwrite and a delete in scanned ones.
+  await Promise.all([
+    h.put(h.key(L, 5, 0, 0), 5000),
+    h.put(h.key(L, 2, 7, 3), 20_000),
+    h.blobStore.delete(h.key(L, 2, 0, 0)),
+    rebuilding
+  ])
+  await h.put(h.key(L, 2, 6, 3), 30_000)
   t.equal(h.dq.rebuildProgress().state, 'done')
-  t.equal(h.dq.rebuildProgress().filesScanned >= 33, true)
+  t.ok(h.dq.rebuildProgress().filesScanned >= 31)
   await h.dq.flush()
   const disk = diskUsage(h.blobStore.root, 4096)
   t.equal(h.store.usedBytes({ except: [] }), disk.bytes)
