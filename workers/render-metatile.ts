@@ -76,17 +76,19 @@ function emptyPng (size: number): Promise<Buffer> {
  */
 export async function cutAndEncode (rgba: Uint8Array, cols: number, rows: number, size: number, format: EncodeFormat, png?: PngOptions): Promise<Uint8Array> {
   const width = cols * size
-  const tile = new Uint8Array(size * size * 4)
-  const encoded: Buffer[] = []
+  // All tiles in flight at once: sharp encodes on libuv's pool, overlapping the next render.
+  const jobs: Array<Promise<Buffer>> = []
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
+      const tile = new Uint8Array(size * size * 4)
       for (let y = 0; y < size; y++) {
         const from = ((r * size + y) * width + c * size) * 4
         tile.set(rgba.subarray(from, from + size * 4), y * size * 4)
       }
-      encoded.push(await encodeTile(tile, size, format, png))
+      jobs.push(encodeTile(tile, size, format, png))
     }
   }
+  const encoded = await Promise.all(jobs)
   return packTiles(encoded)
 }
 

@@ -13,6 +13,7 @@ import { createAuthenticator, type Authenticator } from '../../services/auth/aut
 import { generatePassword, hashPassword } from '../../services/auth/passwords.js'
 import { removeTempFiles } from '../../services/files/atomic.js'
 import tilePool from './tile-pool.js'
+import { createMosaicService, type MosaicService } from '../../services/mosaics/mosaic-service.js'
 import quotaScheduler from './quota-scheduler.js'
 
 export interface Urls {
@@ -31,6 +32,7 @@ declare module 'fastify' {
     users: UserStore
     authenticator: Authenticator
     urls: Urls
+    mosaics: MosaicService
   }
 }
 
@@ -81,6 +83,13 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
     rest: (req: FastifyRequest, ...segments: string[]) => urlFor(req, ['rest', ...segments]),
     base: (req: FastifyRequest, ...segments: string[]) => urlFor(req, segments)
   })
+  const workspaces = app.workspaces
+  const mosaics = createMosaicService({
+    db, dataDir: config.dataDir, harvestRoots: config.harvestRoots, workspaces, log: app.log,
+    zipLimits: { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes }
+  })
+  workspaces.onRemoved((name) => mosaics.workspaceRemoved(name))
+  app.decorate('mosaics', mosaics)
   app.addHook('onClose', async () => {
     authenticator.close()
     db.close()

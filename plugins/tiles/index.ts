@@ -1,4 +1,132 @@
-// The tiles area. Routes are added by its issue; see plugins/app.ts for where it is mounted.
-import type { FastifyInstance } from 'fastify'
+// Tile services over the tile cache: WMTS 1.0.0 (GetCapabilities and GetTile, KVP and RESTful),
+// TMS 1.0.0 and an XYZ path. Tiles come from the blob store; a miss renders the metatile on the
+// worker pool, stores it and serves it. ETag/If-None-Match and Cache-Control on every tile.
+// Access: the routes are public at the HTTP level and every tile read goes through
+// app.tileCache.readTile / tileLayer, whose authorizer (tileCache.setAuthorizer) is the one place
+// where the security area checks per-layer read access (GeoServer's default `*.*.r=*` meanwhile).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { gridSet, tilesHigh, type GridSet } from '../../services/seed/grid-sets.js'
+import { formatOfExtension, isTileFormat, type TileFormat } from '../../services/seed/formats.js'
+import { TileRequestInvalid } from '../../services/errors.js'
+import { tmsService, tmsTileMap, wmtsCapabilities } from './capabilities.js'
 
-export default async function tiles (_app: FastifyInstance) {}
+const PUBLIC = { config: { access: 'public' as const } }
+const PARAMS = ['STYLES', 'CQL_FILTER', 'TIME', 'ELEVATION']
+const CACHE_CONTROL = 'public, max-age=3600'
+
+type Query = Record<string, string | string[] | undefined>
+
+/** Query parameters by upper-cased name (OGC KVP names are case-insensitive). */
+function kvp (q: unknown): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries((q ?? {}) as Query)) {
+    if (v === undefined) continue
+    out[k.toUpperCase()] = Array.isArray(v) ? v[v.length - 1] : v
+  }
+  return out
+}
+
+function int (what: string, s: string | undefined): number {
+  if (s === undefined || !/^\d{1,10}$/.test(s)) throw TileRequestInvalid(`${what} must be a non-negative integer, got ${JSON.stringify(s ?? '')}`)
+  return Number(s)
+}
+
+function grid (id: string | undefined): GridSet {
+  const gs = gridSet(id === 'EPSG:3857' ? 'EPSG:900913' : id ?? '')
+  if (!gs) throw TileRequestInvalid(`Unknown grid set ${JSON.stringify(id ?? '')}; known: EPSG:4326, EPSG:900913`)
+  return gs
+}
+
+function checkIndex (gs: GridSet, z: number, x: number, yTop: number) {
+  if (z >= gs.resolutions.length) throw TileRequestInvalid(`zoom level ${z} is not in grid set ${gs.id}`)
+}
+
+export default async function tiles (app: FastifyInstance) {
+  const cache = app.tileCache
+  const serviceUrl = (req: FastifyRequest) => `${req.protocol}://${req.host}${app.prefix}`
+
+  async function sendTile (req: FastifyRequest, reply: FastifyReply, layer: string, gs: GridSet, format: TileFormat, z: number, x: number, y: number, params: Record<string, string>) {
+    checkIndex(gs, z, x, y)
+    const parameters: Record<string, string> = {}
+    for (const p of PARAMS) if (params[p] !== undefined) parameters[p] = params[p]
+    const tile = await cache.readTile({ layer, gridSet: gs, format, parameters, z, x, y }, req.principal)
+    reply.header('etag', tile.etag).header('cache-control', CACHE_CONTROL).header('last-modified', new Date(tile.mtimeMs).toUTCString())
+    if (req.headers['if-none-match'] === tile.etag) return reply.code(304).send()
+    return reply.type(format).send(tile.data)
+  }
+
+  // --- WMTS KVP ---
+  app.get('/wmts', PUBLIC, async (req, reply) => {
+    const q = kvp(req.query)
+    const request = (q.REQUEST ?? '').toLowerCase()
+    if (q.SERVICE !== undefined && q.SERVICE.toUpperCase() !== 'WMTS') throw TileRequestInvalid(`SERVICE must be WMTS, got ${q.SERVICE}`)
+    if (request === 'getcapabilities') {
+      return reply.type('application/vnd.ogc.wmts+xml; charset=utf-8').header('cache-control', 'no-cache')
+        .send(wmtsCapabilities(await cache.tileLayers(req.principal), serviceUrl(req)))
+    }
+    if (request !== 'gettile') throw TileRequestInvalid(`REQUEST must be GetCapabilities or GetTile, got ${JSON.stringify(q.REQUEST ?? '')}`)
+    const gs = grid(q.TILEMATRIXSET)
+    const m = new RegExp(`^${gs.id}:(\\d{1,2})$`).exec(q.TILEMATRIX ?? '') ?? /^(\d{1,2})$/.exec(q.TILEMATRIX ?? '')
+    if (!m) throw TileRequestInvalid(`TILEMATRIX must be ${gs.id}:<z>, got ${JSON.stringify(q.TILEMATRIX ?? '')}`)
+    const z = Number(m[1])
+    const format = q.FORMAT ?? 'image/png'
+    if (!isTileFormat(format)) throw TileRequestInvalid(`Unsupported FORMAT ${format}`)
+    const row = int('TILEROW', q.TILEROW)
+    const col = int('TILECOL', q.TILECOL)
+    if (z >= gs.resolutions.length) throw TileRequestInvalid(`TILEMATRIX ${q.TILEMATRIX} is not in ${gs.id}`)
+    if (!q.LAYER) throw TileRequestInvalid('LAYER is required')
+    return sendTile(req, reply, q.LAYER, gs, format, z, col, tilesHigh(gs, z) - 1 - row, { ...q, STYLES: q.STYLE ?? q.STYLES })
+  })
+  app.get('/wmts/1.0.0/WMTSCapabilities.xml', PUBLIC, async (req, reply) =>
+    reply.type('application/vnd.ogc.wmts+xml; charset=utf-8').header('cache-control', 'no-cache')
+      .send(wmtsCapabilities(await cache.tileLayers(req.principal), serviceUrl(req))))
+
+  // --- WMTS RESTful: {layer}/{style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?format= ---
+  app.get<{ Params: { layer: string, style: string, tms: string, tm: string, row: string, col: string } }>(
+    '/wmts/rest/:layer/:style/:tms/:tm/:row/:col', PUBLIC, async (req, reply) => {
+      const q = kvp(req.query)
+      const gs = grid(req.params.tms)
+      const m = /(\d{1,2})$/.exec(req.params.tm)
+      if (!m || (req.params.tm !== m[1] && req.params.tm !== `${gs.id}:${m[1]}`)) throw TileRequestInvalid(`TileMatrix must be ${gs.id}:<z>, got ${req.params.tm}`)
+      const z = Number(m[1])
+      if (z >= gs.resolutions.length) throw TileRequestInvalid(`TileMatrix ${req.params.tm} is not in ${gs.id}`)
+      const colMatch = /^(\d{1,10})(?:\.(\w+))?$/.exec(req.params.col)
+      const format = q.FORMAT ?? (colMatch?.[2] ? formatOfExtension(colMatch[2]) : 'image/png')
+      if (!format || !isTileFormat(format)) throw TileRequestInvalid(`Unsupported format ${q.FORMAT ?? colMatch?.[2]}`)
+      const col = int('TileCol', colMatch?.[1])
+      const row = int('TileRow', req.params.row)
+      return sendTile(req, reply, req.params.layer, gs, format, z, col, tilesHigh(gs, z) - 1 - row, { ...q, STYLES: req.params.style })
+    })
+
+  // --- TMS 1.0.0: <layer>@<gridset>@<ext>/<z>/<x>/<y>.<ext>, y from the bottom ---
+  app.get('/tms/1.0.0', PUBLIC, async (req, reply) =>
+    reply.type('text/xml; charset=utf-8').send(tmsService(await cache.tileLayers(req.principal), `${serviceUrl(req)}/tms`)))
+  const tileMap = (name: string) => {
+    const m = /^(.+)@(EPSG:\d+)@(\w+)$/.exec(name)
+    const format = m ? formatOfExtension(m[3]) : undefined
+    if (!m || !format) throw TileRequestInvalid(`TileMap must be <layer>@<gridset>@<png|jpeg|webp>, got ${name}`)
+    return { layer: m[1], gs: grid(m[2]), ext: m[3], format }
+  }
+  app.get<{ Params: { map: string } }>('/tms/1.0.0/:map', PUBLIC, async (req, reply) => {
+    const t = tileMap(req.params.map)
+    const layer = await cache.tileLayer(t.layer, req.principal)
+    return reply.type('text/xml; charset=utf-8').send(tmsTileMap(layer, t.gs, t.ext, t.format, `${serviceUrl(req)}/tms`))
+  })
+  app.get<{ Params: { map: string, z: string, x: string, y: string } }>('/tms/1.0.0/:map/:z/:x/:y', PUBLIC, async (req, reply) => {
+    const t = tileMap(req.params.map)
+    const ym = /^(\d{1,10})\.(\w+)$/.exec(req.params.y)
+    if (!ym || formatOfExtension(ym[2]) !== t.format) throw TileRequestInvalid(`tile must be <y>.${t.ext}, got ${req.params.y}`)
+    return sendTile(req, reply, t.layer, t.gs, t.format, int('z', req.params.z), int('x', req.params.x), Number(ym[1]), kvp(req.query))
+  })
+
+  // --- XYZ: y from the top, as web maps count ---
+  app.get<{ Params: { layer: string, gridset: string, z: string, x: string, y: string } }>('/xyz/:layer/:gridset/:z/:x/:y', PUBLIC, async (req, reply) => {
+    const gs = grid(req.params.gridset)
+    const ym = /^(\d{1,10})\.(\w+)$/.exec(req.params.y)
+    const format = ym ? formatOfExtension(ym[2]) : undefined
+    if (!ym || !format) throw TileRequestInvalid(`tile must be <y>.png, .jpeg or .webp, got ${req.params.y}`)
+    const z = int('z', req.params.z)
+    if (z >= gs.resolutions.length) throw TileRequestInvalid(`zoom level ${z} is not in grid set ${gs.id}`)
+    return sendTile(req, reply, req.params.layer, gs, format, z, int('x', req.params.x), tilesHigh(gs, z) - 1 - Number(ym[1]), kvp(req.query))
+  })
+}

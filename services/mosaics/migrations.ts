@@ -1,4 +1,51 @@
 import type { Migration } from '../storage/migrations.js'
 
 // Tables of this area; ids 'mosaics/<nnn>-<what>', append only.
-export const mosaicMigrations: Migration[] = []
+// mosaic_stores: one row per ImageMosaic coverage store (its folder and parsed indexer settings).
+// mosaic_granules: the granule index (GeoTools' index feature type), attributes as JSON, footprint
+// in the mosaic's CRS, with an R*Tree on the footprints kept in step by triggers (also on the
+// cascades from stores and workspaces).
+export const mosaicMigrations: Migration[] = [
+  {
+    id: 'mosaics/001-index',
+    sql: `
+      CREATE TABLE mosaic_stores (
+        workspace TEXT NOT NULL,
+        store TEXT NOT NULL,
+        dir TEXT NOT NULL,
+        type_name TEXT NOT NULL,
+        crs TEXT,
+        settings TEXT NOT NULL,
+        PRIMARY KEY (workspace, store),
+        FOREIGN KEY (workspace, store) REFERENCES stores(workspace, name) ON DELETE CASCADE
+      );
+      CREATE TABLE mosaic_granules (
+        id INTEGER PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        store TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        location TEXT NOT NULL,
+        path TEXT NOT NULL,
+        crs TEXT NOT NULL,
+        minx REAL NOT NULL, miny REAL NOT NULL, maxx REAL NOT NULL, maxy REAL NOT NULL,
+        width INTEGER NOT NULL,
+        height INTEGER NOT NULL,
+        bands INTEGER NOT NULL,
+        data_type TEXT NOT NULL,
+        nodata REAL,
+        ranges TEXT NOT NULL,
+        attrs TEXT NOT NULL,
+        UNIQUE (workspace, store, seq),
+        FOREIGN KEY (workspace, store) REFERENCES mosaic_stores(workspace, store) ON DELETE CASCADE
+      );
+      CREATE INDEX mosaic_granules_path ON mosaic_granules (workspace, store, path);
+      CREATE VIRTUAL TABLE mosaic_granules_rtree USING rtree(id, minx, maxx, miny, maxy);
+      CREATE TRIGGER mosaic_granules_ai AFTER INSERT ON mosaic_granules BEGIN
+        INSERT INTO mosaic_granules_rtree (id, minx, maxx, miny, maxy) VALUES (new.id, new.minx, new.maxx, new.miny, new.maxy);
+      END;
+      CREATE TRIGGER mosaic_granules_ad AFTER DELETE ON mosaic_granules BEGIN
+        DELETE FROM mosaic_granules_rtree WHERE id = old.id;
+      END;
+    `
+  }
+]

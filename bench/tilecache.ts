@@ -1,0 +1,182 @@
+// Tile cache figures (not a test): seeding throughput against a bare sharp encode loop on two
+// threads and against gdal2tiles with two processes, on the shared benchmark mosaic
+// (/work/shared/bench/make-mosaic.sh -> /tmp/bench-data); peak RSS and the longest event-loop
+// stall while seeding; cached-tile GET requests/s against @fastify/static serving the same file.
+// Bounded to about two minutes: zoom 0..MW_BENCH_TILECACHE_ZOOM (default 8; the issue's
+// reference range is 0..10, which takes gdal2tiles alone about three minutes here).
+import Fastify, { type FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import fastifyStatic from '@fastify/static'
+// @ts-expect-error autocannon ships no types
+import autocannon from 'autocannon'
+import { Piscina } from 'piscina'
+import sharp from 'sharp'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import mapwarden from '../plugins/app.js'
+import { workerFile } from '../plugins/infra/tile-pool.js'
+import { GRID_SETS, tilesHigh } from '../services/seed/grid-sets.js'
+import type { TileEvent } from '../services/seed/blob-store.js'
+
+type Figure = { name: string, value: number, unit: string, note?: string }
+const DATA = process.env.BENCH_DATA ?? '/tmp/bench-data'
+const ZOOM = Number(process.env.MW_BENCH_TILECACHE_ZOOM ?? 8)
+const PASSWORD = 'bench-admin-password'
+const AUTH = { authorization: 'Basic ' + Buffer.from(`admin:${PASSWORD}`).toString('base64') }
+
+async function startApp (dataDir: string): Promise<{ root: FastifyInstance, app: FastifyInstance }> {
+  const root = Fastify({ logger: false })
+  let app: FastifyInstance | undefined
+  await root.register(async (scope) => {
+    await scope.register(fp(mapwarden), { env: {}, dataDir, adminPassword: PASSWORD, announce: () => {}, harvestRoots: [DATA], workerThreads: 2, logLevel: 'silent' })
+    app = scope
+  }, { prefix: '/geoserver' })
+  await root.listen({ port: 0, host: '127.0.0.1' })
+  return { root, app: app! }
+}
+
+/** The four bench granules as one mosaic layer `bench:mosaic` (harvested in place, not copied). */
+async function createMosaic (app: FastifyInstance): Promise<string> {
+  const ws = await app.inject({ method: 'POST', url: '/geoserver/rest/workspaces', headers: { ...AUTH, 'content-type': 'application/json' }, payload: '{"workspace":{"name":"bench"}}' })
+  if (ws.statusCode !== 201) throw new Error(`workspace: ${ws.statusCode} ${ws.body}`)
+  const res = await app.inject({
+    method: 'POST',
+    url: '/geoserver/rest/workspaces/bench/coveragestores/mosaic/external.imagemosaic',
+    headers: { ...AUTH, 'content-type': 'text/plain' },
+    payload: `file://${path.join(DATA, 'granules')}`
+  })
+  if (res.statusCode >= 300) throw new Error(`mosaic: ${res.statusCode} ${res.body}`)
+  const layers = await app.layers.list('bench')
+  if (layers.length === 0) throw new Error('the mosaic created no layer')
+  return layers[0].qualifiedName
+}
+
+async function seed (app: FastifyInstance, layer: string, gridSetId: string) {
+  let tiles = 0
+  let bytes = 0
+  let first: TileEvent | undefined
+  app.tileCache.store.onTileWritten((e) => { if (e.gridSet === gridSetId) { tiles++; bytes += e.bytes; first ??= e } })
+  const loop = monitorEventLoopDelay({ resolution: 10 })
+  let rss = process.memoryUsage.rss()
+  const sampler = setInterval(() => { rss = Math.max(rss, process.memoryUsage.rss()) }, 50)
+  loop.enable()
+  const t0 = performance.now()
+  const res = await app.inject({
+    method: 'POST',
+    url: `/geoserver/tilecache/rest/seed/${layer}.json`,
+    headers: { ...AUTH, 'content-type': 'application/json' },
+    payload: JSON.stringify({ seedRequest: { gridSetId, zoomStart: 0, zoomStop: ZOOM, type: 'seed', format: 'image/png', threadCount: 4 } })
+  })
+  if (res.statusCode !== 200) throw new Error(`seed: ${res.statusCode} ${res.body}`)
+  await app.tileCache.breeder.idle()
+  const secs = (performance.now() - t0) / 1000
+  loop.disable()
+  clearInterval(sampler)
+  const failed = app.tileCache.breeder.list().length
+  return { tiles, bytes, secs, rss, maxLoopMs: loop.max / 1e6, first: first!, failed }
+}
+
+/** The PNG encode ceiling: `count` real 256x256 tiles of the bench imagery, two threads. */
+async function encodeCeiling (count: number) {
+  const rgba = await sharp(path.join(DATA, 'granules', 'rgb_0_0.tif')).extract({ left: 1024, top: 1024, width: 256, height: 256 })
+    .ensureAlpha().raw().toBuffer()
+  const pool = new Piscina({ filename: workerFile('render-metatile').href, minThreads: 2, maxThreads: 2 })
+  const out: Record<string, { tps: number, avg: number }> = {}
+  for (const [label, png] of [['sharp defaults', { compressionLevel: 6, adaptiveFiltering: false }], ['mapwarden settings', undefined]] as const) {
+    const t0 = performance.now()
+    const half = Math.ceil(count / 2)
+    const bytes = await Promise.all([0, 1].map(() => pool.run({ rgba: new Uint8Array(rgba), size: 256, count: half, format: 'image/png', png }, { name: 'encodeLoop' }) as Promise<number>))
+    const secs = (performance.now() - t0) / 1000
+    out[label] = { tps: (2 * half) / secs, avg: (bytes[0] + bytes[1]) / (2 * half) }
+  }
+  await pool.close()
+  return out
+}
+
+function gdal2tiles (profile: 'mercator' | 'geodetic') {
+  const which = spawnSync('which', ['gdal2tiles.py'])
+  if (which.status !== 0) return undefined
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'g2t-'))
+  const t0 = performance.now()
+  const r = spawnSync('gdal2tiles.py', ['--xyz', '-z', `0-${ZOOM}`, '--processes=2', '-p', profile, '-n', '-w', 'none', '-q', path.join(DATA, 'mosaic.vrt'), out], { stdio: 'ignore' })
+  const secs = (performance.now() - t0) / 1000
+  let tiles = 0
+  let bytes = 0
+  const walk = (d: string) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) { const p = path.join(d, e.name); if (e.isDirectory()) walk(p); else if (e.name.endsWith('.png')) { tiles++; bytes += fs.statSync(p).size } } }
+  walk(out)
+  fs.rmSync(out, { recursive: true, force: true })
+  return r.status === 0 ? { tiles, bytes, secs } : undefined
+}
+
+async function reqPerSec (url: string): Promise<number> {
+  const r: { requests: { average: number } } = await autocannon({ url, connections: 10, duration: 5 })
+  return r.requests.average
+}
+
+export async function run (): Promise<Figure[]> {
+  if (!fs.existsSync(path.join(DATA, 'mosaic.vrt'))) {
+    return [{ name: 'tilecache: skipped', value: 0, unit: '', note: `no benchmark data in ${DATA}; run /work/shared/bench/make-mosaic.sh` }]
+  }
+  const figures: Figure[] = []
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-bench-tiles-'))
+  const { root, app } = await startApp(dataDir)
+  try {
+    const layer = await createMosaic(app)
+    const seeded: Record<string, Awaited<ReturnType<typeof seed>>> = {}
+    for (const gs of ['EPSG:900913', 'EPSG:4326']) {
+      const s = seed(app, layer, gs)
+      seeded[gs] = await s
+      const r = seeded[gs]
+      figures.push(
+        { name: `tilecache seed ${gs} z0-${ZOOM} PNG`, value: round(r.tiles / r.secs), unit: 'tiles/s', note: `${r.tiles} tiles in ${r.secs.toFixed(1)} s` },
+        { name: `tilecache seed ${gs} avg tile size`, value: Math.round(r.bytes / Math.max(1, r.tiles)), unit: 'bytes' },
+        { name: `tilecache seed ${gs} peak RSS`, value: Math.round(r.rss / 2 ** 20), unit: 'MB', note: 'whole process, worker threads included; target < 400' },
+        { name: `tilecache seed ${gs} longest event-loop stall`, value: round(r.maxLoopMs), unit: 'ms', note: 'monitorEventLoopDelay while seeding; target <= 50' })
+    }
+    const m = seeded['EPSG:900913']
+    const ceiling = await encodeCeiling(Math.min(m.tiles, 2000))
+    figures.push(
+      { name: 'sharp PNG encode ceiling (defaults), 2 threads', value: round(ceiling['sharp defaults'].tps), unit: 'tiles/s', note: `avg ${Math.round(ceiling['sharp defaults'].avg)} bytes` },
+      { name: 'sharp PNG encode, mapwarden settings, 2 threads', value: round(ceiling['mapwarden settings'].tps), unit: 'tiles/s', note: `avg ${Math.round(ceiling['mapwarden settings'].avg)} bytes` },
+      { name: 'tilecache seed EPSG:900913 / encode ceiling', value: round(m.tiles / m.secs / ceiling['sharp defaults'].tps), unit: 'ratio', note: 'target >= 0.5' })
+    for (const [gs, profile] of [['EPSG:900913', 'mercator'], ['EPSG:4326', 'geodetic']] as const) {
+      const g = gdal2tiles(profile)
+      if (!g) { figures.push({ name: `gdal2tiles ${profile}`, value: 0, unit: '', note: 'gdal2tiles.py not installed or failed' }); continue }
+      const s = seeded[gs]
+      figures.push(
+        { name: `gdal2tiles ${profile} z0-${ZOOM} (2 processes)`, value: round(g.tiles / g.secs), unit: 'tiles/s', note: `${g.tiles} tiles, avg ${Math.round(g.bytes / g.tiles)} bytes` },
+        { name: `tilecache seed ${gs} / gdal2tiles`, value: round((s.tiles / s.secs) / (g.tiles / g.secs)), unit: 'ratio', note: 'target >= 3' },
+        { name: `tilecache ${gs} avg tile size / gdal2tiles`, value: round((s.bytes / s.tiles) / (g.bytes / g.tiles)), unit: 'ratio', note: 'target <= 1.25' })
+    }
+    // Cached GET: the same stored file through the XYZ route and through @fastify/static.
+    const e = m.first
+    const gs = GRID_SETS['EPSG:900913']
+    const address = root.server.address() as { port: number }
+    const tileUrl = `http://127.0.0.1:${address.port}/geoserver/tilecache/service/xyz/${layer}/EPSG:900913/${e.z}/${e.x}/${tilesHigh(gs, e.z) - 1 - e.y}.png`
+    const file = app.tileCache.store.tilePath(e)
+    const stat = Fastify({ logger: false })
+    await stat.register(fastifyStatic, { root: path.dirname(file) })
+    await stat.listen({ port: 0, host: '127.0.0.1' })
+    const staticUrl = `http://127.0.0.1:${(stat.server.address() as { port: number }).port}/${path.basename(file)}`
+    const ours = await reqPerSec(tileUrl)
+    const theirs = await reqPerSec(staticUrl)
+    await stat.close()
+    figures.push(
+      { name: 'cached tile GET (XYZ)', value: round(ours), unit: 'req/s' },
+      { name: '@fastify/static GET of the same file', value: round(theirs), unit: 'req/s' },
+      { name: 'cached tile GET / @fastify/static', value: round(ours / theirs), unit: 'ratio', note: 'target >= 0.8' })
+  } finally {
+    await root.close()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+  return figures
+}
+
+const round = (n: number) => Math.round(n * 100) / 100
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  run().then((f) => { for (const x of f) console.log(`${x.name}: ${x.value} ${x.unit}${x.note ? ` (${x.note})` : ''}`) })
+}

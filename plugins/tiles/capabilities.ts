@@ -1,0 +1,137 @@
+// Service descriptions for the tile services: WMTS 1.0.0 capabilities (what GeoWebCache writes:
+// tile matrix ids `<gridset>:<z>`, TileMatrixSetLimits from each layer's coverage, KVP and a
+// RESTful ResourceURL) and the TMS 1.0.0 TileMapService and TileMap documents.
+import type { LayerInfo } from '../../services/catalog/layers.js'
+import { GRID_SETS, gridSubset, tilesHigh, tilesWide, type GridSet } from '../../services/seed/grid-sets.js'
+import { FORMATS, TILE_FORMATS } from '../../services/seed/formats.js'
+import { allowedStyles } from '../../services/seed/parameters.js'
+import { escapeXml as x } from '../infra/representation.js'
+
+const num = (n: number) => Number.isInteger(n) ? n.toFixed(1) : String(n)
+
+function topLeft (gs: GridSet, z: number): [number, number] {
+  const span = gs.resolutions[z] * gs.tileHeight
+  return [gs.extent[0], gs.extent[1] + tilesHigh(gs, z) * span]
+}
+
+export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string): string {
+  const kvp = `${serviceUrl}/wmts?`
+  const op = (name: string) => `    <ows:Operation name="${name}">
+      <ows:DCP>
+        <ows:HTTP>
+          <ows:Get xlink:href="${x(kvp)}">
+            <ows:Constraint name="GetEncoding">
+              <ows:AllowedValues>
+                <ows:Value>KVP</ows:Value>
+              </ows:AllowedValues>
+            </ows:Constraint>
+          </ows:Get>
+        </ows:HTTP>
+      </ows:DCP>
+    </ows:Operation>`
+  const out: string[] = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<Capabilities xmlns="http://www.opengis.net/wmts/1.0" xmlns:ows="http://www.opengis.net/ows/1.1" xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:gml="http://www.opengis.net/gml" version="1.0.0">',
+    '  <ows:ServiceIdentification>',
+    '    <ows:Title>mapwarden Web Map Tile Service</ows:Title>',
+    '    <ows:ServiceType>OGC WMTS</ows:ServiceType>',
+    '    <ows:ServiceTypeVersion>1.0.0</ows:ServiceTypeVersion>',
+    '  </ows:ServiceIdentification>',
+    '  <ows:OperationsMetadata>',
+    op('GetCapabilities'),
+    op('GetTile'),
+    '  </ows:OperationsMetadata>',
+    '  <Contents>'
+  ]
+  for (const l of layers) {
+    const b = l.bbox ?? [-180, -90, 180, 90]
+    out.push('    <Layer>',
+      `      <ows:Title>${x(l.qualifiedName)}</ows:Title>`,
+      '      <ows:WGS84BoundingBox>',
+      `        <ows:LowerCorner>${num(b[0])} ${num(b[1])}</ows:LowerCorner>`,
+      `        <ows:UpperCorner>${num(b[2])} ${num(b[3])}</ows:UpperCorner>`,
+      '      </ows:WGS84BoundingBox>',
+      `      <ows:Identifier>${x(l.qualifiedName)}</ows:Identifier>`)
+    const styles = allowedStyles(l)
+    if (styles.length === 0) out.push('      <Style isDefault="true">', '        <ows:Identifier></ows:Identifier>', '      </Style>')
+    for (const s of styles) out.push(`      <Style${s === l.defaultStyle ? ' isDefault="true"' : ''}>`, `        <ows:Identifier>${x(s)}</ows:Identifier>`, '      </Style>')
+    for (const f of TILE_FORMATS) out.push(`      <Format>${f}</Format>`)
+    for (const gs of Object.values(GRID_SETS)) {
+      const sub = gridSubset(gs, l.bbox)
+      out.push('      <TileMatrixSetLink>', `        <TileMatrixSet>${gs.id}</TileMatrixSet>`, '        <TileMatrixSetLimits>')
+      for (let z = 0; z < gs.resolutions.length; z++) {
+        const c = sub.coverage(z)
+        if (!c) continue
+        const h = tilesHigh(gs, z)
+        out.push('          <TileMatrixLimits>',
+          `            <TileMatrix>${gs.id}:${z}</TileMatrix>`,
+          `            <MinTileRow>${h - 1 - c[3]}</MinTileRow>`,
+          `            <MaxTileRow>${h - 1 - c[1]}</MaxTileRow>`,
+          `            <MinTileCol>${c[0]}</MinTileCol>`,
+          `            <MaxTileCol>${c[2]}</MaxTileCol>`,
+          '          </TileMatrixLimits>')
+      }
+      out.push('        </TileMatrixSetLimits>', '      </TileMatrixSetLink>')
+    }
+    for (const f of TILE_FORMATS) {
+      const template = `${serviceUrl}/wmts/rest/${encodeURIComponent(l.qualifiedName)}/{style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?format=${f}`
+      out.push(`      <ResourceURL format="${f}" resourceType="tile" template="${x(template)}"/>`)
+    }
+    out.push('    </Layer>')
+  }
+  for (const gs of Object.values(GRID_SETS)) {
+    const code = gs.id.split(':')[1]
+    out.push('    <TileMatrixSet>', `      <ows:Identifier>${gs.id}</ows:Identifier>`, `      <ows:SupportedCRS>urn:ogc:def:crs:EPSG::${code}</ows:SupportedCRS>`)
+    for (let z = 0; z < gs.resolutions.length; z++) {
+      const [left, top] = topLeft(gs, z)
+      // EPSG:4326 in a URN is latitude first (GWC writes "90.0 -180.0").
+      const corner = gs.yCoordinateFirst ? `${num(top)} ${num(left)}` : `${num(left)} ${num(top)}`
+      out.push('      <TileMatrix>',
+        `        <ows:Identifier>${gs.id}:${z}</ows:Identifier>`,
+        `        <ScaleDenominator>${gs.scaleDenominators[z]}</ScaleDenominator>`,
+        `        <TopLeftCorner>${corner}</TopLeftCorner>`,
+        `        <TileWidth>${gs.tileWidth}</TileWidth>`,
+        `        <TileHeight>${gs.tileHeight}</TileHeight>`,
+        `        <MatrixWidth>${tilesWide(gs, z)}</MatrixWidth>`,
+        `        <MatrixHeight>${tilesHigh(gs, z)}</MatrixHeight>`,
+        '      </TileMatrix>')
+    }
+    out.push('    </TileMatrixSet>')
+  }
+  out.push('  </Contents>', `  <ServiceMetadataURL xlink:href="${x(serviceUrl)}/wmts/1.0.0/WMTSCapabilities.xml"/>`, '</Capabilities>')
+  return out.join('\n')
+}
+
+const PROFILE: Record<string, string> = { 'EPSG:4326': 'global-geodetic', 'EPSG:900913': 'global-mercator' }
+export const tileMapName = (layer: string, gs: string, ext: string) => `${layer}@${gs}@${ext}`
+
+export function tmsService (layers: LayerInfo[], tmsUrl: string): string {
+  const out = ['<?xml version="1.0" encoding="UTF-8"?>', `<TileMapService version="1.0.0" services="${x(tmsUrl)}">`,
+    '  <Title>mapwarden Tile Map Service</Title>', '  <Abstract></Abstract>', '  <TileMaps>']
+  for (const l of layers) {
+    for (const gs of Object.values(GRID_SETS)) {
+      for (const f of TILE_FORMATS) {
+        const name = tileMapName(l.qualifiedName, gs.id, FORMATS[f].ext)
+        out.push(`    <TileMap title="${x(l.qualifiedName)}" srs="${gs.id}" profile="${PROFILE[gs.id]}" href="${x(`${tmsUrl}/1.0.0/${encodeURIComponent(name)}`)}"/>`)
+      }
+    }
+  }
+  out.push('  </TileMaps>', '</TileMapService>')
+  return out.join('\n')
+}
+
+export function tmsTileMap (l: LayerInfo, gs: GridSet, ext: string, mime: string, tmsUrl: string): string {
+  const sub = gridSubset(gs, l.bbox)
+  const name = encodeURIComponent(tileMapName(l.qualifiedName, gs.id, ext))
+  const out = ['<?xml version="1.0" encoding="UTF-8"?>', `<TileMap version="1.0.0" tilemapservice="${x(tmsUrl)}/1.0.0/">`,
+    `  <Title>${x(l.qualifiedName)}</Title>`, '  <Abstract></Abstract>', `  <SRS>${gs.id}</SRS>`,
+    `  <BoundingBox minx="${num(sub.extent[0])}" miny="${num(sub.extent[1])}" maxx="${num(sub.extent[2])}" maxy="${num(sub.extent[3])}"/>`,
+    `  <Origin x="${num(gs.extent[0])}" y="${num(gs.extent[1])}"/>`,
+    `  <TileFormat width="${gs.tileWidth}" height="${gs.tileHeight}" mime-type="${mime}" extension="${ext}"/>`,
+    `  <TileSets profile="${PROFILE[gs.id]}">`]
+  for (let z = 0; z < gs.resolutions.length; z++) {
+    out.push(`    <TileSet href="${x(`${tmsUrl}/1.0.0/${name}/${z}`)}" units-per-pixel="${gs.resolutions[z]}" order="${z}"/>`)
+  }
+  out.push('  </TileSets>', '</TileMap>')
+  return out.join('\n')
+}

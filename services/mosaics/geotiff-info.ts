@@ -1,0 +1,119 @@
+// What the index needs to know about a GeoTIFF granule: size, bands, data type, CRS, extent,
+// nodata and value ranges. A file whose strips or tiles point past its end (truncated) or that
+// geotiff.js cannot parse is refused with a reason, so one bad granule never spoils an upload.
+import fs from 'node:fs'
+import { fromFile, type GeoTIFFImage } from 'geotiff'
+import { isSupportedCrs, normalizeCrs } from '../../workers/crs.js'
+
+export interface GranuleInfo {
+  width: number
+  height: number
+  bands: number
+  dataType: string
+  crs: string
+  bbox: [number, number, number, number]
+  nodata: number | null
+  ranges: Array<{ min: number, max: number }>
+  overviews: number
+}
+
+export class GranuleError extends Error {}
+
+const DATA_TYPES: Record<string, string> = {
+  '8:1': 'Byte', '8:2': 'Int8', '16:1': 'UInt16', '16:2': 'Int16', '32:1': 'UInt32', '32:2': 'Int32', '32:3': 'Float32', '64:3': 'Float64'
+}
+
+function crsOf (image: GeoTIFFImage): string {
+  const keys = image.getGeoKeys() ?? {}
+  const projected = keys.ProjectedCSTypeGeoKey as number | undefined
+  const geographic = keys.GeographicTypeGeoKey as number | undefined
+  const model = keys.GTModelTypeGeoKey as number | undefined
+  let code: number | undefined
+  if (model === 1 || (model === undefined && projected)) code = projected
+  else if (model === 2 || geographic) code = geographic
+  if (!code || code === 32767) throw new GranuleError('no EPSG code in its GeoTIFF keys (user-defined CRSs are not supported)')
+  return normalizeCrs(`EPSG:${code}`)
+}
+
+async function value (image: GeoTIFFImage, tag: string): Promise<any> {
+  const fd = image.getFileDirectory()
+  return fd.hasTag(tag as any) ? await fd.loadValue(tag as any) : undefined
+}
+
+async function checkExtents (image: GeoTIFFImage, fileSize: number): Promise<void> {
+  const load = (tag: string) => value(image, tag)
+  const offsets = (await load('TileOffsets')) ?? (await load('StripOffsets'))
+  const counts = (await load('TileByteCounts')) ?? (await load('StripByteCounts'))
+  if (!offsets || !counts) throw new GranuleError('no strip or tile offsets')
+  for (let i = 0; i < offsets.length; i++) {
+    if (Number(offsets[i]) + Number(counts[i]) > fileSize) throw new GranuleError('truncated: image data runs past the end of the file')
+  }
+}
+
+function typeRange (dataType: string): { min: number, max: number } | undefined {
+  switch (dataType) {
+    case 'Byte': return { min: 0, max: 255 }
+    case 'Int8': return { min: -128, max: 127 }
+    default: return undefined
+  }
+}
+
+/** Reads a granule's metadata, checks it is whole, and measures band ranges on its smallest overview. */
+export async function readGranuleInfo (file: string): Promise<GranuleInfo> {
+  const st = await fs.promises.stat(file)
+  let tiff
+  try {
+    tiff = await fromFile(file)
+  } catch (err) {
+    throw new GranuleError(`not a readable GeoTIFF (${(err as Error).message.split('\n')[0].slice(0, 120)})`)
+  }
+  try {
+    const count = await tiff.getImageCount()
+    const image = await tiff.getImage(0)
+    const width = image.getWidth()
+    const height = image.getHeight()
+    const bands = image.getSamplesPerPixel()
+    const dataType = DATA_TYPES[`${image.getBitsPerSample(0)}:${image.getSampleFormat(0)}`]
+    if (!dataType) throw new GranuleError(`unsupported sample type (${image.getBitsPerSample(0)} bits, format ${image.getSampleFormat(0)})`)
+    const crs = crsOf(image)
+    if (!isSupportedCrs(crs)) throw new GranuleError(`unsupported CRS ${crs}`)
+    const transform = await value(image, 'ModelTransformation')
+    if (transform && (Number(transform[1]) !== 0 || Number(transform[4]) !== 0)) throw new GranuleError('rotated rasters are not supported')
+    let bbox: number[]
+    try { bbox = image.getBoundingBox() } catch { throw new GranuleError('no georeferencing (ModelTiepoint/ModelPixelScale)') }
+    if (!bbox.every(Number.isFinite) || bbox[2] <= bbox[0] || bbox[3] <= bbox[1]) throw new GranuleError('empty or invalid extent')
+    const images: GeoTIFFImage[] = []
+    for (let i = 0; i < count; i++) images.push(i === 0 ? image : await tiff.getImage(i))
+    for (const im of images) await checkExtents(im, st.size)
+    const nodata = image.getGDALNoData()
+    const overviews = images.filter((im) => im.getWidth() < width && im.getSamplesPerPixel() === bands).length
+    let ranges: Array<{ min: number, max: number }>
+    const fixed = typeRange(dataType)
+    if (fixed) ranges = Array.from({ length: bands }, () => ({ ...fixed }))
+    else ranges = await measureRanges(images, nodata)
+    return { width, height, bands, dataType, crs, bbox: bbox as [number, number, number, number], nodata, ranges, overviews }
+  } catch (err) {
+    if (err instanceof GranuleError) throw err
+    throw new GranuleError(`not a readable GeoTIFF (${(err as Error).message.split('\n')[0].slice(0, 120)})`)
+  } finally {
+    await tiff.close()
+  }
+}
+
+async function measureRanges (images: GeoTIFFImage[], nodata: number | null): Promise<Array<{ min: number, max: number }>> {
+  const bands = images[0].getSamplesPerPixel()
+  const smallest = images.filter((im) => im.getSamplesPerPixel() === bands).sort((a, b) => a.getWidth() - b.getWidth())[0]
+  const big = smallest.getWidth() * smallest.getHeight() > 1024 * 1024
+  const data = await smallest.readRasters(big ? { interleave: false, width: 512, height: 512, resampleMethod: 'nearest' } : { interleave: false }) as unknown as ArrayLike<number>[]
+  return Array.from({ length: bands }, (_, b) => {
+    let min = Infinity; let max = -Infinity
+    const arr = data[b]
+    for (let i = 0; i < arr.length; i++) {
+      const v = arr[i]
+      if (Number.isNaN(v) || v === nodata) continue
+      if (v < min) min = v
+      if (v > max) max = v
+    }
+    return min === Infinity ? { min: 0, max: 0 } : { min, max }
+  })
+}

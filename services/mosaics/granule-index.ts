@@ -1,0 +1,182 @@
+// The granule index behind an interface: the embedded SQLite implementation here (whatever
+// datastore.properties named: H2, shapefile or nothing); a PostGIS one can implement the same
+// methods. Footprints are in the mosaic's CRS; an R*Tree answers the spatial part of queries.
+import type { Db } from '../storage/database.js'
+import type { MosaicSettings } from './indexer.js'
+import type { AttrValue } from './collect.js'
+import type { CompiledFilter } from './cql.js'
+
+export interface MosaicRecord {
+  workspace: string
+  store: string
+  /** Absolute folder of the mosaic (granules uploaded with it live here). */
+  dir: string
+  /** The native coverage name: granule feature type and fid prefix. */
+  typeName: string
+  /** CRS of the footprints, fixed by the first granule; undefined while empty. */
+  crs?: string
+  settings: MosaicSettings
+}
+
+export interface NewGranule {
+  location: string
+  path: string
+  crs: string
+  bbox: [number, number, number, number]
+  width: number
+  height: number
+  bands: number
+  dataType: string
+  nodata: number | null
+  ranges: Array<{ min: number, max: number }>
+  attrs: Record<string, AttrValue>
+}
+
+export interface Granule extends NewGranule { id: number, seq: number }
+
+export interface GranuleQuery {
+  filter?: CompiledFilter
+  /** Envelope in the mosaic CRS the footprint must intersect (R*Tree). */
+  bbox?: [number, number, number, number]
+  offset?: number
+  limit?: number
+}
+
+export interface GranuleIndex {
+  getMosaic (workspace: string, store: string): MosaicRecord | undefined
+  /** Creates the mosaic record or replaces it, dropping every granule of the old one. */
+  putMosaic (rec: MosaicRecord): void
+  setCrs (workspace: string, store: string, crs: string): void
+  /** Adds granules; a granule whose path is indexed already replaces that row (re-harvest). */
+  addGranules (workspace: string, store: string, granules: NewGranule[]): Granule[]
+  query (workspace: string, store: string, q?: GranuleQuery): Granule[]
+  count (workspace: string, store: string, filter?: CompiledFilter): number
+  getBySeq (workspace: string, store: string, seq: number): Granule | undefined
+  /** Removes matching granules and returns them (for purging files). */
+  remove (workspace: string, store: string, filter?: CompiledFilter, seq?: number): Granule[]
+  /** Envelope of all footprints, undefined when empty. */
+  extent (workspace: string, store: string): [number, number, number, number] | undefined
+  /** Largest and smallest value of an attribute (time/elevation defaults). */
+  minMax (workspace: string, store: string, attribute: string): { min: AttrValue, max: AttrValue }
+  /** Runs fn in one transaction together with the catalog writes it makes. */
+  transaction<T> (fn: () => T): T
+}
+
+export function createSqliteGranuleIndex (db: Db): GranuleIndex {
+  const q = {
+    getMosaic: db.prepare('SELECT * FROM mosaic_stores WHERE workspace = ? AND store = ?'),
+    deleteMosaic: db.prepare('DELETE FROM mosaic_stores WHERE workspace = ? AND store = ?'),
+    insertMosaic: db.prepare('INSERT INTO mosaic_stores (workspace, store, dir, type_name, crs, settings) VALUES (?, ?, ?, ?, ?, ?)'),
+    setCrs: db.prepare('UPDATE mosaic_stores SET crs = ? WHERE workspace = ? AND store = ?'),
+    maxSeq: db.prepare('SELECT coalesce(max(seq), 0) FROM mosaic_granules WHERE workspace = ? AND store = ?').pluck(),
+    byPath: db.prepare('SELECT id, seq FROM mosaic_granules WHERE workspace = ? AND store = ? AND path = ?'),
+    deleteId: db.prepare('DELETE FROM mosaic_granules WHERE id = ?'),
+    insert: db.prepare(`INSERT INTO mosaic_granules (workspace, store, seq, location, path, crs, minx, miny, maxx, maxy, width, height,
+      bands, data_type, nodata, ranges, attrs) VALUES (@workspace, @store, @seq, @location, @path, @crs, @minx, @miny, @maxx, @maxy,
+      @width, @height, @bands, @dataType, @nodata, @ranges, @attrs)`),
+    bySeq: db.prepare('SELECT * FROM mosaic_granules WHERE workspace = ? AND store = ? AND seq = ?'),
+    extent: db.prepare('SELECT min(minx) minx, min(miny) miny, max(maxx) maxx, max(maxy) maxy, count(*) n FROM mosaic_granules WHERE workspace = ? AND store = ?')
+  }
+  const toGranule = (r: any): Granule => ({
+    id: r.id,
+    seq: r.seq,
+    location: r.location,
+    path: r.path,
+    crs: r.crs,
+    bbox: [r.minx, r.miny, r.maxx, r.maxy],
+    width: r.width,
+    height: r.height,
+    bands: r.bands,
+    dataType: r.data_type,
+    nodata: r.nodata,
+    ranges: JSON.parse(r.ranges),
+    attrs: JSON.parse(r.attrs)
+  })
+  const where = (workspace: string, store: string, query: GranuleQuery) => {
+    const params: unknown[] = [workspace, store]
+    let sql = 'FROM mosaic_granules g'
+    if (query.bbox) {
+      sql += ' JOIN mosaic_granules_rtree r ON r.id = g.id AND r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ?'
+      params.unshift(query.bbox[0], query.bbox[2], query.bbox[1], query.bbox[3])
+    }
+    sql += ' WHERE g.workspace = ? AND g.store = ?'
+    if (query.filter) { sql += ` AND (${query.filter.sql})`; params.push(...query.filter.params) }
+    return { sql, params }
+  }
+  return {
+    getMosaic (workspace, store) {
+      const r = q.getMosaic.get(workspace, store) as any
+      return r ? { workspace, store, dir: r.dir, typeName: r.type_name, crs: r.crs ?? undefined, settings: JSON.parse(r.settings) } : undefined
+    },
+    putMosaic (rec) {
+      q.deleteMosaic.run(rec.workspace, rec.store)
+      q.insertMosaic.run(rec.workspace, rec.store, rec.dir, rec.typeName, rec.crs ?? null, JSON.stringify(rec.settings))
+    },
+    setCrs (workspace, store, crs) { q.setCrs.run(crs, workspace, store) },
+    addGranules (workspace, store, granules) {
+      const out: Granule[] = []
+      let seq = q.maxSeq.get(workspace, store) as number
+      for (const g of granules) {
+        const old = q.byPath.get(workspace, store, g.path) as { id: number, seq: number } | undefined
+        if (old) q.deleteId.run(old.id)
+        const row = {
+          workspace,
+          store,
+          seq: old ? old.seq : ++seq,
+          location: g.location,
+          path: g.path,
+          crs: g.crs,
+          minx: g.bbox[0],
+          miny: g.bbox[1],
+          maxx: g.bbox[2],
+          maxy: g.bbox[3],
+          width: g.width,
+          height: g.height,
+          bands: g.bands,
+          dataType: g.dataType,
+          nodata: g.nodata,
+          ranges: JSON.stringify(g.ranges),
+          attrs: JSON.stringify(g.attrs)
+        }
+        const id = Number(q.insert.run(row).lastInsertRowid)
+        out.push({ ...g, id, seq: row.seq })
+      }
+      return out
+    },
+    query (workspace, store, query = {}) {
+      const { sql, params } = where(workspace, store, query)
+      let tail = ' ORDER BY g.seq'
+      if (query.limit !== undefined || query.offset !== undefined) {
+        tail += ' LIMIT ? OFFSET ?'
+        params.push(query.limit ?? -1, query.offset ?? 0)
+      }
+      return (db.prepare(`SELECT g.* ${sql}${tail}`).all(...params) as any[]).map(toGranule)
+    },
+    count (workspace, store, filter) {
+      const { sql, params } = where(workspace, store, { filter })
+      return db.prepare(`SELECT count(*) ${sql}`).pluck().get(...params) as number
+    },
+    getBySeq (workspace, store, seq) {
+      const r = q.bySeq.get(workspace, store, seq)
+      return r ? toGranule(r) : undefined
+    },
+    remove (workspace, store, filter, seq) {
+      const { sql, params } = where(workspace, store, { filter })
+      let s = sql
+      if (seq !== undefined) { s += ' AND g.seq = ?'; params.push(seq) }
+      const rows = (db.prepare(`SELECT g.* ${s}`).all(...params) as any[]).map(toGranule)
+      for (const r of rows) q.deleteId.run(r.id)
+      return rows
+    },
+    extent (workspace, store) {
+      const r = q.extent.get(workspace, store) as any
+      return r.n > 0 ? [r.minx, r.miny, r.maxx, r.maxy] : undefined
+    },
+    minMax (workspace, store, attribute) {
+      const r = db.prepare(`SELECT min(json_extract(attrs, ?)) mn, max(json_extract(attrs, ?)) mx FROM mosaic_granules
+        WHERE workspace = ? AND store = ?`).get(`$."${attribute}"`, `$."${attribute}"`, workspace, store) as any
+      return { min: r.mn ?? null, max: r.mx ?? null }
+    },
+    transaction (fn) { return db.transaction(fn)() }
+  }
+}

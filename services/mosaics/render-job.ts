@@ -1,0 +1,135 @@
+// RenderRequest -> RenderJob: finds the layer's mosaic, queries the index for the granules that
+// intersect the request's bbox (in the granules' CRS), honouring TIME and ELEVATION (GeoServer's
+// defaults when absent: the latest time, the lowest elevation) and CQL_FILTER.
+import type { Db } from '../storage/database.js'
+import type { RenderRequest } from '../../workers/render-types.js'
+import type { RenderJob } from '../../workers/mosaic-types.js'
+import { isSupportedCrs, normalizeCrs, transformBbox } from '../../workers/crs.js'
+import { splitLayerName } from '../catalog/layers.js'
+import { InvalidCql, InvalidRenderRequest, MosaicLayerNotFound } from '../errors.js'
+import type { GranuleIndex, MosaicRecord } from './granule-index.js'
+import { isoInstant, type CompiledFilter } from './cql.js'
+import type { CoverageConfig } from './catalog-rows.js'
+
+const MAX_SIZE = 8192
+const MAX_GRANULES = 5000
+
+interface Deps {
+  db: Db
+  index: GranuleIndex
+  compile: (mosaic: MosaicRecord, filter: string) => CompiledFilter
+}
+
+function attrPath (name: string): string { return `$."${name}"` }
+
+/** TIME: instant, start/end, comma list, or 'current'. */
+function timeFilter (value: string, attr: string, latest: () => unknown): CompiledFilter {
+  const parts = value.split(',').map((s) => s.trim()).filter(Boolean)
+  if (parts.length === 0 || parts.length > 100) throw InvalidRenderRequest(`bad TIME ${JSON.stringify(value.slice(0, 60))}`)
+  const sql: string[] = []
+  const params: unknown[] = []
+  const instant = (s: string) => {
+    if (s.toLowerCase() === 'current' || s.toLowerCase() === 'present') return latest()
+    try { return isoInstant(s) } catch { throw InvalidRenderRequest(`bad TIME ${JSON.stringify(s.slice(0, 60))}`) }
+  }
+  for (const p of parts) {
+    const range = p.split('/')
+    if (range.length === 2 || range.length === 3) {
+      sql.push('(json_extract(g.attrs, ?) >= ? AND json_extract(g.attrs, ?) <= ?)')
+      params.push(attrPath(attr), instant(range[0]), attrPath(attr), instant(range[1]))
+    } else {
+      sql.push('(json_extract(g.attrs, ?) = ?)')
+      params.push(attrPath(attr), instant(p))
+    }
+  }
+  return { sql: `(${sql.join(' OR ')})`, params }
+}
+
+function elevationFilter (value: string, attr: string): CompiledFilter {
+  const parts = value.split(',').map((s) => s.trim()).filter(Boolean)
+  if (parts.length === 0 || parts.length > 100) throw InvalidRenderRequest(`bad ELEVATION ${JSON.stringify(value.slice(0, 60))}`)
+  const num = (s: string) => {
+    const n = Number(s)
+    if (s === '' || !Number.isFinite(n)) throw InvalidRenderRequest(`bad ELEVATION ${JSON.stringify(value.slice(0, 60))}`)
+    return n
+  }
+  const sql: string[] = []
+  const params: unknown[] = []
+  for (const p of parts) {
+    const range = p.split('/')
+    if (range.length >= 2) {
+      sql.push('(json_extract(g.attrs, ?) >= ? AND json_extract(g.attrs, ?) <= ?)')
+      params.push(attrPath(attr), num(range[0]), attrPath(attr), num(range[1]))
+    } else {
+      sql.push('(json_extract(g.attrs, ?) = ?)')
+      params.push(attrPath(attr), num(p))
+    }
+  }
+  return { sql: `(${sql.join(' OR ')})`, params }
+}
+
+function and (filters: CompiledFilter[]): CompiledFilter | undefined {
+  if (filters.length === 0) return undefined
+  return { sql: filters.map((f) => `(${f.sql})`).join(' AND '), params: filters.flatMap((f) => f.params) }
+}
+
+export async function prepareRenderJob (req: RenderRequest, deps: Deps): Promise<RenderJob> {
+  const { width, height, bbox } = req
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1 || width > MAX_SIZE || height > MAX_SIZE) {
+    throw InvalidRenderRequest(`width and height must be integers from 1 to ${MAX_SIZE}`)
+  }
+  if (!Array.isArray(bbox) || bbox.length !== 4 || !bbox.every(Number.isFinite) || bbox[2] <= bbox[0] || bbox[3] <= bbox[1]) {
+    throw InvalidRenderRequest('bbox must be four finite numbers minx, miny, maxx, maxy with min < max')
+  }
+  const crs = normalizeCrs(req.crs)
+  if (crs !== 'EPSG:4326' && crs !== 'EPSG:3857') throw InvalidRenderRequest(`unsupported CRS ${req.crs}`)
+  const name = splitLayerName(req.layer)
+  if (!name) throw MosaicLayerNotFound(req.layer)
+  const row = deps.db.prepare(`SELECT r.store, r.config FROM layers l JOIN resources r ON r.workspace = l.workspace AND r.name = l.name
+    WHERE l.workspace = ? AND l.name = ? AND r.kind = 'coverage'`).get(name.workspace, name.name) as { store: string, config: string } | undefined
+  const mosaic = row ? deps.index.getMosaic(name.workspace, row.store) : undefined
+  if (!row || !mosaic) throw MosaicLayerNotFound(req.layer)
+  const config = JSON.parse(row.config) as CoverageConfig
+  const job: RenderJob = {
+    crs,
+    bbox: [...bbox] as [number, number, number, number],
+    width,
+    height,
+    granules: [],
+    bands: config.bands ?? 1,
+    ranges: config.ranges ?? []
+  }
+  if (req.style !== undefined) job.style = req.style
+  if (!mosaic.crs) return job
+  if (!isSupportedCrs(mosaic.crs)) throw InvalidRenderRequest(`unsupported CRS ${mosaic.crs} of the granules`)
+
+  const filters: CompiledFilter[] = []
+  const { timeAttribute, elevationAttribute } = mosaic.settings
+  if (config.dimensions?.time && timeAttribute) {
+    const latest = () => deps.index.minMax(name.workspace, row.store, timeAttribute).max
+    if (req.time !== undefined && req.time !== '') filters.push(timeFilter(req.time, timeAttribute, latest))
+    else {
+      const t = latest()
+      if (t !== null) filters.push({ sql: '(json_extract(g.attrs, ?) = ?)', params: [attrPath(timeAttribute), t] })
+    }
+  }
+  if (config.dimensions?.elevation && elevationAttribute) {
+    if (req.elevation !== undefined && req.elevation !== '') filters.push(elevationFilter(req.elevation, elevationAttribute))
+    else {
+      const e = deps.index.minMax(name.workspace, row.store, elevationAttribute).min
+      if (e !== null) filters.push({ sql: '(json_extract(g.attrs, ?) = ?)', params: [attrPath(elevationAttribute), e] })
+    }
+  }
+  if (req.cqlFilter !== undefined && req.cqlFilter !== '') {
+    try { filters.push(deps.compile(mosaic, req.cqlFilter)) } catch (err) { throw err instanceof Error && 'code' in err ? err : InvalidCql(String(err)) }
+  }
+  // Requests past the mercator latitude limit are clamped by the transform.
+  const searchBox = transformBbox(job.bbox, crs, mosaic.crs)
+  if (!searchBox.every(Number.isFinite)) return job
+  const granules = deps.index.query(name.workspace, row.store, { bbox: searchBox, filter: and(filters), limit: MAX_GRANULES })
+  job.granules = granules.map((g) => ({
+    path: g.path, crs: g.crs, bbox: g.bbox, width: g.width, height: g.height, bands: g.bands, nodata: g.nodata
+  }))
+  if (job.ranges.length === 0) job.ranges = granules[0]?.ranges ?? []
+  return job
+}

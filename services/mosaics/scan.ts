@@ -1,0 +1,82 @@
+// Finding and reading granule files: walks a folder (honouring Recursive and Wildcard), reads each
+// GeoTIFF's metadata, and turns it into an index row; bad files are reported, not fatal.
+import fs from 'node:fs'
+import path from 'node:path'
+import { matchesWildcard, type MosaicSettings } from './indexer.js'
+import { collectAttributes } from './collect.js'
+import { GranuleError, readGranuleInfo } from './geotiff-info.js'
+import type { NewGranule } from './granule-index.js'
+import { normalizeCrs } from '../../workers/crs.js'
+
+export interface Skipped { file: string, reason: string }
+
+const GRANULE_EXT = /\.(tif|tiff|gtif)$/i
+export const MAX_GRANULES_PER_REQUEST = 100_000
+
+export function isGranuleName (name: string, settings: Pick<MosaicSettings, 'wildcard'>): boolean {
+  return GRANULE_EXT.test(name) && matchesWildcard(name, settings.wildcard)
+}
+
+/** Granule files under dir (sorted), following no symbolic links. */
+export async function findGranules (dir: string, settings: Pick<MosaicSettings, 'wildcard' | 'recursive'>): Promise<string[]> {
+  const out: string[] = []
+  const walk = async (d: string, depth: number) => {
+    const entries = await fs.promises.readdir(d, { withFileTypes: true })
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    for (const e of entries) {
+      const p = path.join(d, e.name)
+      if (e.isDirectory()) { if (settings.recursive && depth < 32) await walk(p, depth + 1) } else if (e.isFile() && isGranuleName(e.name, settings)) {
+        out.push(p)
+        if (out.length > MAX_GRANULES_PER_REQUEST) throw new Error(`more than ${MAX_GRANULES_PER_REQUEST} granules in one request`)
+      }
+    }
+  }
+  await walk(dir, 0)
+  return out
+}
+
+export interface ReadResult { granules: NewGranule[], skipped: Skipped[], crs?: string }
+
+/**
+ * Reads granule files into index rows. `locationOf` gives the stored location, `finalPath` the
+ * absolute path the file will have once committed. All granules share the mosaic's CRS (the first
+ * good granule fixes it when the mosaic has none yet).
+ */
+export async function readGranules (files: string[], settings: MosaicSettings, opts: {
+  crs?: string
+  displayName: (file: string) => string
+  locationOf: (file: string) => string
+  finalPath: (file: string) => string
+  now: Date
+}): Promise<ReadResult> {
+  const granules: NewGranule[] = []
+  const skipped: Skipped[] = []
+  let crs = opts.crs
+  for (const file of files) {
+    try {
+      const info = await readGranuleInfo(file)
+      if (crs !== undefined && normalizeCrs(info.crs) !== normalizeCrs(crs)) throw new GranuleError(`its CRS ${info.crs} differs from the mosaic's ${crs}`)
+      crs ??= info.crs
+      const st = await fs.promises.stat(file)
+      const attrs = collectAttributes(settings, path.basename(file), st.mtime, opts.now)
+      const location = opts.locationOf(file)
+      granules.push({
+        location,
+        path: opts.finalPath(file),
+        crs: info.crs,
+        bbox: info.bbox,
+        width: info.width,
+        height: info.height,
+        bands: info.bands,
+        dataType: info.dataType,
+        nodata: info.nodata,
+        ranges: info.ranges,
+        attrs: { [settings.locationAttribute]: location, ...attrs }
+      })
+    } catch (err) {
+      if (!(err instanceof GranuleError) && (err as NodeJS.ErrnoException).code === undefined) throw err
+      skipped.push({ file: opts.displayName(file), reason: err instanceof GranuleError ? err.message : 'cannot be read' })
+    }
+  }
+  return { granules, skipped, crs }
+}

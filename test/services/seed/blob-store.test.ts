@@ -1,0 +1,65 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import { tempDir } from '../../helper.js'
+import { createBlobStore, type TileEvent } from '../../../services/seed/blob-store.js'
+import { normaliseParameters, parameterId } from '../../../services/seed/parameters.js'
+import type { LayerInfo } from '../../../services/catalog/layers.js'
+
+const layer: LayerInfo = {
+  workspace: 'topp', name: 'states', qualifiedName: 'topp:states', type: 'RASTER', store: 'states',
+  defaultStyle: 'raster', styles: ['pophatch'], enabled: true, bbox: [-180, -90, 180, 90], config: { dimensions: { time: true, elevation: false } }
+}
+
+t.test('parameter sets: defaults share the default set, distinct values get stable distinct hashes', async (t) => {
+  t.equal(parameterId(normaliseParameters(layer, {})), 'default')
+  t.equal(parameterId(normaliseParameters(layer, { STYLES: 'raster' })), 'default')
+  t.equal(parameterId(normaliseParameters(layer, { styles: '' })), 'default')
+  const a = parameterId(normaliseParameters(layer, { STYLES: 'pophatch', TIME: '2020-01-01' }))
+  const b = parameterId(normaliseParameters(layer, { time: '2020-01-01', styles: 'pophatch' }))
+  t.equal(a, b, 'order and case of names do not matter')
+  t.match(a, /^[0-9a-f]{40}$/)
+  t.not(parameterId(normaliseParameters(layer, { CQL_FILTER: 'a = 1' })), parameterId(normaliseParameters(layer, { CQL_FILTER: 'a = 2' })))
+  t.throws(() => normaliseParameters(layer, { ELEVATION: '10' }), { message: /not a parameter filter of layer topp:states; allowed: STYLES, CQL_FILTER, TIME/ })
+})
+
+t.test('blob store: writes land whole under layer/gridset/format/parameter set, listeners see writes, reads and deletes', async (t) => {
+  const dir = tempDir(t)
+  const store = createBlobStore({ root: path.join(dir, 'tiles'), tmpDir: path.join(dir, 'tmp', 'tiles') })
+  const events: Array<[string, TileEvent]> = []
+  store.onTileWritten((e) => events.push(['write', e]))
+  store.onTileRead((e) => events.push(['read', e]))
+  store.onTileDeleted((e) => events.push(['delete', e]))
+  const set = { layer: 'topp:states', gridSet: 'EPSG:4326', format: 'image/png' as const, parameterId: 'default' }
+  const other = { ...set, parameterId: parameterId({ STYLES: 'pophatch' }) }
+  await store.put({ ...set, z: 3, x: 5, y: 2 }, Buffer.from('tile-a'))
+  await store.put({ ...other, z: 3, x: 5, y: 2 }, Buffer.from('tile-b'))
+  t.ok(fs.existsSync(path.join(dir, 'tiles/topp/states/EPSG_4326/png/default/3/5/2.png')))
+  t.same(fs.readdirSync(path.join(dir, 'tmp', 'tiles')), [], 'no temp file left')
+  const got = await store.get({ ...set, z: 3, x: 5, y: 2 })
+  t.equal(got!.data.toString(), 'tile-a')
+  t.equal((await store.get({ ...other, z: 3, x: 5, y: 2 }))!.data.toString(), 'tile-b', 'parameter sets are separate')
+  t.equal(await store.get({ ...set, z: 3, x: 5, y: 3 }), undefined)
+  t.match(got!.etag, /^"[0-9a-f]+-[0-9a-f]+"$/)
+  t.same(await store.tileSets('topp:states'), [set, other].sort((a, b) => a.parameterId.localeCompare(b.parameterId)))
+  t.equal(await store.deleteTiles([{ ...other, z: 3, x: 5, y: 2 }, { ...other, z: 3, x: 5, y: 9 }]), 1)
+  t.same(events.map(([k, e]) => [k, e.parameterId === 'default' ? 'd' : 'o', e.z, e.x, e.y, e.bytes]), [
+    ['write', 'd', 3, 5, 2, 6], ['write', 'o', 3, 5, 2, 6], ['read', 'd', 3, 5, 2, 6], ['read', 'o', 3, 5, 2, 6], ['delete', 'o', 3, 5, 2, 6]
+  ])
+})
+
+t.test('blob store truncate deletes only the range, across formats and parameter sets when not given', async (t) => {
+  const dir = tempDir(t)
+  const store = createBlobStore({ root: path.join(dir, 'tiles'), tmpDir: path.join(dir, 'tmp') })
+  const png = { layer: 'topp:states', gridSet: 'EPSG:4326', format: 'image/png' as const, parameterId: 'default' }
+  const jpeg = { ...png, format: 'image/jpeg' as const, parameterId: parameterId({ STYLES: 'x' }) }
+  for (const s of [png, jpeg]) for (let x = 0; x < 4; x++) await store.put({ ...s, z: 2, x, y: 1 }, Buffer.from('t'))
+  await store.put({ ...png, gridSet: 'EPSG:900913', z: 2, x: 1, y: 1 }, Buffer.from('m'))
+  const n = await store.truncate({ layer: 'topp:states', gridSet: 'EPSG:4326', zoomStart: 0, zoomStop: 5, rectAt: (z) => z === 2 ? [1, 0, 2, 3] : undefined })
+  t.equal(n, 4)
+  for (const s of [png, jpeg]) {
+    t.same(await Promise.all([0, 1, 2, 3].map((x) => store.exists({ ...s, z: 2, x, y: 1 }))), [true, false, false, true])
+  }
+  t.ok(await store.exists({ ...png, gridSet: 'EPSG:900913', z: 2, x: 1, y: 1 }), 'other grid set untouched')
+  t.equal(await store.truncate({ layer: 'topp:empty', gridSet: 'EPSG:4326', zoomStart: 0, zoomStop: 5, rectAt: () => [0, 0, 9, 9] }), 0, 'empty cache: 0 tiles, no error')
+})
