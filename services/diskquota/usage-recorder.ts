@@ -34,7 +34,9 @@ export function createUsageRecorder (deps: RecorderDeps) {
   const timer = deps.flushMs ? setInterval(() => { void flush() }, deps.flushMs) : undefined
   timer?.unref()
 
+  let enabled = true
   function push (kind: 0 | 1 | 2, e: TileEvent) {
+    if (!enabled) return
     queue.push({ kind, e, t: deps.now(), seq: ++seq })
     if (queue.length >= maxQueue && !scheduled && !held) {
       scheduled = true
@@ -106,6 +108,8 @@ export function createUsageRecorder (deps: RecorderDeps) {
     read: (e: TileEvent) => push(READ, e),
     flush,
     fold,
+    /** Benchmarks only: accounting off measures what it costs on the request path. */
+    setEnabled (on: boolean) { enabled = on },
     pending: () => queue.length,
     /** The number of the last event recorded (orders events against a rebuild's scan). */
     seq: () => seq,
