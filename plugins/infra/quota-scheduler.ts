@@ -8,6 +8,7 @@ import type { MapwardenConfig } from './config.js'
 import { createSqliteQuotaStore } from '../../services/diskquota/sqlite-quota-store.js'
 import { createDiskQuota, type DiskQuota } from '../../services/diskquota/disk-quota.js'
 import { periodMs } from '../../services/diskquota/quota-config.js'
+import { createCleanupScheduler } from '../../services/diskquota/scheduler.js'
 import { splitLayerName } from '../../services/catalog/layers.js'
 import { gridSet, gridSubset } from '../../services/seed/grid-sets.js'
 
@@ -24,9 +25,6 @@ export interface QuotaSchedulerOptions {
   /** Test hook: no timer at all; runs happen through `app.diskQuota.runCleanUp()`. */
   manual?: boolean
 }
-
-const MIN_PERIOD_MS = 100
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 async function quotaScheduler (app: FastifyInstance, opts: QuotaSchedulerOptions) {
   const dq = createDiskQuota({
@@ -49,29 +47,16 @@ async function quotaScheduler (app: FastifyInstance, opts: QuotaSchedulerOptions
   app.decorate('diskQuota', dq)
   app.workspaces.onRemoved((ws) => dq.forgetWorkspace(ws))
 
-  let timer: NodeJS.Timeout | undefined
-  let closed = false
-  let dueAt = 0
-  function schedule () {
-    if (closed || opts.manual) return
-    clearTimeout(timer)
-    const wait = Math.max(MIN_PERIOD_MS, Math.min(MAX_TIMER_MS, dueAt - Date.now()))
-    timer = setTimeout(tick, wait)
-    timer.unref()
-  }
-  function tick () {
-    if (Date.now() < dueAt) return schedule() // periods longer than a timer can wait
-    dueAt = Date.now() + Math.max(MIN_PERIOD_MS, periodMs(dq.config))
-    schedule()
-    dq.runCleanUp().catch((err) => app.log.warn({ err }, 'disk quota: clean-up failed'))
-  }
-  dueAt = Date.now() + Math.max(MIN_PERIOD_MS, periodMs(dq.config))
-  schedule()
+  const scheduler = createCleanupScheduler({
+    periodMs: () => periodMs(dq.config),
+    run: () => dq.runCleanUp().catch((err) => app.log.warn({ err }, 'disk quota: clean-up failed'))
+  })
+  dq.onChange(() => scheduler.reschedule())
+  if (!opts.manual) scheduler.start()
 
   dq.start()
   app.addHook('onClose', async () => {
-    closed = true
-    clearTimeout(timer)
+    scheduler.stop()
     await dq.close()
   })
 }

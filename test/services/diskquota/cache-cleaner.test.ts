@@ -150,3 +150,33 @@ t.test('usage survives closing and reopening the store', async (t) => {
   const again = quotaHarness(t, h.dir)
   t.equal(again.store.usedBytes({ except: [] }), 4 * 8192)
 })
+
+t.test('up to maxConcurrentCleanUps quotas are cleaned at once, never the same layer twice', async (t) => {
+  const h = quotaHarness(t)
+  const layers = ['topp:a', 'topp:b', 'topp:c']
+  for (const l of layers) for (let x = 0; x < 3; x++) await h.put(h.key(l, 2, x, 0), TILE)
+  await h.dq.update({
+    enabled: true,
+    maxConcurrentCleanUps: 2,
+    layerQuotas: layers.map((layer) => ({ layer, quota: { value: '8', units: 'KiB' } }))
+  })
+  const [first, second] = await Promise.all([h.dq.runCleanUp(), h.dq.runCleanUp()])
+  t.same(first.results.map((r) => r.quota), ['topp:a', 'topp:b'])
+  t.same(second.results, [], 'a run while two clean-ups are busy starts none')
+  const third = await h.dq.runCleanUp()
+  t.same(third.results.map((r) => r.quota), ['topp:c'], 'quotas already met are not run again')
+  for (const l of layers) t.equal([0, 1, 2].map((x) => h.key(l, 2, x, 0)).filter(h.exists).length, 1, l)
+})
+
+t.test('a new diskBlockSize recounts usage from the files on disk', async (t) => {
+  const h = quotaHarness(t)
+  await h.put(h.key(L, 2, 0, 0), 1000)
+  await h.put(h.key(L, 2, 1, 0), 5000)
+  await h.dq.flush()
+  t.equal(h.store.usedBytes({ except: [] }), 4096 + 8192)
+  await h.dq.update({ diskBlockSize: 512 })
+  await h.dq.rebuild() // the rebuild the change started
+  await h.dq.flush()
+  t.equal(h.store.usedBytes({ except: [] }), 1024 + 5120)
+  t.equal(h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 512).bytes)
+})
