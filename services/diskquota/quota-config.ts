@@ -73,8 +73,9 @@ function positiveInt (name: string, v: unknown, max = 2 ** 31 - 1): number {
   return Number(s)
 }
 function bool (name: string, v: unknown): boolean {
-  if (v === true || v === 'true') return true
-  if (v === false || v === 'false') return false
+  const s = typeof v === 'string' ? v.trim() : v
+  if (s === true || s === 'true') return true
+  if (s === false || s === 'false') return false
   return fail(`${name} shall be true or false: ${show(v)}`)
 }
 function policy (name: string, v: unknown): ExpirationPolicy {

@@ -224,3 +224,18 @@ t.test('GET diskquota/usage reports usage against the quotas in JSON and XML', a
   t.match(xml.body, /^<diskQuotaUsage>\n {2}<enabled>false<\/enabled>\n {2}<diskBlockSize>4096<\/diskBlockSize>\n {2}<usedBytes>12288<\/usedBytes>/)
   t.match(xml.body, '<tileSet>\n          <gridSetId>EPSG:4326</gridSetId>')
 })
+
+t.test('deleting a workspace with recurse drops the usage of its layers', async (t) => {
+  const app = await build(t)
+  await addLayer(app)
+  await addLayer(app, { workspace: 'kept', name: 'roads' })
+  for (const layer of ['topp:states', 'kept:roads']) {
+    await app.tileCache.store.put({ layer, gridSet: 'EPSG:4326', format: 'image/png', parameterId: 'default', z: 0, x: 0, y: 0 }, Buffer.alloc(100))
+  }
+  await app.diskQuota.flush()
+  const res = await app.inject({ method: 'DELETE', url: `${BASE}/rest/workspaces/topp?recurse=true`, headers: ADMIN })
+  t.equal(res.statusCode, 200)
+  const u = (await app.inject({ url: `${DQ}/usage.json`, headers: ADMIN })).json().diskQuotaUsage
+  t.same(u.layers.layer.map((l: any) => l.name), ['kept:roads'])
+  t.equal(u.usedBytes, 4096)
+})
