@@ -8,6 +8,8 @@
 import sharp from 'sharp'
 import { move } from 'piscina'
 import { packTiles } from './tile-pack.js'
+import { renderMosaic } from './render-mosaic.js'
+import type { RenderJob } from './mosaic-types.js'
 
 sharp.concurrency(1) // one libvips thread per worker: the pool is the parallelism
 sharp.cache(false)
@@ -18,22 +20,12 @@ export const PNG_OPTIONS: PngOptions = { compressionLevel: 3, adaptiveFiltering:
 
 export interface MetatilePayload {
   /** The RenderJob from app.mosaics.prepareRender for the metatile's box and size. */
-  job: unknown
+  job: RenderJob
   cols: number
   rows: number
   tileSize: number
   format: EncodeFormat
   png?: PngOptions
-}
-
-type Rendered = { width: number, height: number, rgba: Uint8Array | Uint8ClampedArray }
-let renderFn: ((job: any) => Rendered | Promise<Rendered>) | undefined
-async function renderer () {
-  if (!renderFn) {
-    const spec = './render-mosaic.js' // from the mosaics area
-    renderFn = (await import(spec)).renderMosaic
-  }
-  return renderFn!
 }
 
 /** Encodes one tile of RGBA pixels. */
@@ -93,13 +85,11 @@ export async function cutAndEncode (rgba: Uint8Array, cols: number, rows: number
 }
 
 export async function renderMetatile (p: MetatilePayload): Promise<unknown> {
-  const render = await renderer()
-  const img = await render(p.job)
+  const img = await renderMosaic(p.job)
   if (img.width !== p.cols * p.tileSize || img.height !== p.rows * p.tileSize) {
     throw new Error(`renderer returned ${img.width}x${img.height}, expected ${p.cols * p.tileSize}x${p.rows * p.tileSize}`)
   }
-  const rgba = img.rgba instanceof Uint8Array ? img.rgba : new Uint8Array(img.rgba.buffer, img.rgba.byteOffset, img.rgba.byteLength)
-  return move(await cutAndEncode(rgba, p.cols, p.rows, p.tileSize, p.format, p.png))
+  return move(await cutAndEncode(img.rgba, p.cols, p.rows, p.tileSize, p.format, p.png))
 }
 
 /** Bench only: encodes `count` copies of one tile (the sharp encode ceiling). */

@@ -32,14 +32,20 @@ export function workerFile (name: string): URL {
   return new URL(`../../workers/${name}${ext}`, import.meta.url)
 }
 
-export function createTilePool (threads: number): Piscina {
-  return new Piscina({
+export function createTilePool (threads: number, onError: (err: Error) => void = () => {}): Piscina {
+  const pool = new Piscina({
     filename: workerFile('render-metatile').href,
     minThreads: 0,
     maxThreads: threads,
     idleTimeout: 30_000,
-    maxQueue: 'auto'
+    maxQueue: 'auto',
+    // Workers need none of the parent's loaders (a test runner's --import hooks break them).
+    execArgv: process.execArgv.filter((a) => a === '--enable-source-maps'),
+    // geotiff loads `web-worker`, which reads workerData.mod on import in any worker thread.
+    workerData: {}
   })
+  pool.on('error', onError) // a worker that dies outside a task; its tasks reject on their own
+  return pool
 }
 
 export function metatileRenderer (app: FastifyInstance, pool: TilePool, tileSize = 256) {
@@ -78,7 +84,7 @@ export function metatileRenderer (app: FastifyInstance, pool: TilePool, tileSize
 }
 
 async function tilePool (app: FastifyInstance, { config }: { config: MapwardenConfig }) {
-  const pool = createTilePool(config.workerThreads)
+  const pool = createTilePool(config.workerThreads, (err) => app.log.error({ err }, 'render worker failed'))
   const run: TilePool['run'] = (payload, opts) => pool.run(payload, opts)
   const cache = createTileCache({
     dataDir: config.dataDir,

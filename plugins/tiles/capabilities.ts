@@ -4,7 +4,7 @@
 import type { LayerInfo } from '../../services/catalog/layers.js'
 import { GRID_SETS, gridSubset, tilesHigh, tilesWide, type GridSet } from '../../services/seed/grid-sets.js'
 import { FORMATS, TILE_FORMATS } from '../../services/seed/formats.js'
-import { allowedStyles } from '../../services/seed/parameters.js'
+import { allowedStyles, defaultStyleOf } from '../../services/seed/parameters.js'
 import { escapeXml as x } from '../infra/representation.js'
 
 const num = (n: number) => Number.isInteger(n) ? n.toFixed(1) : String(n)
@@ -54,7 +54,7 @@ export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string): stri
       `      <ows:Identifier>${x(l.qualifiedName)}</ows:Identifier>`)
     const styles = allowedStyles(l)
     if (styles.length === 0) out.push('      <Style isDefault="true">', '        <ows:Identifier></ows:Identifier>', '      </Style>')
-    for (const s of styles) out.push(`      <Style${s === l.defaultStyle ? ' isDefault="true"' : ''}>`, `        <ows:Identifier>${x(s)}</ows:Identifier>`, '      </Style>')
+    for (const s of styles) out.push(`      <Style${s === defaultStyleOf(l) ? ' isDefault="true"' : ''}>`, `        <ows:Identifier>${x(s)}</ows:Identifier>`, '      </Style>')
     for (const f of TILE_FORMATS) out.push(`      <Format>${f}</Format>`)
     for (const gs of Object.values(GRID_SETS)) {
       const sub = gridSubset(gs, l.bbox)

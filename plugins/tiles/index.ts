@@ -37,7 +37,7 @@ function grid (id: string | undefined): GridSet {
   return gs
 }
 
-function checkIndex (gs: GridSet, z: number, x: number, yTop: number) {
+function checkIndex (gs: GridSet, z: number) {
   if (z >= gs.resolutions.length) throw TileRequestInvalid(`zoom level ${z} is not in grid set ${gs.id}`)
 }
 
@@ -46,11 +46,11 @@ export default async function tiles (app: FastifyInstance) {
   const serviceUrl = (req: FastifyRequest) => `${req.protocol}://${req.host}${app.prefix}`
 
   async function sendTile (req: FastifyRequest, reply: FastifyReply, layer: string, gs: GridSet, format: TileFormat, z: number, x: number, y: number, params: Record<string, string>) {
-    checkIndex(gs, z, x, y)
+    checkIndex(gs, z)
     const parameters: Record<string, string> = {}
     for (const p of PARAMS) if (params[p] !== undefined) parameters[p] = params[p]
     const tile = await cache.readTile({ layer, gridSet: gs, format, parameters, z, x, y }, req.principal)
-    reply.header('etag', tile.etag).header('cache-control', CACHE_CONTROL).header('last-modified', new Date(tile.mtimeMs).toUTCString())
+    reply.header('geowebcache-cache-result', tile.cached ? 'HIT' : 'MISS').header('etag', tile.etag).header('cache-control', CACHE_CONTROL).header('last-modified', new Date(tile.mtimeMs).toUTCString())
     if (req.headers['if-none-match'] === tile.etag) return reply.code(304).send()
     return reply.type(format).send(tile.data)
   }

@@ -27,9 +27,14 @@ export function allowedParameters (layer: LayerInfo): string[] {
   return names
 }
 
+/** GeoServer's built-in default for raster layers, when the catalog names none. */
+export function defaultStyleOf (layer: LayerInfo): string | undefined {
+  return layer.defaultStyle ?? (layer.type === 'RASTER' ? 'raster' : undefined)
+}
+
 /** The layer's styles a client may name: its default style and its `styles`. */
 export function allowedStyles (layer: LayerInfo): string[] {
-  return [...new Set([layer.defaultStyle, ...layer.styles].filter((s): s is string => !!s))]
+  return [...new Set([defaultStyleOf(layer), ...layer.styles].filter((s): s is string => !!s))]
 }
 
 /**
@@ -51,7 +56,7 @@ export function normaliseParameters (layer: LayerInfo, raw: Record<string, unkno
     if (name === 'STYLES') {
       const styles = allowedStyles(layer)
       if (!styles.includes(value)) throw SeedFieldInvalid(field, `STYLES=${value}`, `not a style of layer ${layer.qualifiedName}; allowed: ${styles.join(', ') || '(default only)'}`)
-      if (value === layer.defaultStyle) continue
+      if (value === defaultStyleOf(layer)) continue
     }
     out[name] = value
   }

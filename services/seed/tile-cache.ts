@@ -90,12 +90,12 @@ export function createTileCache (deps: TileCacheDeps) {
     },
 
     /** The single entry point of tile reads: the stored tile, or the metatile rendered on a miss. */
-    async readTile (req: TileRequest, principal?: Principal): Promise<StoredTile> {
+    async readTile (req: TileRequest, principal?: Principal): Promise<StoredTile & { cached: boolean }> {
       const layer = await this.tileLayer(req.layer, principal)
       const params = normaliseParameters(layer, req.parameters, 'parameter')
       const key: TileKey = { layer: layer.qualifiedName, gridSet: req.gridSet.id, format: req.format, parameterId: parameterId(params), z: req.z, x: req.x, y: req.y }
       const hit = await store.get(key)
-      if (hit) return hit
+      if (hit) return { ...hit, cached: true }
       const subset = gridSubset(req.gridSet, layer.bbox)
       const rect = metaTileOf(subset, req.z, req.x, req.y)
       if (!rect) throw TileOutOfRange(`${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
@@ -111,7 +111,7 @@ export function createTileCache (deps: TileCacheDeps) {
       await p
       const tile = await store.get(key)
       if (!tile) throw TileOutOfRange(`${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
-      return tile
+      return { ...tile, cached: false }
     },
 
     async close () { await breeder.close() }
