@@ -2,7 +2,7 @@
 // (as seeding writes them) over the layer's coverage, pushed over a small quota, and one clean-up
 // pass brings them back under: the evicted files are really gone and the recorded usage equals
 // the bytes on disk; truncation through the seed API is accounted too.
-// (Seeding through the render pool would be the same writes; it needs a working mosaic render.)
+// A second test seeds and reseeds a real mosaic through the seed API and the render pool.
 import t from 'tap'
 import sharp from 'sharp'
 import type { FastifyInstance } from 'fastify'
@@ -10,6 +10,7 @@ import { build, ADMIN, BASE, tempDir } from '../helper.js'
 import { addLayer } from '../fixtures/seed/layers.js'
 import { diskUsage } from '../fixtures/diskquota/harness.js'
 import { GRID_SETS, gridSubset } from '../../services/seed/grid-sets.js'
+import { createMosaic, pattern, rgbTiff } from '../fixtures/seed/mosaic.js'
 
 const DQ = `${BASE}/gwc/rest/diskquota`
 
@@ -98,4 +99,36 @@ t.test('usage survives a restart, and is rebuilt from the files when the usage s
   t.equal(u.rebuild.state, 'done')
   t.equal(u.rebuild.filesScanned, onDisk.files)
   t.equal(u.usedBytes, onDisk.bytes, 'rebuilt from the files on disk')
+})
+
+t.test('a real mosaic seeded and reseeded through the seed API is accounted exactly, then evicted under a quota', async (t) => {
+  const app = await build(t)
+  const layer = await createMosaic(app, 'ws', 'dem', { 'dem.tif': rgbTiff(256, 256, [-20, -10, 20, 30], pattern) })
+  const seed = async (type: string) => {
+    const res = await app.inject({
+      method: 'POST',
+      url: `${BASE}/gwc/rest/seed/${layer}.json`,
+      headers: { ...ADMIN, 'content-type': 'application/json' },
+      payload: JSON.stringify({ seedRequest: { gridSetId: 'EPSG:4326', zoomStart: 0, zoomStop: 5, type, format: 'image/png', threadCount: 2 } })
+    })
+    t.equal(res.statusCode, 200, res.body)
+    await app.tileCache.breeder.idle()
+  }
+  const root = app.tileCache.store.root
+  await seed('seed')
+  const seeded = diskUsage(root, 4096)
+  t.ok(seeded.files > 20, `seeded ${seeded.files} tiles`)
+  t.equal((await usage(app)).usedBytes, seeded.bytes)
+  await seed('reseed') // every tile rewritten: replaced, not added
+  let u = await usage(app)
+  t.equal(u.usedBytes, diskUsage(root, 4096).bytes)
+  t.equal(u.layers.layer[0].tiles, seeded.files)
+
+  await app.inject({ method: 'PUT', url: `${DQ}.xml`, headers: ADMIN, payload: `<gwcQuotaConfiguration><enabled>true</enabled><globalQuota><value>${Math.floor(seeded.bytes / 2)}</value><units>B</units></globalQuota></gwcQuotaConfiguration>` })
+  await app.diskQuota.runCleanUp()
+  const after = diskUsage(root, 4096)
+  t.ok(after.bytes <= seeded.bytes / 2, `${after.bytes} on disk under the quota`)
+  u = await usage(app)
+  t.equal(u.usedBytes, after.bytes)
+  t.equal(u.layers.layer[0].tiles, after.files)
 })
