@@ -21,6 +21,7 @@ export interface RecorderDeps {
 const WRITE = 0
 const DELETE = 1
 const READ = 2
+const HELD_LIMIT = 1_000_000
 interface Queued { kind: 0 | 1 | 2, e: TileEvent, t: number, seq?: number }
 
 export function createUsageRecorder (deps: RecorderDeps) {
@@ -37,6 +38,8 @@ export function createUsageRecorder (deps: RecorderDeps) {
   let enabled = true
   function push (kind: 0 | 1 | 2, e: TileEvent) {
     if (!enabled) return
+    // While a rebuild holds flushes, reads are what may be dropped to bound memory (hits only).
+    if (held && kind === READ && queue.length >= HELD_LIMIT) return
     queue.push({ kind, e, t: deps.now(), seq: ++seq })
     if (queue.length >= maxQueue && !scheduled && !held) {
       scheduled = true

@@ -64,6 +64,19 @@ t.test("PUT accepts GWC's documented JSON body (diskBlockSize included)", async 
   t.equal(res.body, '{"tilecacheQuotaConfiguration":{"enabled":true,"diskBlockSize":2048,"cacheCleanUpFrequency":5,"cacheCleanUpUnits":"SECONDS","maxConcurrentCleanUps":5,"globalExpirationPolicyName":"LRU","globalQuota":{"value":"100","units":"MiB"},"layerQuotas":[]}}')
 })
 
+t.test("PUT also takes the shape of GWC's own GET (class-name root, quota in bytes)", async (t) => {
+  const app = await build(t)
+  const res = await app.inject({
+    method: 'PUT',
+    url: `${GWC}.xml`,
+    headers: { ...ADMIN, 'content-type': 'application/xml' },
+    payload: '<org.geowebcache.diskquota.DiskQuotaConfig><enabled>true</enabled><globalQuota><id>0</id><bytes>21474836480</bytes></globalQuota><quotaStore>sqlite</quotaStore></org.geowebcache.diskquota.DiskQuotaConfig>'
+  })
+  t.equal(res.statusCode, 200)
+  t.match(res.body, '<enabled>true</enabled>')
+  t.match(res.body, '<globalQuota>\n    <value>20</value>\n    <units>GiB</units>\n  </globalQuota>')
+})
+
 t.test('PUT is partial: only the properties present change; quotas are shown in the largest unit of at least 1', async (t) => {
   const app = await build(t)
   let res = await app.inject({ method: 'PUT', url: `${DQ}.json`, headers: ADMIN, payload: '{"tilecacheQuotaConfiguration":{"globalQuota":{"value":"1536","units":"MiB"}}}' })
