@@ -102,9 +102,14 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
       return run
     },
 
-    /** Usage starts from the files on disk when the usage store is new or was lost. */
+    /**
+     * Usage starts from the files on disk when the usage store is new or was lost, or when the
+     * last run did not close (kill -9, power loss): its last flush window never reached the store.
+     */
     start () {
-      if (store.getState('usageBuiltAt') === undefined) void startRebuild()
+      const unclean = store.getState('open') === '1'
+      store.setState('open', '1')
+      if (store.getState('usageBuiltAt') === undefined || unclean) void startRebuild()
     },
     rebuild: () => startRebuild(),
     rebuildProgress: () => ({ ...rebuild }),
@@ -161,6 +166,7 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
       await Promise.allSettled([...running.values(), rebuilding])
       await updating
       await recorder.close()
+      store.setState('open', '0')
     }
   }
 }

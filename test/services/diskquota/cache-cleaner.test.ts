@@ -180,3 +180,20 @@ t.test('a new diskBlockSize recounts usage from the files on disk', async (t) =>
   t.equal(h.store.usedBytes({ except: [] }), 1024 + 5120)
   t.equal(h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 512).bytes)
 })
+
+t.test('after a run that did not close (kill -9), usage is rebuilt from the files at start', async (t) => {
+  const crashed = quotaHarness(t)
+  crashed.dq.start()
+  await crashed.dq.rebuild()
+  await crashed.put(crashed.key(L, 2, 0, 0), TILE)
+  await crashed.put(crashed.key(L, 2, 1, 0), TILE) // never flushed: the process "dies" here
+  const next = quotaHarness(t, crashed.dir)
+  t.equal(next.store.usedBytes({ except: [] }), 0, 'the last flush window was lost')
+  next.dq.start()
+  await next.dq.rebuild()
+  t.equal(next.store.usedBytes({ except: [] }), 2 * 8192)
+  await next.close()
+  const clean = quotaHarness(t, crashed.dir)
+  clean.dq.start()
+  t.equal(clean.dq.rebuildProgress().state, 'idle', 'a clean close needs no rebuild')
+})
