@@ -145,7 +145,7 @@ export async function applyPartial (current: QuotaConfig, body: Record<string, u
   if (has('diskBlockSize')) next.diskBlockSize = positiveInt('diskBlockSize', body.diskBlockSize, 1 << 30)
   if (has('cacheCleanUpFrequency')) next.cacheCleanUpFrequency = positiveInt('cacheCleanUpFrequency', body.cacheCleanUpFrequency)
   if (has('cacheCleanUpUnits')) next.cacheCleanUpUnits = timeUnit(body.cacheCleanUpUnits)
-  if (has('maxConcurrentCleanUps')) next.maxConcurrentCleanUps = positiveInt('maxConcurrentCleanUps', body.maxConcurrentCleanUps, 1024)
+  if (has('maxConcurrentCleanUps')) next.maxConcurrentCleanUps = positiveInt('maxConcurrentCleanUps', body.maxConcurrentCleanUps)
   if (has('globalExpirationPolicyName')) next.globalExpirationPolicyName = policy('globalExpirationPolicyName', body.globalExpirationPolicyName)
   if (has('globalQuota')) next.globalQuotaBytes = parseQuota('globalQuota', body.globalQuota)
   if (has('quotaStore') && !/^(sqlite|embedded)$/i.test(String(body.quotaStore).trim())) {
