@@ -1,9 +1,11 @@
 // GWC CacheCleaner / CacheCleanerTask: while the tiles of a quota's layers use more than the
-// quota, truncate the least recently (LRU) or least frequently (LFU) used page, then re-read the
-// usage. The quota is re-read on every pass, so a configuration change applies at once.
+// quota, truncate the least recently (LRU) or least frequently (LFU) used page. Pages are taken
+// from the store a batch at a time in policy order and the batch's accounting is committed once
+// (a page's recorded bytes are exactly what its truncation frees), so eviction costs file
+// deletions, not one database commit per page. The quota is re-read before every page, so a
+// configuration change applies at once.
 import type { ExpirationPolicy } from './quota-config.js'
 import type { PageRef, QuotaStore, Scope } from './quota-store.js'
-import type { PageGeometry } from './tile-page.js'
 import { pageRect } from './tile-page.js'
 import type { Rect } from '../seed/grid-sets.js'
 
@@ -16,35 +18,44 @@ export interface CleanerDeps {
   /** Deletes the page's tiles from the blob store; returns how many existed. */
   truncatePage: (page: PageRef, rect: Rect) => Promise<number>
   log: { info: (obj: object, msg: string) => void, warn: (obj: object, msg: string) => void }
+  /** Pages taken from the store at a time. */
+  batch?: number
 }
 
 export interface ExpireResult { pages: number, tiles: number, bytesBefore: number, bytesAfter: number, limitBytes: number, stoppedShort: boolean }
 
-export function createCacheCleaner ({ store, flush, truncatePage, log }: CleanerDeps) {
+export function createCacheCleaner ({ store, flush, truncatePage, log, batch = 64 }: CleanerDeps) {
   return {
     async expire (name: string, scope: Scope, limit: () => Limit, signal?: AbortSignal): Promise<ExpireResult> {
       await flush()
-      const bytesBefore = store.usedBytes(scope)
-      const res: ExpireResult = { pages: 0, tiles: 0, bytesBefore, bytesAfter: bytesBefore, limitBytes: limit().limitBytes, stoppedShort: false }
+      let used = store.usedBytes(scope)
+      const res: ExpireResult = { pages: 0, tiles: 0, bytesBefore: used, bytesAfter: used, limitBytes: limit().limitBytes, stoppedShort: false }
       while (!signal?.aborted) {
         const { limitBytes, policy } = limit()
         res.limitBytes = limitBytes
-        res.bytesAfter = store.usedBytes(scope)
-        if (res.bytesAfter <= limitBytes) break
-        const page = policy === 'LRU' ? store.leastRecentlyUsed(scope) : store.leastFrequentlyUsed(scope)
-        if (!page) {
+        if (used <= limitBytes) break
+        const pages = policy === 'LRU' ? store.leastRecentlyUsed(scope, batch) : store.leastFrequentlyUsed(scope, batch)
+        if (pages.length === 0) {
           res.stoppedShort = true
-          log.warn({ quota: name, usedBytes: res.bytesAfter, limitBytes }, 'disk quota exceeded but no page is left to expire')
+          log.warn({ quota: name, usedBytes: used, limitBytes }, 'disk quota exceeded but no page is left to expire')
           break
         }
-        const g: PageGeometry | undefined = store.geometry(page.layer, page.gridSet, page.z)
-        const deleted = g ? await truncatePage(page, pageRect(g, page.px, page.py)) : 0
+        const done: PageRef[] = []
+        for (const page of pages) {
+          if (signal?.aborted || used <= limit().limitBytes) break
+          const g = store.geometry(page.layer, page.gridSet, page.z)
+          const deleted = g ? await truncatePage(page, pageRect(g, page.px, page.py)) : 0
+          done.push(page)
+          used -= page.bytes
+          res.pages++
+          res.tiles += deleted
+          log.info({ quota: name, policy, layer: page.layer, gridSet: page.gridSet, format: page.format, parameterId: page.parameterId, z: page.z, page: [page.px, page.py], tiles: deleted, bytes: page.bytes }, 'disk quota: expired a tile page')
+        }
         await flush()
-        store.markTruncated(page) // whatever the page still counted is gone (or never was on disk)
-        res.pages++
-        res.tiles += deleted
-        log.info({ quota: name, policy, layer: page.layer, gridSet: page.gridSet, format: page.format, parameterId: page.parameterId, z: page.z, page: [page.px, page.py], tiles: deleted, bytes: page.bytes }, 'disk quota: expired a tile page')
+        store.markTruncated(done) // whatever these pages still counted is gone (or never was on disk)
+        used = store.usedBytes(scope) // tiles written meanwhile count too
       }
+      res.bytesAfter = used
       return res
     }
   }

@@ -49,10 +49,12 @@ export interface QuotaStore {
   /** Replaces tile and byte counts with a scan of the disk (hits and access times are kept). */
   replaceCounts (pages: PageDelta[], nowMs: number): void
   usedBytes (scope: Scope): number
-  leastRecentlyUsed (scope: Scope): PageRef | undefined
-  leastFrequentlyUsed (scope: Scope): PageRef | undefined
-  /** The page was truncated: whatever its counts still say is gone. */
-  markTruncated (page: PageRef): void
+  /** The `n` pages with tiles that LRU would expire first (oldest last access first). */
+  leastRecentlyUsed (scope: Scope, n: number): PageRef[]
+  /** The `n` pages with tiles that LFU would expire first (lowest frequency of use first). */
+  leastFrequentlyUsed (scope: Scope, n: number): PageRef[]
+  /** The pages were truncated: whatever their counts still say is gone (one transaction). */
+  markTruncated (pages: PageRef[]): void
   tileSets (): TileSetUsage[]
   /** Usage rows of layers whose name starts with `<workspace>:` are dropped. */
   forgetWorkspace (workspace: string): void

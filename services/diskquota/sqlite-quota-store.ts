@@ -1,6 +1,7 @@
 // The embedded usage store: tables of services/diskquota/migrations.ts in the catalog database.
 // Every flush is one transaction; page counts are clamped at zero and tile-set totals move by
 // exactly what their pages moved, so a tile set's usage is always the sum of its pages.
+import type Database from 'better-sqlite3'
 import type { Db } from '../storage/database.js'
 import type { PageDelta, PageRef, QuotaStore, Scope, TileSetUsage } from './quota-store.js'
 import { frequencyOfUse, tileSetId, type PageGeometry } from './tile-page.js'
@@ -33,20 +34,19 @@ export function createSqliteQuotaStore (db: Db): QuotaStore {
     ? { where: 'layer IN (SELECT value FROM json_each(?))', arg: JSON.stringify(s.layers) }
     : { where: 'layer NOT IN (SELECT value FROM json_each(?))', arg: JSON.stringify(s.except) }
   const pick = (order: string) => {
-    const cache = new Map<string, ReturnType<Db['prepare']>>()
-    return (s: Scope): PageRef | undefined => {
+    const cache = new Map<string, Database.Statement<unknown[]>>()
+    return (s: Scope, n: number): PageRef[] => {
       const { where, arg } = scopeSql(s)
       let st = cache.get(where)
       if (!st) {
         st = db.prepare(`SELECT p.tileset_id, p.z, p.px, p.py, p.tiles, p.bytes, p.hits, p.last_access_ms, p.frequency, t.layer, t.grid_set, t.format, t.parameter_id
-          FROM dq_pages p JOIN dq_tilesets t ON t.id = p.tileset_id WHERE p.${where} AND (p.tiles > 0 OR p.bytes > 0) ORDER BY ${order} LIMIT 1`)
+          FROM dq_pages p JOIN dq_tilesets t ON t.id = p.tileset_id WHERE p.${where} AND (p.tiles > 0 OR p.bytes > 0) ORDER BY ${order} LIMIT ?`)
         cache.set(where, st)
       }
-      const r = st.get(arg) as any
-      return r && {
+      return (st.all(arg, n) as any[]).map((r) => ({
         tileSetId: r.tileset_id, layer: r.layer, gridSet: r.grid_set, format: r.format as TileFormat, parameterId: r.parameter_id,
         z: r.z, px: r.px, py: r.py, tiles: r.tiles, bytes: r.bytes, hits: r.hits, lastAccessMs: r.last_access_ms, frequency: r.frequency
-      }
+      }))
     }
   }
   const usedCache = new Map<string, ReturnType<Db['prepare']>>()
@@ -79,11 +79,13 @@ export function createSqliteQuotaStore (db: Db): QuotaStore {
       setPage(d, id, old && { ...old, tiles: 0, bytes: 0 }, d.tiles, d.bytes, old?.hits ?? 0, d.accessMs, nowMs)
     }
   })
-  const markTruncated = db.transaction((p: PageRef) => {
-    const old = q.page.get(p.tileSetId, p.z, p.px, p.py) as PageRow | undefined
-    if (!old) return
-    q.truncate.run(p.tileSetId, p.z, p.px, p.py)
-    q.moveSet.run(-old.tiles, -old.bytes, p.tileSetId)
+  const markTruncated = db.transaction((pages: PageRef[]) => {
+    for (const p of pages) {
+      const old = q.page.get(p.tileSetId, p.z, p.px, p.py) as PageRow | undefined
+      if (!old) continue
+      q.truncate.run(p.tileSetId, p.z, p.px, p.py)
+      q.moveSet.run(-old.tiles, -old.bytes, p.tileSetId)
+    }
   })
 
   return {
@@ -107,7 +109,7 @@ export function createSqliteQuotaStore (db: Db): QuotaStore {
     // GWC SQLDialect: LRU = oldest last access; LFU = lowest frequency of use. Ties: older, then deeper zoom.
     leastRecentlyUsed: pick('p.last_access_ms ASC, p.hits ASC, p.z DESC, p.px, p.py'),
     leastFrequentlyUsed: pick('p.frequency ASC, p.last_access_ms ASC, p.z DESC, p.px, p.py'),
-    markTruncated: (p) => markTruncated(p),
+    markTruncated: (pages) => markTruncated(pages),
     tileSets: () => (q.sets.all() as any[]).map((r): TileSetUsage => ({
       id: r.id, layer: r.layer, gridSet: r.grid_set, format: r.format, parameterId: r.parameter_id, tiles: r.tiles, bytes: r.bytes
     })),

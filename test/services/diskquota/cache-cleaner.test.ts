@@ -197,3 +197,15 @@ t.test('after a run that did not close (kill -9), usage is rebuilt from the file
   clean.dq.start()
   t.equal(clean.dq.rebuildProgress().state, 'idle', 'a clean close needs no rebuild')
 })
+
+t.test('a sparse page at a deep level is truncated by walking what exists', async (t) => {
+  const h = quotaHarness(t)
+  // zoom 16: pages of 1061x563 tiles; three tiles in one page, one in another
+  const keys = [[100, 100], [101, 100], [400, 250], [1200, 100]].map(([x, y]) => h.key(L, 16, x, y))
+  for (const k of keys) await h.put(k, TILE)
+  await h.dq.update({ enabled: true, globalExpirationPolicyName: 'LRU', globalQuota: { value: '8', units: 'KiB' } })
+  const run = await h.dq.runCleanUp()
+  t.same(run.results.map((r) => [r.pages, r.tiles]), [[1, 3]])
+  t.same(keys.map(h.exists), [false, false, false, true])
+  t.equal(h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes)
+})
