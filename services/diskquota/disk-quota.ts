@@ -1,7 +1,7 @@
 // The disk quota service: the configuration (read, partial update validated whole, persisted
 // before it is returned), the accounting recorder, usage reports, the rebuild from disk and one
-// clean-up run over every quota (GWC DiskQuotaMonitor + CacheCleanerTask). The timer that calls
-// `runCleanUp` lives in plugins/infra/quota-scheduler.ts.
+// clean-up run over every quota (GWC DiskQuotaMonitor + CacheCleanerTask). When runs happen is
+// scheduler.ts, wired with the service in plugins/infra/quota-scheduler.ts.
 import fs from 'node:fs'
 import path from 'node:path'
 import type { BlobStore, TileKey } from '../seed/blob-store.js'

@@ -66,7 +66,7 @@ export function createUsageRecorder (deps: RecorderDeps) {
     const block = deps.blockSize()
     const pages = new Map<string, PageDelta>()
     for (const { kind, e, t } of events) {
-      const g = await geometry(e.layer, e.gridSet, e.z)
+      const g = geometries.get(`${e.layer}\n${e.gridSet}\n${e.z}`) ?? await geometry(e.layer, e.gridSet, e.z)
       const { px, py } = pageOf(g, e.x, e.y)
       const key = `${tileSetId(e)}@${e.z}/${px}/${py}`
       let d = pages.get(key)
