@@ -49,7 +49,11 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
 
   const cleaner = createCacheCleaner({
     store,
-    flush: () => recorder.flush(),
+    /** Every tile event so far is in the store (after the rebuild in progress, if any). */
+    async flush () {
+      if (rebuilding) await rebuilding
+      await recorder.flush()
+    },
     log,
     truncatePage: (page, rect) => truncatePage(page, rect)
   })
@@ -148,7 +152,11 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
     },
     rebuild: () => startRebuild(),
     rebuildProgress: () => ({ ...rebuild }),
-    flush: () => recorder.flush(),
+    /** Every tile event so far is in the store (after the rebuild in progress, if any). */
+    async flush () {
+      if (rebuilding) await rebuilding
+      await recorder.flush()
+    },
 
     async usage () {
       await recorder.flush()
