@@ -106,6 +106,41 @@ export const EmptyMosaic = createError('MW_MOSAIC_EMPTY', 'invalid', 'Cannot con
 export const InvalidCoverage = createError('MW_MOSAIC_INVALID_COVERAGE', 'invalid', 'Invalid coverage: %s')
 export const CoverageStoreNotEmpty = createError('MW_MOSAIC_STORE_NOT_EMPTY', 'forbidden', 'Unable to delete non-empty coverage store %s, use recurse=true')
 export const InvalidRenderRequest = createError('MW_MOSAIC_INVALID_RENDER', 'invalid', 'Invalid render request: %s')
+// --- styles ---
+// Messages as GeoServer's StyleController and LayerController word them
+// (../shared/spec/geoserver-wire-formats.md section 4); statuses per ../shared/spec/DECISIONS.md.
+export const StyleNotFound = createError('MW_STYLES_NOT_FOUND', 'not_found', 'No such style: %s')
+export const StyleNotFoundInWorkspace = createError('MW_STYLES_NOT_FOUND_IN_WORKSPACE', 'not_found', 'No such style %s in workspace %s')
+export const StyleToDeleteNotFound = createError('MW_STYLES_DELETE_NOT_FOUND', 'not_found', 'Style %s not found')
+export const StyleWorkspaceNotFound = createError('MW_STYLES_WORKSPACE_NOT_FOUND', 'not_found', 'Workspace %s not found')
+export const StyleHasNoContent = createError('MW_STYLES_NO_CONTENT', 'not_found', 'Style %s has no content yet: PUT an SLD to it first')
+export const StyleExists = createError('MW_STYLES_EXISTS', 'forbidden', 'Style %s already exists.')
+export const StyleResourceExists = createError('MW_STYLES_RESOURCE_EXISTS', 'forbidden', 'Style resource %s already exists.')
+export const StyleInUse = createError('MW_STYLES_IN_USE', 'forbidden', "Can't delete style referenced by existing layers.")
+export const InvalidStyle = createError('MW_STYLES_INVALID', 'invalid', 'Invalid style:%s')
+export const InvalidStyleEntry = createError('MW_STYLES_INVALID_ENTRY', 'invalid', 'Invalid style entry: %s')
+export const NoSldInZip = createError('MW_STYLES_NO_SLD_IN_ZIP', 'invalid', 'No sld file provided: the ZIP holds no .sld file at its top level')
+export const SeveralSldsInZip = createError('MW_STYLES_SEVERAL_SLDS_IN_ZIP', 'invalid', 'The ZIP holds more than one .sld file at its top level (%s); send one style per package')
+export const StyleImageTaken = createError('MW_STYLES_IMAGE_TAKEN', 'conflict', 'Style resource %s already belongs to style %s')
+export const StyleMediaType = createError('MW_STYLES_MEDIA_TYPE', 'unsupported', 'Unsupported media type %s for %s; accepted: %s')
+export const LayerNotFound = createError('MW_STYLES_LAYER_NOT_FOUND', 'not_found', 'No such layer: %s')
+export const LayerStyleUnknown = createError('MW_STYLES_LAYER_STYLE_UNKNOWN', 'invalid', 'No such style: %s')
+export const LayerStyleOtherWorkspace = createError('MW_STYLES_LAYER_STYLE_OTHER_WORKSPACE', 'invalid', 'Style %s belongs to another workspace than layer %s')
+
+// --- appschema ---
+export const DataStoreNotFound = createError('MW_APPSCHEMA_STORE_NOT_FOUND', 'not_found', 'No such datastore: %s,%s')
+export const FeatureTypeNotFound = createError('MW_APPSCHEMA_FEATURE_TYPE_NOT_FOUND', 'not_found', 'No such feature type: %s,%s,%s')
+export const UnsupportedStoreFormat = createError('MW_APPSCHEMA_UNSUPPORTED_FORMAT', 'invalid', 'Unsupported format: %s')
+export const InvalidConfigure = createError('MW_APPSCHEMA_INVALID_CONFIGURE', 'invalid', 'Invalid configure value %s: expected first, all or none')
+export const NoAppSchemaFile = createError('MW_APPSCHEMA_NO_MAIN_FILE', 'invalid', 'Could not find appropriate appschema file in archive')
+export const InvalidMapping = createError('MW_APPSCHEMA_INVALID_MAPPING', 'invalid', 'Invalid app-schema mapping (%d problem%s):\n%s')
+export const NotAnAppSchemaStore = createError('MW_APPSCHEMA_NOT_APPSCHEMA', 'conflict', "Store '%s' in workspace '%s' exists and is not an Application Schema DataAccess store")
+export const DifferentFeatureTypes = createError('MW_APPSCHEMA_DIFFERENT_FEATURE_TYPES', 'conflict',
+  'The new mapping exposes the feature types [%s] but data store %s exposes [%s]; a mapping with a different set of feature types cannot replace it: delete the store (DELETE %s?recurse=true) and create it anew with another PUT')
+export const FeatureTypeNameTaken = createError('MW_APPSCHEMA_NAME_TAKEN', 'conflict', "Feature type name '%s' and its variants '%s1'...'%s9' are all taken in workspace '%s'")
+export const DataStoreNotEmpty = createError('MW_APPSCHEMA_STORE_NOT_EMPTY', 'forbidden', 'datastore not empty')
+export const UploadMediaType = createError('MW_APPSCHEMA_MEDIA_TYPE', 'unsupported', 'Unsupported media type %s for a mapping upload; accepted: text/xml, application/xml, application/zip')
+export const InvalidListValue = createError('MW_APPSCHEMA_INVALID_LIST', 'invalid', 'Invalid list value %s: expected configured, available, available_with_geom or all')
 
 // --- diskquota ---
 export const QuotaFieldInvalid = createError('MW_DISKQUOTA_FIELD_INVALID', 'invalid', '%s')

@@ -2,9 +2,11 @@
 // into tiles and encodes them, so granules are read once per metatile. Everything it needs
 // travels in the payload; the encoded tiles go back in one transferred buffer (no copy).
 //
-// PNG settings (chosen by bench/tilecache.ts on noisy imagery): zlib level 3 with adaptive row
-// filtering; opaque tiles are written as RGB (a quarter fewer bytes to filter and deflate);
-// fully transparent tiles are one constant 1-bit-alpha PNG.
+// PNG settings (measured on the bench imagery, a noisy 256x256 RGB tile): adaptive row filtering
+// with zlib level 2: 127 KB in 15.5 ms, against 168 KB in 16 ms for sharp's defaults (level 6, no
+// filtering) and the same 127 KB in 20 ms at level 6 with filtering; filtering is what shrinks
+// noisy imagery, higher zlib levels only cost time. Opaque tiles are written as RGB (a quarter
+// fewer bytes to filter and deflate); fully transparent tiles are one constant PNG.
 import sharp from 'sharp'
 import { move } from 'piscina'
 import { packTiles } from './tile-pack.js'
@@ -16,7 +18,7 @@ sharp.cache(false)
 
 export type EncodeFormat = 'image/png' | 'image/jpeg' | 'image/webp'
 export interface PngOptions { compressionLevel: number, adaptiveFiltering: boolean }
-export const PNG_OPTIONS: PngOptions = { compressionLevel: 3, adaptiveFiltering: true }
+export const PNG_OPTIONS: PngOptions = { compressionLevel: 2, adaptiveFiltering: true }
 
 export interface MetatilePayload {
   /** The RenderJob from app.mosaics.prepareRender for the metatile's box and size. */

@@ -5,7 +5,8 @@
 // earlier ones. EPSG:4326 <-> EPSG:3857 is separable, so columns and rows are mapped once each;
 // other CRSs go through proj4 per pixel. The band values then go through applyRasterStyle.
 import fs from 'node:fs'
-import { fromFile, type GeoTIFF, type GeoTIFFImage } from 'geotiff'
+import { inflateSync } from 'node:zlib'
+import { fromFile, getDecoder, type GeoTIFF, type GeoTIFFImage } from 'geotiff'
 import { applyRasterStyle } from './raster-style.js'
 import type { BandData } from './render-types.js'
 import type { GranuleRef, RenderJob, RenderResult } from './mosaic-types.js'
@@ -115,57 +116,199 @@ function range (a: Float64Array, limit: number): [number, number] | undefined {
   return lo === Infinity ? undefined : [lo, hi]
 }
 
+type Decoder = { decode (buffer: ArrayBufferLike): Promise<ArrayBufferLike> }
+type Samples = ArrayLike<number>
+
+// geotiff.js does not export its decoder-parameter function; these are the same parameters.
+async function decoderParameters (image: GeoTIFFImage): Promise<Record<string, unknown>> {
+  const fd = image.getFileDirectory()
+  const load = (tag: string) => fd.loadValue(tag as any)
+  const tiled = !fd.hasTag('StripOffsets')
+  const params: Record<string, unknown> = {
+    tileWidth: tiled ? await load('TileWidth') : await load('ImageWidth'),
+    tileHeight: tiled ? await load('TileLength') : ((await load('RowsPerStrip')) || (await load('ImageLength'))),
+    planarConfiguration: await load('PlanarConfiguration'),
+    bitsPerSample: await load('BitsPerSample'),
+    predictor: (await load('Predictor')) || 1
+  }
+  if (fd.hasTag('JPEGTables')) params.JPEGTables = await load('JPEGTables')
+  return params
+}
+
+/**
+ * DEFLATE through node's native zlib (several times faster than the JavaScript inflate), with the
+ * horizontal-differencing predictor for little-endian integer samples; anything else goes to
+ * geotiff.js's own decoders.
+ */
+function nativeDeflate (image: GeoTIFFImage, params: Record<string, unknown>): Decoder | undefined {
+  const predictor = Number(params.predictor ?? 1)
+  const bits = image.getBitsPerSample(0)
+  const format = image.getSampleFormat(0)
+  if (predictor !== 1 && predictor !== 2) return undefined
+  if (predictor === 2 && (format === 3 || (bits > 8 && !image.littleEndian) || ![8, 16, 32].includes(bits))) return undefined
+  const width = Number(params.tileWidth)
+  const spp = image.planarConfiguration === 2 ? 1 : image.getSamplesPerPixel()
+  return {
+    async decode (buffer: ArrayBufferLike) {
+      const inflated = inflateSync(new Uint8Array(buffer))
+      const out = new Uint8Array(inflated.length)
+      out.set(inflated)
+      if (predictor === 2) {
+        const values = bits === 8 ? out : bits === 16 ? new Uint16Array(out.buffer, 0, out.length >> 1) : new Uint32Array(out.buffer, 0, out.length >> 2)
+        const row = width * spp
+        for (let start = 0; start + row <= values.length; start += row) {
+          for (let i = start + spp; i < start + row; i++) values[i] += values[i - spp]
+        }
+      }
+      return out.buffer
+    }
+  }
+}
+
+const decoders = new WeakMap<GeoTIFFImage, Promise<Decoder>>()
+function decoderFor (image: GeoTIFFImage): Promise<Decoder> {
+  let d = decoders.get(image)
+  if (!d) {
+    const compression = Number(image.getFileDirectory().getValue('Compression') ?? 1)
+    d = decoderParameters(image).then(async (params) => {
+      const native = compression === 8 || compression === 32946 ? nativeDeflate(image, params) : undefined
+      return native ?? (await getDecoder(compression, params as any) as unknown as Decoder)
+    })
+    decoders.set(image, d)
+  }
+  return d
+}
+
+/**
+ * Decoded tiles (or strips) of one image, by tile index, as typed arrays: one array of all samples
+ * for chunky images (PlanarConfiguration 1), one per sample for planar ones. Only the tiles that
+ * hold a sampled pixel are ever fetched and decoded.
+ */
+async function loadTiles (image: GeoTIFFImage, keys: Iterable<number>, nb: number): Promise<Map<number, Samples[]>> {
+  const decoder = await decoderFor(image)
+  const perRow = Math.ceil(image.getWidth() / image.getTileWidth())
+  const bytes = image.getBitsPerSample(0) / 8
+  // Decoded tiles keep the file's byte order; typed arrays read the machine's (little-endian).
+  const native = (data: ArrayBufferLike): ArrayBuffer => {
+    if (image.littleEndian || bytes <= 1 || !Number.isInteger(bytes)) return data as ArrayBuffer
+    const src = new Uint8Array(data)
+    const dst = new Uint8Array(src.length)
+    for (let i = 0; i + bytes <= src.length; i += bytes) for (let k = 0; k < bytes; k++) dst[i + k] = src[i + bytes - 1 - k]
+    return dst.buffer
+  }
+  const out = new Map<number, Samples[]>()
+  await Promise.all([...keys].map(async (key) => {
+    const tx = key % perRow
+    const ty = Math.floor(key / perRow)
+    if (image.planarConfiguration === 2) {
+      const arrays = await Promise.all(Array.from({ length: nb }, async (_, b) => {
+        const tile = await image.getTileOrStrip(tx, ty, b, decoder as any)
+        return image.getArrayForSample(b, native(tile.data)) as Samples
+      }))
+      out.set(key, arrays)
+    } else {
+      const tile = await image.getTileOrStrip(tx, ty, 0, decoder as any)
+      out.set(key, [image.getArrayForSample(0, native(tile.data)) as Samples])
+    }
+  }))
+  return out
+}
+
 async function drawGranule (job: RenderJob, g: GranuleRef, out: BandData): Promise<void> {
   const m = mapPixels(job, g)
   const cr = range(m.cols, g.width)
   const rr = range(m.rows, g.height)
   if (!cr || !rr) return
-  const c0 = Math.floor(cr[0]); const c1 = Math.floor(cr[1]) + 1
-  const r0 = Math.floor(rr[0]); const r1 = Math.floor(rr[1]) + 1
   // Source pixels per target pixel along each axis: pick the coarsest overview not coarser than that.
   const coveredCols = m.separable ? countInside(m.cols, g.width) : Math.sqrt(countInside2(m, g))
   const coveredRows = m.separable ? countInside(m.rows, g.height) : coveredCols
-  const need = Math.min((c1 - c0) / Math.max(1, coveredCols), (r1 - r0) / Math.max(1, coveredRows))
+  const need = Math.min((Math.floor(cr[1]) + 1 - Math.floor(cr[0])) / Math.max(1, coveredCols),
+    (Math.floor(rr[1]) + 1 - Math.floor(rr[0])) / Math.max(1, coveredRows))
   const { images } = await openTiff(g.path)
   const levels = pyramid(images)
   let image = levels[0]
   for (const im of levels) {
-    const f = g.width / im.getWidth()
-    if (f <= need * 1.0001) image = im
+    if (g.width / im.getWidth() <= need * 1.0001) image = im
   }
-  const fx = g.width / image.getWidth()
-  const fy = g.height / image.getHeight()
-  const wx0 = Math.max(0, Math.floor(c0 / fx))
-  const wy0 = Math.max(0, Math.floor(r0 / fy))
-  const wx1 = Math.min(image.getWidth(), Math.ceil(c1 / fx))
-  const wy1 = Math.min(image.getHeight(), Math.ceil(r1 / fy))
-  if (wx1 <= wx0 || wy1 <= wy0) return
-  const nb = Math.min(out.bands.length, image.getSamplesPerPixel())
-  const samples = Array.from({ length: nb }, (_, i) => i)
-  const data = await image.readRasters({ window: [wx0, wy0, wx1, wy1], samples, interleave: false }) as unknown as ArrayLike<number>[]
-  const ww = wx1 - wx0
+  const iw = image.getWidth()
+  const ih = image.getHeight()
+  const fx = g.width / iw
+  const fy = g.height / ih
+  const tw = image.getTileWidth()
+  const th = image.getTileHeight()
+  const perRow = Math.ceil(iw / tw)
+  const spp = image.getSamplesPerPixel()
+  const nb = Math.min(out.bands.length, spp)
+  const planar = image.planarConfiguration === 2
   const nodata = g.nodata
   const nodataIsNaN = nodata !== null && Number.isNaN(nodata)
   const { width: w, height: h } = job
-  const sample = (o: number, sc: number, sr: number) => {
-    if (!(sc >= 0 && sc < g.width && sr >= 0 && sr < g.height)) return
-    const px = Math.floor(sc / fx) - wx0
-    const py = Math.floor(sr / fy) - wy0
-    if (px < 0 || py < 0 || px >= ww || py >= wy1 - wy0) return
-    const s = py * ww + px
-    const first = data[0][s]
-    if (nodata !== null && (nodataIsNaN ? Number.isNaN(first) : first === nodata)) return
-    for (let b = 0; b < nb; b++) out.bands[b][o] = data[b][s]
-    out.valid[o] = 1
-  }
-  if (m.separable) {
-    for (let j = 0; j < h; j++) {
-      const sr = m.rows[j]
-      if (!(sr >= 0 && sr < g.height)) continue
-      for (let i = 0; i < w; i++) sample(j * w + i, m.cols[i], sr)
+  const bands = out.bands
+  const valid = out.valid
+
+  // Image pixel of each target column/row (or pixel), -1 outside the granule.
+  const toPixel = (v: number, limit: number, f: number, size: number) => (v >= 0 && v < limit ? Math.min(size - 1, Math.floor(v / f)) : -1)
+  const put = (o: number, tile: Samples[], lx: number, ly: number) => {
+    const p = ly * tw + lx
+    if (planar) {
+      const first = tile[0][p]
+      if (nodata !== null && (nodataIsNaN ? Number.isNaN(first) : first === nodata)) return
+      for (let b = 0; b < nb; b++) bands[b][o] = tile[b][p]
+    } else {
+      const arr = tile[0]
+      const base = p * spp
+      const first = arr[base]
+      if (nodata !== null && (nodataIsNaN ? Number.isNaN(first) : first === nodata)) return
+      for (let b = 0; b < nb; b++) bands[b][o] = arr[base + b]
     }
-  } else {
-    for (let o = 0; o < w * h; o++) sample(o, m.cols[o], m.rows[o])
+    valid[o] = 1
+  }
+
+  if (m.separable) {
+    const px = new Int32Array(w)
+    for (let i = 0; i < w; i++) px[i] = toPixel(m.cols[i], g.width, fx, iw)
+    const txs = new Set<number>()
+    for (let i = 0; i < w; i++) if (px[i] >= 0) txs.add(Math.floor(px[i] / tw))
+    let currentTy = -1
+    let tiles = new Map<number, Samples[]>()
+    for (let j = 0; j < h; j++) {
+      const py = toPixel(m.rows[j], g.height, fy, ih)
+      if (py < 0) continue
+      const ty = Math.floor(py / th)
+      if (ty !== currentTy) { // rows of a north-up granule come in order: one band of tiles at a time
+        tiles = await loadTiles(image, [...txs].map((tx) => ty * perRow + tx), nb)
+        currentTy = ty
+      }
+      const ly = py - ty * th
+      const rowOffset = j * w
+      for (let i = 0; i < w; i++) {
+        const x = px[i]
+        if (x < 0) continue
+        const tx = Math.floor(x / tw)
+        put(rowOffset + i, tiles.get(ty * perRow + tx)!, x - tx * tw, ly)
+      }
+    }
+    return
+  }
+  const n = w * h
+  const pix = new Int32Array(n * 2)
+  const keys = new Set<number>()
+  for (let o = 0; o < n; o++) {
+    const x = toPixel(m.cols[o], g.width, fx, iw)
+    const y = toPixel(m.rows[o], g.height, fy, ih)
+    if (x < 0 || y < 0 || !(m.rows[o] >= 0 && m.rows[o] < g.height) || !(m.cols[o] >= 0)) { pix[o * 2] = -1; continue }
+    pix[o * 2] = x
+    pix[o * 2 + 1] = y
+    keys.add(Math.floor(y / th) * perRow + Math.floor(x / tw))
+  }
+  const tiles = await loadTiles(image, keys, nb)
+  for (let o = 0; o < n; o++) {
+    const x = pix[o * 2]
+    if (x < 0) continue
+    const y = pix[o * 2 + 1]
+    const tx = Math.floor(x / tw)
+    const ty = Math.floor(y / th)
+    put(o, tiles.get(ty * perRow + tx)!, x - tx * tw, y - ty * th)
   }
 }
 

@@ -14,6 +14,7 @@ import { generatePassword, hashPassword } from '../../services/auth/passwords.js
 import { removeTempFiles } from '../../services/files/atomic.js'
 import tilePool from './tile-pool.js'
 import { createMosaicService, type MosaicService } from '../../services/mosaics/mosaic-service.js'
+import { createStyleService, type StyleService } from '../../services/styles/service.js'
 import quotaScheduler from './quota-scheduler.js'
 
 export interface Urls {
@@ -33,6 +34,7 @@ declare module 'fastify' {
     authenticator: Authenticator
     urls: Urls
     mosaics: MosaicService
+    styles: StyleService
   }
 }
 
@@ -79,6 +81,9 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
   app.decorate('authenticator', authenticator)
   app.decorate('workspaces', createWorkspaceService({ store: createSqliteWorkspaceStore(db), namespaceBase: 'http://mapwarden.org/ns' }))
   app.decorate('layers', createSqliteLayerStore(db))
+  // styles area: the SLD catalog; the tile cache asks it for a layer's RasterStyle.
+  app.decorate('styles', createStyleService({ db, dataDir: config.dataDir, zipLimits: { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes } }))
+  app.workspaces.onRemoved((ws) => app.styles.removeWorkspaceFiles(ws))
   app.decorate('urls', {
     rest: (req: FastifyRequest, ...segments: string[]) => urlFor(req, ['rest', ...segments]),
     base: (req: FastifyRequest, ...segments: string[]) => urlFor(req, segments)

@@ -45,19 +45,24 @@ export type WorkspaceRemovedHook = (name: string) => Promise<void> | void
 
 export function createWorkspaceService ({ store, namespaceBase }: { store: WorkspaceStore, namespaceBase: string }) {
   const removedHooks: WorkspaceRemovedHook[] = []
+  // Every client lists workspaces first and often; this process is the catalog's only writer, so the
+  // list is kept until the next change through this service.
+  let listed: Promise<Workspace[]> | undefined
+  const changed = () => { listed = undefined }
   const require = async (name: string) => {
     const ws = await store.get(name)
     if (!ws) throw WorkspaceNotFound(name)
     return ws
   }
   return {
-    list: () => store.list(),
+    list: () => (listed ??= store.list().catch((err) => { listed = undefined; throw err })),
     get: require,
     async exists (name: string) { return (await store.get(name)) !== undefined },
     async create (input: { name?: unknown, isolated?: unknown }) {
       const name = checkName(input.name, 'workspace')
       const ws = { name, namespaceUri: `${namespaceBase}/${encodeURIComponent(name)}`, isolated: input.isolated === true || input.isolated === 'true' }
       if (!(await store.insert(ws))) throw WorkspaceExists(name)
+      changed()
       return ws
     },
     async update (name: string, input: { name?: unknown, isolated?: unknown }) {
@@ -74,12 +79,14 @@ export function createWorkspaceService ({ store, namespaceBase }: { store: Works
         next.namespaceUri = `${namespaceBase}/${encodeURIComponent(next.name)}`
       }
       await store.update(name, next)
+      changed()
       return next
     },
     async remove (name: string, recurse: boolean) {
       await require(name)
       if (!recurse && await store.contents(name) > 0) throw WorkspaceNotEmpty()
       await store.remove(name)
+      changed()
       for (const hook of removedHooks) await hook(name)
     },
     /** Areas register clean-up of their files for a removed workspace (styles, granules, tiles). */

@@ -1,6 +1,7 @@
 // The granule index behind an interface: the embedded SQLite implementation here (whatever
 // datastore.properties named: H2, shapefile or nothing); a PostGIS one can implement the same
 // methods. Footprints are in the mosaic's CRS; an R*Tree answers the spatial part of queries.
+import type Database from 'better-sqlite3'
 import type { Db } from '../storage/database.js'
 import type { MosaicSettings } from './indexer.js'
 import type { AttrValue } from './collect.js'
@@ -57,7 +58,7 @@ export interface GranuleIndex {
   /** Envelope of all footprints, undefined when empty. */
   extent (workspace: string, store: string): [number, number, number, number] | undefined
   /** Largest and smallest value of an attribute (time/elevation defaults). */
-  minMax (workspace: string, store: string, attribute: string): { min: AttrValue, max: AttrValue }
+  minMax (workspace: string, store: string, attribute: string, filter?: CompiledFilter): { min: AttrValue, max: AttrValue }
   /** Runs fn in one transaction together with the catalog writes it makes. */
   transaction<T> (fn: () => T): T
 }
@@ -94,15 +95,31 @@ export function createSqliteGranuleIndex (db: Db): GranuleIndex {
   })
   const where = (workspace: string, store: string, query: GranuleQuery) => {
     const params: unknown[] = [workspace, store]
-    let sql = 'FROM mosaic_granules g'
+    let sql = 'FROM mosaic_granules g WHERE g.workspace = ? AND g.store = ?'
     if (query.bbox) {
-      sql += ' JOIN mosaic_granules_rtree r ON r.id = g.id AND r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ?'
-      params.unshift(query.bbox[0], query.bbox[2], query.bbox[1], query.bbox[3])
+      // The R*Tree drives: candidate ids first, then the rows by primary key.
+      sql += ' AND g.id IN (SELECT id FROM mosaic_granules_rtree WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ?)'
+      params.push(query.bbox[0], query.bbox[2], query.bbox[1], query.bbox[3])
     }
-    sql += ' WHERE g.workspace = ? AND g.store = ?'
     if (query.filter) { sql += ` AND (${query.filter.sql})`; params.push(...query.filter.params) }
     return { sql, params }
   }
+  // Statements are cached by their text (filters compile to a few shapes with bound values).
+  const statements = new Map<string, Database.Statement<unknown[]>>()
+  const prepared = (sql: string) => {
+    let st = statements.get(sql)
+    if (!st) {
+      st = db.prepare(sql)
+      if (statements.size > 500) statements.clear()
+      statements.set(sql, st)
+    }
+    return st
+  }
+  // min/max of an attribute (TIME/ELEVATION defaults) is asked on every render: cached until the
+  // index changes.
+  let version = 0
+  const minMaxCache = new Map<string, { min: AttrValue, max: AttrValue }>()
+  const changed = () => { version++; minMaxCache.clear() }
   return {
     getMosaic (workspace, store) {
       const r = q.getMosaic.get(workspace, store) as any
@@ -111,10 +128,12 @@ export function createSqliteGranuleIndex (db: Db): GranuleIndex {
     putMosaic (rec) {
       q.deleteMosaic.run(rec.workspace, rec.store)
       q.insertMosaic.run(rec.workspace, rec.store, rec.dir, rec.typeName, rec.crs ?? null, JSON.stringify(rec.settings))
+      changed()
     },
     setCrs (workspace, store, crs) { q.setCrs.run(crs, workspace, store) },
     addGranules (workspace, store, granules) {
       const out: Granule[] = []
+      changed()
       let seq = q.maxSeq.get(workspace, store) as number
       for (const g of granules) {
         const old = q.byPath.get(workspace, store, g.path) as { id: number, seq: number } | undefined
@@ -150,11 +169,11 @@ export function createSqliteGranuleIndex (db: Db): GranuleIndex {
         tail += ' LIMIT ? OFFSET ?'
         params.push(query.limit ?? -1, query.offset ?? 0)
       }
-      return (db.prepare(`SELECT g.* ${sql}${tail}`).all(...params) as any[]).map(toGranule)
+      return (prepared(`SELECT g.* ${sql}${tail}`).all(...params) as any[]).map(toGranule)
     },
     count (workspace, store, filter) {
       const { sql, params } = where(workspace, store, { filter })
-      return db.prepare(`SELECT count(*) ${sql}`).pluck().get(...params) as number
+      return (prepared(`SELECT count(*) n ${sql}`).get(...params) as any).n as number
     },
     getBySeq (workspace, store, seq) {
       const r = q.bySeq.get(workspace, store, seq)
@@ -164,19 +183,29 @@ export function createSqliteGranuleIndex (db: Db): GranuleIndex {
       const { sql, params } = where(workspace, store, { filter })
       let s = sql
       if (seq !== undefined) { s += ' AND g.seq = ?'; params.push(seq) }
-      const rows = (db.prepare(`SELECT g.* ${s}`).all(...params) as any[]).map(toGranule)
+      const rows = (prepared(`SELECT g.* ${s}`).all(...params) as any[]).map(toGranule)
       for (const r of rows) q.deleteId.run(r.id)
+      if (rows.length) changed()
       return rows
     },
     extent (workspace, store) {
       const r = q.extent.get(workspace, store) as any
       return r.n > 0 ? [r.minx, r.miny, r.maxx, r.maxy] : undefined
     },
-    minMax (workspace, store, attribute) {
-      const r = db.prepare(`SELECT min(json_extract(attrs, ?)) mn, max(json_extract(attrs, ?)) mx FROM mosaic_granules
-        WHERE workspace = ? AND store = ?`).get(`$."${attribute}"`, `$."${attribute}"`, workspace, store) as any
-      return { min: r.mn ?? null, max: r.mx ?? null }
+    minMax (workspace, store, attribute, filter) {
+      const { sql, params } = where(workspace, store, { filter })
+      const key = JSON.stringify([version, attribute, sql, params])
+      const hit = minMaxCache.get(key)
+      if (hit) return hit
+      const r = prepared(`SELECT min(json_extract(g.attrs, ?)) mn, max(json_extract(g.attrs, ?)) mx ${sql}`)
+        .get(`$."${attribute}"`, `$."${attribute}"`, ...params) as any
+      const out = { min: r.mn ?? null, max: r.mx ?? null }
+      if (minMaxCache.size > 1000) minMaxCache.clear()
+      minMaxCache.set(key, out)
+      return out
     },
-    transaction (fn) { return db.transaction(fn)() }
+    transaction (fn) {
+      try { return db.transaction(fn)() } finally { changed() } // a rollback must not leave stale cache entries
+    }
   }
 }

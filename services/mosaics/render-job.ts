@@ -116,7 +116,9 @@ export async function prepareRenderJob (req: RenderRequest, deps: Deps): Promise
   if (config.dimensions?.elevation && elevationAttribute) {
     if (req.elevation !== undefined && req.elevation !== '') filters.push(elevationFilter(req.elevation, elevationAttribute))
     else {
-      const e = deps.index.minMax(name.workspace, row.store, elevationAttribute).min
+      // The lowest elevation among the granules of the selected time, so that the two defaults
+      // never select nothing when the latest time has no granule at the overall lowest elevation.
+      const e = deps.index.minMax(name.workspace, row.store, elevationAttribute, and(filters)).min
       if (e !== null) filters.push({ sql: '(json_extract(g.attrs, ?) = ?)', params: [attrPath(elevationAttribute), e] })
     }
   }

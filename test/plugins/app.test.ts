@@ -1,4 +1,7 @@
 import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import http from 'node:http'
 import Fastify from 'fastify'
 import mapwarden, { serverOptions } from '../../plugins/app.js'
 import { build, ADMIN, ADMIN_PASSWORD, BASE, basic, tempDir } from '../helper.js'
@@ -100,4 +103,34 @@ t.test('an oversized body is 413 and changes nothing', async (t) => {
   const res = await app.inject({ method: 'POST', url: `${BASE}/rest/workspaces.json`, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: JSON.stringify({ workspace: { name: 'x', pad: 'a'.repeat(5000) } }) })
   t.equal(res.statusCode, 413)
   t.equal((await app.workspaces.list()).length, 0)
+})
+
+t.test('ZIP uploads stream to a temp file under a cap, chunked or not, and never outlive the request', async (t) => {
+  const dataDir = tempDir(t)
+  const server = Fastify()
+  const fp = (await import('fastify-plugin')).default
+  const seen: string[] = []
+  await server.register(async (scope) => {
+    await scope.register(fp((i: any, o: any) => mapwarden(i, o)), { env: {}, dataDir, adminPassword: ADMIN_PASSWORD, announce: () => {}, uploadLimit: 4096 })
+    scope.put('/upload', async (req) => { seen.push(req.upload!.path); return { size: req.upload!.size, exists: fs.existsSync(req.upload!.path) } })
+  }, { prefix: BASE })
+  t.teardown(() => server.close())
+  const url = await server.listen({ port: 0, host: '127.0.0.1' })
+  const chunked = (bytes: number) => new ReadableStream({
+    start (c) { for (let i = 0; i < bytes; i += 1000) c.enqueue(new Uint8Array(Math.min(1000, bytes - i))); c.close() }
+  })
+  let res = await fetch(`${url}${BASE}/upload`, { method: 'PUT', headers: { ...ADMIN, 'content-type': 'application/zip' }, body: chunked(3000), duplex: 'half' } as any)
+  t.equal(res.status, 200)
+  t.same(await res.json(), { size: 3000, exists: true })
+  res = await fetch(`${url}${BASE}/upload`, { method: 'PUT', headers: { ...ADMIN, 'content-type': 'application/zip' }, body: chunked(9000), duplex: 'half' } as any)
+  t.equal(res.status, 413, 'a chunked body past the cap')
+  t.match(await res.text(), /larger than the limit of 4096 bytes/)
+  const status = await new Promise<number>((resolve, reject) => {
+    const req = http.request(`${url}${BASE}/upload`, { method: 'PUT', headers: { ...ADMIN, 'content-type': 'application/zip', 'content-length': '2147483648' } }, (r) => { r.resume(); resolve(r.statusCode!) })
+    req.on('error', reject)
+    req.write('x') // one byte of the announced 2 GiB: the answer must not wait for the rest
+  })
+  t.equal(status, 413, 'a declared length past the cap is refused before reading')
+  t.same(fs.readdirSync(path.join(dataDir, 'tmp', 'uploads')), [], 'no upload file is left behind')
+  t.equal(seen.length, 1)
 })

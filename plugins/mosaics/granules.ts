@@ -1,0 +1,65 @@
+// The granule index of a structured coverage: schema (index), granules as GML 2 / GeoJSON,
+// one granule by fid, and deletes by ECQL filter or fid.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Link } from '../infra/representation.js'
+import { suffixed } from '../infra/routes.js'
+import { MethodNotAllowed } from '../../services/errors.js'
+import type { Granule, MosaicRecord } from '../../services/mosaics/granule-index.js'
+import { granulesGeoJson, granulesGml } from './granule-bodies.js'
+
+const INDEX = '/workspaces/:ws/coveragestores/:store/coverages/:c/index'
+type Params = { ws: string, store: string, c: string, fid?: string }
+
+function one (v: unknown): string | undefined {
+  if (Array.isArray(v)) return v.length ? String(v[v.length - 1]) : undefined
+  return v === undefined ? undefined : String(v)
+}
+
+function send (req: FastifyRequest, reply: FastifyReply, r: { mosaic: MosaicRecord, granules: Granule[] }) {
+  if (req.format === 'json') return reply.type('application/json; charset=utf-8').send(granulesGeoJson(r.mosaic, r.granules))
+  return reply.type('application/xml').send(granulesGml(r.mosaic, r.granules))
+}
+
+export default async function granules (app: FastifyInstance) {
+  const { mosaics, urls } = app
+  const notAllowed = (method: string) => async () => { throw MethodNotAllowed(method) }
+
+  for (const url of suffixed(INDEX)) {
+    app.get(url, async (req, reply) => {
+      const { ws, store, c } = req.params as Params
+      const schema = await mosaics.indexSchema(ws, store, c)
+      return reply.resource({
+        Schema: {
+          attributes: { Attribute: schema.map((a) => ({ name: a.name, minOccurs: 0, maxOccurs: 1, nillable: true, binding: a.binding })) },
+          href: new Link(urls.rest(req, 'workspaces', ws, 'coveragestores', store, 'coverages', c, 'index', 'granules'))
+        }
+      })
+    })
+    for (const m of ['POST', 'PUT', 'DELETE'] as const) app.route({ method: m, url, handler: notAllowed(m) })
+  }
+
+  for (const url of suffixed(`${INDEX}/granules`)) {
+    app.get(url, async (req, reply) => {
+      const { ws, store, c } = req.params as Params
+      const q = req.query as Record<string, unknown>
+      return send(req, reply, await mosaics.granules(ws, store, c, { filter: one(q.filter), offset: one(q.offset), limit: one(q.limit) }))
+    })
+    app.delete(url, async (req, reply) => {
+      const { ws, store, c } = req.params as Params
+      const q = req.query as Record<string, unknown>
+      await mosaics.deleteGranules(ws, store, c, { filter: one(q.filter), purge: one(q.purge) })
+      return reply.code(200).send()
+    })
+    for (const m of ['POST', 'PUT'] as const) app.route({ method: m, url, handler: notAllowed(m) })
+  }
+
+  app.get(`${INDEX}/granules/:fid`, async (req, reply) => {
+    const { ws, store, c, fid } = req.params as Params
+    return send(req, reply, await mosaics.granule(ws, store, c, fid!))
+  })
+  app.delete(`${INDEX}/granules/:fid`, async (req, reply) => {
+    const { ws, store, c, fid } = req.params as Params
+    await mosaics.deleteGranules(ws, store, c, { fid: fid!, purge: one((req.query as Record<string, unknown>).purge) })
+    return reply.code(200).send()
+  })
+}

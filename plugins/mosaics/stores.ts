@@ -1,0 +1,85 @@
+// Coverage stores of type ImageMosaic: the ZIP upload (PUT file.imagemosaic), harvesting (POST
+// external.imagemosaic), and GET/DELETE of the store.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Link, type Document } from '../infra/representation.js'
+import { UnsupportedMediaType, UnsupportedUploadFormat, UnsupportedUploadMethod, MethodNotAllowed } from '../../services/errors.js'
+import type { StoreInfo } from '../../services/mosaics/mosaic-service.js'
+import type { Skipped } from '../../services/mosaics/scan.js'
+
+const STORE = '/workspaces/:ws/coveragestores/:store'
+type StoreParams = { ws: string, store: string }
+
+function one (v: unknown): string | undefined {
+  if (Array.isArray(v)) return v.length ? String(v[v.length - 1]) : undefined
+  return v === undefined ? undefined : String(v)
+}
+
+/** Reported in Warning headers (RFC 7234 code 199): the request succeeded without these files. */
+function warn (reply: FastifyReply, skipped: Skipped[]) {
+  if (skipped.length === 0) return
+  const text = (s: Skipped) => `199 mapwarden "Skipped granule ${s.file.replace(/["\\\r\n]/g, '_')}: ${s.reason.replace(/["\\\r\n]/g, '_')}"`
+  reply.header('Warning', skipped.slice(0, 50).map(text))
+}
+
+export default async function stores (app: FastifyInstance) {
+  const { mosaics, urls } = app
+
+  const storeDoc = (req: FastifyRequest, s: StoreInfo, links: boolean): Document => ({
+    coverageStore: {
+      name: s.name,
+      type: s.type,
+      enabled: s.enabled,
+      workspace: links ? { name: s.workspace, href: new Link(urls.rest(req, 'workspaces', s.workspace)) } : { name: s.workspace },
+      [req.format === 'json' ? '_default' : '__default']: false,
+      url: s.url,
+      coverages: links ? new Link(urls.rest(req, 'workspaces', s.workspace, 'coveragestores', s.name, 'coverages')) : undefined
+    }
+  })
+
+  const parseUpload = (upload: string) => {
+    const m = /^(file|external|url|remote)\.(.+)$/.exec(upload)
+    if (!m) throw UnsupportedUploadMethod(JSON.stringify(upload.slice(0, 60)))
+    if (m[2].toLowerCase() !== 'imagemosaic') throw UnsupportedUploadFormat(m[2].slice(0, 60))
+    return m[1]
+  }
+
+  app.put(`${STORE}/:upload`, async (req, reply) => {
+    const { ws, store, upload } = req.params as StoreParams & { upload: string }
+    const method = parseUpload(upload)
+    if (method !== 'file') throw UnsupportedUploadMethod(`${method} with PUT`)
+    if (!req.upload) throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'application/zip')
+    const q = req.query as Record<string, unknown>
+    const configure = (one(q.configure) ?? 'first').toLowerCase()
+    if (!['none', 'first', 'all'].includes(configure)) throw UnsupportedUploadMethod(`configure=${JSON.stringify(configure.slice(0, 20))} (use none, first or all)`)
+    const result = await mosaics.upload(ws, store, req.upload.path, { configure: configure as 'none', coverageName: one(q.coverageName) })
+    warn(reply, result.skipped)
+    // DECISIONS.md: 200 (owner's text); configure=none answers without a body, as GeoServer does.
+    if (configure === 'none') return reply.code(200).send()
+    return reply.resource(storeDoc(req, result.store, false), 200)
+  })
+
+  app.post(`${STORE}/:upload`, async (req, reply) => {
+    const { ws, store, upload } = req.params as StoreParams & { upload: string }
+    const method = parseUpload(upload)
+    if (method !== 'external') throw UnsupportedUploadMethod(`${method} with POST; harvest with external.imagemosaic and a file: URL`)
+    if (typeof req.body !== 'string') throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'text/plain')
+    const result = await mosaics.harvest(ws, store, req.body)
+    warn(reply, result.skipped)
+    return reply.code(201).send() // DECISIONS.md: 201 (GeoServer answers 202)
+  })
+
+  app.get(STORE, async (req, reply) => {
+    const { ws, store } = req.params as StoreParams
+    return reply.resource(storeDoc(req, await mosaics.getStore(ws, store), true))
+  })
+
+  app.delete(STORE, async (req, reply) => {
+    const { ws, store } = req.params as StoreParams
+    await mosaics.deleteStore(ws, store, one((req.query as Record<string, unknown>).recurse) === 'true')
+    return reply.code(200).send()
+  })
+
+  for (const method of ['POST', 'PUT'] as const) {
+    app.route({ method, url: STORE, handler: async () => { throw MethodNotAllowed(method) } })
+  }
+}

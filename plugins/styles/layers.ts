@@ -1,0 +1,115 @@
+// {base}/rest/layers and {base}/rest/workspaces/<ws>/layers: style assignment, the way clients use
+// styles. Shapes after GeoServer's LayerController: style references carry the prefixed name, the
+// workspace and a link; the resource links to its coverage or feature type.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Link, type Document, type Value } from '../infra/representation.js'
+import { bodyRoot, suffixed } from '../infra/routes.js'
+import { asArray } from '../../services/files/xml.js'
+import { splitLayerName, type LayerInfo } from '../../services/catalog/layers.js'
+import {
+  InvalidBody, LayerNotFound, LayerStyleOtherWorkspace, LayerStyleUnknown, StyleWorkspaceNotFound
+} from '../../services/errors.js'
+import { styleRef } from '../../services/styles/service.js'
+
+export default async function layerRoutes (app: FastifyInstance) {
+  const { layers, styles, urls, workspaces } = app
+
+  /** A qualified 'ws:name', or a bare name that only one workspace has. */
+  const findLayer = async (ws: string | undefined, layer: string): Promise<LayerInfo> => {
+    if (ws !== undefined) {
+      if (!(await workspaces.exists(ws))) throw StyleWorkspaceNotFound(ws)
+      const l = await layers.get(ws, layer)
+      if (!l) throw LayerNotFound(`${ws}:${layer}`)
+      return l
+    }
+    const q = splitLayerName(layer)
+    const l = q ? await layers.get(q.workspace, q.name) : (await layers.list()).filter((x) => x.name === layer)
+    const found = Array.isArray(l) ? (l.length === 1 ? l[0] : undefined) : l
+    if (!found) throw LayerNotFound(layer)
+    return found
+  }
+
+  const styleDoc = (req: FastifyRequest, l: LayerInfo, ref: string): Value => {
+    const s = styles.resolve(l.workspace, ref)
+    if (!s) return { name: ref, href: new Link(urls.rest(req, 'styles', ref)) }
+    return {
+      name: styleRef(s),
+      workspace: s.workspace,
+      href: new Link(s.workspace === undefined ? urls.rest(req, 'styles', s.name) : urls.rest(req, 'workspaces', s.workspace, 'styles', s.name))
+    }
+  }
+
+  const layerDoc = (req: FastifyRequest, l: LayerInfo): Document => {
+    const raster = l.type === 'RASTER'
+    return {
+      layer: {
+        name: l.name,
+        type: l.type,
+        defaultStyle: l.defaultStyle === undefined ? undefined : styleDoc(req, l, l.defaultStyle),
+        styles: l.styles.length === 0 ? undefined : { '@class': 'linked-hash-set', style: l.styles.map((ref) => styleDoc(req, l, ref)) },
+        resource: {
+          '@class': raster ? 'coverage' : 'featureType',
+          name: l.qualifiedName,
+          href: new Link(urls.rest(req, 'workspaces', l.workspace, raster ? 'coveragestores' : 'datastores', l.store, raster ? 'coverages' : 'featuretypes', l.name))
+        },
+        enabled: l.enabled
+      }
+    }
+  }
+
+  /** A style named in a PUT body: 'name', 'ws:name', or { name, workspace }; must exist and fit the layer. */
+  const refIn = (l: LayerInfo, v: unknown): string => {
+    let name: unknown = v
+    let ws: unknown
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      name = (v as Record<string, unknown>).name
+      ws = (v as Record<string, unknown>).workspace
+      if (ws !== null && typeof ws === 'object') ws = (ws as Record<string, unknown>).name
+    }
+    if (typeof name !== 'string' || name === '') throw InvalidBody('A style reference needs a name')
+    const ref = typeof ws === 'string' && ws !== '' && !name.includes(':') ? `${ws}:${name}` : name
+    const s = styles.resolve(l.workspace, ref)
+    if (!s) throw LayerStyleUnknown(ref)
+    if (s.workspace !== undefined && s.workspace !== l.workspace) throw LayerStyleOtherWorkspace(styleRef(s), l.qualifiedName)
+    return styleRef(s)
+  }
+
+  const update = async (l: LayerInfo, body: Record<string, any>) => {
+    const defaultStyle = body.defaultStyle === undefined ? l.defaultStyle
+      : body.defaultStyle === '' || body.defaultStyle === null ? undefined : refIn(l, body.defaultStyle)
+    let list = l.styles
+    if (body.styles !== undefined) {
+      const raw = body.styles
+      const items = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? asArray(raw.style) : asArray(raw)
+      list = [...new Set(items.map((v: unknown) => refIn(l, v)))]
+    }
+    await layers.setStyles(l.workspace, l.name, defaultStyle, list)
+  }
+
+  for (const url of suffixed('/layers')) {
+    app.get(url, async (req, reply) => {
+      const all = await layers.list()
+      return reply.resource({ layers: { layer: all.map((l) => ({ name: l.qualifiedName, href: new Link(urls.rest(req, 'layers', l.qualifiedName), 'application/atom+xml') })) } })
+    })
+  }
+  for (const url of suffixed('/workspaces/:ws/layers')) {
+    app.get(url, async (req, reply) => {
+      const { ws } = req.params as { ws: string }
+      if (!(await workspaces.exists(ws))) throw StyleWorkspaceNotFound(ws)
+      const all = await layers.list(ws)
+      return reply.resource({ layers: { layer: all.map((l) => ({ name: l.name, href: new Link(urls.rest(req, 'workspaces', ws, 'layers', l.name), 'application/atom+xml') })) } })
+    })
+  }
+
+  for (const path of ['/layers/:layer', '/workspaces/:ws/layers/:layer']) {
+    app.get(path, async (req, reply) => {
+      const { ws, layer } = req.params as { ws?: string, layer: string }
+      return reply.resource(layerDoc(req, await findLayer(ws, layer)))
+    })
+    app.put(path, async (req, reply) => {
+      const { ws, layer } = req.params as { ws?: string, layer: string }
+      await update(await findLayer(ws, layer), bodyRoot(req.body, 'layer'))
+      return reply.code(200).send()
+    })
+  }
+}

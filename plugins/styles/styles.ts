@@ -1,0 +1,149 @@
+// {base}/rest/styles, {base}/rest/workspaces/<ws>/styles and {base}/rest/<ws>/styles
+// (DECISIONS.md "Paths"): GeoServer's StyleController shapes (geoserver-wire-formats.md section 4).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Link, MEDIA_TYPES, serialize, type Document } from '../infra/representation.js'
+import { bodyRoot, suffixed } from '../infra/routes.js'
+import { checkName } from '../../services/files/names.js'
+import { MethodNotAllowed, NotAZip, StyleMediaType } from '../../services/errors.js'
+import type { StyleRow } from '../../services/styles/service.js'
+
+const SLD_TYPES = ['application/vnd.ogc.sld+xml', 'application/vnd.ogc.se+xml']
+const XML_TYPES = ['application/xml', 'text/xml']
+const ZIP_TYPES = ['application/zip', 'application/x-zip-compressed', 'application/x-zip']
+const ENTRY_TYPES = [...XML_TYPES, 'application/json']
+const ACCEPTED = [...SLD_TYPES, ...ENTRY_TYPES, 'application/zip'].join(', ')
+
+interface StyleParams { ws?: string, name?: string }
+interface StyleQuery { name?: string, purge?: string, recurse?: string, quietOnNotFound?: string }
+
+/** The three places a style collection answers: global, GeoServer's workspace path, the owner's. */
+const COLLECTIONS = [
+  { path: '/styles', ws: false },
+  { path: '/workspaces/:ws/styles', ws: true },
+  { path: '/:ws/styles', ws: true }
+]
+
+function mediaType (req: FastifyRequest): string {
+  return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()
+}
+
+/** An XML body whose root is an SLD is a style body even when sent as application/xml. */
+function isSldDocument (body: unknown): boolean {
+  return body !== null && typeof body === 'object' && Object.keys(body).some((k) => k.replace(/^.*:/, '') === 'StyledLayerDescriptor')
+}
+
+function truthy (v: string | undefined): boolean {
+  return v !== undefined && v.toLowerCase() === 'true'
+}
+
+export default async function styleRoutes (app: FastifyInstance) {
+  const { styles, urls } = app
+
+  const params = (req: FastifyRequest) => {
+    const p = req.params as StyleParams
+    // java.net.URLDecoder reads '+' as a space (GeoServer: DELETE /styles/Default+Styler).
+    const name = p.name === undefined ? undefined : checkName(p.name.replace(/\+/g, ' '), 'style')
+    return { ws: p.ws, name: name as string }
+  }
+  const href = (req: FastifyRequest, ws: string | undefined, name: string) =>
+    ws === undefined ? urls.rest(req, 'styles', name) : urls.rest(req, 'workspaces', ws, 'styles', name)
+  // Location carries no extension and %20 for a space, as GeoServer's (StyleControllerTest.testStyleWithSpaceInName).
+  const location = (req: FastifyRequest, s: StyleRow) =>
+    (s.workspace === undefined ? urls.rest(req, 'styles') : urls.rest(req, 'workspaces', s.workspace, 'styles')) + '/' + encodeURIComponent(s.name)
+  const created = (req: FastifyRequest, reply: FastifyReply, s: StyleRow) =>
+    reply.code(201).header('Location', location(req, s)).type('text/plain').send(s.name)
+
+  const entry = (s: StyleRow): Document => ({
+    style: {
+      name: s.name,
+      workspace: s.workspace === undefined ? undefined : { name: s.workspace },
+      format: s.format,
+      languageVersion: { version: s.languageVersion },
+      filename: s.filename
+    }
+  })
+
+  // Rendered lists are kept until the next style change: clients list styles far more often than
+  // they change them, and a list of 10,000 styles costs ~100 ms to build (bench/styles.ts).
+  const lists = new Map<string, { generation: number, body: string }>()
+  const listDoc = (req: FastifyRequest, ws: string | undefined): Document => ({
+    styles: { style: styles.list(ws).map((name) => ({ name, href: new Link(href(req, ws, name), 'application/atom+xml') })) }
+  })
+
+  for (const { path } of COLLECTIONS) {
+    for (const url of suffixed(path)) {
+      app.get(url, async (req, reply) => {
+        const { ws } = params(req)
+        const format = req.format
+        if (format !== 'xml' && format !== 'json') return reply.resource(listDoc(req, ws))
+        const key = `${ws ?? ''}\u0000${format}\u0000${req.protocol}://${req.host}`
+        const generation = styles.generation()
+        let hit = lists.get(key)
+        // A removed workspace bumps the generation too (onRemoved), so a hit implies it exists.
+        if (hit?.generation !== generation) {
+          hit = { generation, body: serialize(listDoc(req, ws), format) }
+          if (lists.size >= 256) lists.clear()
+          lists.set(key, hit)
+        }
+        return reply.code(200).type(MEDIA_TYPES[format]).send(hit.body)
+      })
+
+      app.post(url, async (req, reply) => {
+        const { ws } = params(req)
+        const name = (req.query as StyleQuery).name
+        const type = mediaType(req)
+        if (ZIP_TYPES.includes(type)) {
+          if (!req.upload) throw NotAZip('empty body')
+          return created(req, reply, await styles.createFromZip(ws, req.upload.path, name))
+        }
+        if (SLD_TYPES.includes(type) || (XML_TYPES.includes(type) && isSldDocument(req.body))) {
+          return created(req, reply, await styles.createFromSld(ws, req.rawText ?? String(req.body), name))
+        }
+        if (ENTRY_TYPES.includes(type) && req.body !== undefined) {
+          return created(req, reply, await styles.createEntry(ws, bodyRoot(req.body, 'style')))
+        }
+        throw StyleMediaType(type || '(none)', 'a style', ACCEPTED)
+      })
+
+      for (const method of ['PUT', 'DELETE'] as const) {
+        app.route({ method, url, handler: async () => { throw MethodNotAllowed(method) } })
+      }
+    }
+
+    app.get(`${path}/:name`, async (req, reply) => {
+      const { ws, name } = params(req)
+      const q = req.query as StyleQuery
+      if (truthy(q.quietOnNotFound) && !styles.find(ws, name)) return reply.code(404).type('text/plain').send('')
+      const accept = (req.headers.accept ?? '').toLowerCase()
+      if (req.format === 'sld' || (!req.formatFromSuffix && SLD_TYPES.some((t) => accept.includes(t)))) {
+        return reply.type('application/vnd.ogc.sld+xml').send(await styles.sld(ws, name))
+      }
+      return reply.resource(entry(styles.get(ws, name)))
+    })
+
+    app.put(`${path}/:name`, async (req, reply) => {
+      const { ws, name } = params(req)
+      const type = mediaType(req)
+      if (ZIP_TYPES.includes(type)) {
+        if (!req.upload) throw NotAZip('empty body')
+        await styles.replaceZip(ws, name, req.upload.path)
+      } else if (SLD_TYPES.includes(type) || (XML_TYPES.includes(type) && isSldDocument(req.body))) {
+        await styles.replaceSld(ws, name, req.rawText ?? String(req.body))
+      } else if (ENTRY_TYPES.includes(type) && req.body !== undefined) {
+        await styles.updateEntry(ws, name, bodyRoot(req.body, 'style'))
+      } else {
+        throw StyleMediaType(type || '(none)', 'a style', ACCEPTED)
+      }
+      return reply.code(200).send()
+    })
+
+    app.delete(`${path}/:name`, async (req, reply) => {
+      const { ws, name } = params(req)
+      const q = req.query as StyleQuery
+      await styles.remove(ws, name, { purge: truthy(q.purge), recurse: truthy(q.recurse) })
+      return reply.code(200).send()
+    })
+
+    app.post(`${path}/:name`, async () => { throw MethodNotAllowed('POST') })
+  }
+}

@@ -1,0 +1,351 @@
+// The style catalog: SLD files under dataDir/styles/ (global) and dataDir/workspaces/<ws>/styles/,
+// one row per style in SQLite. Every change writes its new files first and then switches the
+// catalog row in one transaction (../shared/spec/hostile-inputs.md "What must survive"): a crash
+// leaves the old version or the new one, never a row without its file. Mutations run one at a
+// time (a single queue), so two concurrent POSTs of one name give one 201 and one 403.
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { randomUUID } from 'node:crypto'
+import type { Db } from '../storage/database.js'
+import type { RasterStyle } from '../../workers/render-types.js'
+import { writeFileAtomic, within } from '../files/atomic.js'
+import { checkName } from '../files/names.js'
+import type { ZipLimits } from '../files/zip.js'
+import {
+  InvalidStyleEntry, StyleExists, StyleHasNoContent, StyleImageTaken, StyleInUse, StyleNotFound,
+  StyleNotFoundInWorkspace, StyleResourceExists, StyleToDeleteNotFound, StyleWorkspaceNotFound
+} from '../errors.js'
+import { parseSld, rasterStyleOf } from './sld.js'
+import { createStyleStore, styleRef, type LayerRef, type StyleRow } from './store.js'
+import { unpackStylePackage } from './package.js'
+
+export type { StyleRow } from './store.js'
+export { styleRef } from './store.js'
+
+export interface StyleServiceDeps {
+  db: Db
+  dataDir: string
+  zipLimits: ZipLimits
+}
+
+export interface EntryInput { name?: unknown, filename?: unknown, workspace?: unknown, format?: unknown, languageVersion?: unknown }
+
+/**
+ * GeoServer's built-in default styles. Unless a style of that name was created, they name the
+ * default rendering (the tile cache uses 'raster' for a raster layer without a default style).
+ */
+export const BUILT_IN = ['raster', 'point', 'line', 'polygon', 'generic']
+
+/** The file that holds revision `rev` of a style: the client's filename first, then name~rev.sld. */
+function fileForRevision (filename: string, rev: number): string {
+  if (rev <= 1) return filename
+  const ext = path.extname(filename)
+  return `${filename.slice(0, filename.length - ext.length)}~${rev}${ext}`
+}
+
+function checkFilename (value: unknown): string {
+  const filename = checkName(value, 'style file')
+  if (!/\.sld$/i.test(filename)) throw InvalidStyleEntry(`filename ${JSON.stringify(filename)} must end with .sld`)
+  return filename
+}
+
+async function exists (p: string): Promise<boolean> {
+  try { await fs.lstat(p); return true } catch { return false }
+}
+
+export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps) {
+  const store = createStyleStore(db)
+  const compiled = new Map<string, RasterStyle | undefined>()
+  let queue: Promise<unknown> = Promise.resolve()
+  // Bumped after every change that can alter a list, so callers may cache rendered lists.
+  let generation = 0
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = queue.then(fn, fn).finally(() => { generation++ })
+    queue = run.catch(() => {})
+    return run
+  }
+
+  /** Folder of a workspace's (or the global) styles; the workspace is known to exist. */
+  const dirOf = (workspace?: string) => workspace === undefined
+    ? path.join(dataDir, 'styles')
+    : within(dataDir, 'workspaces', workspace, 'styles')
+
+  const requireWorkspace = (workspace?: string) => {
+    if (workspace !== undefined && !store.workspaceExists(workspace)) throw StyleWorkspaceNotFound(workspace)
+  }
+
+  const get = (workspace: string | undefined, name: string): StyleRow => {
+    requireWorkspace(workspace)
+    const s = store.get(workspace, name)
+    if (!s) throw workspace === undefined ? StyleNotFound(name) : StyleNotFoundInWorkspace(name, workspace)
+    return s
+  }
+
+  /** GeoServer's resolution of a layer's style reference: 'ws:name', or a bare name in the layer's workspace, then global. */
+  const resolve = (workspace: string | undefined, ref: string): StyleRow | undefined => {
+    const i = ref.indexOf(':')
+    if (i > 0) return store.get(ref.slice(0, i), ref.slice(i + 1))
+    return (workspace !== undefined ? store.get(workspace, ref) : undefined) ?? store.get(undefined, ref)
+  }
+
+  /** Layers that use a style (their references resolve to it). */
+  const usersOf = (s: StyleRow): LayerRef[] =>
+    store.layersNaming(styleRef(s), s.name).filter((l) =>
+      [l.defaultStyle, ...l.styles].some((ref) => ref !== undefined && resolve(l.workspace, ref)?.id === s.id))
+
+  /** Rewrites the references of layers to a style (rename, move, detach). */
+  const rewriteRefs = (users: LayerRef[], s: StyleRow, to: string | undefined) => {
+    for (const l of users) {
+      const hits = (ref: string | undefined) => ref !== undefined && resolve(l.workspace, ref)?.id === s.id
+      const styles = l.styles.flatMap((ref) => hits(ref) ? (to === undefined ? [] : [to]) : [ref])
+      store.setLayerStyles({ ...l, defaultStyle: hits(l.defaultStyle) ? to : l.defaultStyle, styles })
+    }
+  }
+
+  const checkNewName = (workspace: string | undefined, name: string, filename: string) => {
+    if (store.get(workspace, name)) throw StyleExists(name)
+    if (store.byFilename(workspace, filename)) throw StyleResourceExists(filename)
+  }
+
+  /** Image names of a package that another style in the folder owns (409), checked before any write. */
+  const checkImages = (workspace: string | undefined, images: string[], owner?: number) => {
+    for (const img of images) {
+      const other = store.owningImage(workspace, img)
+      if (other && other.id !== owner) throw StyleImageTaken(img, other.name)
+    }
+  }
+
+  const moveImages = async (stage: string, dir: string, images: string[]) => {
+    await fs.mkdir(dir, { recursive: true })
+    for (const img of images) {
+      const fh = await fs.open(path.join(stage, img), 'r')
+      try { await fh.sync() } finally { await fh.close() }
+      await fs.rename(path.join(stage, img), within(dir, img))
+    }
+  }
+
+  const readText = async (s: StyleRow): Promise<string> => {
+    if (!s.file) throw StyleHasNoContent(s.name)
+    try {
+      return await fs.readFile(within(dirOf(s.workspace), s.file), 'utf8')
+    } catch (err) {
+      // Removed by hand from the data directory: the entry has no content again.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw StyleHasNoContent(s.name)
+      throw err
+    }
+  }
+
+  /** Creates a style from SLD text and staged images; everything is validated before the first write. */
+  const create = async (workspace: string | undefined, sld: string, opts: { name?: string, stage?: string, images?: string[] }) => {
+    requireWorkspace(workspace)
+    const parsed = await parseSld(sld)
+    const name = checkName(opts.name ?? parsed.styleName ?? `style-${randomUUID().slice(0, 7)}`, 'style')
+    const filename = checkFilename(`${name}.sld`)
+    const images = opts.images ?? []
+    return serial(async () => {
+      checkNewName(workspace, name, filename)
+      const dir = dirOf(workspace)
+      if (await exists(path.join(dir, filename))) throw StyleResourceExists(filename)
+      checkImages(workspace, images)
+      if (opts.stage) await moveImages(opts.stage, dir, images)
+      await writeFileAtomic(path.join(dir, filename), sld)
+      store.insert({ workspace, name, format: 'sld', languageVersion: parsed.version, filename, file: filename, revision: 1, images })
+      return store.get(workspace, name)!
+    })
+  }
+
+  /** Writes a new revision of a style's SLD, then switches the catalog pointer to it. */
+  const replace = async (workspace: string | undefined, name: string, sld: string, pkg?: { stage: string, images: string[] }) => {
+    get(workspace, name)
+    const parsed = await parseSld(sld)
+    return serial(async () => {
+      const s = get(workspace, name) // again: it may have changed while we waited
+      const images = pkg?.images ?? []
+      checkImages(workspace, images, s.id)
+      const dir = dirOf(workspace)
+      const revision = s.revision + 1
+      const file = fileForRevision(s.filename, revision)
+      if (pkg) await moveImages(pkg.stage, dir, images)
+      await writeFileAtomic(path.join(dir, file), sld)
+      store.update({ ...s, file, revision, languageVersion: parsed.version, images: [...new Set([...s.images, ...images])] })
+      if (s.file && s.file !== file) await fs.rm(within(dir, s.file), { force: true })
+      return store.get(workspace, name)!
+    })
+  }
+
+  const withPackage = async <T>(zipPath: string, fn: (sld: string, stage: string, images: string[]) => Promise<T>): Promise<T> => {
+    const stage = await fs.mkdtemp(path.join(dataDir, 'tmp', 'style-'))
+    try {
+      const pkg = await unpackStylePackage(zipPath, stage, zipLimits)
+      return await fn(pkg.sld, stage, pkg.images)
+    } finally {
+      await fs.rm(stage, { recursive: true, force: true })
+    }
+  }
+
+  return {
+    /** Changes whenever a style is created, changed or removed. */
+    generation: () => generation,
+    /** Names of the global styles (no workspace) or of one workspace's styles, sorted. */
+    list (workspace?: string): string[] {
+      requireWorkspace(workspace)
+      return store.names(workspace)
+    },
+    get,
+    /** Like get, but undefined for an unknown style (an unknown workspace still throws). */
+    find (workspace: string | undefined, name: string): StyleRow | undefined {
+      requireWorkspace(workspace)
+      return store.get(workspace, name)
+    },
+    resolve,
+    usersOf,
+    /** The SLD text of a style. */
+    async sld (workspace: string | undefined, name: string): Promise<string> {
+      return readText(get(workspace, name))
+    },
+
+    /** POST of a catalog entry: the row only; the content follows by PUT (two-step create). */
+    async createEntry (workspace: string | undefined, input: EntryInput): Promise<StyleRow> {
+      requireWorkspace(workspace)
+      const name = checkName(input.name, 'style')
+      if (input.format !== undefined && input.format !== 'sld') throw InvalidStyleEntry(`format ${JSON.stringify(input.format)} is not supported; only sld`)
+      const filename = checkFilename(input.filename === undefined || input.filename === '' ? `${name}.sld` : input.filename)
+      return serial(async () => {
+        checkNewName(workspace, name, filename)
+        // A file of that name already in the folder is adopted, as GeoServer links an entry to its
+        // file; it must be a valid SLD.
+        const onDisk = path.join(dirOf(workspace), filename)
+        let languageVersion = '1.0.0'
+        let file: string | undefined
+        let revision = 0
+        if (await exists(onDisk)) {
+          languageVersion = (await parseSld(await fs.readFile(onDisk, 'utf8'))).version
+          file = filename
+          revision = 1
+        }
+        store.insert({ workspace, name, format: 'sld', languageVersion, filename, file, revision, images: [] })
+        return store.get(workspace, name)!
+      })
+    },
+
+    /** POST of an SLD body: name from ?name, else the first UserStyle's Name, else generated. */
+    createFromSld: (workspace: string | undefined, sld: string, name?: string) => create(workspace, sld, { name }),
+
+    /** POST of a ZIP package: one SLD and the images it references, created in one step. */
+    createFromZip (workspace: string | undefined, zipPath: string, name?: string): Promise<StyleRow> {
+      requireWorkspace(workspace)
+      if (name !== undefined) checkName(name, 'style')
+      return withPackage(zipPath, (sld, stage, images) => create(workspace, sld, { name, stage, images }))
+    },
+
+    /** PUT of an SLD body: a new revision of the content. */
+    replaceSld: (workspace: string | undefined, name: string, sld: string) => replace(workspace, name, sld),
+
+    /** PUT of a ZIP package: new SLD, images added or overwritten next to it. */
+    replaceZip (workspace: string | undefined, name: string, zipPath: string): Promise<StyleRow> {
+      get(workspace, name)
+      return withPackage(zipPath, (sld, stage, images) => replace(workspace, name, sld, { stage, images }))
+    },
+
+    /** PUT of a catalog entry: rename, new filename, or a move to another workspace ('' = global). */
+    async updateEntry (workspace: string | undefined, name: string, input: EntryInput): Promise<StyleRow> {
+      get(workspace, name)
+      return serial(async () => {
+        const s = get(workspace, name)
+        let target = s.workspace
+        if (input.workspace !== undefined) {
+          const w = typeof input.workspace === 'object' && input.workspace !== null ? (input.workspace as { name?: unknown }).name : input.workspace
+          if (w === '' || w === null || w === undefined) target = undefined
+          else if (typeof w !== 'string') throw InvalidStyleEntry('workspace must be a workspace name')
+          else { requireWorkspace(w); target = w }
+        }
+        const newName = input.name === undefined ? s.name : checkName(input.name, 'style')
+        const moving = target !== s.workspace
+        const filename = input.filename === undefined || input.filename === '' ? s.filename : checkFilename(input.filename)
+        const other = store.get(target, newName)
+        if (other && other.id !== s.id) throw StyleExists(newName)
+        const owner = store.byFilename(target, filename)
+        if (owner && owner.id !== s.id) throw StyleResourceExists(filename)
+        const users = usersOf(s)
+        const [from, to] = [dirOf(s.workspace), dirOf(target)]
+        let file = s.file
+        let revision = s.revision
+        if (s.file && (moving || filename !== s.filename)) {
+          // New files in the target folder first; the old ones go after the switch.
+          if (moving) checkImages(target, s.images)
+          revision = Math.max(1, s.revision) + (moving ? 0 : 1)
+          file = moving ? s.file : fileForRevision(filename, revision)
+          if (moving && await exists(path.join(to, file))) throw StyleResourceExists(file)
+          await writeFileAtomic(path.join(to, file), await fs.readFile(within(from, s.file)))
+          if (moving) for (const img of s.images) if (await exists(within(from, img))) await writeFileAtomic(within(to, img), await fs.readFile(within(from, img)))
+        }
+        const next: StyleRow = { ...s, workspace: target, name: newName, filename, file, revision }
+        store.transaction(() => {
+          // References are matched while they still resolve to the old name and place.
+          if (moving || newName !== s.name) rewriteRefs(users, s, styleRef(next))
+          store.update(next)
+        })
+        if (s.file && file !== s.file || (s.file && moving)) {
+          await fs.rm(within(from, s.file!), { force: true })
+          if (moving) for (const img of s.images) await fs.rm(within(from, img), { force: true })
+        }
+        return store.get(target, newName)!
+      })
+    },
+
+    /**
+     * DELETE: without purge the SLD is kept as <filename>.bak (as GeoServer); with purge it and the
+     * images the style owns are deleted. A style that layers use needs recurse, which detaches it.
+     */
+    async remove (workspace: string | undefined, name: string, { purge = false, recurse = false } = {}): Promise<void> {
+      requireWorkspace(workspace)
+      return serial(async () => {
+        const s = store.get(workspace, name)
+        if (!s) throw StyleToDeleteNotFound(name)
+        const users = usersOf(s)
+        if (users.length > 0 && !recurse) throw StyleInUse()
+        store.transaction(() => {
+          rewriteRefs(users, s, undefined)
+          store.remove(s.id)
+        })
+        if (!s.file) return
+        const dir = dirOf(workspace)
+        if (purge) {
+          await fs.rm(within(dir, s.file), { force: true })
+          for (const img of s.images) await fs.rm(within(dir, img), { force: true })
+        } else {
+          await fs.rename(within(dir, s.file), within(dir, `${s.filename}.bak`)).catch(() => {})
+        }
+      })
+    },
+
+    /**
+     * The RasterSymbolizer of a style compiled for the renderer, or undefined when the style has
+     * none (the default raster rendering applies). `styleName` is 'ws:name' or a bare name,
+     * resolved in `workspace` first and then among the global styles, as GeoServer does.
+     */
+    async rasterStyleFor (workspace: string | undefined, styleName: string): Promise<RasterStyle | undefined> {
+      if (styleName === '') return undefined
+      const s = resolve(workspace, styleName)
+      if (!s && BUILT_IN.includes(styleName)) return undefined
+      if (!s) throw StyleNotFound(styleName)
+      if (!s.file) return undefined
+      const key = `${s.id}:${s.revision}`
+      if (compiled.has(key)) return compiled.get(key)
+      const style = rasterStyleOf(await parseSld(await readText(s)))
+      if (compiled.size >= 1000) compiled.clear()
+      compiled.set(key, style)
+      return style
+    },
+
+    /** For app.workspaces.onRemoved: the workspace's rows went with it (FK cascade); its folder goes now. */
+    async removeWorkspaceFiles (workspace: string): Promise<void> {
+      generation++
+      await fs.rm(within(dataDir, 'workspaces', workspace, 'styles'), { recursive: true, force: true })
+    },
+
+    /** Where a workspace's (or the global) style files live. */
+    folder: dirOf
+  }
+}
+export type StyleService = ReturnType<typeof createStyleService>

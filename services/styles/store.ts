@@ -1,0 +1,103 @@
+// The styles table (services/styles/migrations.ts) and the layer references to styles. SQLite is
+// synchronous, so each method is one statement or one transaction.
+import type { Db } from '../storage/database.js'
+
+export interface StyleRow {
+  id: number
+  /** undefined for a global style. */
+  workspace?: string
+  name: string
+  format: string
+  languageVersion: string
+  filename: string
+  /** The SLD file that is live now, in the style's folder; undefined before content is PUT. */
+  file?: string
+  revision: number
+  images: string[]
+  createdAt: string
+  modifiedAt: string
+}
+
+export interface LayerRef { workspace: string, name: string, defaultStyle?: string, styles: string[] }
+
+/** A layer's reference to a style: 'ws:name' for a workspace style, 'name' for a global one. */
+export function styleRef (s: { workspace?: string, name: string }): string {
+  return s.workspace ? `${s.workspace}:${s.name}` : s.name
+}
+
+export function createStyleStore (db: Db) {
+  const rowTo = (r: any): StyleRow => ({
+    id: r.id,
+    workspace: r.workspace ?? undefined,
+    name: r.name,
+    format: r.format,
+    languageVersion: r.language_version,
+    filename: r.filename,
+    file: r.file ?? undefined,
+    revision: r.revision,
+    images: JSON.parse(r.images),
+    createdAt: r.created_at,
+    modifiedAt: r.modified_at
+  })
+  const q = {
+    namesGlobal: db.prepare('SELECT name FROM styles WHERE workspace IS NULL ORDER BY name').pluck(),
+    namesWs: db.prepare('SELECT name FROM styles WHERE workspace = ? ORDER BY name').pluck(),
+    get: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND name = ?'),
+    byFilename: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND filename = ?'),
+    owningImage: db.prepare('SELECT s.* FROM styles s, json_each(s.images) j WHERE ifnull(s.workspace, \'\') = ? AND j.value = ?'),
+    insert: db.prepare(`INSERT INTO styles (workspace, name, format, language_version, filename, file, revision, images, created_at, modified_at)
+      VALUES (@workspace, @name, @format, @languageVersion, @filename, @file, @revision, @images, @now, @now)`),
+    update: db.prepare(`UPDATE styles SET workspace = @workspace, name = @name, format = @format, language_version = @languageVersion,
+      filename = @filename, file = @file, revision = @revision, images = @images, modified_at = @now WHERE id = @id`),
+    remove: db.prepare('DELETE FROM styles WHERE id = ?'),
+    layersNaming: db.prepare(`SELECT l.workspace, l.name, l.default_style, l.styles FROM layers l
+      WHERE l.default_style IN (?, ?) OR EXISTS (SELECT 1 FROM json_each(l.styles) j WHERE j.value IN (?, ?))`),
+    setLayerStyles: db.prepare('UPDATE layers SET default_style = ?, styles = ? WHERE workspace = ? AND name = ?'),
+    workspace: db.prepare('SELECT 1 FROM workspaces WHERE name = ?').pluck()
+  }
+  const params = (s: Omit<StyleRow, 'id' | 'createdAt' | 'modifiedAt'> & { id?: number }) => ({
+    id: s.id,
+    workspace: s.workspace ?? null,
+    name: s.name,
+    format: s.format,
+    languageVersion: s.languageVersion,
+    filename: s.filename,
+    file: s.file ?? null,
+    revision: s.revision,
+    images: JSON.stringify(s.images),
+    now: new Date().toISOString()
+  })
+
+  return {
+    workspaceExists: (ws: string) => q.workspace.get(ws) !== undefined,
+    names: (workspace?: string) => (workspace === undefined ? q.namesGlobal.all() : q.namesWs.all(workspace)) as string[],
+    get (workspace: string | undefined, name: string): StyleRow | undefined {
+      const r = q.get.get(workspace ?? '', name)
+      return r ? rowTo(r) : undefined
+    },
+    byFilename (workspace: string | undefined, filename: string): StyleRow | undefined {
+      const r = q.byFilename.get(workspace ?? '', filename)
+      return r ? rowTo(r) : undefined
+    },
+    owningImage (workspace: string | undefined, image: string): StyleRow | undefined {
+      const r = q.owningImage.get(workspace ?? '', image)
+      return r ? rowTo(r) : undefined
+    },
+    insert (s: Omit<StyleRow, 'id' | 'createdAt' | 'modifiedAt'>): number {
+      return Number(q.insert.run(params(s)).lastInsertRowid)
+    },
+    update (s: StyleRow): void { q.update.run(params(s)) },
+    remove (id: number): void { q.remove.run(id) },
+    /** Layers whose default or alternate styles contain one of two reference strings. */
+    layersNaming (a: string, b: string): LayerRef[] {
+      return (q.layersNaming.all(a, b, a, b) as any[]).map((r) => ({
+        workspace: r.workspace, name: r.name, defaultStyle: r.default_style ?? undefined, styles: JSON.parse(r.styles)
+      }))
+    },
+    setLayerStyles (l: LayerRef): void {
+      q.setLayerStyles.run(l.defaultStyle ?? null, JSON.stringify(l.styles), l.workspace, l.name)
+    },
+    transaction: <T>(fn: () => T): T => db.transaction(fn)()
+  }
+}
+export type StyleStore = ReturnType<typeof createStyleStore>
