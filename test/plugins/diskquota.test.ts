@@ -253,3 +253,18 @@ t.test('deleting a workspace with recurse drops the usage of its layers', async 
   t.same(u.layers.layer.map((l: any) => l.name), ['kept:roads'])
   t.equal(u.usedBytes, 4096)
 })
+
+t.test('concurrent partial PUTs queue: neither loses the other\'s change', async (t) => {
+  const app = await build(t)
+  await addLayer(app)
+  const put = (inner: string) => app.inject({ method: 'PUT', url: `${DQ}.json`, headers: ADMIN, payload: `{"tilecacheQuotaConfiguration":${inner}}` })
+  const [a, b] = await Promise.all([
+    put('{"layerQuotas":[{"layer":"topp:states","quota":{"value":"1","units":"GiB"}}]}'), // waits on a catalog look-up
+    put('{"maxConcurrentCleanUps":7}')
+  ])
+  t.equal(a.statusCode, 200)
+  t.equal(b.statusCode, 200)
+  const got = (await app.inject({ url: `${DQ}.json`, headers: ADMIN })).json().tilecacheQuotaConfiguration
+  t.equal(got.maxConcurrentCleanUps, 7)
+  t.equal(got.layerQuotas.length, 1)
+})
