@@ -167,3 +167,7 @@ export const EmptyMosaic = createError('MW_MOSAIC_EMPTY', 'invalid', 'Cannot con
 export const InvalidCoverage = createError('MW_MOSAIC_INVALID_COVERAGE', 'invalid', 'Invalid coverage: %s')
 export const CoverageStoreNotEmpty = createError('MW_MOSAIC_STORE_NOT_EMPTY', 'forbidden', 'Unable to delete non-empty coverage store %s, use recurse=true')
 export const InvalidRenderRequest = createError('MW_MOSAIC_INVALID_RENDER', 'invalid', 'Invalid render request: %s')
+
+// --- diskquota ---
+export const QuotaFieldInvalid = createError('MW_DISKQUOTA_FIELD_INVALID', 'invalid', '%s')
+export const QuotaUnknownLayer = createError('MW_DISKQUOTA_UNKNOWN_LAYER', 'invalid', 'layerQuotas: unknown layer %s')

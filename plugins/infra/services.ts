@@ -18,6 +18,7 @@ import { createSqliteRuleStore } from '../../services/security/rules.js'
 import { ADMIN_ROLES } from './auth.js'
 import tilePool from './tile-pool.js'
 import { createMosaicService, type MosaicService } from '../../services/mosaics/mosaic-service.js'
+import quotaScheduler from './quota-scheduler.js'
 
 export interface Urls {
   /** Absolute URL of `{base}/rest/<segments>` for links, each segment URL-encoded as GeoServer does. */
@@ -59,7 +60,7 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
   const tmp = path.join(config.dataDir, 'tmp')
   await fs.promises.rm(tmp, { recursive: true, force: true }) // staging and uploads of a previous run
   await fs.promises.mkdir(tmp, { recursive: true })
-  await removeTempFiles(config.dataDir)
+  await removeTempFiles(config.dataDir, ['tiles', 'tmp'])
 
   const db = openDatabase(config.dataDir)
   const users = createSqliteUserStore(db)
@@ -106,6 +107,7 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
     db.close()
   })
   await app.register(tilePool, { config }) // tile cache: render pool, blob store, seed tasks
+  await app.register(quotaScheduler, { config }) // disk quota: accounting, clean-ups (after the tile cache)
 }
 
 export default fp(services, { name: 'services' })

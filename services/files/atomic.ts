@@ -54,13 +54,18 @@ export async function fsyncTree (dir: string): Promise<void> {
   await fsyncDir(dir)
 }
 
-/** Removes leftover temp files (from a crash mid-write) under a directory tree. */
-export async function removeTempFiles (dir: string): Promise<number> {
+/**
+ * Removes leftover temp files (from a crash mid-write) under a directory tree, skipping the
+ * top-level folders named in `skip` (the tile cache stages its writes under tmp/, which is wiped
+ * at start, so its millions of files need no walk).
+ */
+export async function removeTempFiles (dir: string, skip: string[] = []): Promise<number> {
   let removed = 0
   let entries
   try { entries = await fs.readdir(dir, { withFileTypes: true }) } catch { return 0 }
   for (const entry of entries) {
     const p = path.join(dir, entry.name)
+    if (entry.isDirectory() && skip.includes(entry.name)) continue
     if (entry.isDirectory()) removed += await removeTempFiles(p)
     else if (entry.name.endsWith(TEMP_SUFFIX)) { await fs.rm(p, { force: true }); removed++ }
   }

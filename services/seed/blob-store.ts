@@ -13,7 +13,11 @@ import type { Rect } from './grid-sets.js'
 
 export interface TileSet { layer: string, gridSet: string, format: TileFormat, parameterId: string }
 export interface TileKey extends TileSet { z: number, x: number, y: number }
-export interface TileEvent extends TileKey { bytes: number }
+export interface TileEvent extends TileKey {
+  bytes: number
+  /** Writes only: size of the tile this write replaced, undefined for a new tile (disk quota). */
+  replacedBytes?: number
+}
 export type TileListener = (e: TileEvent) => void
 export interface StoredTile { data: Buffer, size: number, mtimeMs: number, etag: string }
 
@@ -119,6 +123,7 @@ export function createBlobStore ({ root, tmpDir }: { root: string, tmpDir: strin
       await tmpReady
       const tmp = path.join(tmpDir, `${randomBytes(8).toString('hex')}.tile`)
       await fs.writeFile(tmp, data)
+      const replacedBytes = await fs.stat(target).then((st) => st.size, () => undefined)
       try { await fs.rename(tmp, target) } catch (err) {
         await fs.rm(tmp, { force: true })
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
@@ -127,7 +132,7 @@ export function createBlobStore ({ root, tmpDir }: { root: string, tmpDir: strin
         await fs.writeFile(tmp, data)
         await fs.rename(tmp, target)
       }
-      emit(written, { ...key, bytes: data.length })
+      emit(written, { ...key, bytes: data.length, replacedBytes })
     },
 
     async delete (key: TileKey): Promise<boolean> { return remove(tilePath(key), key) },

@@ -1,0 +1,217 @@
+// The disk quota service: the configuration (read, partial update validated whole, persisted
+// before it is returned), the accounting recorder, usage reports, the rebuild from disk and one
+// clean-up run over every quota (GWC DiskQuotaMonitor + CacheCleanerTask). When runs happen is
+// scheduler.ts, wired with the service in plugins/infra/quota-scheduler.ts.
+import fs from 'node:fs'
+import path from 'node:path'
+import type { BlobStore, TileKey } from '../seed/blob-store.js'
+import type { Rect } from '../seed/grid-sets.js'
+import type { PageRef, QuotaStore, Scope } from './quota-store.js'
+import { applyPartial, fromStored, type QuotaConfig, type ParseContext } from './quota-config.js'
+import { createUsageRecorder } from './usage-recorder.js'
+import { createCacheCleaner, type ExpireResult, type Limit } from './cache-cleaner.js'
+import { rebuildUsage, type RebuildProgress } from './rebuild.js'
+
+/** Synchronous unlinks between two turns of the event loop (about a millisecond). */
+const UNLINK_SLICE = 64
+
+export interface Logger { info: (obj: object, msg: string) => void, warn: (obj: object, msg: string) => void }
+
+export interface DiskQuotaDeps {
+  store: QuotaStore
+  blobStore: Pick<BlobStore, 'root' | 'tilePath' | 'truncate' | 'onTileWritten' | 'onTileDeleted' | 'onTileRead'>
+  coverage: (layer: string, gridSet: string, z: number) => Promise<Rect | undefined>
+  layerExists: ParseContext['layerExists']
+  now?: () => number
+  /** Accounting flush period; 0 = only explicit flushes (tests). */
+  flushMs?: number
+  log: Logger
+}
+
+export interface CleanUpRun { skipped: boolean, results: Array<ExpireResult & { quota: string }> }
+
+export function createDiskQuota (deps: DiskQuotaDeps) {
+  const { store, log } = deps
+  const now = deps.now ?? Date.now
+  let config: QuotaConfig = fromStored(store.readConfig())
+  let updating: Promise<unknown> = Promise.resolve()
+  const abort = new AbortController()
+  const running = new Map<string, Promise<unknown>>() // quota name -> job
+  const busyLayers = new Set<string>()
+  const rebuild: RebuildProgress = { state: 'idle', filesScanned: 0, bytesScanned: 0 }
+  let rebuilding: Promise<void> | undefined
+  const changeListeners: Array<(c: QuotaConfig) => void> = []
+
+  const recorder = createUsageRecorder({ store, coverage: deps.coverage, blockSize: () => config.diskBlockSize, now, flushMs: deps.flushMs, log })
+  deps.blobStore.onTileWritten(recorder.written)
+  deps.blobStore.onTileDeleted(recorder.deleted)
+  deps.blobStore.onTileRead(recorder.read)
+
+  const cleaner = createCacheCleaner({
+    store,
+    /** Every tile event so far is in the store (after the rebuild in progress, if any). */
+    async flush () {
+      if (rebuilding) await rebuilding
+      await recorder.flush()
+    },
+    log,
+    truncatePage: (page, rect) => truncatePage(page, rect)
+  })
+
+  /**
+   * Deletes a page's tiles. A page that is mostly full is unlinked tile by tile, synchronously in
+   * short slices (no directory listing, no stat, no thread-pool round trip: as fast as `rm`); its
+   * accounting is settled by markTruncated, which zeroes the page. A sparse page (pages are large
+   * at deep levels) is truncated through the blob store, which walks only what exists.
+   */
+  async function truncatePage (page: PageRef, rect: Rect): Promise<number> {
+    const area = (rect[2] - rect[0] + 1) * (rect[3] - rect[1] + 1)
+    if (area > Math.max(4096, 8 * page.tiles)) {
+      return deps.blobStore.truncate({
+        layer: page.layer, gridSet: page.gridSet, formats: [page.format], parameterId: page.parameterId,
+        zoomStart: page.z, zoomStop: page.z, rectAt: () => rect, signal: abort.signal
+      })
+    }
+    let n = 0
+    let slice = 0
+    const key: TileKey = { layer: page.layer, gridSet: page.gridSet, format: page.format, parameterId: page.parameterId, z: page.z, x: 0, y: 0 }
+    for (let x = rect[0]; x <= rect[2]; x++) {
+      for (let y = rect[1]; y <= rect[3]; y++) {
+        key.x = x
+        key.y = y
+        try { fs.unlinkSync(deps.blobStore.tilePath(key)); n++ } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+        }
+        if (++slice === UNLINK_SLICE) { slice = 0; await new Promise((resolve) => setImmediate(resolve)) }
+      }
+      // An emptied column directory goes too, as the blob store's truncate does (it recreates
+      // a directory that vanished under a write).
+      try { fs.rmdirSync(path.dirname(deps.blobStore.tilePath(key))) } catch { /* not empty, or gone */ }
+    }
+    return n
+  }
+
+  function startRebuild (): Promise<void> {
+    rebuilding ??= rebuildUsage({ root: deps.blobStore.root, store, recorder, now, progress: rebuild, signal: abort.signal })
+      .then(() => log.info({ files: rebuild.filesScanned, bytes: rebuild.bytesScanned }, 'disk quota: usage rebuilt from the tiles on disk'))
+      .catch((err) => { if (!abort.signal.aborted) log.warn({ err }, 'disk quota: usage rebuild failed') })
+      .finally(() => { rebuilding = undefined })
+    return rebuilding
+  }
+
+  function jobs (c: QuotaConfig): Array<{ name: string, scope: Scope, layers: string[], limit: () => Limit }> {
+    const own = c.layerQuotas.map((q) => q.layer)
+    const out = c.layerQuotas.map((q): { name: string, scope: Scope, layers: string[], limit: () => Limit } => ({
+      name: q.layer,
+      scope: { layers: [q.layer] },
+      layers: [q.layer],
+      limit: (): Limit => {
+        const lq = config.enabled ? config.layerQuotas.find((x) => x.layer === q.layer) : undefined
+        return lq ? { limitBytes: lq.quotaBytes, policy: lq.expirationPolicyName } : { limitBytes: Infinity, policy: q.expirationPolicyName }
+      }
+    }))
+    const shared = [...new Set(store.tileSets().map((s) => s.layer))].filter((l) => !own.includes(l))
+    out.push({
+      name: 'global',
+      scope: { except: own },
+      layers: shared,
+      limit: (): Limit => ({ limitBytes: config.enabled ? config.globalQuotaBytes : Infinity, policy: config.globalExpirationPolicyName })
+    })
+    return out
+  }
+
+  return {
+    recorder,
+    get config (): QuotaConfig { return config },
+    onChange (fn: (c: QuotaConfig) => void) { changeListeners.push(fn) },
+
+    /** Partial update: validated whole, then persisted, then applied; concurrent PUTs queue. */
+    update (body: Record<string, unknown>): Promise<QuotaConfig> {
+      const run = updating.then(async () => {
+        const next = await applyPartial(config, body, { layerExists: deps.layerExists })
+        store.writeConfig(JSON.stringify(next))
+        const blockChanged = next.diskBlockSize !== config.diskBlockSize
+        config = next
+        for (const fn of changeListeners) fn(next)
+        // Recorded sizes are rounded to the old block size: count again from the files.
+        if (blockChanged) void startRebuild()
+        return next
+      })
+      updating = run.catch(() => {})
+      return run
+    },
+
+    /**
+     * Usage starts from the files on disk when the usage store is new or was lost, or when the
+     * last run did not close (kill -9, power loss): its last flush window never reached the store.
+     */
+    start () {
+      const unclean = store.getState('open') === '1'
+      store.setState('open', '1')
+      if (store.getState('usageBuiltAt') === undefined || unclean) void startRebuild()
+    },
+    rebuild: () => startRebuild(),
+    rebuildProgress: () => ({ ...rebuild }),
+    /** Every tile event so far is in the store (after the rebuild in progress, if any). */
+    async flush () {
+      if (rebuilding) await rebuilding
+      await recorder.flush()
+    },
+
+    async usage () {
+      await recorder.flush()
+      const c = config
+      const sets = store.tileSets()
+      const own = c.layerQuotas.map((q) => q.layer)
+      return {
+        config: c,
+        usedBytes: sets.reduce((n, s) => n + s.bytes, 0),
+        globalUsedBytes: store.usedBytes({ except: own }),
+        tileSets: sets,
+        lastCleanUp: store.getState('lastCleanUp'),
+        rebuild: { ...rebuild }
+      }
+    },
+
+    /**
+     * One run of the clean-up task: every quota whose layers are not being cleaned already, up to
+     * maxConcurrentCleanUps at once; resolves when the jobs it started are done. Nothing is
+     * evicted while the quota is disabled (accounting goes on).
+     */
+    async runCleanUp (): Promise<CleanUpRun> {
+      const c = config
+      if (!c.enabled || abort.signal.aborted || rebuilding) return { skipped: true, results: [] }
+      await recorder.flush()
+      const started: Array<Promise<ExpireResult & { quota: string }>> = []
+      for (const job of jobs(c)) {
+        if (running.size >= c.maxConcurrentCleanUps) break
+        if (running.has(job.name) || job.layers.some((l) => busyLayers.has(l))) continue
+        if (store.usedBytes(job.scope) <= job.limit().limitBytes) continue
+        for (const l of job.layers) busyLayers.add(l)
+        const p = cleaner.expire(job.name, job.scope, job.limit, abort.signal)
+          .then((r) => ({ ...r, quota: job.name }))
+          .finally(() => { running.delete(job.name); for (const l of job.layers) busyLayers.delete(l) })
+        running.set(job.name, p)
+        started.push(p)
+      }
+      const results = await Promise.all(started)
+      store.setState('lastCleanUp', new Date(now()).toISOString())
+      for (const r of results) {
+        if (r.pages) log.info({ quota: r.quota, pages: r.pages, tiles: r.tiles, bytesBefore: r.bytesBefore, bytesAfter: r.bytesAfter, limitBytes: r.limitBytes }, 'disk quota: clean-up done')
+      }
+      return { skipped: false, results }
+    },
+
+    forgetWorkspace: async (ws: string) => { await recorder.flush(); store.forgetWorkspace(ws) },
+
+    async close () {
+      abort.abort()
+      await Promise.allSettled([...running.values(), rebuilding])
+      await updating
+      await recorder.close()
+      store.setState('open', '0')
+    }
+  }
+}
+
+export type DiskQuota = ReturnType<typeof createDiskQuota>

@@ -1,0 +1,61 @@
+// What the disk quota needs from a usage store (GWC QuotaStore). The embedded SQLite store
+// (sqlite-quota-store.ts) is the default; a PostgreSQL store could join behind this interface.
+import type { TileSet } from '../seed/blob-store.js'
+import type { PageGeometry } from './tile-page.js'
+
+/** Which layers a quota covers: exactly these, or every layer but these (the global quota). */
+export type Scope = { layers: string[] } | { except: string[] }
+
+/** Accumulated change of one page since the last flush. */
+export interface PageDelta {
+  tileSet: TileSet
+  z: number
+  px: number
+  py: number
+  tiles: number
+  bytes: number
+  hits: number
+  /** Latest access (read or write) in the batch, ms since epoch; 0 = none. */
+  accessMs: number
+  /** Earliest event in the batch (the page's creation time if it is new). */
+  firstMs: number
+  maxTiles: number
+}
+
+export interface PageRef extends TileSet {
+  tileSetId: string
+  z: number
+  px: number
+  py: number
+  tiles: number
+  bytes: number
+  hits: number
+  lastAccessMs: number
+  frequency: number
+}
+
+export interface TileSetUsage extends TileSet { id: string, tiles: number, bytes: number }
+
+export interface QuotaStore {
+  readConfig (): string | undefined
+  /** Persists the configuration before returning (one transaction). */
+  writeConfig (body: string): void
+  getState (key: string): string | undefined
+  setState (key: string, value: string): void
+  geometry (layer: string, gridSet: string, z: number): PageGeometry | undefined
+  saveGeometry (layer: string, gridSet: string, z: number, g: PageGeometry): void
+  /** Applies one flush of accounting in a transaction; counts never go below zero. */
+  applyBatch (deltas: PageDelta[], nowMs: number): void
+  /** Replaces tile and byte counts with a scan of the disk (hits and access times are kept). */
+  replaceCounts (pages: PageDelta[], nowMs: number): void
+  usedBytes (scope: Scope): number
+  /** The `n` pages with tiles that LRU would expire first (oldest last access first). */
+  leastRecentlyUsed (scope: Scope, n: number): PageRef[]
+  /** The `n` pages with tiles that LFU would expire first (lowest frequency of use first). */
+  leastFrequentlyUsed (scope: Scope, n: number): PageRef[]
+  /** The pages were truncated: whatever their counts still say is gone (one transaction). */
+  markTruncated (pages: PageRef[]): void
+  tileSets (): TileSetUsage[]
+  /** Usage rows of layers whose name starts with `<workspace>:` are dropped. */
+  forgetWorkspace (workspace: string): void
+}

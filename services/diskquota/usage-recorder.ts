@@ -1,0 +1,138 @@
+// Accounting off the request path: blob-store events are queued as they happen (a push, nothing
+// more) and a flush, every `flushMs` or when the queue is long, folds them into per-page deltas
+// and commits them in one transaction. Sizes are rounded up to the disk block size.
+import type { TileEvent } from '../seed/blob-store.js'
+import type { Rect } from '../seed/grid-sets.js'
+import type { PageDelta, QuotaStore } from './quota-store.js'
+import { blockRound, geometryFor, maxTilesInPage, pageOf, tileSetId, type PageGeometry } from './tile-page.js'
+
+export interface RecorderDeps {
+  store: QuotaStore
+  /** The layer's tile coverage at z in the grid set; undefined = unknown (the full level is paged). */
+  coverage: (layer: string, gridSet: string, z: number) => Promise<Rect | undefined>
+  blockSize: () => number
+  now: () => number
+  /** 0: no timer (tests and the cleaner flush explicitly). */
+  flushMs?: number
+  maxQueue?: number
+  log?: { warn: (obj: object, msg: string) => void }
+}
+
+const WRITE = 0
+const DELETE = 1
+const READ = 2
+const HELD_LIMIT = 1_000_000
+interface Queued { kind: 0 | 1 | 2, e: TileEvent, t: number, seq?: number }
+
+export function createUsageRecorder (deps: RecorderDeps) {
+  const maxQueue = deps.maxQueue ?? 20_000
+  let queue: Queued[] = []
+  let chain: Promise<void> = Promise.resolve()
+  let scheduled = false
+  let held = 0
+  let seq = 0
+  const geometries = new Map<string, PageGeometry>()
+  const timer = deps.flushMs ? setInterval(() => { void flush() }, deps.flushMs) : undefined
+  timer?.unref()
+
+  let enabled = true
+  function push (kind: 0 | 1 | 2, e: TileEvent) {
+    if (!enabled) return
+    // While a rebuild holds flushes, reads are what may be dropped to bound memory (hits only).
+    if (held && kind === READ && queue.length >= HELD_LIMIT) return
+    queue.push({ kind, e, t: deps.now(), seq: ++seq })
+    if (queue.length >= maxQueue && !scheduled && !held) {
+      scheduled = true
+      setImmediate(() => { scheduled = false; void flush() })
+    }
+  }
+
+  async function geometry (layer: string, gridSet: string, z: number): Promise<PageGeometry> {
+    const key = `${layer}\n${gridSet}\n${z}`
+    let g = geometries.get(key) ?? deps.store.geometry(layer, gridSet, z)
+    if (!g) {
+      const cov = await deps.coverage(layer, gridSet, z)
+      const side = 2 ** Math.min(z + 1, 30)
+      g = geometryFor(cov ?? [0, 0, side - 1, side - 1])
+      deps.store.saveGeometry(layer, gridSet, z, g)
+      g = deps.store.geometry(layer, gridSet, z) ?? g // first writer wins
+    }
+    geometries.set(key, g)
+    return g
+  }
+
+  /** Folds events into page deltas (exported for the rebuild, which folds a scan the same way). */
+  async function fold (events: Iterable<Queued>): Promise<PageDelta[]> {
+    const block = deps.blockSize()
+    const pages = new Map<string, PageDelta>()
+    for (const { kind, e, t } of events) {
+      const g = geometries.get(`${e.layer}\n${e.gridSet}\n${e.z}`) ?? await geometry(e.layer, e.gridSet, e.z)
+      const { px, py } = pageOf(g, e.x, e.y)
+      const key = `${tileSetId(e)}@${e.z}/${px}/${py}`
+      let d = pages.get(key)
+      if (!d) {
+        d = { tileSet: { layer: e.layer, gridSet: e.gridSet, format: e.format, parameterId: e.parameterId }, z: e.z, px, py, tiles: 0, bytes: 0, hits: 0, accessMs: 0, firstMs: t, maxTiles: maxTilesInPage(g) }
+        pages.set(key, d)
+      }
+      d.firstMs = Math.min(d.firstMs, t)
+      if (kind === WRITE) {
+        if (e.replacedBytes === undefined) d.tiles++
+        d.bytes += blockRound(e.bytes, block) - (e.replacedBytes === undefined ? 0 : blockRound(e.replacedBytes, block))
+        d.accessMs = Math.max(d.accessMs, t)
+      } else if (kind === DELETE) {
+        d.tiles--
+        d.bytes -= blockRound(e.bytes, block)
+      } else {
+        d.hits++
+        d.accessMs = Math.max(d.accessMs, t)
+      }
+    }
+    return [...pages.values()]
+  }
+
+  async function doFlush () {
+    if (held || queue.length === 0) return
+    const batch = queue
+    queue = []
+    try {
+      deps.store.applyBatch(await fold(batch), deps.now())
+    } catch (err) {
+      deps.log?.warn({ err, events: batch.length }, 'disk quota: could not record tile usage')
+    }
+  }
+  function flush (): Promise<void> {
+    chain = chain.then(doFlush)
+    return chain
+  }
+
+  return {
+    written: (e: TileEvent) => push(WRITE, e),
+    deleted: (e: TileEvent) => push(DELETE, e),
+    read: (e: TileEvent) => push(READ, e),
+    flush,
+    fold,
+    /** Benchmarks only: accounting off measures what it costs on the request path. */
+    setEnabled (on: boolean) { enabled = on },
+    pending: () => queue.length,
+    /** The number of the last event recorded (orders events against a rebuild's scan). */
+    seq: () => seq,
+    /** Holds flushes while usage is rebuilt from the disk; the scan sees what queued writes and deletes did. */
+    hold () {
+      held++
+      queue = queue.filter((q) => q.kind === READ)
+    },
+    /** Ends a hold; `keep` says which writes and deletes made meanwhile the scan did not see. */
+    release (keep?: (q: Queued) => boolean) {
+      held = Math.max(0, held - 1)
+      if (keep) queue = queue.filter((q) => q.kind === READ || keep(q))
+    },
+    async close () {
+      if (timer) clearInterval(timer)
+      held = 0
+      await flush()
+    }
+  }
+}
+
+export type UsageRecorder = ReturnType<typeof createUsageRecorder>
+export type { Queued }

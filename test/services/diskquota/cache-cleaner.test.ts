@@ -1,0 +1,211 @@
+// Accounting and eviction on real storage: a real blob store, a real SQLite usage store and a
+// controlled clock. At zoom 2 of EPSG:4326 (8x4 tiles) every page holds one tile.
+import t from 'tap'
+import { quotaHarness, diskUsage, MINUTE } from '../../fixtures/diskquota/harness.js'
+
+const L = 'topp:states'
+const TILE = 5000 // 8192 bytes on disk with 4096-byte blocks
+
+t.test('every write, overwrite and delete is recorded, rounded up to the block size', async (t) => {
+  const h = quotaHarness(t)
+  const a = h.key(L, 2, 0, 0)
+  await h.put(a, TILE)
+  await h.put(h.key(L, 2, 1, 0), 1)
+  await h.dq.flush()
+  t.same(h.store.tileSets().map((s) => [s.layer, s.tiles, s.bytes]), [[L, 2, 8192 + 4096]])
+  await h.put(a, 100) // overwrite: same tile count, smaller size
+  await h.dq.flush()
+  t.same(h.store.tileSets().map((s) => [s.tiles, s.bytes]), [[2, 4096 + 4096]])
+  await h.blobStore.delete(a)
+  await h.dq.flush()
+  t.same(h.store.tileSets().map((s) => [s.tiles, s.bytes]), [[1, 4096]])
+  t.equal(h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes)
+})
+
+t.test('statistics stay one row per page however many tiles are written', async (t) => {
+  const h = quotaHarness(t)
+  // zoom 8: 512x256 tiles, pages of 8x5 tiles
+  for (let x = 0; x < 16; x++) for (let y = 0; y < 10; y++) await h.put(h.key(L, 8, x, y), 10)
+  await h.dq.flush()
+  const pages = h.db.prepare('SELECT COUNT(*) AS n, SUM(tiles) AS tiles, MAX(fill) AS fill FROM dq_pages').get() as any
+  t.same(pages, { n: 4, tiles: 160, fill: 1 })
+})
+
+async function fourTiles (h: ReturnType<typeof quotaHarness>) {
+  const keys = [0, 1, 2, 3].map((x) => h.key(L, 2, x, 0))
+  for (const k of keys) await h.put(k, TILE) // created and last written at minute 0
+  return keys
+}
+
+t.test('LRU evicts the page accessed longest ago, until usage is back under the quota', async (t) => {
+  const h = quotaHarness(t)
+  const [a, b, c, d] = await fourTiles(h)
+  h.clock.ms += MINUTE
+  await h.read(c)
+  h.clock.ms += MINUTE
+  await h.read(a)
+  h.clock.ms += MINUTE
+  await h.read(b) // d: never read since written (oldest access), then c, a, b
+  await h.dq.update({ enabled: true, globalExpirationPolicyName: 'LRU', globalQuota: { value: String(3 * 8192), units: 'B' } })
+  let run = await h.dq.runCleanUp()
+  t.same(run.results.map((r) => [r.quota, r.pages, r.tiles, r.bytesBefore, r.bytesAfter]), [['global', 1, 1, 4 * 8192, 3 * 8192]])
+  t.same([a, b, c, d].map(h.exists), [true, true, true, false])
+  await h.dq.update({ globalQuota: { value: String(8192 + 100), units: 'B' } }) // applies at the next run
+  run = await h.dq.runCleanUp()
+  t.same([a, b, c, d].map(h.exists), [false, true, false, false], 'c then a')
+  t.equal(h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes)
+  t.ok(h.logs.some((l) => l.msg === 'disk quota: expired a tile page'), 'evictions are logged')
+})
+
+t.test('LFU evicts the page with the lowest frequency of use', async (t) => {
+  const h = quotaHarness(t)
+  const [a, b, c, d] = await fourTiles(h)
+  h.clock.ms += MINUTE
+  for (let i = 0; i < 5; i++) await h.read(a)
+  await h.read(b)
+  for (let i = 0; i < 3; i++) await h.read(c)
+  await h.read(d)
+  await h.read(d)
+  // frequencies: a 5/2, b 1/2, c 3/2, d 2/2
+  await h.dq.update({ enabled: true, globalExpirationPolicyName: 'LFU', globalQuota: { value: '16', units: 'KiB' } })
+  await h.dq.runCleanUp()
+  t.same([a, b, c, d].map(h.exists), [true, false, true, false], 'b and d go first')
+  t.equal(h.store.usedBytes({ except: [] }), 2 * 8192)
+})
+
+t.test('a layer quota is enforced on its own layer only; the others share the global quota', async (t) => {
+  const h = quotaHarness(t)
+  const own = [0, 1, 2].map((x) => h.key('topp:own', 2, x, 0))
+  const shared = [0, 1, 2].map((x) => h.key('topp:shared', 2, x, 0))
+  for (const k of [...own, ...shared]) await h.put(k, TILE)
+  await h.dq.update({
+    enabled: true,
+    globalQuota: { value: '1', units: 'GiB' },
+    layerQuotas: [{ layer: 'topp:own', expirationPolicyName: 'LRU', quota: { value: '8', units: 'KiB' } }]
+  })
+  const run = await h.dq.runCleanUp()
+  t.same(run.results.map((r) => r.quota), ['topp:own'])
+  t.equal(own.filter(h.exists).length, 1)
+  t.equal(shared.filter(h.exists).length, 3, 'under the global quota: untouched')
+  await h.dq.update({ globalQuota: { value: '8', units: 'KiB' } })
+  await h.dq.runCleanUp()
+  t.equal(own.filter(h.exists).length, 1, 'the global quota does not count layers with their own')
+  t.equal(shared.filter(h.exists).length, 1)
+})
+
+t.test('disabled: nothing is evicted but usage is still recorded', async (t) => {
+  const h = quotaHarness(t)
+  const keys = await fourTiles(h)
+  await h.dq.update({ enabled: false, globalQuota: { value: '1', units: 'B' } })
+  const run = await h.dq.runCleanUp()
+  t.equal(run.skipped, true)
+  t.same(keys.map(h.exists), [true, true, true, true])
+  await h.dq.flush()
+  t.equal(h.store.usedBytes({ except: [] }), 4 * 8192)
+})
+
+t.test('usage counted for tiles that are no longer on disk is dropped when their page is evicted', async (t) => {
+  const h = quotaHarness(t)
+  const keys = await fourTiles(h)
+  await h.dq.flush()
+  const fs = await import('node:fs')
+  fs.rmSync(h.blobStore.tilePath(keys[0])) // behind the store's back: no event
+  await h.dq.update({ enabled: true, globalExpirationPolicyName: 'LRU', globalQuota: { value: String(3 * 8192), units: 'B' } })
+  await h.dq.runCleanUp()
+  t.same(keys.map(h.exists), [false, true, true, true], 'the phantom page went first and freed enough')
+  t.equal(h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes)
+})
+
+t.test('a lost usage store is rebuilt from the files on disk, keeping writes made meanwhile', async (t) => {
+  const h = quotaHarness(t)
+  for (let x = 0; x < 8; x++) for (let y = 0; y < 4; y++) await h.put(h.key(L, 2, x, y), 100 + x * 1000)
+  await h.put({ ...h.key('other:layer', 3, 1, 1), format: 'image/jpeg' }, 9000)
+  await h.dq.flush()
+  const before = h.store.tileSets()
+  h.db.exec('DELETE FROM dq_pages; DELETE FROM dq_tilesets; DELETE FROM dq_state')
+  t.same(h.store.tileSets(), [])
+  const rebuilding = h.dq.rebuild()
+  // Changes while the rebuild runs: a new directory, an overwrite and a delete in scanned ones.
+  await Promise.all([
+    h.put(h.key(L, 5, 0, 0), 5000),
+    h.put(h.key(L, 2, 7, 3), 20_000),
+    h.blobStore.delete(h.key(L, 2, 0, 0)),
+    rebuilding
+  ])
+  await h.put(h.key(L, 2, 6, 3), 30_000)
+  t.equal(h.dq.rebuildProgress().state, 'done')
+  t.ok(h.dq.rebuildProgress().filesScanned >= 31)
+  await h.dq.flush()
+  const disk = diskUsage(h.blobStore.root, 4096)
+  t.equal(h.store.usedBytes({ except: [] }), disk.bytes)
+  t.equal(h.store.tileSets().reduce((n, s) => n + s.tiles, 0), disk.files)
+  t.same(h.store.tileSets().filter((s) => s.layer === 'other:layer'), before.filter((s) => s.layer === 'other:layer'))
+  t.ok(h.store.getState('usageBuiltAt'))
+})
+
+t.test('usage survives closing and reopening the store', async (t) => {
+  const h = quotaHarness(t)
+  await fourTiles(h)
+  await h.close() // final flush
+  const again = quotaHarness(t, h.dir)
+  t.equal(again.store.usedBytes({ except: [] }), 4 * 8192)
+})
+
+t.test('up to maxConcurrentCleanUps quotas are cleaned at once, never the same layer twice', async (t) => {
+  const h = quotaHarness(t)
+  const layers = ['topp:a', 'topp:b', 'topp:c']
+  for (const l of layers) for (let x = 0; x < 3; x++) await h.put(h.key(l, 2, x, 0), TILE)
+  await h.dq.update({
+    enabled: true,
+    maxConcurrentCleanUps: 2,
+    layerQuotas: layers.map((layer) => ({ layer, quota: { value: '8', units: 'KiB' } }))
+  })
+  const [first, second] = await Promise.all([h.dq.runCleanUp(), h.dq.runCleanUp()])
+  t.same(first.results.map((r) => r.quota), ['topp:a', 'topp:b'])
+  t.same(second.results, [], 'a run while two clean-ups are busy starts none')
+  const third = await h.dq.runCleanUp()
+  t.same(third.results.map((r) => r.quota), ['topp:c'], 'quotas already met are not run again')
+  for (const l of layers) t.equal([0, 1, 2].map((x) => h.key(l, 2, x, 0)).filter(h.exists).length, 1, l)
+})
+
+t.test('a new diskBlockSize recounts usage from the files on disk', async (t) => {
+  const h = quotaHarness(t)
+  await h.put(h.key(L, 2, 0, 0), 1000)
+  await h.put(h.key(L, 2, 1, 0), 5000)
+  await h.dq.flush()
+  t.equal(h.store.usedBytes({ except: [] }), 4096 + 8192)
+  await h.dq.update({ diskBlockSize: 512 })
+  await h.dq.rebuild() // the rebuild the change started
+  await h.dq.flush()
+  t.equal(h.store.usedBytes({ except: [] }), 1024 + 5120)
+  t.equal(h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 512).bytes)
+})
+
+t.test('after a run that did not close (kill -9), usage is rebuilt from the files at start', async (t) => {
+  const crashed = quotaHarness(t)
+  crashed.dq.start()
+  await crashed.dq.rebuild()
+  await crashed.put(crashed.key(L, 2, 0, 0), TILE)
+  await crashed.put(crashed.key(L, 2, 1, 0), TILE) // never flushed: the process "dies" here
+  const next = quotaHarness(t, crashed.dir)
+  t.equal(next.store.usedBytes({ except: [] }), 0, 'the last flush window was lost')
+  next.dq.start()
+  await next.dq.rebuild()
+  t.equal(next.store.usedBytes({ except: [] }), 2 * 8192)
+  await next.close()
+  const clean = quotaHarness(t, crashed.dir)
+  clean.dq.start()
+  t.equal(clean.dq.rebuildProgress().state, 'idle', 'a clean close needs no rebuild')
+})
+
+t.test('a sparse page at a deep level is truncated by walking what exists', async (t) => {
+  const h = quotaHarness(t)
+  // zoom 16: pages of 1061x563 tiles; three tiles in one page, one in another
+  const keys = [[100, 100], [101, 100], [400, 250], [1200, 100]].map(([x, y]) => h.key(L, 16, x, y))
+  for (const k of keys) await h.put(k, TILE)
+  await h.dq.update({ enabled: true, globalExpirationPolicyName: 'LRU', globalQuota: { value: '8', units: 'KiB' } })
+  const run = await h.dq.runCleanUp()
+  t.same(run.results.map((r) => [r.pages, r.tiles]), [[1, 3]])
+  t.same(keys.map(h.exists), [false, false, false, true])
+  t.equal(h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes)
+})
