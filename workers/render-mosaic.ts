@@ -62,6 +62,8 @@ async function openTiff (path: string): Promise<OpenTiff> {
 export async function closeRenderCache (): Promise<void> {
   const all = [...cache.values()]
   cache.clear()
+  synthetics.clear()
+  synthBytes.clear()
   for (const p of all) await p.then(async (o) => { await o.tiff.close() }).catch(() => {})
 }
 
@@ -224,6 +226,74 @@ async function loadTiles (image: GeoTIFFImage, keys: Iterable<number>, nb: numbe
   return out
 }
 
+// Granules without overviews coarse enough for low zoom levels would be decoded whole for every
+// metatile. Instead a level is decimated once per worker thread (every SYNTH_FACTOR-th pixel, which
+// is what nearest-neighbour sampling picks at that resolution anyway) and kept in memory, within a
+// byte budget, so a seed's low zoom levels decode each granule once.
+const SYNTH_FACTOR = 4
+const SYNTH_BUDGET = 48 * 2 ** 20
+/** Smaller levels decode fast enough to be sampled exactly every time. */
+export const SYNTH_MIN_PIXELS = 2048 * 2048
+interface Synthetic { width: number, height: number, spp: number, data: Samples & { byteLength: number } }
+const synthetics = new Map<string, Promise<Synthetic>>()
+const synthBytes = new Map<string, number>()
+
+async function buildSynthetic (image: GeoTIFFImage): Promise<Synthetic> {
+  const iw = image.getWidth()
+  const ih = image.getHeight()
+  const tw = image.getTileWidth()
+  const th = image.getTileHeight()
+  const perRow = Math.ceil(iw / tw)
+  const spp = image.getSamplesPerPixel()
+  const planar = image.planarConfiguration === 2
+  const sw = Math.ceil(iw / SYNTH_FACTOR)
+  const sh = Math.ceil(ih / SYNTH_FACTOR)
+  let data: any
+  for (let ty = 0; ty * th < ih; ty++) {
+    const firstRow = Math.ceil((ty * th) / SYNTH_FACTOR) * SYNTH_FACTOR
+    if (firstRow >= Math.min(ih, (ty + 1) * th)) continue
+    const tiles = await loadTiles(image, Array.from({ length: perRow }, (_, tx) => ty * perRow + tx), spp)
+    for (let y = firstRow; y < Math.min(ih, (ty + 1) * th); y += SYNTH_FACTOR) {
+      const ly = y - ty * th
+      const sy = y / SYNTH_FACTOR
+      for (let sx = 0; sx < sw; sx++) {
+        const x = sx * SYNTH_FACTOR
+        const tx = Math.floor(x / tw)
+        const tile = tiles.get(ty * perRow + tx)!
+        const p = ly * tw + (x - tx * tw)
+        if (!data) data = new (tile[0] as any).constructor(sw * sh * spp)
+        const o = (sy * sw + sx) * spp
+        if (planar) for (let b = 0; b < spp; b++) data[o + b] = tile[b][p]
+        else for (let b = 0; b < spp; b++) data[o + b] = tile[0][p * spp + b]
+      }
+    }
+  }
+  return { width: sw, height: sh, spp, data }
+}
+
+async function synthetic (key: string, image: GeoTIFFImage): Promise<Synthetic> {
+  const hit = synthetics.get(key)
+  if (hit) { synthetics.delete(key); synthetics.set(key, hit); return hit }
+  const p = buildSynthetic(image)
+  synthetics.set(key, p)
+  try {
+    const syn = await p
+    synthBytes.set(key, syn.data.byteLength)
+    let total = 0
+    for (const b of synthBytes.values()) total += b
+    for (const old of synthetics.keys()) {
+      if (total <= SYNTH_BUDGET || old === key) continue
+      total -= synthBytes.get(old) ?? 0
+      synthetics.delete(old)
+      synthBytes.delete(old)
+    }
+    return syn
+  } catch (err) {
+    synthetics.delete(key)
+    throw err
+  }
+}
+
 async function drawGranule (job: RenderJob, g: GranuleRef, out: BandData): Promise<void> {
   const m = mapPixels(job, g)
   const cr = range(m.cols, g.width)
@@ -240,6 +310,12 @@ async function drawGranule (job: RenderJob, g: GranuleRef, out: BandData): Promi
   let image = levels[0]
   for (const im of levels) {
     if (g.width / im.getWidth() <= need * 1.0001) image = im
+  }
+  if ((g.width / image.getWidth()) * SYNTH_FACTOR <= need && image.getWidth() * image.getHeight() >= SYNTH_MIN_PIXELS) {
+    const { key } = await openTiff(g.path)
+    const syn = await synthetic(`${key}#${images.indexOf(image)}`, image)
+    drawSynthetic(job, g, m, syn, g.width / image.getWidth() * SYNTH_FACTOR, g.height / image.getHeight() * SYNTH_FACTOR, out)
+    return
   }
   const iw = image.getWidth()
   const ih = image.getHeight()
@@ -320,6 +396,37 @@ async function drawGranule (job: RenderJob, g: GranuleRef, out: BandData): Promi
     const tx = Math.floor(x / tw)
     const ty = Math.floor(y / th)
     put(o, tiles.get(ty * perRow + tx)!, x - tx * tw, y - ty * th)
+  }
+}
+
+/** Nearest-neighbour sampling from an in-memory decimated level (see synthetic()). */
+function drawSynthetic (job: RenderJob, g: GranuleRef, m: Mapping, syn: Synthetic, fx: number, fy: number, out: BandData): void {
+  const { width: w, height: h } = job
+  const nb = Math.min(out.bands.length, syn.spp)
+  const nodata = g.nodata
+  const nodataIsNaN = nodata !== null && Number.isNaN(nodata)
+  const toPixel = (v: number, limit: number, f: number, size: number) => (v >= 0 && v < limit ? Math.min(size - 1, Math.floor(v / f)) : -1)
+  const put = (o: number, x: number, y: number) => {
+    const base = (y * syn.width + x) * syn.spp
+    const first = syn.data[base]
+    if (nodata !== null && (nodataIsNaN ? Number.isNaN(first) : first === nodata)) return
+    for (let b = 0; b < nb; b++) out.bands[b][o] = syn.data[base + b]
+    out.valid[o] = 1
+  }
+  if (m.separable) {
+    const px = new Int32Array(w)
+    for (let i = 0; i < w; i++) px[i] = toPixel(m.cols[i], g.width, fx, syn.width)
+    for (let j = 0; j < h; j++) {
+      const y = toPixel(m.rows[j], g.height, fy, syn.height)
+      if (y < 0) continue
+      for (let i = 0; i < w; i++) if (px[i] >= 0) put(j * w + i, px[i], y)
+    }
+    return
+  }
+  for (let o = 0; o < w * h; o++) {
+    const x = toPixel(m.cols[o], g.width, fx, syn.width)
+    const y = toPixel(m.rows[o], g.height, fy, syn.height)
+    if (x >= 0 && y >= 0) put(o, x, y)
   }
 }
 

@@ -138,3 +138,23 @@ t.test('RGB granules render as colour; a 3857 granule renders into a 4326 bbox',
   const img = await renderMosaic(job)
   t.same([...img.rgba.slice(0, 4)], [200, 100, 50, 255])
 })
+
+t.test('a large granule without overviews is decimated once in memory for coarse renders', async (t) => {
+  const app = await build(t)
+  await app.workspaces.create({ name: 'ws' })
+  // 2048x2048, value = column % 251 (a prime, so neighbouring decimated columns differ).
+  await upload(t, app, { 'big.tif': makeTiff({ width: 2048, height: 2048, bbox: [0, 0, 20.48, 20.48], value: (x: number) => x % 251 }) })
+  const job = await app.mosaics.prepareRender({ layer: 'ws:temp', crs: 'EPSG:4326', bbox: [0, 0, 20.48, 20.48], width: 60, height: 60 })
+  const coarse = await renderMosaic(job)
+  // 34.1 source pixels per target pixel: the level decimated by 4 holds source columns 0, 4, 8...,
+  // so target column i (centre at source column v = (i + 0.5) * 2048 / 60) shows column
+  // floor(v / 4) * 4, where exact sampling would show floor(v).
+  for (const i of [0, 1, 17, 59]) {
+    const v = (i + 0.5) * 2048 / 60
+    t.equal(coarse.rgba[(5 * 60 + i) * 4], (Math.floor(v / 4) * 4) % 251, `column ${i}`)
+  }
+  t.not(Math.floor(1.5 * 2048 / 60 / 4) * 4, Math.floor(1.5 * 2048 / 60), 'column 1 tells the two samplings apart')
+  // Fine renders still sample the granule exactly.
+  const fine = await renderMosaic(await app.mosaics.prepareRender({ layer: 'ws:temp', crs: 'EPSG:4326', bbox: [0, 0, 0.64, 0.64], width: 64, height: 64 }))
+  for (const i of [0, 5, 63]) t.equal(fine.rgba[(5 * 64 + i) * 4], i % 251, `fine column ${i}`)
+})
