@@ -229,9 +229,9 @@ async function loadTiles (image: GeoTIFFImage, keys: Iterable<number>, nb: numbe
 // Granules without overviews coarse enough for low zoom levels would be decoded whole for every
 // metatile. Instead a level is decimated once per worker thread (every SYNTH_FACTOR-th pixel, which
 // is what nearest-neighbour sampling picks at that resolution anyway) and kept in memory, within a
-// byte budget, so a seed's low zoom levels decode each granule once.
+// byte budget (24 MiB per thread), so a seed's low zoom levels decode each granule once.
 const SYNTH_FACTOR = 4
-const SYNTH_BUDGET = 48 * 2 ** 20
+const SYNTH_BUDGET = 24 * 2 ** 20
 /** Smaller levels decode fast enough to be sampled exactly every time. */
 export const SYNTH_MIN_PIXELS = 2048 * 2048
 interface Synthetic { width: number, height: number, spp: number, data: Samples & { byteLength: number } }
