@@ -46,6 +46,7 @@ async function quotaScheduler (app: FastifyInstance, opts: QuotaSchedulerOptions
   })
   app.decorate('diskQuota', dq)
   app.workspaces.onRemoved((ws) => dq.forgetWorkspace(ws))
+  app.layers.onRemoved((layer) => dq.forgetLayer(layer))
 
   const scheduler = createCleanupScheduler({
     periodMs: () => periodMs(dq.config),

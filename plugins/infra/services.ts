@@ -97,6 +97,7 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
   const workspaces = app.workspaces
   const mosaics = createMosaicService({
     db, dataDir: config.dataDir, harvestRoots: config.harvestRoots, workspaces, log: app.log,
+    layersRemoved: (names) => app.layers.removed(names),
     zipLimits: { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes }
   })
   workspaces.onRemoved((name) => mosaics.workspaceRemoved(name))

@@ -98,6 +98,7 @@ async function tilePool (app: FastifyInstance, { config }: { config: MapwardenCo
   app.decorate('tilePool', { run })
   app.decorate('tileCache', cache)
   app.workspaces.onRemoved((ws) => cache.store.removeWorkspace(ws))
+  app.layers.onRemoved((layer) => cache.store.removeLayer(layer))
   app.addHook('preClose', async () => { await cache.close() })
   app.addHook('onClose', async () => { await pool.close({ force: true }) })
 }

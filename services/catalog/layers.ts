@@ -23,6 +23,10 @@ export interface LayerStore {
   list (workspace?: string): Promise<LayerInfo[]>
   get (workspace: string, name: string): Promise<LayerInfo | undefined>
   setStyles (workspace: string, name: string, defaultStyle: string | undefined, styles: string[]): Promise<void>
+  /** Areas that keep files per layer (tiles, quota usage) register their clean-up here. */
+  onRemoved (hook: (qualifiedName: string) => Promise<void> | void): void
+  /** Called by the area that deleted published layers (a store deleted with recurse), after the commit. */
+  removed (qualifiedNames: string[]): Promise<void>
 }
 
 export function splitLayerName (qualified: string): { workspace: string, name: string } | undefined {
@@ -53,7 +57,10 @@ export function createSqliteLayerStore (db: Db): LayerStore {
     srs: r.srs ?? undefined,
     config: JSON.parse(r.config)
   })
+  const removedHooks: Array<(qualifiedName: string) => Promise<void> | void> = []
   return {
+    onRemoved (hook) { removedHooks.push(hook) },
+    async removed (names) { for (const name of names) for (const hook of removedHooks) await hook(name) },
     async list (workspace) { return ((workspace ? q.inWs.all(workspace) : q.all.all()) as any[]).map(toInfo) },
     async get (workspace, name) { const r = q.one.get(workspace, name); return r ? toInfo(r) : undefined },
     async setStyles (workspace, name, defaultStyle, styles) { q.setStyles.run(defaultStyle ?? null, JSON.stringify(styles), workspace, name) }

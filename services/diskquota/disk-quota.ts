@@ -203,6 +203,7 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
     },
 
     forgetWorkspace: async (ws: string) => { await recorder.flush(); store.forgetWorkspace(ws) },
+    forgetLayer: async (layer: string) => { await recorder.flush(); store.forgetLayer(layer) },
 
     async close () {
       abort.abort()

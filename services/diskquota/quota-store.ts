@@ -58,4 +58,6 @@ export interface QuotaStore {
   tileSets (): TileSetUsage[]
   /** Usage rows of layers whose name starts with `<workspace>:` are dropped. */
   forgetWorkspace (workspace: string): void
+  /** Usage rows of one layer (<workspace>:<layer>) are dropped. */
+  forgetLayer (layer: string): void
 }

@@ -28,7 +28,9 @@ export function createSqliteQuotaStore (db: Db): QuotaStore {
     truncate: db.prepare('UPDATE dq_pages SET tiles = 0, bytes = 0, fill = 0, frequency = 0 WHERE tileset_id = ? AND z = ? AND px = ? AND py = ?'),
     sets: db.prepare('SELECT id, layer, grid_set, format, parameter_id, tiles, bytes FROM dq_tilesets ORDER BY layer, grid_set, format, parameter_id'),
     forgetSets: db.prepare('DELETE FROM dq_tilesets WHERE substr(layer, 1, length(?)) = ?'),
-    forgetGeometry: db.prepare('DELETE FROM dq_page_geometry WHERE substr(layer, 1, length(?)) = ?')
+    forgetGeometry: db.prepare('DELETE FROM dq_page_geometry WHERE substr(layer, 1, length(?)) = ?'),
+    forgetLayerSets: db.prepare('DELETE FROM dq_tilesets WHERE layer = ?'),
+    forgetLayerGeometry: db.prepare('DELETE FROM dq_page_geometry WHERE layer = ?')
   }
   const scopeSql = (s: Scope) => 'layers' in s
     ? { where: 'layer IN (SELECT value FROM json_each(?))', arg: JSON.stringify(s.layers) }
@@ -116,6 +118,9 @@ export function createSqliteQuotaStore (db: Db): QuotaStore {
     forgetWorkspace (ws) {
       const prefix = `${ws}:`
       db.transaction(() => { q.forgetSets.run(prefix, prefix); q.forgetGeometry.run(prefix, prefix) })()
+    },
+    forgetLayer (layer) {
+      db.transaction(() => { q.forgetLayerSets.run(layer); q.forgetLayerGeometry.run(layer) })()
     }
   }
 }

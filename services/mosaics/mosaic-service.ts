@@ -32,6 +32,8 @@ export interface MosaicServiceDeps {
   harvestRoots: string[]
   zipLimits: ZipLimits
   workspaces: WorkspaceService
+  /** Told which published layers a store deletion removed (their tiles and usage go too). */
+  layersRemoved?: (qualifiedNames: string[]) => Promise<void>
   now?: () => Date
   log?: { warn (obj: object, msg: string): void }
 }
@@ -253,9 +255,11 @@ export function createMosaicService (deps: MosaicServiceDeps) {
     async deleteStore (ws: string, store: string, recurse: boolean): Promise<void> {
       await this.getStore(ws, store)
       return await exclusive(ws, store, async () => {
-      if (!recurse && rows.coverages(ws, store).length > 0) throw CoverageStoreNotEmpty(store)
+      const coverages = rows.coverages(ws, store)
+      if (!recurse && coverages.length > 0) throw CoverageStoreNotEmpty(store)
       rows.deleteStore(ws, store) // cascades to coverages, layers, mosaic record and index
       await fs.promises.rm(storeDir(ws, store), { recursive: true, force: true })
+      await deps.layersRemoved?.(coverages.map((c) => `${ws}:${c.name}`))
       })
     },
 

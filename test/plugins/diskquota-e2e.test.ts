@@ -4,6 +4,8 @@
 // the bytes on disk; truncation through the seed API is accounted too.
 // A second test seeds and reseeds a real mosaic through the seed API and the render pool.
 import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
 import sharp from 'sharp'
 import type { FastifyInstance } from 'fastify'
 import { build, ADMIN, BASE, tempDir } from '../helper.js'
@@ -134,4 +136,29 @@ t.test('a real mosaic seeded and reseeded through the seed API is accounted exac
   u = await usage(app)
   t.equal(u.usedBytes, after.bytes)
   t.equal(u.layers.layer[0].tiles, after.files)
+})
+
+t.test('deleting a seeded mosaic store with recurse removes its tiles and their recorded usage', async (t) => {
+  const app = await build(t)
+  const layer = await createMosaic(app, 'ws', 'gone', { 'gone.tif': rgbTiff(128, 128, [-20, -10, 20, 30], pattern) })
+  const kept = await createMosaic(app, 'ws', 'kept', { 'kept.tif': rgbTiff(128, 128, [-20, -10, 20, 30], pattern) })
+  for (const l of [layer, kept]) {
+    const res = await app.inject({
+      method: 'POST',
+      url: `${BASE}/gwc/rest/seed/${l}.json`,
+      headers: { ...ADMIN, 'content-type': 'application/json' },
+      payload: JSON.stringify({ seedRequest: { gridSetId: 'EPSG:4326', zoomStart: 0, zoomStop: 3, type: 'seed', format: 'image/png', threadCount: 1 } })
+    })
+    t.equal(res.statusCode, 200, res.body)
+  }
+  await app.tileCache.breeder.idle()
+  const root = app.tileCache.store.root
+  t.equal((await usage(app)).layers.layer.length, 2)
+  const res = await app.inject({ method: 'DELETE', url: `${BASE}/rest/workspaces/ws/coveragestores/gone?recurse=true`, headers: ADMIN })
+  t.equal(res.statusCode, 200, res.body)
+  t.notOk(fs.existsSync(path.join(root, 'ws', 'gone')), 'the tiles are gone from disk')
+  t.ok(fs.existsSync(path.join(root, 'ws', 'kept')), 'the other layer keeps its tiles')
+  const u = await usage(app)
+  t.same(u.layers.layer.map((l: { name: string }) => l.name), [kept], 'only the remaining layer is accounted')
+  t.equal(u.usedBytes, diskUsage(root, 4096).bytes, 'recorded usage equals the bytes on disk')
 })
