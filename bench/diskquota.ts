@@ -5,14 +5,13 @@
 // Bounded: about 13 s of load plus two writes of 100,000 small files (MW_BENCH_DISKQUOTA_TILES
 // lowers the count; on an idle machine the whole run takes well under two minutes).
 import Fastify, { type FastifyInstance } from 'fastify'
-import fp from 'fastify-plugin'
 // @ts-ignore autocannon's types come from bench/autocannon.d.ts on main
 import autocannon from 'autocannon'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
-import mapwarden from '../plugins/app.js'
+import { exposedMapwarden } from '../plugins/app.js'
 import { openDatabase } from '../services/storage/database.js'
 import { createBlobStore } from '../services/seed/blob-store.js'
 import { createSqliteQuotaStore } from '../services/diskquota/sqlite-quota-store.js'
@@ -27,7 +26,7 @@ async function startApp (dataDir: string): Promise<{ root: FastifyInstance, app:
   const root = Fastify({ logger: false })
   let app: FastifyInstance | undefined
   await root.register(async (scope) => {
-    await scope.register(fp(mapwarden), { env: {}, dataDir, adminPassword: PASSWORD, announce: () => {}, logLevel: 'silent' })
+    await scope.register(exposedMapwarden, { env: {}, dataDir, adminPassword: PASSWORD, announce: () => {}, logLevel: 'silent' })
     app = scope
   }, { prefix: '/geoserver' })
   const url = await root.listen({ port: 0, host: '127.0.0.1' })

@@ -2,12 +2,11 @@
 // real HTTP on 127.0.0.1 with the verified-credentials cache on (authCacheSeconds 60) against a
 // fresh scrypt check on every request (authCacheSeconds 0), measured in the same run.
 import Fastify, { type FastifyInstance } from 'fastify'
-import fp from 'fastify-plugin'
 import autocannon from 'autocannon'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import mapwarden from '../plugins/app.js'
+import { exposedMapwarden } from '../plugins/app.js'
 
 type Figure = { name: string, value: number, unit: string, note?: string }
 const PASSWORD = 'bench-admin-password'
@@ -17,7 +16,7 @@ const SECONDS = Number(process.env.MW_BENCH_SECURITY_SECONDS ?? 8)
 async function start (dataDir: string, authCacheSeconds: number): Promise<FastifyInstance> {
   const root = Fastify({ logger: false })
   await root.register(async (scope) => {
-    await scope.register(fp(mapwarden), { env: {}, dataDir, adminPassword: PASSWORD, announce: () => {}, authCacheSeconds, logLevel: 'silent' })
+    await scope.register(exposedMapwarden, { env: {}, dataDir, adminPassword: PASSWORD, announce: () => {}, authCacheSeconds, logLevel: 'silent' })
   }, { prefix: '/geoserver' })
   await root.listen({ port: 0, host: '127.0.0.1' })
   return root

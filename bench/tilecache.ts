@@ -7,7 +7,6 @@
 // which takes several minutes here: the bench granules have no overviews, so every low-zoom
 // metatile decodes the whole mosaic at full resolution in the mosaic renderer (geotiff.js).
 import Fastify, { type FastifyInstance } from 'fastify'
-import fp from 'fastify-plugin'
 import fastifyStatic from '@fastify/static'
 import autocannon from 'autocannon'
 import sharp from 'sharp'
@@ -18,7 +17,7 @@ import { spawnSync } from 'node:child_process'
 import { pipeline } from 'node:stream/promises'
 import yazl from 'yazl'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import mapwarden from '../plugins/app.js'
+import { exposedMapwarden } from '../plugins/app.js'
 import { createTilePool } from '../plugins/infra/tile-pool.js'
 import { GRID_SETS, tilesHigh } from '../services/seed/grid-sets.js'
 import type { TileEvent } from '../services/seed/blob-store.js'
@@ -34,7 +33,7 @@ async function startApp (dataDir: string): Promise<{ root: FastifyInstance, app:
   const root = Fastify({ logger: false })
   let app: FastifyInstance | undefined
   await root.register(async (scope) => {
-    await scope.register(fp(mapwarden), { env: {}, dataDir, adminPassword: PASSWORD, announce: () => {}, harvestRoots: [DATA], workerThreads: 2, logLevel: 'silent' })
+    await scope.register(exposedMapwarden, { env: {}, dataDir, adminPassword: PASSWORD, announce: () => {}, harvestRoots: [DATA], workerThreads: 2, logLevel: 'silent' })
     app = scope
   }, { prefix: '/geoserver' })
   await root.listen({ port: 0, host: '127.0.0.1' })

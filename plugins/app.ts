@@ -2,6 +2,7 @@
 // Not wrapped in fastify-plugin: its hooks, parsers, error handler and decorators stay inside its
 // own encapsulation context, so a host's routes and parsers are untouched.
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import fp from 'fastify-plugin'
 import { resolveConfig, type MapwardenConfig, type MapwardenOptions } from './infra/config.js'
 import errors from './infra/errors.js'
 import services from './infra/services.js'
@@ -74,3 +75,11 @@ export function serverOptions (config: Pick<MapwardenConfig, 'logLevel' | 'bodyL
 
 export { resolveConfig }
 export type { MapwardenConfig, MapwardenOptions }
+
+/**
+ * The same plugin without its own encapsulation, for tests, benchmarks and hosts that want the
+ * decorators (app.db, app.tileCache...). A separate function, because fastify-plugin marks the
+ * function it is given: wrapping the default export itself would strip its encapsulation (and
+ * its prefix) everywhere else in the process.
+ */
+export const exposedMapwarden = fp((instance: FastifyInstance, opts: MapwardenPluginOptions) => mapwarden(instance, opts), { name: 'mapwarden-exposed' })

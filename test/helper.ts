@@ -3,8 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import fp from 'fastify-plugin'
-import mapwarden, { type MapwardenPluginOptions } from '../plugins/app.js'
+import { exposedMapwarden, type MapwardenPluginOptions } from '../plugins/app.js'
 
 export const ADMIN_PASSWORD = 'test-admin-password'
 export const BASE = '/geoserver'
@@ -26,11 +25,11 @@ export async function build (t: TestLike, opts: BuildOptions = {}): Promise<Fast
   const dataDir = opts.dataDir ?? tempDir(t)
   const root = Fastify({ logger: false })
   let app: FastifyInstance | undefined
-  // fp() around a wrapper (fp marks the function it is given; the export must stay encapsulated) so the tests can reach the decorators (app.db, app.workspaces) of the scope it returns;
+  // The exposed variant so the tests can reach the decorators (app.db, app.workspaces) of the scope it returns;
   // inject() on that scope still goes through the whole server. The encapsulation test registers
   // the plugin exactly as a host would.
   await root.register(async (scope) => {
-    await scope.register(fp((instance: FastifyInstance, o: MapwardenPluginOptions) => mapwarden(instance, o)), {
+    await scope.register(exposedMapwarden, {
       env: {},
       adminPassword: ADMIN_PASSWORD,
       authCacheSeconds: 60,

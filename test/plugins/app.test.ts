@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import http from 'node:http'
 import Fastify from 'fastify'
-import mapwarden, { serverOptions } from '../../plugins/app.js'
+import mapwarden, { exposedMapwarden, serverOptions } from '../../plugins/app.js'
 import { build, ADMIN, ADMIN_PASSWORD, BASE, basic, tempDir } from '../helper.js'
 
 t.test('registered into a host, the plugin leaves the host\'s routes, hooks and parsers alone', async (t) => {
@@ -84,8 +84,7 @@ t.test('unexpected failures are 500 without details; domain errors keep their st
   // Routes that fail on purpose, on an instance of its own.
   const fresh = Fastify()
   await fresh.register(async (scope) => {
-    const fp = (await import('fastify-plugin')).default
-    await scope.register(fp((i: any, o: any) => mapwarden(i, o)), { env: {}, dataDir: tempDir(t), adminPassword: ADMIN_PASSWORD, announce: () => {} })
+    await scope.register(exposedMapwarden, { env: {}, dataDir: tempDir(t), adminPassword: ADMIN_PASSWORD, announce: () => {} })
     scope.get('/boom', { config: { access: 'public' } }, async () => { throw new Error('secret /etc/path detail') })
     scope.get('/enospc', { config: { access: 'public' } }, async () => { throw Object.assign(new Error('ENOSPC: no space'), { code: 'ENOSPC' }) })
   }, { prefix: BASE })
@@ -108,10 +107,9 @@ t.test('an oversized body is 413 and changes nothing', async (t) => {
 t.test('ZIP uploads stream to a temp file under a cap, chunked or not, and never outlive the request', async (t) => {
   const dataDir = tempDir(t)
   const server = Fastify()
-  const fp = (await import('fastify-plugin')).default
   const seen: string[] = []
   await server.register(async (scope) => {
-    await scope.register(fp((i: any, o: any) => mapwarden(i, o)), { env: {}, dataDir, adminPassword: ADMIN_PASSWORD, announce: () => {}, uploadLimit: 4096 })
+    await scope.register(exposedMapwarden, { env: {}, dataDir, adminPassword: ADMIN_PASSWORD, announce: () => {}, uploadLimit: 4096 })
     scope.put('/upload', async (req) => { seen.push(req.upload!.path); return { size: req.upload!.size, exists: fs.existsSync(req.upload!.path) } })
   }, { prefix: BASE })
   t.teardown(() => server.close())
@@ -133,4 +131,18 @@ t.test('ZIP uploads stream to a temp file under a cap, chunked or not, and never
   t.equal(status, 413, 'a declared length past the cap is refused before reading')
   t.same(fs.readdirSync(path.join(dataDir, 'tmp', 'uploads')), [], 'no upload file is left behind')
   t.equal(seen.length, 1)
+})
+
+t.test('the exposed variant shows its decorators and leaves the default export encapsulated', async (t) => {
+  const first = Fastify()
+  await first.register(exposedMapwarden, { dataDir: tempDir(t), env: {}, adminPassword: ADMIN_PASSWORD, announce: () => {} })
+  t.teardown(() => first.close())
+  await first.ready()
+  t.ok((first as any).db, 'decorators reach the host')
+  const host = Fastify()
+  await host.register(mapwarden, { prefix: '/geoserver', dataDir: tempDir(t), env: {}, adminPassword: ADMIN_PASSWORD, announce: () => {} })
+  t.teardown(() => host.close())
+  const res = await host.inject({ method: 'GET', url: '/geoserver/health' })
+  t.equal(res.statusCode, 200, 'the default export still honours its prefix')
+  t.notOk((host as any).db)
 })

@@ -3,9 +3,8 @@
 // Basic credentials sent over plain HTTP.
 import t from 'tap'
 import Fastify from 'fastify'
-import fp from 'fastify-plugin'
 import { Writable } from 'node:stream'
-import mapwarden, { serverOptions } from '../../plugins/app.js'
+import { exposedMapwarden, serverOptions } from '../../plugins/app.js'
 import { ADMIN, ADMIN_PASSWORD, BASE, basic, build, tempDir } from '../helper.js'
 import type { FastifyInstance } from 'fastify'
 
@@ -16,7 +15,7 @@ t.test('credentials, user passwords and the master password never reach the log'
   const root = Fastify({ ...opts, logger: { ...(opts.logger as object), stream } })
   let app: FastifyInstance | undefined
   await root.register(async (scope) => {
-    await scope.register(fp(mapwarden), { env: {}, adminPassword: ADMIN_PASSWORD, announce: () => {}, dataDir: tempDir(t), logLevel: 'trace' })
+    await scope.register(exposedMapwarden, { env: {}, adminPassword: ADMIN_PASSWORD, announce: () => {}, dataDir: tempDir(t), logLevel: 'trace' })
     app = scope
   }, { prefix: BASE })
   await root.ready()

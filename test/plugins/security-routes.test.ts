@@ -3,8 +3,7 @@
 // deliberately says `access: 'public'` or `access: 'authenticated'` and is on the lists below.
 import t from 'tap'
 import Fastify from 'fastify'
-import fp from 'fastify-plugin'
-import mapwarden from '../../plugins/app.js'
+import { exposedMapwarden } from '../../plugins/app.js'
 import { hashPassword } from '../../services/auth/passwords.js'
 import { ADMIN_PASSWORD, BASE, basic, tempDir } from '../helper.js'
 import type { FastifyInstance } from 'fastify'
@@ -32,7 +31,7 @@ async function buildAudited (t: Parameters<typeof tempDir>[0]) {
   })
   let app: FastifyInstance | undefined
   await root.register(async (scope) => {
-    await scope.register(fp(mapwarden), { env: {}, adminPassword: ADMIN_PASSWORD, announce: () => {}, dataDir: tempDir(t) })
+    await scope.register(exposedMapwarden, { env: {}, adminPassword: ADMIN_PASSWORD, announce: () => {}, dataDir: tempDir(t) })
     app = scope
   }, { prefix: BASE })
   await root.ready()
