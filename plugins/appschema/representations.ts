@@ -3,6 +3,7 @@
 import type { FastifyRequest } from 'fastify'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
+import yazl from 'yazl'
 import { Link, type Document, type Value } from '../infra/representation.js'
 import type { Urls } from '../infra/services.js'
 import type { FeatureTypeRow, StoreRow } from '../../services/appschema/catalog-rows.js'
@@ -90,13 +91,8 @@ export function featureTypeDoc (req: FastifyRequest, urls: Urls, ft: FeatureType
   }
 }
 
-/**
- * The stored files as a ZIP stream, names relative to the store directory. yazl is loaded on use:
- * it is still a devDependency in package.json, and a static import would stop the whole server from
- * starting in an image built with `npm prune --omit=dev`.
- */
+/** The stored files as a ZIP stream, names relative to the store directory. */
 export async function zipOf (dir: string, files: string[]): Promise<Readable> {
-  const { default: yazl } = await import('yazl')
   const zip = new yazl.ZipFile()
   for (const f of files) zip.addFile(path.join(dir, ...f.split('/')), f)
   zip.end()

@@ -12,7 +12,8 @@ import type { Db } from '../storage/database.js'
 import type { WorkspaceService } from '../catalog/workspaces.js'
 import { checkName } from '../files/names.js'
 import { extractZip, type ZipLimits } from '../files/zip.js'
-import { fsyncTree, renameDurable, within, writeFileAtomic } from '../files/atomic.js'
+import { fsyncTree, renameDurable, withStaging, within, writeFileAtomic } from '../files/atomic.js'
+import { createKeyedQueue } from '../keyed-queue.js'
 import {
   DataStoreNotEmpty, DataStoreNotFound, DifferentFeatureTypes, FeatureTypeNameTaken, FeatureTypeNotFound,
   InvalidConfigure, NoAppSchemaFile, NotAnAppSchemaStore
@@ -54,20 +55,11 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
   const rows = createCatalogRows(db)
   const filesRoot = path.join(dataDir, 'appschema')
   const cacheDir = path.join(dataDir, 'app-schema-cache')
-  const tmpDir = path.join(dataDir, 'tmp')
-  const locks = new Map<string, Promise<unknown>>()
-
   /**
    * Runs uploads and deletes of one workspace one after the other: feature type names are unique
    * per workspace, so two stores of a workspace must not pick names at the same time.
    */
-  const serialized = async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const prev = locks.get(key) ?? Promise.resolve()
-    const run = prev.then(fn, fn)
-    const settled = run.catch(() => undefined)
-    locks.set(key, settled)
-    try { return await run } finally { if (locks.get(key) === settled) locks.delete(key) }
-  }
+  const serialized = createKeyedQueue()
 
   const requireStore = async (ws: string, name: string): Promise<StoreRow> => {
     await workspaces.get(ws)
@@ -122,53 +114,51 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
     return serialized(ws.name, async () => {
       const existing = rows.getStore(ws.name, store)
       if (existing && existing.type !== STORE_TYPE) throw NotAnAppSchemaStore(store, ws.name)
-      await fs.mkdir(tmpDir, { recursive: true })
-      const stage = path.join(tmpDir, `appschema-${randomBytes(8).toString('hex')}`)
-      await fs.mkdir(stage)
-      let placed: string | undefined
-      try {
-        let mainFile: string
-        if (input.zipPath !== undefined) mainFile = await mainFileOf(stage, input.zipPath)
-        else {
-          mainFile = filename!
-          await writeFileAtomic(path.join(stage, mainFile), input.text ?? '')
-        }
-        const report = await checkMapping({ uploadRoot: stage, mainFile, cacheDir })
-        const names = report.featureTypes.map((f) => f.name)
-        if (existing) {
-          const old = existing.config.featureTypeNames
-          const same = old.length === names.length && [...old].sort().join('\n') === [...names].sort().join('\n')
-          if (!same) throw DifferentFeatureTypes(names.join(', '), store, old.join(', '), `/rest/workspaces/${ws.name}/datastores/${store}`)
-        }
-        const wanted = input.configure === 'none' ? [] : input.configure === 'first' ? report.featureTypes.slice(0, 1) : report.featureTypes
-        const current = new Map(existing ? rows.featureTypes(ws.name, store).map((r) => [r.nativeName, r]) : [])
-        const resNames = resourceNames(ws.name, store, wanted, current)
-        const insert: FeatureTypeRow[] = []
-        const update: FeatureTypeRow[] = []
-        wanted.forEach((ft, i) => (current.has(ft.name) ? update : insert).push(toRow(ws.name, store, resNames[i], ft)))
+      return withStaging(dataDir, 'appschema', async (stage) => {
+        let placed: string | undefined
+        try {
+          let mainFile: string
+          if (input.zipPath !== undefined) mainFile = await mainFileOf(stage, input.zipPath)
+          else {
+            mainFile = filename!
+            await writeFileAtomic(path.join(stage, mainFile), input.text ?? '')
+          }
+          const report = await checkMapping({ uploadRoot: stage, mainFile, cacheDir })
+          const names = report.featureTypes.map((f) => f.name)
+          if (existing) {
+            const old = existing.config.featureTypeNames
+            const same = old.length === names.length && [...old].sort().join('\n') === [...names].sort().join('\n')
+            if (!same) throw DifferentFeatureTypes(names.join(', '), store, old.join(', '), `/rest/workspaces/${ws.name}/datastores/${store}`)
+          }
+          const wanted = input.configure === 'none' ? [] : input.configure === 'first' ? report.featureTypes.slice(0, 1) : report.featureTypes
+          const current = new Map(existing ? rows.featureTypes(ws.name, store).map((r) => [r.nativeName, r]) : [])
+          const resNames = resourceNames(ws.name, store, wanted, current)
+          const insert: FeatureTypeRow[] = []
+          const update: FeatureTypeRow[] = []
+          wanted.forEach((ft, i) => (current.has(ft.name) ? update : insert).push(toRow(ws.name, store, resNames[i], ft)))
 
-        await fsyncTree(stage)
-        const version = `${now().toString(36)}-${randomBytes(4).toString('hex')}`
-        const dirRel = path.posix.join('appschema', ws.name, store, version)
-        placed = within(dataDir, dirRel)
-        await renameDurable(stage, placed)
-        const config: StoreConfig = {
-          url: pathToFileURL(path.join(placed, mainFile)).href.replace(/^file:\/\//, 'file:'),
-          namespace: ws.namespaceUri,
-          dir: dirRel,
-          mainFile,
-          featureTypeNames: names,
-          geometryNames: report.featureTypes.filter((f) => f.attributes.some((a) => a.binding === 'org.locationtech.jts.geom.Geometry')).map((f) => f.name),
-          sources: report.sources
+          await fsyncTree(stage)
+          const version = `${now().toString(36)}-${randomBytes(4).toString('hex')}`
+          const dirRel = path.posix.join('appschema', ws.name, store, version)
+          placed = within(dataDir, dirRel)
+          await renameDurable(stage, placed)
+          const config: StoreConfig = {
+            url: pathToFileURL(path.join(placed, mainFile)).href.replace(/^file:\/\//, 'file:'),
+            namespace: ws.namespaceUri,
+            dir: dirRel,
+            mainFile,
+            featureTypeNames: names,
+            geometryNames: report.featureTypes.filter((f) => f.attributes.some((a) => a.binding === 'org.locationtech.jts.geom.Geometry')).map((f) => f.name),
+            sources: report.sources
+          }
+          rows.save(ws.name, store, config, !existing, { insert, update })
+          placed = undefined // committed: the new files are the store's now
+          if (existing && existing.config.dir !== dirRel) await removeQuietly(within(dataDir, existing.config.dir))
+          return { created: !existing, configured: resNames, report }
+        } finally {
+          if (placed) await fs.rm(placed, { recursive: true, force: true })
         }
-        rows.save(ws.name, store, config, !existing, { insert, update })
-        placed = undefined // committed: the new files are the store's now
-        if (existing && existing.config.dir !== dirRel) await removeQuietly(within(dataDir, existing.config.dir))
-        return { created: !existing, configured: resNames, report }
-      } finally {
-        await fs.rm(stage, { recursive: true, force: true })
-        if (placed) await fs.rm(placed, { recursive: true, force: true })
-      }
+      })
     })
   }
 

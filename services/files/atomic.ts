@@ -79,3 +79,15 @@ export function within (root: string, ...parts: string[]): string {
   if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw new Error(`path escapes its root: ${parts.join('/')}`)
   return resolved
 }
+
+/**
+ * Runs `fn` with a fresh staging folder under `<dataDir>/tmp` (same filesystem as the data, so it
+ * can be renamed into place; wiped at every start) and removes whatever is left of it afterwards,
+ * so a failed request leaves nothing behind.
+ */
+export async function withStaging<T> (dataDir: string, prefix: string, fn: (dir: string) => Promise<T>): Promise<T> {
+  const tmp = path.join(dataDir, 'tmp')
+  await fs.mkdir(tmp, { recursive: true })
+  const dir = await fs.mkdtemp(path.join(tmp, `${prefix}-`))
+  try { return await fn(dir) } finally { await fs.rm(dir, { recursive: true, force: true }) }
+}

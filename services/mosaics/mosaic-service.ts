@@ -4,13 +4,13 @@
 // data directory and the catalog as they were.
 import fs from 'node:fs'
 import path from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import type { Db } from '../storage/database.js'
 import type { WorkspaceService } from '../catalog/workspaces.js'
 import { checkName } from '../files/names.js'
 import { extractZip, type ZipLimits } from '../files/zip.js'
-import { fsyncTree, renameDurable } from '../files/atomic.js'
+import { fsyncTree, renameDurable, withStaging } from '../files/atomic.js'
+import { createKeyedQueue } from '../keyed-queue.js'
 import {
   CoverageExists, CoverageNotFound, CoverageStoreNotEmpty, CoverageStoreNotFound, EmptyMosaic, GranuleFilterRequired,
   GranuleNotFound, HarvestBadLocation, HarvestNotSupported, HarvestOutsideRoots, InvalidCoverage, InvalidLimit, InvalidOffset,
@@ -51,21 +51,12 @@ export function createMosaicService (deps: MosaicServiceDeps) {
   const index: GranuleIndex = createSqliteGranuleIndex(db)
   const rows = createCatalogRows(db)
   const now = deps.now ?? (() => new Date())
-  const tmpRoot = path.join(dataDir, 'tmp')
   const storeDir = (ws: string, store: string) => path.join(dataDir, 'data', ws, store)
 
   // One writer per store: uploads, harvests and deletes of a store run one after the other, so two
   // PUTs of the same store cannot interleave their renames and transactions.
-  const locks = new Map<string, Promise<unknown>>()
-  function exclusive<T> (ws: string, store: string, fn: () => Promise<T>): Promise<T> {
-    const key = JSON.stringify([ws, store])
-    const prev = locks.get(key) ?? Promise.resolve()
-    const run = prev.catch(() => {}).then(fn)
-    const tail = run.catch(() => {})
-    locks.set(key, tail)
-    tail.then(() => { if (locks.get(key) === tail) locks.delete(key) })
-    return run
-  }
+  const queue = createKeyedQueue()
+  const exclusive = <T>(ws: string, store: string, fn: () => Promise<T>): Promise<T> => queue(JSON.stringify([ws, store]), fn)
 
   const storeInfo = (ws: string, name: string): StoreInfo => {
     const s = rows.store(ws, name)!
@@ -176,12 +167,6 @@ export function createMosaicService (deps: MosaicServiceDeps) {
 
   const posixRel = (from: string, to: string) => path.relative(from, to).split(path.sep).join('/')
 
-  async function withStaging<T> (fn: (dir: string) => Promise<T>): Promise<T> {
-    const dir = path.join(tmpRoot, `mosaic-${Date.now()}-${randomBytes(6).toString('hex')}`)
-    await fs.promises.mkdir(dir, { recursive: true })
-    try { return await fn(dir) } finally { await fs.promises.rm(dir, { recursive: true, force: true }) }
-  }
-
   function isUnder (root: string, p: string): boolean {
     const rel = path.relative(root, p)
     return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
@@ -270,7 +255,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
       if (opts.coverageName !== undefined) checkName(opts.coverageName, 'coverage')
       const existing = rows.store(ws, store)
       if (existing && existing.type !== 'ImageMosaic') throw InvalidCoverage(`store ${store} exists and is a ${existing.type} store, not an ImageMosaic`)
-      return await exclusive(ws, store, () => withStaging(async (staging) => {
+      return await exclusive(ws, store, () => withStaging(dataDir, 'mosaic', async (staging) => {
         const extracted = path.join(staging, 'files')
         const entries = await extractZip(zipFile, extracted, deps.zipLimits)
         await fs.promises.mkdir(extracted, { recursive: true })

@@ -8,7 +8,7 @@ import path from 'node:path'
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../storage/database.js'
 import type { RasterStyle } from '../../workers/render-types.js'
-import { writeFileAtomic, within } from '../files/atomic.js'
+import { withStaging, writeFileAtomic, within } from '../files/atomic.js'
 import { checkName } from '../files/names.js'
 import type { ZipLimits } from '../files/zip.js'
 import {
@@ -174,13 +174,10 @@ export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps
   }
 
   const withPackage = async <T>(zipPath: string, fn: (sld: string, stage: string, images: string[]) => Promise<T>): Promise<T> => {
-    const stage = await fs.mkdtemp(path.join(dataDir, 'tmp', 'style-'))
-    try {
+    return withStaging(dataDir, 'style', async (stage) => {
       const pkg = await unpackStylePackage(zipPath, stage, zipLimits)
       return await fn(pkg.sld, stage, pkg.images)
-    } finally {
-      await fs.rm(stage, { recursive: true, force: true })
-    }
+    })
   }
 
   return {
