@@ -4,14 +4,13 @@
 //    accounted) vs `rm -rf` of the same files.
 // Bounded: about 13 s of load plus two writes of 100,000 small files (MW_BENCH_DISKQUOTA_TILES
 // lowers the count; on an idle machine the whole run takes well under two minutes).
-import Fastify, { type FastifyInstance } from 'fastify'
 // @ts-ignore autocannon's types come from bench/autocannon.d.ts on main
 import autocannon from 'autocannon'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
-import { exposedMapwarden } from '../plugins/app.js'
+import { startMapwarden } from './harness.js'
 import { openDatabase } from '../services/storage/database.js'
 import { createBlobStore } from '../services/seed/blob-store.js'
 import { createSqliteQuotaStore } from '../services/diskquota/sqlite-quota-store.js'
@@ -19,19 +18,7 @@ import { createDiskQuota } from '../services/diskquota/disk-quota.js'
 import { GRID_SETS, gridSubset } from '../services/seed/grid-sets.js'
 
 type Figure = { name: string, value: number, unit: string, note?: string }
-const PASSWORD = 'bench-admin-password'
 const TILES = Number(process.env.MW_BENCH_DISKQUOTA_TILES ?? 100_000)
-
-async function startApp (dataDir: string): Promise<{ root: FastifyInstance, app: FastifyInstance, url: string }> {
-  const root = Fastify({ logger: false })
-  let app: FastifyInstance | undefined
-  await root.register(async (scope) => {
-    await scope.register(exposedMapwarden, { env: {}, dataDir, adminPassword: PASSWORD, announce: () => {}, logLevel: 'silent' })
-    app = scope
-  }, { prefix: '/geoserver' })
-  const url = await root.listen({ port: 0, host: '127.0.0.1' })
-  return { root, app: app!, url }
-}
 
 async function rps (url: string, duration = 3): Promise<number> {
   const r: { requests: { average: number }, non2xx: number } = await autocannon({ url, connections: 10, duration })
@@ -40,8 +27,7 @@ async function rps (url: string, duration = 3): Promise<number> {
 }
 
 async function cachedGets (): Promise<Figure[]> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-bench-dq-'))
-  const { root, app, url } = await startApp(dataDir)
+  const { app, url, close } = await startMapwarden()
   try {
     await app.workspaces.create({ name: 'bench' })
     const now = new Date().toISOString()
@@ -68,8 +54,7 @@ async function cachedGets (): Promise<Figure[]> {
       { name: 'cached tile GET on/off ratio', value: Number((avg(on) / avg(off)).toFixed(3)), unit: 'x', note: 'target >= 0.8' }
     ]
   } finally {
-    await root.close()
-    fs.rmSync(dataDir, { recursive: true, force: true })
+    await close()
   }
 }
 

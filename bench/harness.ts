@@ -4,21 +4,29 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
-import mapwarden, { type MapwardenPluginOptions } from '../plugins/app.js'
+import { exposedMapwarden, type MapwardenPluginOptions } from '../plugins/app.js'
 
 export interface Figure { name: string, value: number, unit: string, note?: string }
 export const BENCH_PASSWORD = 'bench-admin-password'
 export const AUTH = 'Basic ' + Buffer.from(`admin:${BENCH_PASSWORD}`).toString('base64')
 
+/**
+ * The real plugin (its decorators visible, for benches that set data up directly) under
+ * /geoserver on a loopback port; `close()` also removes a data directory it made itself.
+ */
 export async function startMapwarden (opts: MapwardenPluginOptions = {}): Promise<{ app: FastifyInstance, url: string, close: () => Promise<void> }> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'mw-bench-'))
-  const app = Fastify({ logger: false })
-  await app.register(mapwarden, { prefix: '/geoserver', env: {}, adminPassword: BENCH_PASSWORD, announce: () => {}, ...opts, dataDir })
-  const url = await app.listen({ port: 0, host: '127.0.0.1' })
+  const root = Fastify({ logger: false })
+  let app: FastifyInstance | undefined
+  await root.register(async (scope) => {
+    await scope.register(exposedMapwarden, { env: {}, adminPassword: BENCH_PASSWORD, announce: () => {}, logLevel: 'silent', ...opts, dataDir })
+    app = scope
+  }, { prefix: '/geoserver' })
+  const url = await root.listen({ port: 0, host: '127.0.0.1' })
   return {
-    app,
+    app: app!,
     url,
-    close: async () => { await app.close(); if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true }) }
+    close: async () => { await root.close(); if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true }) }
   }
 }
 

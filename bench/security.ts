@@ -1,40 +1,22 @@
 // Security figures (not a test): authenticated `GET {base}/rest/workspaces.json` requests/s over
 // real HTTP on 127.0.0.1 with the verified-credentials cache on (authCacheSeconds 60) against a
 // fresh scrypt check on every request (authCacheSeconds 0), measured in the same run.
-import Fastify, { type FastifyInstance } from 'fastify'
 import autocannon from 'autocannon'
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import { exposedMapwarden } from '../plugins/app.js'
+import { AUTH, startMapwarden } from './harness.js'
 
 type Figure = { name: string, value: number, unit: string, note?: string }
-const PASSWORD = 'bench-admin-password'
-const AUTH = 'Basic ' + Buffer.from(`admin:${PASSWORD}`).toString('base64')
 const SECONDS = Number(process.env.MW_BENCH_SECURITY_SECONDS ?? 8)
 
-async function start (dataDir: string, authCacheSeconds: number): Promise<FastifyInstance> {
-  const root = Fastify({ logger: false })
-  await root.register(async (scope) => {
-    await scope.register(exposedMapwarden, { env: {}, dataDir, adminPassword: PASSWORD, announce: () => {}, authCacheSeconds, logLevel: 'silent' })
-  }, { prefix: '/geoserver' })
-  await root.listen({ port: 0, host: '127.0.0.1' })
-  return root
-}
-
 async function measure (authCacheSeconds: number): Promise<{ rps: number, p99: number, errors: number }> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-bench-security-'))
-  const root = await start(dataDir, authCacheSeconds)
+  const mw = await startMapwarden({ authCacheSeconds })
   try {
-    const { port } = root.server.address() as { port: number }
-    const url = `http://127.0.0.1:${port}/geoserver/rest/workspaces.json`
+    const url = `${mw.url}/geoserver/rest/workspaces.json`
     const check = await fetch(url, { headers: { authorization: AUTH } })
     if (check.status !== 200) throw new Error(`warm-up answered ${check.status}`)
     const result = await autocannon({ url, connections: 10, duration: SECONDS, headers: { authorization: AUTH } })
     return { rps: result.requests.average, p99: result.latency.p99, errors: result.non2xx + result.errors }
   } finally {
-    await root.close()
-    fs.rmSync(dataDir, { recursive: true, force: true })
+    await mw.close()
   }
 }
 

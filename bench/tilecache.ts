@@ -17,7 +17,7 @@ import { spawnSync } from 'node:child_process'
 import { pipeline } from 'node:stream/promises'
 import yazl from 'yazl'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { exposedMapwarden } from '../plugins/app.js'
+import { AUTH, startMapwarden } from './harness.js'
 import { createTilePool } from '../plugins/infra/tile-pool.js'
 import { GRID_SETS, tilesHigh } from '../services/seed/grid-sets.js'
 import type { TileEvent } from '../services/seed/blob-store.js'
@@ -26,19 +26,7 @@ type Figure = { name: string, value: number, unit: string, note?: string }
 const DATA = process.env.BENCH_DATA ?? '/tmp/bench-data'
 const ZOOM = Number(process.env.MW_BENCH_TILECACHE_ZOOM ?? 8)
 const GRIDS = process.env.MW_BENCH_TILECACHE_4326 === '1' ? ['EPSG:900913', 'EPSG:4326'] : ['EPSG:900913']
-const PASSWORD = 'bench-admin-password'
-const AUTH = { authorization: 'Basic ' + Buffer.from(`admin:${PASSWORD}`).toString('base64') }
-
-async function startApp (dataDir: string): Promise<{ root: FastifyInstance, app: FastifyInstance }> {
-  const root = Fastify({ logger: false })
-  let app: FastifyInstance | undefined
-  await root.register(async (scope) => {
-    await scope.register(exposedMapwarden, { env: {}, dataDir, adminPassword: PASSWORD, announce: () => {}, harvestRoots: [DATA], workerThreads: 2, logLevel: 'silent' })
-    app = scope
-  }, { prefix: '/geoserver' })
-  await root.listen({ port: 0, host: '127.0.0.1' })
-  return { root, app: app! }
-}
+const AUTH_HEADERS = { authorization: AUTH }
 
 /** The four bench granules as one mosaic layer `bench:mosaic`, loaded as a stored (uncompressed) ZIP. */
 async function createMosaic (app: FastifyInstance): Promise<string> {
@@ -70,7 +58,7 @@ async function seed (app: FastifyInstance, layer: string, gridSetId: string) {
   const res = await app.inject({
     method: 'POST',
     url: `/geoserver/tilecache/rest/seed/${layer}.json`,
-    headers: { ...AUTH, 'content-type': 'application/json' },
+    headers: { ...AUTH_HEADERS, 'content-type': 'application/json' },
     payload: JSON.stringify({ seedRequest: { gridSetId, zoomStart: 0, zoomStop: ZOOM, type: 'seed', format: 'image/png', threadCount: 4 } })
   })
   if (res.statusCode !== 200) throw new Error(`seed: ${res.statusCode} ${res.body}`)
@@ -124,8 +112,7 @@ export async function run (): Promise<Figure[]> {
     return [{ name: 'tilecache: skipped', value: 0, unit: '', note: `no benchmark data in ${DATA}; run /work/shared/bench/make-mosaic.sh` }]
   }
   const figures: Figure[] = []
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-bench-tiles-'))
-  const { root, app } = await startApp(dataDir)
+  const { app, url, close } = await startMapwarden({ harvestRoots: [DATA], workerThreads: 2 })
   try {
     const layer = await createMosaic(app)
     // The same stall measure with nothing to do, on this (shared) machine, as its baseline.
@@ -164,8 +151,7 @@ export async function run (): Promise<Figure[]> {
     // Cached GET: the same stored file through the XYZ route and through @fastify/static.
     const e = m.first
     const gs = GRID_SETS['EPSG:900913']
-    const address = root.server.address() as { port: number }
-    const tileUrl = `http://127.0.0.1:${address.port}/geoserver/tilecache/service/xyz/${layer}/EPSG:900913/${e.z}/${e.x}/${tilesHigh(gs, e.z) - 1 - e.y}.png`
+    const tileUrl = `${url}/geoserver/tilecache/service/xyz/${layer}/EPSG:900913/${e.z}/${e.x}/${tilesHigh(gs, e.z) - 1 - e.y}.png`
     const file = app.tileCache.store.tilePath(e)
     const stat = Fastify({ logger: false })
     await stat.register(fastifyStatic, { root: path.dirname(file) })
@@ -179,8 +165,7 @@ export async function run (): Promise<Figure[]> {
       { name: '@fastify/static GET of the same file', value: round(theirs), unit: 'req/s' },
       { name: 'cached tile GET / @fastify/static', value: round(ours / theirs), unit: 'ratio', note: 'target >= 0.8' })
   } finally {
-    await root.close()
-    fs.rmSync(dataDir, { recursive: true, force: true })
+    await close()
   }
   return figures
 }
