@@ -21,12 +21,12 @@ export default async function workspaces (app: FastifyInstance) {
 
   for (const url of suffixed('/workspaces')) {
     app.get(url, async (req, reply) => {
-      const list = await service.list()
-      return reply.resource({
+      const list = await service.list() // the same array until a workspace changes
+      return reply.cachedResource(list, () => ({
         workspaces: {
           workspace: list.map((ws) => ({ name: ws.name, href: new Link(urls.rest(req, 'workspaces', ws.name), 'application/atom+xml') }))
         }
-      })
+      }))
     })
     app.post(url, async (req, reply) => {
       const ws = await service.create(bodyRoot(req.body, 'workspace'))

@@ -38,6 +38,11 @@ declare module 'fastify' {
   interface FastifyReply {
     /** Sends a document as XML or JSON, as the request asked (default XML). */
     resource (doc: Document, status?: number): FastifyReply
+    /**
+     * Like resource(), for a document built from an immutable source object (a cached list): the
+     * serialized body is kept for as long as that object lives.
+     */
+    cachedResource (source: object, build: () => Document): FastifyReply
   }
 }
 
@@ -150,14 +155,31 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
     done()
   })
 
-  app.decorateReply('resource', function (this: FastifyReply, doc: Document, status = 200) {
-    const req = this.request
-    let format: Format
-    if (req.format === 'xml' || req.format === 'json') format = req.format
-    else if (req.formatFromSuffix || formatFromAccept(req.headers.accept) === null) {
+  const formatOf = (req: FastifyRequest): Format => {
+    if (req.format === 'xml' || req.format === 'json') return req.format
+    if (req.formatFromSuffix || formatFromAccept(req.headers.accept) === null) {
       throw NotAcceptable(req.formatFromSuffix ? '.' + req.format : JSON.stringify(req.headers.accept), 'application/xml, application/json')
-    } else format = 'xml'
+    }
+    return 'xml'
+  }
+  app.decorateReply('resource', function (this: FastifyReply, doc: Document, status = 200) {
+    const format = formatOf(this.request)
     return this.code(status).type(MEDIA_TYPES[format]).send(serialize(doc, format))
+  })
+  // Serialized bodies of an unchanged source object, per format and origin (hrefs are absolute).
+  const bodies = new WeakMap<object, Map<string, string>>()
+  app.decorateReply('cachedResource', function (this: FastifyReply, source: object, build: () => Document) {
+    const req = this.request
+    const format = formatOf(req)
+    const key = `${format} ${req.protocol}://${req.host}`
+    let forSource = bodies.get(source)
+    if (!forSource) bodies.set(source, forSource = new Map())
+    let body = forSource.get(key)
+    if (body === undefined) {
+      body = serialize(build(), format)
+      if (forSource.size < 16) forSource.set(key, body) // a few origins at most; never unbounded
+    }
+    return this.code(200).type(MEDIA_TYPES[format]).send(body)
   })
 
   app.removeAllContentTypeParsers()

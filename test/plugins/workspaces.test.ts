@@ -172,3 +172,13 @@ t.test('a suffixed request without a body is not parsed by its suffix', async (t
   const res = await app.inject({ method: 'DELETE', url: `${BASE}/rest/workspaces/gone.xml`, headers: ADMIN })
   t.equal(res.statusCode, 200)
 })
+
+t.test('a cached list body follows the request\'s host and the catalog\'s changes', async (t) => {
+  const app = await build(t)
+  await app.inject({ method: 'POST', url: `${BASE}/rest/workspaces.json`, headers: ADMIN, payload: '{"workspace":{"name":"one"}}' })
+  const get = (host: string) => app.inject({ method: 'GET', url: `${BASE}/rest/workspaces.json`, headers: { ...ADMIN, host } })
+  t.equal((await get('a.example')).body, '{"workspaces":{"workspace":[{"name":"one","href":"http://a.example/geoserver/rest/workspaces/one.json"}]}}')
+  t.equal((await get('b.example')).body, '{"workspaces":{"workspace":[{"name":"one","href":"http://b.example/geoserver/rest/workspaces/one.json"}]}}')
+  await app.inject({ method: 'DELETE', url: `${BASE}/rest/workspaces/one`, headers: ADMIN })
+  t.equal((await get('a.example')).body, '{"workspaces":""}')
+})
