@@ -247,6 +247,7 @@ export function createTileBreeder (deps: BreederDeps) {
       for (const t of queue.splice(0)) { t.killed = true; finish(t, 'aborted') }
       aborter.abort()
       await Promise.allSettled([...runs])
+      saveRecords() // a last try for records a full disk held back
     },
 
     /** Resolves when no task is pending or running (tests, bench). */
