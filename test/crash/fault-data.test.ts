@@ -8,7 +8,7 @@ import { runFaultPoints } from './fault-run.js'
 t.test('a kill at any mosaic, quota, security fault point loses nothing acknowledged and tears nothing', async (t) => {
   await runFaultPoints(t, [
     'mosaic.afterStage', 'mosaic.afterAside@2', 'mosaic.afterFileBeforeIndex@2', 'mosaic.afterIndex@2',
-    'mosaic.harvestBeforeIndex', 'granule.afterRowBeforeFile',
+    'mosaic.harvestBeforeIndex', 'mosaic.deleteBeforeFiles', 'granule.afterRowBeforeFile',
     'quota.beforeConfigWrite', 'quota.afterConfigWrite', 'quota.beforeFlush', 'quota.afterFlush',
     'masterpw.afterNewKeystore', 'masterpw.beforeCommit', 'masterpw.afterCommit',
     'acl.beforeCommit@2', 'acl.afterCommit',

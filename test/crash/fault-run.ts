@@ -14,6 +14,7 @@ export function opsFor (point: string): OpName[] {
   const first: OpName[] = area === 'workspace' ? ['workspace']
     : area === 'style' ? ['styleZip', 'styleSld', 'styleZipReplace']
       : point === 'mosaic.harvestBeforeIndex' ? ['harvest']
+        : point.startsWith('mosaic.delete') ? ['storeCycle', 'storeCycle']
         : area === 'mosaic' ? ['mosaicUpload']
           : area === 'granule' ? ['harvest', 'granuleDelete']
             : area === 'quota' && /Config/.test(point) ? ['quota']

@@ -8,9 +8,9 @@ import path from 'node:path'
 import { Disconnected, http, harvestFile, mosaicZip, rng, sld, stylePackage, type Model, type Server } from './harness.js'
 
 export const OPS = ['workspace', 'styleZip', 'styleSld', 'styleZipReplace', 'aclAdd', 'aclUpdate', 'catalogMode', 'masterpw',
-  'quota', 'mosaicUpload', 'harvest', 'granuleDelete', 'seed', 'truncate'] as const
+  'quota', 'mosaicUpload', 'harvest', 'granuleDelete', 'storeCycle', 'seed', 'truncate'] as const
 export type OpName = typeof OPS[number]
-const SHARED: OpName[] = ['aclAdd', 'aclUpdate', 'catalogMode', 'masterpw', 'quota', 'mosaicUpload', 'harvest', 'granuleDelete', 'seed', 'truncate']
+const SHARED: OpName[] = ['aclAdd', 'aclUpdate', 'catalogMode', 'masterpw', 'quota', 'mosaicUpload', 'harvest', 'granuleDelete', 'storeCycle', 'seed', 'truncate']
 
 const WS = 'crash'
 const STORE = 'm'
@@ -37,8 +37,8 @@ export const fetchers = {
     const c = (await http(s, 'GET', '/gwc/rest/diskquota.json')).json().tilecacheQuotaConfiguration
     return `${c.enabled}/${c.globalQuota.value}${c.globalQuota.units}`
   },
-  mosaic: async (s: Server) => {
-    const r = await http(s, 'GET', `${GRANULES}.json`)
+  mosaic: async (s: Server, store = STORE) => {
+    const r = await http(s, 'GET', `/rest/workspaces/${WS}/coveragestores/${store}/coverages/${store}/index/granules.json`)
     if (r.status !== 200) return 'absent'
     return (r.json().features as Array<{ properties: { location: string } }>).map((f) => f.properties.location).sort().join('\n')
   }
@@ -169,6 +169,16 @@ export function createWorkload (m: Model, seed: number): Workload {
           await ok(http(s, 'DELETE', `${GRANULES}/${victim.id}?purge=all`), op)
           if (fs.existsSync(victim.properties.location)) throw new Error(`granuleDelete: ${victim.properties.location} still on disk after purge=all was acknowledged`)
         })
+      }
+      case 'storeCycle': {
+        // A second store, created and deleted in turn (a delete removes its rows, then its folder).
+        const fetch = (s: Server) => fetchers.mosaic(s, 'd')
+        m.track('mosaic:d', fetch, await fetch(s))
+        if (acked('mosaic:d') === 'absent') {
+          const zip = await mosaicZip(i, 2)
+          return change('mosaic:d', [`g${i}_0.tif`, `g${i}_1.tif`].join('\n'), () => ok(http(s, 'PUT', `/rest/workspaces/${WS}/coveragestores/d/file.imagemosaic`, zip, 'application/zip'), op))
+        }
+        return change('mosaic:d', 'absent', () => ok(http(s, 'DELETE', `/rest/workspaces/${WS}/coveragestores/d?recurse=true`), op))
       }
       case 'seed':
       case 'truncate': {
