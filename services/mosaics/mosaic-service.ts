@@ -462,6 +462,34 @@ export function createMosaicService (deps: MosaicServiceDeps) {
       return removed.length
     },
 
+    /**
+     * The distinct TIME and ELEVATION values of a published mosaic layer (at most `limit` each),
+     * for the admin page's pickers; a dimension that is not enabled is absent.
+     */
+    async dimensionValues (workspace: string, store: string, coverage: string, limit = 500): Promise<{ time?: string[], elevation?: number[] }> {
+      const mosaic = index.getMosaic(workspace, store)
+      const cov = mosaic ? rows.coverage(workspace, store, coverage) : undefined
+      if (!mosaic || !cov) return {}
+      const out: { time?: string[], elevation?: number[] } = {}
+      const { timeAttribute, elevationAttribute } = mosaic.settings
+      if (cov.config.dimensions?.time && timeAttribute) out.time = index.distinct(workspace, store, timeAttribute, limit).map(String)
+      if (cov.config.dimensions?.elevation && elevationAttribute) out.elevation = index.distinct(workspace, store, elevationAttribute, limit).map(Number)
+      return out
+    },
+
+    /** Every image mosaic with its CRS, granule count, extent and coverages (admin page). */
+    async overview (): Promise<Array<{ workspace: string, store: string, crs?: string, granules: number, extent?: [number, number, number, number], coverages: string[] }>> {
+      const all = db.prepare('SELECT workspace, store FROM mosaic_stores ORDER BY workspace, store').all() as Array<{ workspace: string, store: string }>
+      return all.map(({ workspace, store }) => ({
+        workspace,
+        store,
+        crs: index.getMosaic(workspace, store)?.crs,
+        granules: index.count(workspace, store),
+        extent: index.extent(workspace, store),
+        coverages: rows.coverages(workspace, store).map((c) => c.name)
+      }))
+    },
+
     /** Builds the worker job for a render request (tile cache, WMS-like calls). */
     async prepareRender (req: RenderRequest): Promise<RenderJob> {
       return await prepareRenderJob(req, { db, index, compile })

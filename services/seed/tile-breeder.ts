@@ -240,6 +240,22 @@ export function createTileBreeder (deps: BreederDeps) {
       return out
     },
 
+    /**
+     * Terminates one pending or running task (GWC's kill_thread form); with `layer`, only a task of
+     * that layer. Undefined when there is no such live task.
+     */
+    killTask (id: number, layer?: string): { task: Task, was: TaskState } | undefined {
+      const t = tasks.get(id)
+      if (!t || t.killed || (t.state !== 'pending' && t.state !== 'running') || (layer && t.layer !== layer)) return undefined
+      const was = t.state
+      t.killed = true
+      if (t.state === 'pending') {
+        queue.splice(queue.indexOf(t), 1)
+        finish(t, 'aborted')
+      } else changed(t)
+      return { task: t, was }
+    },
+
     /** Stops everything (server shutdown) and waits for the tasks in hand. */
     async close () {
       closing = true
