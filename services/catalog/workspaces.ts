@@ -3,6 +3,11 @@
 import type { Db } from '../storage/database.js'
 import { WorkspaceExists, WorkspaceNotEmpty, WorkspaceNotFound } from '../errors.js'
 import { checkName } from '../files/names.js'
+import { onlyFields } from '../body-fields.js'
+
+// GeoServer's workspace representation; the store links are read-only (GET-modify-PUT sends them back).
+const WORKSPACE_FIELDS = ['name', 'isolated']
+const WORKSPACE_READ_ONLY = ['dataStores', 'coverageStores', 'wmsStores', 'wmtsStores', 'dateCreated', 'dateModified']
 
 export interface Workspace { name: string, namespaceUri: string, isolated: boolean }
 
@@ -59,6 +64,7 @@ export function createWorkspaceService ({ store, namespaceBase }: { store: Works
     get: require,
     async exists (name: string) { return (await store.get(name)) !== undefined },
     async create (input: { name?: unknown, isolated?: unknown }) {
+      onlyFields(input, 'workspace', WORKSPACE_FIELDS, WORKSPACE_READ_ONLY)
       const name = checkName(input.name, 'workspace')
       const ws = { name, namespaceUri: `${namespaceBase}/${encodeURIComponent(name)}`, isolated: input.isolated === true || input.isolated === 'true' }
       if (!(await store.insert(ws))) throw WorkspaceExists(name)
@@ -66,6 +72,7 @@ export function createWorkspaceService ({ store, namespaceBase }: { store: Works
       return ws
     },
     async update (name: string, input: { name?: unknown, isolated?: unknown }) {
+      onlyFields(input, 'workspace', WORKSPACE_FIELDS, WORKSPACE_READ_ONLY)
       const old = await require(name)
       const next = {
         ...old,
