@@ -27,7 +27,10 @@ export function createSqliteWorkspaceStore (db: Db): WorkspaceStore {
   const q = {
     list: db.prepare('SELECT * FROM workspaces ORDER BY name'),
     get: db.prepare('SELECT * FROM workspaces WHERE name = ?'),
-    insert: db.prepare('INSERT OR IGNORE INTO workspaces (name, namespace_uri, isolated, created_at) VALUES (?, ?, ?, ?)'),
+    // Refused when a name equal ignoring (ASCII) case exists: on a case-insensitive file system
+    // their tile and style folders would be one folder. One statement, so two racing creates cannot both pass.
+    insert: db.prepare(`INSERT INTO workspaces (name, namespace_uri, isolated, created_at)
+      SELECT @name, @uri, @isolated, @at WHERE NOT EXISTS (SELECT 1 FROM workspaces WHERE name = @name COLLATE NOCASE)`),
     update: db.prepare('UPDATE workspaces SET name = ?, namespace_uri = ?, isolated = ? WHERE name = ?'),
     stores: db.prepare('SELECT count(*) FROM stores WHERE workspace = ?').pluck(),
     remove: db.prepare('DELETE FROM workspaces WHERE name = ?')
@@ -38,7 +41,7 @@ export function createSqliteWorkspaceStore (db: Db): WorkspaceStore {
     async list () { return (q.list.all() as any[]).map(rowTo) },
     async get (name) { const r = q.get.get(name) as any; return r ? rowTo(r) : undefined },
     async insert (ws) {
-      return q.insert.run(ws.name, ws.namespaceUri, ws.isolated ? 1 : 0, new Date().toISOString()).changes === 1
+      return q.insert.run({ name: ws.name, uri: ws.namespaceUri, isolated: ws.isolated ? 1 : 0, at: new Date().toISOString() }).changes === 1
     },
     async update (name, ws) { q.update.run(ws.name, ws.namespaceUri, ws.isolated ? 1 : 0, name) },
     async contents (name) { return (q.stores.get(name) as number) + ((styles?.get(name) as number | undefined) ?? 0) },
@@ -82,7 +85,8 @@ export function createWorkspaceService ({ store, namespaceBase }: { store: Works
       if (next.name !== old.name) {
         // Renaming would orphan stores, styles and tile sets; GeoServer refuses it for non-empty ones too.
         if (await store.contents(name) > 0) throw WorkspaceNotEmpty()
-        if (await store.get(next.name)) throw WorkspaceExists(next.name)
+        const folded = next.name.toLowerCase()
+        if ((await store.list()).some((w) => w.name !== old.name && w.name.toLowerCase() === folded)) throw WorkspaceExists(next.name)
         next.namespaceUri = `${namespaceBase}/${encodeURIComponent(next.name)}`
       }
       await store.update(name, next)
