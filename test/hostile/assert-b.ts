@@ -3,6 +3,7 @@
 // manifest is unchanged, catalog GETs that answer the same, and no temp or staging file left.
 import fs from 'node:fs'
 import path from 'node:path'
+import { createHash } from 'node:crypto'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { Test } from 'tap'
 import { manifest } from '../manifest.js'
@@ -61,7 +62,8 @@ export async function snapshot (app: FastifyInstance, gets: string[] = [], heade
   return { files: stable(app.config.dataDir), catalog }
 }
 
-export interface Refusal { status: number, message: string | RegExp }
+/** `echo`: the client's own input, which the message may quote (it is not an internal path). */
+export interface Refusal { status: number, message: string | RegExp, echo?: string }
 
 /**
  * Checks one refused response: status, text/plain, the message, no internals; then that the data
@@ -73,9 +75,27 @@ export async function assertRefused (t: Tap, app: FastifyInstance, res: LightMyR
   t.match(String(res.headers['content-type']), /^text\/plain/, `${label}: text/plain`)
   if (typeof want.message === 'string') t.equal(res.body, want.message, `${label}: message`)
   else t.match(res.body, want.message, `${label}: message`)
-  assertNoInternals(t, res.body, app.config.dataDir, label)
+  assertNoInternals(t, want.echo ? res.body.split(want.echo).join('') : res.body, app.config.dataDir, label)
   const after = await snapshot(app, gets, headers)
   t.same(after.files, before.files, `${label}: data directory unchanged`)
   t.same(after.catalog, before.catalog, `${label}: catalog answers unchanged`)
   t.same(leftovers(app.config.dataDir), [], `${label}: no temp file left`)
+}
+
+/** A manifest of any folder that records symbolic links instead of following them. */
+export function treeManifest (dir: string): string[] {
+  const out: string[] = []
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name)
+      const rel = path.relative(dir, p)
+      if (e.isSymbolicLink()) out.push(`${rel} -> ${fs.readlinkSync(p)}`)
+      else if (e.isDirectory()) { out.push(rel + '/'); walk(p) } else {
+        const data = fs.readFileSync(p)
+        out.push(`${rel}\t${data.length}\t${createHash('sha256').update(data).digest('hex')}`)
+      }
+    }
+  }
+  walk(dir)
+  return out.sort()
 }
