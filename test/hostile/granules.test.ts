@@ -11,6 +11,8 @@ import { build, ADMIN, BASE, tempDir } from '../helper.js'
 import { canary } from '../manifest.js'
 import { makeTiff, makeZip, INDEXER, TIMEREGEX, ELEVATIONREGEX } from '../fixtures/mosaics/make.js'
 import { assertRefused, snapshot, treeManifest } from './assert-b.js'
+import { findGranules } from '../../services/mosaics/scan.js'
+import { statusOf } from '../../plugins/infra/errors.js'
 
 const R = `${BASE}/rest/workspaces/ws/coveragestores`
 const G = `${R}/temp/coverages/temp/index/granules`
@@ -194,4 +196,13 @@ t.test('[hostile #57] harvesting the same file twice is idempotent: granules and
   r = await app.inject({ method: 'POST', url: `${R}/temp/external.imagemosaic`, headers: { ...ADMIN, 'content-type': 'text/plain' }, payload: root })
   t.equal(r.statusCode, 201)
   t.same(app.db.prepare('SELECT * FROM mosaic_granules ORDER BY seq').all(), rowsAfterFirst, 'same rows after harvesting the folder')
+})
+
+t.test('[hostile #56] a harvest folder holding more granules than one request may index is a 400, not a 500', async (t) => {
+  const dir = tempDir(t, 'mwmany')
+  for (let i = 0; i < 11; i++) fs.writeFileSync(path.join(dir, `g${i}.tif`), '')
+  const err = await findGranules(dir, { wildcard: '*.*', recursive: true }, 10).then(() => undefined, (e) => e)
+  t.match(err, { code: 'MW_MOSAIC_TOO_MANY_GRANULES', message: 'More than 10 granules in one request; harvest the sub-folders one at a time' })
+  t.equal(statusOf(err), 400)
+  t.same((await findGranules(dir, { wildcard: '*.*', recursive: true }, 11)).length, 11)
 })
