@@ -130,10 +130,17 @@ export function createTileBreeder (deps: BreederDeps) {
     try {
       if (t.type === 'truncate') {
         const { spec } = t.job
+        // A kill stops the truncate between two tiles (the store checks the signal), rather than
+        // marking it aborted while it deletes to the end.
+        const stop = new AbortController()
+        t.cancel = () => stop.abort()
+        if (t.killed || closing) stop.abort()
         t.tilesDone = await deps.store.truncate({
           layer: spec.layer.qualifiedName, gridSet: spec.gridSet.id, formats: spec.formats,
           parameterId: t.job.parameterId, zoomStart: spec.zoomStart, zoomStop: spec.zoomStop,
-          rectAt: (z) => rectAt(t.job.range, z)
+          rectAt: (z) => rectAt(t.job.range, z),
+          signal: stop.signal,
+          onDeleted: () => { t.tilesDone++ }
         })
       } else {
         // Killing stops the task after the metatile in hand (GWC terminate flag).
@@ -146,8 +153,10 @@ export function createTileBreeder (deps: BreederDeps) {
           if (now() - (t.savedAt ?? 0) >= 1000) persist(t)
         }
       }
+      t.cancel = undefined
       finish(t, t.killed || closing ? 'aborted' : 'done')
     } catch (err) {
+      t.cancel = undefined
       deps.log?.warn({ err, task: t.id, layer: t.layer }, 'seed task failed')
       finish(t, 'aborted', isStorageFull(err) ? `aborted: ${StorageFull().message}` : (err as Error).message)
     }
@@ -222,6 +231,7 @@ export function createTileBreeder (deps: BreederDeps) {
         if (t.state === 'pending' && code === 'running') continue
         out.push({ task: t, was: t.state })
         t.killed = true
+        t.cancel?.()
         if (t.state === 'pending') {
           queue.splice(queue.indexOf(t), 1)
           finish(t, 'aborted')
@@ -251,6 +261,7 @@ export function createTileBreeder (deps: BreederDeps) {
       closing = true
       if (retry) { clearTimeout(retry); retry = undefined }
       for (const t of queue.splice(0)) { t.killed = true; finish(t, 'aborted') }
+      for (const t of tasks.values()) t.cancel?.()
       aborter.abort()
       await Promise.allSettled([...runs])
     },
