@@ -12,7 +12,7 @@ import { viewOf, type Job, type Task, type TaskState } from './task.js'
 import type { LayerInfo } from '../catalog/layers.js'
 import type { TileFormat } from './formats.js'
 import type { ParameterSet } from './parameters.js'
-import { StorageFull, TileCacheClosing, TooManyPendingTasks, isStorageFull } from '../errors.js'
+import { MapwardenError, StorageFull, TileCacheClosing, TooManyPendingTasks, isStorageFull } from '../errors.js'
 import type { TaskRecords } from './task-records.js'
 import type { TaskView } from './task.js'
 
@@ -43,6 +43,16 @@ export interface BreederDeps {
 }
 
 export type KillCode = 'running' | 'pending' | 'all'
+
+/** Why a task stopped, as its resource shows it: no file path or stack (the log has the detail). */
+export function abortReason (err: unknown): string {
+  if (isStorageFull(err)) return `aborted: ${StorageFull().message}`
+  if (err instanceof MapwardenError) return `aborted: ${err.message}`
+  const code = (err as { code?: unknown } | undefined)?.code
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code)
+    ? `aborted: ${code} while rendering or writing tiles (details in the server log)`
+    : 'aborted: unexpected failure (details in the server log)'
+}
 
 export function createTileBreeder (deps: BreederDeps) {
   const now = deps.now ?? Date.now
@@ -158,7 +168,7 @@ export function createTileBreeder (deps: BreederDeps) {
     } catch (err) {
       t.cancel = undefined
       deps.log?.warn({ err, task: t.id, layer: t.layer }, 'seed task failed')
-      finish(t, 'aborted', isStorageFull(err) ? `aborted: ${StorageFull().message}` : (err as Error).message)
+      finish(t, 'aborted', abortReason(err))
     }
   }
 
@@ -264,6 +274,7 @@ export function createTileBreeder (deps: BreederDeps) {
       for (const t of tasks.values()) t.cancel?.()
       aborter.abort()
       await Promise.allSettled([...runs])
+      saveRecords() // a last try for records a full disk held back
     },
 
     /** Resolves when no task is pending or running (tests, bench). */
