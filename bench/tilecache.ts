@@ -8,7 +8,6 @@
 // missing the bench tries `apt-get install -y gdal-bin` (root only) before giving up on it.
 import Fastify, { type FastifyInstance } from 'fastify'
 import fastifyStatic from '@fastify/static'
-import autocannon from 'autocannon'
 import sharp from 'sharp'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -17,7 +16,7 @@ import { spawnSync } from 'node:child_process'
 import { pipeline } from 'node:stream/promises'
 import yazl from 'yazl'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { AUTH, startMapwarden } from './harness.js'
+import { AUTH, load, startMapwarden } from './harness.js'
 import { createTilePool } from '../plugins/infra/tile-pool.js'
 import { GRID_SETS, tilesHigh } from '../services/seed/grid-sets.js'
 import type { TileEvent } from '../services/seed/blob-store.js'
@@ -68,7 +67,7 @@ async function seed (app: FastifyInstance, layer: string, gridSetId: string) {
   loop.disable()
   clearInterval(sampler)
   const failed = app.tileCache.breeder.list().length
-  return { tiles, bytes, secs, rss, maxLoopMs: loop.max / 1e6, first: first!, failed }
+  return { tiles, bytes, secs, rss, maxLoopMs: loop.max / 1e6, p99LoopMs: loop.percentile(99) / 1e6, first: first!, failed }
 }
 
 /** The PNG encode ceiling: `count` real 256x256 tiles of the bench imagery, two threads. */
@@ -112,10 +111,6 @@ function gdal2tiles (profile: 'mercator' | 'geodetic') {
   return r.status === 0 ? { tiles, bytes, secs } : undefined
 }
 
-async function reqPerSec (url: string): Promise<number> {
-  const r: { requests: { average: number } } = await autocannon({ url, connections: 10, duration: 5 })
-  return r.requests.average
-}
 
 export async function run (): Promise<Figure[]> {
   if (!fs.existsSync(path.join(DATA, 'mosaic.vrt'))) {
@@ -140,7 +135,8 @@ export async function run (): Promise<Figure[]> {
         { name: `tilecache seed ${gs} z0-${ZOOM} PNG`, value: round(r.tiles / r.secs), unit: 'tiles/s', note: `${r.tiles} tiles in ${r.secs.toFixed(1)} s` },
         { name: `tilecache seed ${gs} avg tile size`, value: Math.round(r.bytes / Math.max(1, r.tiles)), unit: 'bytes' },
         { name: `tilecache seed ${gs} peak RSS`, value: Math.round(r.rss / 2 ** 20), unit: 'MB', note: `whole process, worker threads included; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? 'unset'}; target < 400` },
-        { name: `tilecache seed ${gs} longest event-loop stall`, value: round(r.maxLoopMs), unit: 'ms', note: 'monitorEventLoopDelay while seeding; target <= 50' })
+        { name: `tilecache seed ${gs} longest event-loop stall`, value: round(r.maxLoopMs), unit: 'ms', note: 'monitorEventLoopDelay while seeding; target <= 50' },
+        { name: `tilecache seed ${gs} event-loop delay p99`, value: round(r.p99LoopMs), unit: 'ms', note: 'same histogram' })
       // The ceiling right after the seed it is compared with (the machine's load drifts), same tile count.
       const ceiling = await encodeCeiling(r.tiles)
       figures.push(
@@ -168,8 +164,16 @@ export async function run (): Promise<Figure[]> {
     await stat.register(fastifyStatic, { root: path.dirname(file) })
     await stat.listen({ port: 0, host: '127.0.0.1' })
     const staticUrl = `http://127.0.0.1:${(stat.server.address() as { port: number }).port}/${path.basename(file)}`
-    const ours = await reqPerSec(tileUrl)
-    const theirs = await reqPerSec(staticUrl)
+    // Alternated, three rounds each, load generator in a worker thread; the median of each side.
+    const oursRuns: number[] = []
+    const theirsRuns: number[] = []
+    for (let i = 0; i < 3; i++) {
+      oursRuns.push((await load(tileUrl, {}, 4, 10)).rps)
+      theirsRuns.push((await load(staticUrl, {}, 4, 10)).rps)
+    }
+    const median = (a: number[]) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)]
+    const ours = median(oursRuns)
+    const theirs = median(theirsRuns)
     await stat.close()
     figures.push(
       { name: 'cached tile GET (XYZ)', value: round(ours), unit: 'req/s' },
