@@ -143,18 +143,17 @@ export async function run (): Promise<Figure[]> {
         { name: `sharp PNG encode ceiling (defaults), 2 threads, ${r.tiles} tiles`, value: round(ceiling['sharp defaults'].tps), unit: 'tiles/s', note: `avg ${Math.round(ceiling['sharp defaults'].avg)} bytes` },
         { name: 'sharp PNG encode, mapwarden settings, 2 threads', value: round(ceiling['mapwarden settings'].tps), unit: 'tiles/s', note: `avg ${Math.round(ceiling['mapwarden settings'].avg)} bytes` },
         { name: `tilecache seed ${gs} / encode ceiling`, value: round(r.tiles / r.secs / ceiling['sharp defaults'].tps), unit: 'ratio', note: 'target >= 0.5' })
-    }
-    const m = seeded['EPSG:900913']
-    for (const [gs, profile] of [['EPSG:900913', 'mercator'], ['EPSG:4326', 'geodetic']] as const) {
-      if (!GRIDS.includes(gs) || !GDAL2TILES) continue
+      // gdal2tiles on the same data and zooms, right after (the machine's load drifts).
+      if (!GDAL2TILES) continue
+      const profile = gs === 'EPSG:900913' ? 'mercator' : 'geodetic'
       const g = gdal2tiles(profile)
       if (!g) { figures.push({ name: `gdal2tiles ${profile}`, value: 0, unit: '', note: 'gdal2tiles.py not installed or failed' }); continue }
-      const s = seeded[gs]
       figures.push(
         { name: `gdal2tiles ${profile} z0-${ZOOM} (2 processes)`, value: round(g.tiles / g.secs), unit: 'tiles/s', note: `${g.tiles} tiles, avg ${Math.round(g.bytes / g.tiles)} bytes` },
-        { name: `tilecache seed ${gs} / gdal2tiles`, value: round((s.tiles / s.secs) / (g.tiles / g.secs)), unit: 'ratio', note: 'target >= 3' },
-        { name: `tilecache ${gs} avg tile size / gdal2tiles`, value: round((s.bytes / s.tiles) / (g.bytes / g.tiles)), unit: 'ratio', note: 'target <= 1.25' })
+        { name: `tilecache seed ${gs} / gdal2tiles`, value: round((r.tiles / r.secs) / (g.tiles / g.secs)), unit: 'ratio', note: 'target >= 3' },
+        { name: `tilecache ${gs} avg tile size / gdal2tiles`, value: round((r.bytes / r.tiles) / (g.bytes / g.tiles)), unit: 'ratio', note: 'target <= 1.25' })
     }
+    const m = seeded['EPSG:900913']
     // Cached GET: the same stored file through the XYZ route and through @fastify/static.
     const e = m.first
     const gs = GRID_SETS['EPSG:900913']
