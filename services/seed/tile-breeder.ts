@@ -76,8 +76,9 @@ export function createTileBreeder (deps: BreederDeps) {
     if (!deps.records) return
     for (const [id, t] of unsaved) {
       try {
-        deps.records.save(viewOf(t, now()), t.finishedAt)
+        deps.records.save(viewOf(t, now()), t.finishedAt, durable.has(id))
         unsaved.delete(id)
+        durable.delete(id)
       } catch (err) {
         deps.log?.warn({ err, task: id }, 'could not write a seed task record; retrying')
         if (!retry && !closing) { retry = setTimeout(() => { retry = undefined; saveRecords() }, 1000); retry.unref() }
@@ -85,10 +86,12 @@ export function createTileBreeder (deps: BreederDeps) {
       }
     }
   }
-  function persist (t: Task) {
+  const durable = new Set<number>() // unsaved tasks with a state change (not only progress)
+  function persist (t: Task, stateChange = true) {
     if (!deps.records) return
     t.savedAt = now()
     unsaved.set(t.id, t)
+    if (stateChange) durable.add(t.id)
     saveRecords()
   }
 
@@ -160,7 +163,7 @@ export function createTileBreeder (deps: BreederDeps) {
           await processMetatile(t, mt)
           t.tilesDone += rectArea(mt.wanted)
           changed(t)
-          if (now() - (t.savedAt ?? 0) >= 1000) persist(t)
+          if (now() - (t.savedAt ?? 0) >= 1000) persist(t, false) // progress only
         }
       }
       t.cancel = undefined
