@@ -1,7 +1,7 @@
 // mapwarden as a Fastify plugin: `host.register(mapwarden, { prefix: '/geoserver', dataDir })`.
 // Not wrapped in fastify-plugin: its hooks, parsers, error handler and decorators stay inside its
 // own encapsulation context, so a host's routes and parsers are untouched.
-import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { resolveConfig, type MapwardenConfig, type MapwardenOptions } from './infra/config.js'
 import errors from './infra/errors.js'
@@ -20,6 +20,7 @@ import web from './web/index.js'
 import { registerOpenApi } from './openapi/index.js'
 import { createRequire } from 'node:module'
 import path from 'node:path'
+import type { Duplex } from 'node:stream'
 
 export type MapwardenPluginOptions = MapwardenOptions & {
   /** Where a generated admin password is shown once; default: standard error. */
@@ -76,8 +77,30 @@ export function serverOptions (config: Pick<MapwardenConfig, 'logLevel' | 'bodyL
     bodyLimit: config.bodyLimit,
     routerOptions: { maxParamLength: 1000 },
     forceCloseConnections: 'idle',
-    return503OnClosing: true
+    return503OnClosing: true,
+    // Errors met before a route is found answer like every other refusal: text/plain, no internals
+    // (Fastify's defaults are JSON that names its own error codes).
+    frameworkErrors: (err, _req, reply) => {
+      const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'Path segment too long' : 'Malformed URL: a path segment is not valid percent-encoded UTF-8'
+      ;(reply as FastifyReply).code(400).type('text/plain; charset=utf-8').send(message)
+    },
+    clientErrorHandler
   }
+}
+
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request headers larger than the server accepts'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'Request not received in time']
+}
+
+/** Requests Node's HTTP parser refuses (bad framing, oversize headers): a text/plain answer, then close. */
+function clientErrorHandler (err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, reason, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Bad Request', 'Malformed HTTP request']
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`)
+  }
+  socket.destroy()
 }
 
 export { resolveConfig }

@@ -60,6 +60,11 @@ export const AdminRequired = createError('MW_CORE_ADMIN_REQUIRED', 'forbidden', 
 export const AccessDenied = createError('MW_CORE_ACCESS_DENIED', 'forbidden', 'Access denied: %s')
 export const TooManyAuthFailures = createError('MW_CORE_TOO_MANY_AUTH_FAILURES', 'busy', 'Too many failed logins from this address; try again later')
 export const StorageFull = createError('MW_CORE_STORAGE_FULL', 'storage_full', 'Not enough space on the data directory to complete the request')
+/** A file system or SQLite failure that means the data directory is full (or over its quota). */
+export function isStorageFull (err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL' || (err instanceof MapwardenError && err.kind === 'storage_full')
+}
 
 // --- archives (shared by styles, app-schema and mosaics) ---
 export const NotAZip = createError('MW_ZIP_NOT_A_ZIP', 'invalid', 'Not a ZIP archive: %s')

@@ -109,8 +109,9 @@ export default async function seed (app: FastifyInstance) {
   app.get<{ Params: { id: string } }>('/seed/tasks/:id', async (req, reply) => {
     const id = /^\d{1,15}$/.test(req.params.id) ? Number(req.params.id) : NaN
     const task = cache.breeder.task(id)
-    if (!task) throw SeedTaskNotFound(req.params.id)
-    const { error, ...view } = viewOf(task, Date.now())
+    const stored = task ? viewOf(task, Date.now()) : cache.breeder.record(id)
+    if (!stored) throw SeedTaskNotFound(req.params.id)
+    const { error, ...view } = stored
     return reply.resource({ task: { ...view, error } })
   })
   const streams = new Set<import('node:http').ServerResponse>()

@@ -42,6 +42,7 @@ export function createAuthenticator (deps: AuthenticatorDeps) {
   const failures = new Map<string, { count: number, last: number }>()
   const delayedByAddress = new Map<string, number>()
   let delayed = 0
+  const inflight = new Map<string, Promise<{ record: Awaited<ReturnType<UserStore['get']>>, ok: boolean }>>()
   const count = (k: string) => failures.get(k)?.count ?? 0
   const fail = (k: string) => {
     const n = count(k) + 1
@@ -89,9 +90,20 @@ export function createAuthenticator (deps: AuthenticatorDeps) {
         }
       }
 
-      const record = await deps.users.get(user)
-      // Unknown users cost one scrypt too, so timing does not tell which names exist.
-      const ok = await verifyPassword(password, record?.passwordHash ?? await DUMMY_HASH_PROMISE)
+      // Identical checks already under way share their scrypt: a burst of requests with the same
+      // header (a client's first requests, before the cache has the pair) costs one computation.
+      let check = inflight.get(k)
+      if (!check) {
+        check = (async () => {
+          const record = await deps.users.get(user)
+          // Unknown users cost one scrypt too, so timing does not tell which names exist.
+          const ok = await verifyPassword(password, record?.passwordHash ?? await DUMMY_HASH_PROMISE)
+          return { record, ok }
+        })()
+        inflight.set(k, check)
+        check.finally(() => inflight.delete(k)).catch(() => {})
+      }
+      const { record, ok } = await check
       if (!ok || !record || !record.enabled) {
         const n = Math.max(fail(byAddress), fail(byUser))
         deps.onFailure?.({ user, address, failures: n, delayMs: failureDelayMs(n) })
