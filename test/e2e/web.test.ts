@@ -100,6 +100,14 @@ t.test('the admin page in a real browser', async (t) => {
     await page.waitForSelector('#quota-bar[data-used]', WAIT)
     const before = Number(await page.getAttribute('#quota-bar', 'data-used'))
     await page.selectOption('#seed-form select[name=gridSetId]', 'EPSG:4326')
+    // Bounds drawn on the map land in the form, in the form's grid set.
+    await page.click('#draw-bounds')
+    const box = (await page.locator('#map').boundingBox())!
+    await page.mouse.click(box.x + box.width * 0.4, box.y + box.height * 0.4)
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.6)
+    await page.mouse.click(box.x + box.width * 0.6, box.y + box.height * 0.6)
+    const drawn = await page.$$eval('#seed-form fieldset input', (i) => i.map((x) => Number((x as HTMLInputElement).value)))
+    t.ok(drawn[0] < drawn[2] && drawn[1] < drawn[3] && drawn[0] > -10 && drawn[2] < 30 && drawn[1] > 35 && drawn[3] < 60, `drawn bounds ${drawn.join(',')} in lon/lat inside the layer`)
     await page.fill('#seed-form input[name=zoomStart]', '0')
     await page.fill('#seed-form input[name=zoomStop]', '5')
     await page.fill('#seed-form input[name=minx]', '-10')
@@ -134,6 +142,16 @@ t.test('the admin page in a real browser', async (t) => {
     t.match(await page.textContent('#message'), `Requested to terminate task ${id}.`)
     const task = await fetch(`${origin}${BASE}/gwc/rest/seed/tasks/${id}.json`, { headers: ADMIN })
     t.equal((await task.json()).task.state, 'aborted', 'the server agrees')
+
+    // The quota settings form writes the REST resource.
+    await page.check('#quota-form input[name=enabled]')
+    await page.fill('#quota-form input[name=value]', '2')
+    await page.selectOption('#quota-form select[name=units]', 'GiB')
+    await page.click('#quota-form button[type=submit]')
+    await page.waitForFunction(() => document.getElementById('message')!.textContent === 'Disk quota saved.', undefined, WAIT)
+    const config = await (await fetch(`${origin}${BASE}/gwc/rest/diskquota.json`, { headers: ADMIN })).json()
+    t.match(config.tilecacheQuotaConfiguration, { enabled: true, globalQuota: { value: '2', units: 'GiB' } })
+    t.match(await page.textContent('#quota-text'), 'of 2.0 GiB')
 
     // Footprints of the mosaic's granules, the styles list.
     await page.click('button.footprints[data-store="demo:watertemp"]')

@@ -17,7 +17,10 @@ const PUBLIC = [
 const AUTHENTICATED = [
   /^(GET|HEAD) \/geoserver\/rest\/about\/version(\.xml|\.json)?$/,
   /^PUT \/geoserver\/rest\/security\/masterpw(\.xml|\.json)?$/,
-  /^POST \/geoserver\/(tilecache|gwc)\/rest\/seed\/:layer$/
+  /^POST \/geoserver\/(tilecache|gwc)\/rest\/seed\/:layer$/,
+  // The admin page and what it reads to find out who is there and which layers they may read.
+  /^(GET|HEAD) \/geoserver\/rest\/openapi\.json$/,
+  /^(GET|HEAD) \/geoserver\/(session|web|web\/|web\/(index|api)\.html|web\/(app|api)\.js|web\/app\.css|web\/layers\.json)$/
 ]
 
 interface Seen { method: string, url: string, access: string }

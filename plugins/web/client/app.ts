@@ -387,10 +387,23 @@ async function saveQuota (ev: SubmitEvent) {
 // Styles and mosaics (read-only)
 
 async function loadStyles () {
-  const doc = await getJson<{ styles: { style?: unknown } | string }>(`${REST}/styles.json`)
-  const list = asList<{ name: string, href?: string }>(typeof doc.styles === 'object' ? doc.styles.style : undefined)
-  $('styles').replaceChildren(...list.map((s) => el('li', {}, el('a', { href: `${REST}/styles/${encodeURIComponent(s.name)}.sld` }, s.name))))
-  if (list.length === 0) $('styles').append(el('li', {}, 'No global style.'))
+  // Global styles, then each workspace's: links to their SLD.
+  const list = async (url: string) => {
+    const doc = await getJson<{ styles: { style?: unknown } | string }>(url)
+    return asList<{ name: string }>(typeof doc.styles === 'object' ? doc.styles.style : undefined).map((s) => s.name)
+  }
+  const ws = await getJson<{ workspaces: { workspace?: unknown } | string }>(`${REST}/workspaces.json`)
+  const names = asList<{ name: string }>(typeof ws.workspaces === 'object' ? ws.workspaces.workspace : undefined).map((w) => w.name)
+  const items: HTMLElement[] = []
+  for (const name of await list(`${REST}/styles.json`)) {
+    items.push(el('li', {}, el('a', { href: `${REST}/styles/${encodeURIComponent(name)}.sld` }, name)))
+  }
+  for (const w of names) {
+    for (const name of await list(`${REST}/workspaces/${encodeURIComponent(w)}/styles.json`)) {
+      items.push(el('li', {}, el('a', { href: `${REST}/workspaces/${encodeURIComponent(w)}/styles/${encodeURIComponent(name)}.sld` }, `${w}:${name}`)))
+    }
+  }
+  $('styles').replaceChildren(...(items.length ? items : [el('li', {}, 'No style.')]))
 }
 
 interface MosaicInfo { workspace: string, store: string, crs?: string, granules: number, extent?: Extent, coverages: string[] }
