@@ -143,6 +143,21 @@ t.test('the admin page in a real browser', async (t) => {
     const task = await fetch(`${origin}${BASE}/gwc/rest/seed/tasks/${id}.json`, { headers: ADMIN })
     t.equal((await task.json()).task.state, 'aborted', 'the server agrees')
 
+    // Kill a layer's tasks (a running one and a pending one), then all tasks.
+    await page.fill('#seed-form input[name=threadCount]', '2')
+    await page.click('#seed-submit')
+    await page.waitForSelector('#tasks tr[data-state="pending"]', WAIT)
+    await page.click('#kill-layer')
+    await page.waitForFunction(() => document.getElementById('message')!.textContent!.startsWith('Requested to terminate all tasks'), undefined, WAIT)
+    await page.waitForFunction(() => document.querySelectorAll('#tasks tr[data-state="running"], #tasks tr[data-state="pending"]').length === 0, undefined, WAIT)
+    t.same(await (await fetch(`${origin}${BASE}/gwc/rest/seed.json`, { headers: ADMIN })).json(), { 'long-array-array': [] }, "the layer's tasks are gone")
+    await page.click('#seed-submit')
+    await page.waitForSelector('#tasks tr[data-state="pending"]', WAIT)
+    await page.click('#kill-all')
+    await page.waitForFunction(() => document.querySelectorAll('#tasks tr[data-state="running"], #tasks tr[data-state="pending"]').length === 0, undefined, WAIT)
+    t.same(await (await fetch(`${origin}${BASE}/gwc/rest/seed.json`, { headers: ADMIN })).json(), { 'long-array-array': [] }, 'all tasks are gone')
+    t.ok(await page.isVisible('#no-tasks'))
+
     // The quota settings form writes the REST resource.
     await page.check('#quota-form input[name=enabled]')
     await page.fill('#quota-form input[name=value]', '2')
