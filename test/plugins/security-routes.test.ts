@@ -18,9 +18,10 @@ const AUTHENTICATED = [
   /^(GET|HEAD) \/geoserver\/rest\/about\/version(\.xml|\.json)?$/,
   /^PUT \/geoserver\/rest\/security\/masterpw(\.xml|\.json)?$/,
   /^POST \/geoserver\/(tilecache|gwc)\/rest\/seed\/:layer$/,
-  // The admin page and what it reads to find out who is there and which layers they may read.
+  // The admin page and the API description: any user may open them; what they list follows the rules.
   /^(GET|HEAD) \/geoserver\/rest\/openapi\.json$/,
-  /^(GET|HEAD) \/geoserver\/(session|web|web\/|web\/(index|api)\.html|web\/(app|api)\.js|web\/app\.css|web\/layers\.json)$/
+  /^(GET|HEAD) \/geoserver\/web(\/|\/[\w.-]+)?$/,
+  /^(GET|HEAD) \/geoserver\/session$/
 ]
 
 interface Seen { method: string, url: string, access: string }
