@@ -76,8 +76,9 @@ export function createTileBreeder (deps: BreederDeps) {
     if (!deps.records) return
     for (const [id, t] of unsaved) {
       try {
-        deps.records.save(viewOf(t, now()), t.finishedAt)
+        deps.records.save(viewOf(t, now()), t.finishedAt, durable.has(id))
         unsaved.delete(id)
+        durable.delete(id)
       } catch (err) {
         deps.log?.warn({ err, task: id }, 'could not write a seed task record; retrying')
         if (!retry && !closing) { retry = setTimeout(() => { retry = undefined; saveRecords() }, 1000); retry.unref() }
@@ -85,10 +86,12 @@ export function createTileBreeder (deps: BreederDeps) {
       }
     }
   }
-  function persist (t: Task) {
+  const durable = new Set<number>() // unsaved tasks with a state change (not only progress)
+  function persist (t: Task, stateChange = true) {
     if (!deps.records) return
     t.savedAt = now()
     unsaved.set(t.id, t)
+    if (stateChange) durable.add(t.id)
     saveRecords()
   }
 
@@ -140,10 +143,17 @@ export function createTileBreeder (deps: BreederDeps) {
     try {
       if (t.type === 'truncate') {
         const { spec } = t.job
+        // A kill stops the truncate between two tiles (the store checks the signal), rather than
+        // marking it aborted while it deletes to the end.
+        const stop = new AbortController()
+        t.cancel = () => stop.abort()
+        if (t.killed || closing) stop.abort()
         t.tilesDone = await deps.store.truncate({
           layer: spec.layer.qualifiedName, gridSet: spec.gridSet.id, formats: spec.formats,
           parameterId: t.job.parameterId, zoomStart: spec.zoomStart, zoomStop: spec.zoomStop,
-          rectAt: (z) => rectAt(t.job.range, z)
+          rectAt: (z) => rectAt(t.job.range, z),
+          signal: stop.signal,
+          onDeleted: () => { t.tilesDone++ }
         })
       } else {
         // Killing stops the task after the metatile in hand (GWC terminate flag).
@@ -153,11 +163,13 @@ export function createTileBreeder (deps: BreederDeps) {
           await processMetatile(t, mt)
           t.tilesDone += rectArea(mt.wanted)
           changed(t)
-          if (now() - (t.savedAt ?? 0) >= 1000) persist(t)
+          if (now() - (t.savedAt ?? 0) >= 1000) persist(t, false) // progress only
         }
       }
+      t.cancel = undefined
       finish(t, t.killed || closing ? 'aborted' : 'done')
     } catch (err) {
+      t.cancel = undefined
       deps.log?.warn({ err, task: t.id, layer: t.layer }, 'seed task failed')
       finish(t, 'aborted', abortReason(err))
     }
@@ -232,6 +244,7 @@ export function createTileBreeder (deps: BreederDeps) {
         if (t.state === 'pending' && code === 'running') continue
         out.push({ task: t, was: t.state })
         t.killed = true
+        t.cancel?.()
         if (t.state === 'pending') {
           queue.splice(queue.indexOf(t), 1)
           finish(t, 'aborted')
@@ -261,6 +274,7 @@ export function createTileBreeder (deps: BreederDeps) {
       closing = true
       if (retry) { clearTimeout(retry); retry = undefined }
       for (const t of queue.splice(0)) { t.killed = true; finish(t, 'aborted') }
+      for (const t of tasks.values()) t.cancel?.()
       aborter.abort()
       await Promise.allSettled([...runs])
       saveRecords() // a last try for records a full disk held back
