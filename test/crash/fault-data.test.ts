@@ -9,9 +9,9 @@ t.test('a kill at any mosaic, quota, security fault point loses nothing acknowle
   await runFaultPoints(t, [
     'mosaic.afterStage', 'mosaic.afterAside@2', 'mosaic.afterFileBeforeIndex@2', 'mosaic.afterIndex@2',
     'mosaic.harvestBeforeIndex', 'mosaic.deleteBeforeFiles', 'granule.afterRowBeforeFile',
-    'quota.beforeConfigWrite', 'quota.afterConfigWrite', 'quota.beforeFlush', 'quota.afterFlush',
+    'quota.beforeConfigWrite', 'quota.afterConfigWrite', 'quota.beforeFlush',
     'masterpw.afterNewKeystore', 'masterpw.beforeCommit', 'masterpw.afterCommit',
     'acl.beforeCommit@2', 'acl.afterCommit',
-    'catalogMode.beforeCommit', 'catalogMode.afterCommit'
+    'catalogMode.beforeCommit'
   ], 23)
 })

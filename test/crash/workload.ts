@@ -166,8 +166,10 @@ export function createWorkload (m: Model, seed: number): Workload {
         if (harvested.length === 0) return run(s, 'harvest', client)
         const victim = r.pick(harvested)
         const next = features.filter((f) => f !== victim).map((f) => f.properties.location).sort().join('\n')
+        m.purges.push(victim.properties.location)
         return change('mosaic', next, async () => {
           await ok(http(s, 'DELETE', `${GRANULES}/${victim.id}?purge=all`), op)
+          m.purges = m.purges.filter((p) => p !== victim.properties.location)
           if (fs.existsSync(victim.properties.location)) throw new Error(`granuleDelete: ${victim.properties.location} still on disk after purge=all was acknowledged`)
         })
       }
