@@ -4,6 +4,9 @@
 // be written is written (it survives a restart with its reason, not as "aborted: restart").
 // Mounting needs root (or a user namespace); without it the test says why and skips.
 import t from 'tap'
+
+// Several server starts and kills: more than the suite's 180 s on a loaded 2-core machine.
+t.setTimeout(600_000)
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'

@@ -3,6 +3,9 @@
 // invariants: a replace interrupted anywhere leaves the old store or the new one, a purge between
 // row and file is finished at start, the quota usage equals a scan, the master password opens.
 import t from 'tap'
+
+// Several server starts and kills: more than the suite's 180 s on a loaded 2-core machine.
+t.setTimeout(600_000)
 import { runFaultPoints } from './fault-run.js'
 
 t.test('a kill at any mosaic, quota, security fault point loses nothing acknowledged and tears nothing', async (t) => {
