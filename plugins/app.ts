@@ -16,6 +16,9 @@ import security from './security/index.js'
 import seed from './seed/index.js'
 import diskquota from './diskquota/index.js'
 import tiles from './tiles/index.js'
+import web from './web/index.js'
+import { registerOpenApi } from './openapi/index.js'
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { Duplex } from 'node:stream'
 
@@ -31,6 +34,8 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
   await app.register(services, { config, prefix: app.prefix, announce })
   await app.register(negotiate, { bodyLimit: config.bodyLimit, uploadLimit: config.uploadLimit, uploadDir: path.join(config.dataDir, 'tmp', 'uploads') })
   await app.register(auth, { authenticator: app.authenticator, requireHttps: config.requireHttps })
+  // Before every route, so the OpenAPI document ({base}/rest/openapi.json) lists them all.
+  await registerOpenApi(app, (createRequire(import.meta.url)('../../package.json') as { version: string }).version)
 
   app.addHook('onRequest', (req, reply, done) => { reply.header('x-request-id', req.id); done() })
   app.setNotFoundHandler((req, reply) => {
@@ -57,6 +62,8 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
       await cache.register(tiles, { prefix: '/service' })
     }, { prefix })
   }
+  // The admin page ({base}/web/) and {base}/session.
+  await app.register(web)
 }
 
 /** Fastify options for a standalone server (plugins/server.ts) or a host that wants the same. */

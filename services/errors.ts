@@ -61,6 +61,11 @@ export const AdminRequired = createError('MW_CORE_ADMIN_REQUIRED', 'forbidden', 
 export const AccessDenied = createError('MW_CORE_ACCESS_DENIED', 'forbidden', 'Access denied: %s')
 export const TooManyAuthFailures = createError('MW_CORE_TOO_MANY_AUTH_FAILURES', 'busy', 'Too many failed logins from this address; try again later')
 export const StorageFull = createError('MW_CORE_STORAGE_FULL', 'storage_full', 'Not enough space on the data directory to complete the request')
+/** A file system or SQLite failure that means the data directory is full (or over its quota). */
+export function isStorageFull (err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL' || (err instanceof MapwardenError && err.kind === 'storage_full')
+}
 
 // --- archives (shared by styles, app-schema and mosaics) ---
 export const NotAZip = createError('MW_ZIP_NOT_A_ZIP', 'invalid', 'Not a ZIP archive: %s')
@@ -136,6 +141,7 @@ export const SeedUnknownField = createError('MW_SEED_UNKNOWN_FIELD', 'invalid', 
 export const UnknownTileLayer = createError('MW_SEED_UNKNOWN_LAYER', 'invalid', 'Unknown layer %s')
 export const TileLayerNotFound = createError('MW_TILES_LAYER_NOT_FOUND', 'not_found', 'Unknown layer %s')
 export const KillAllInvalid = createError('MW_SEED_KILL_ALL_INVALID', 'invalid', "Unknown kill_all code: '%s'. One of all|running|pending is expected.")
+export const ThreadIdInvalid = createError('MW_SEED_THREAD_ID_INVALID', 'invalid', 'Invalid thread_id %s: a task id (a non-negative integer) is expected')
 export const TooManyPendingTasks = createError('MW_SEED_TOO_MANY_PENDING', 'busy', 'Too many pending seed tasks (limit %d); try again later')
 export const SeedTaskNotFound = createError('MW_SEED_TASK_NOT_FOUND', 'not_found', 'No such task: %s')
 export const TileRequestInvalid = createError('MW_TILES_INVALID', 'invalid', '%s')
@@ -143,6 +149,8 @@ export const TileOutOfRange = createError('MW_TILES_OUT_OF_RANGE', 'not_found', 
 export const RendererUnavailable = createError('MW_TILES_RENDERER_UNAVAILABLE', 'unavailable', 'No renderer is available for layer %s')
 export const TileCacheClosing = createError('MW_TILES_CLOSING', 'unavailable', 'The tile cache is shutting down')
 export const RenderQueueFull = createError('MW_TILES_RENDER_QUEUE_FULL', 'unavailable', 'The render queue is full; try again later')
+// --- web (admin page) ---
+export const WebPageNotBuilt = createError('MW_WEB_NOT_BUILT', 'unavailable', 'The admin page is not built: run npm run build')
 // --- mosaics ---
 export const MosaicWorkspaceNotFound = createError('MW_MOSAIC_WORKSPACE_NOT_FOUND', 'not_found', 'No such workspace : %s')
 export const CoverageStoreNotFound = createError('MW_MOSAIC_STORE_NOT_FOUND', 'not_found', 'No such coverage store: %s')

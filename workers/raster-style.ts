@@ -29,6 +29,9 @@ export function defaultRendering (data: BandData): Uint8Array {
   const rgb = bands.length >= 3
   const [r, g, b] = rgb ? [bands[0], bands[1], bands[2]] : [bands[0], bands[0], bands[0]]
   const [rr, rg, rb] = rgb ? [ranges[0], ranges[1], ranges[2]] : [ranges[0], ranges[0], ranges[0]]
+  if (r instanceof Uint8Array && g instanceof Uint8Array && b instanceof Uint8Array) {
+    return byteLookup(r, g, b, valid, table((v) => stretch(v, rr.min, rr.max)), table((v) => stretch(v, rg.min, rg.max)), table((v) => stretch(v, rb.min, rb.max)), out)
+  }
   for (let i = 0; i < n; i++) {
     if (!valid[i]) continue
     const o = i * 4
@@ -41,6 +44,33 @@ export function defaultRendering (data: BandData): Uint8Array {
 }
 
 type Enhance = (v: number) => number
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
+
+/** The 256 results of a function of a byte. */
+function table (f: Enhance): Uint8Array {
+  const t = new Uint8Array(256)
+  for (let v = 0; v < 256; v++) t[v] = f(v)
+  return t
+}
+
+/** RGBA of byte bands through one table per channel; invalid pixels stay transparent. */
+function byteLookup (r: Uint8Array, g: Uint8Array, b: Uint8Array, valid: Uint8Array, tr: Uint8Array, tg: Uint8Array, tb: Uint8Array, out: Uint8Array): Uint8Array {
+  // One 32-bit store per pixel in the machine's byte order (R first in memory). Int32, not
+  // Uint32: stores of negative small integers stay on V8's fast path.
+  const px = new Int32Array(out.buffer, out.byteOffset, out.length >> 2)
+  const n = px.length
+  if (LITTLE_ENDIAN) {
+    for (let i = 0; i < n; i++) {
+      if (valid[i]) px[i] = tr[r[i]] | (tg[g[i]] << 8) | (tb[b[i]] << 16) | -16777216
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      if (valid[i]) px[i] = (tr[r[i]] << 24) | (tg[g[i]] << 16) | (tb[b[i]] << 8) | 0xff
+    }
+  }
+  return out
+}
 
 /** 0..255 value of a band sample under a contrast enhancement (or the default stretch). */
 function enhancer (range: { min: number, max: number }, contrast: RasterStyle['contrast']): Enhance {
@@ -109,20 +139,33 @@ export function applyRasterStyle (data: BandData, style: RasterStyle | undefined
     const paint = painter(style.colorMap)
     const src = bands[picked[0]]
     const enhance = style.contrast ? enhancer(ranges[picked[0]], style.contrast) : undefined
-    for (let i = 0; i < n; i++) {
-      if (!valid[i]) continue
-      const v = src[i]
-      if (Number.isNaN(v)) continue
-      paint(enhance ? enhance(v) : v, out, i * 4)
+    if (src instanceof Uint8Array) {
+      // The colour of each of the 256 byte values, painted once.
+      const colours = new Uint8Array(256 * 4)
+      for (let v = 0; v < 256; v++) paint(enhance ? enhance(v) : v, colours, v * 4)
+      const c32 = new Int32Array(colours.buffer)
+      const px = new Int32Array(out.buffer, out.byteOffset, n)
+      for (let i = 0; i < n; i++) if (valid[i]) px[i] = c32[src[i]]
+    } else {
+      for (let i = 0; i < n; i++) {
+        if (!valid[i]) continue
+        const v = src[i]
+        if (Number.isNaN(v)) continue
+        paint(enhance ? enhance(v) : v, out, i * 4)
+      }
     }
   } else {
     const [r, g, b] = picked.length === 3 ? picked : [picked[0], picked[0], picked[0]]
     const [er, eg, eb] = [r, g, b].map((k) => enhancer(ranges[k], style.contrast))
     const [sr, sg, sb] = [bands[r], bands[g], bands[b]]
-    for (let i = 0; i < n; i++) {
-      if (!valid[i]) continue
-      const o = i * 4
-      out[o] = er(sr[i]); out[o + 1] = eg(sg[i]); out[o + 2] = eb(sb[i]); out[o + 3] = 255
+    if (sr instanceof Uint8Array && sg instanceof Uint8Array && sb instanceof Uint8Array) {
+      byteLookup(sr, sg, sb, valid, table(er), table(eg), table(eb), out)
+    } else {
+      for (let i = 0; i < n; i++) {
+        if (!valid[i]) continue
+        const o = i * 4
+        out[o] = er(sr[i]); out[o + 1] = eg(sg[i]); out[o + 2] = eb(sb[i]); out[o + 3] = 255
+      }
     }
   }
   if (alpha < 1) for (let o = 3; o < out.length; o += 4) out[o] = Math.round(out[o] * alpha)

@@ -67,19 +67,33 @@ function emptyPng (size: number): Promise<Buffer> {
 /**
  * Cuts a metatile image (cols x rows tiles, row 0 = top) and encodes its tiles, top-left first,
  * row by row. Result layout: u32 count, u32 length of each tile, then the tiles' bytes.
+ * libvips cuts each tile out of the one metatile buffer (no copies in JavaScript; a pipeline per
+ * tile is cheaper than sharp's clone()) and drops the alpha band of opaque tiles.
  */
-export async function cutAndEncode (rgba: Uint8Array, cols: number, rows: number, size: number, format: EncodeFormat, png?: PngOptions): Promise<Uint8Array> {
+export async function cutAndEncode (rgba: Uint8Array, cols: number, rows: number, size: number, format: EncodeFormat, png: PngOptions = PNG_OPTIONS): Promise<Uint8Array> {
   const width = cols * size
+  const raw = { raw: { width, height: rows * size, channels: 4 as const } }
   // All tiles in flight at once: sharp encodes on libuv's pool, overlapping the next render.
   const jobs: Array<Promise<Buffer>> = []
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
-      const tile = new Uint8Array(size * size * 4)
-      for (let y = 0; y < size; y++) {
-        const from = ((r * size + y) * width + c * size) * 4
-        tile.set(rgba.subarray(from, from + size * 4), y * size * 4)
+      let opaque = true
+      let empty = true
+      for (let y = 0; y < size && (opaque || empty); y++) {
+        const from = ((r * size + y) * width + c * size) * 4 + 3
+        const to = from + size * 4
+        for (let i = from; i < to; i += 4) {
+          const a = rgba[i]
+          if (a !== 255) opaque = false
+          if (a !== 0) empty = false
+        }
       }
-      jobs.push(encodeTile(tile, size, format, png))
+      if (format === 'image/png' && empty) { jobs.push(emptyPng(size)); continue }
+      let img = sharp(rgba, raw).extract({ left: c * size, top: r * size, width: size, height: size })
+      if (format === 'image/png') img = opaque ? img.removeAlpha().png(png) : img.png(png)
+      else if (format === 'image/jpeg') img = img.flatten({ background: '#ffffff' }).jpeg({ quality: 80 })
+      else img = img.webp({ quality: 80, effort: 2 })
+      jobs.push(img.toBuffer())
     }
   }
   const encoded = await Promise.all(jobs)

@@ -4,8 +4,13 @@
 // target needs, samples it (nearest neighbour), skips nodata, and draws later granules over
 // earlier ones. EPSG:4326 <-> EPSG:3857 is separable, so columns and rows are mapped once each;
 // other CRSs go through proj4 per pixel. The band values then go through applyRasterStyle.
+// Plain 8-bit TIFFs (unsigned, chunky, grey or RGB, uncompressed/LZW/DEFLATE) are read through
+// libvips (sharp) in strips of the window a render needs, several times faster than geotiff.js;
+// everything else (other sample types, planar files, JPEG, overview levels) goes through geotiff.js.
+// Band values of all-8-bit mosaics are kept as bytes, so styling is a table lookup.
 import fs from 'node:fs'
 import { inflateSync } from 'node:zlib'
+import sharp from 'sharp'
 import threads from 'node:worker_threads'
 import type { GeoTIFF, GeoTIFFImage } from 'geotiff'
 import { applyRasterStyle } from './raster-style.js'
@@ -64,6 +69,7 @@ export async function closeRenderCache (): Promise<void> {
   cache.clear()
   synthetics.clear()
   synthBytes.clear()
+  vipsChecked.clear()
   for (const p of all) await p.then(async (o) => { await o.tiff.close() }).catch(() => {})
 }
 
@@ -317,6 +323,9 @@ async function drawGranule (job: RenderJob, g: GranuleRef, out: BandData): Promi
     drawSynthetic(job, g, m, syn, g.width / image.getWidth() * SYNTH_FACTOR, g.height / image.getHeight() * SYNTH_FACTOR, out)
     return
   }
+  if (m.separable && image === levels[0] && vipsReadable(g.path, image)) {
+    if (await drawWindow(job, g, m, image, out)) return
+  }
   const iw = image.getWidth()
   const ih = image.getHeight()
   const fx = g.width / iw
@@ -399,6 +408,99 @@ async function drawGranule (job: RenderJob, g: GranuleRef, out: BandData): Promi
   }
 }
 
+const vipsChecked = new Map<string, boolean>()
+let vipsOn = true
+/** Tests only: read every file through geotiff.js (the reference the libvips path must match). */
+export function useLibvips (on: boolean): void { vipsOn = on }
+/** Whether libvips reads this image's samples unchanged (no colour conversion, lossless codec). */
+function vipsReadable (path: string, image: GeoTIFFImage): boolean {
+  if (!vipsOn || vipsChecked.get(path) === false) return false
+  const fd = image.getFileDirectory()
+  const value = (tag: string, dflt: number) => { try { return Number(fd.getValue(tag as any) ?? dflt) } catch { return dflt } }
+  const spp = image.getSamplesPerPixel()
+  for (let b = 0; b < spp; b++) if (image.getBitsPerSample(b) !== 8 || image.getSampleFormat(b) !== 1) return false
+  const photometric = value('PhotometricInterpretation', -1)
+  const compression = value('Compression', 1)
+  return image.planarConfiguration !== 2 && (photometric === 1 || (photometric === 2 && spp >= 3)) &&
+    [1, 5, 8, 32946].includes(compression)
+}
+
+/** Source rows read per libvips call (bounds the window held in memory). */
+const STRIP_ROWS = 512
+
+/**
+ * Separable nearest-neighbour sampling of a plain 8-bit TIFF through libvips: for each strip of
+ * source rows the target rows fall on, the window of columns they need is decoded in one call.
+ * Returns false (nothing drawn) when libvips does not give the file's samples as they are.
+ */
+async function drawWindow (job: RenderJob, g: GranuleRef, m: Mapping, image: GeoTIFFImage, out: BandData): Promise<boolean> {
+  const { width: w, height: h } = job
+  const iw = image.getWidth()
+  const ih = image.getHeight()
+  const fx = g.width / iw
+  const fy = g.height / ih
+  const spp = image.getSamplesPerPixel()
+  const nb = Math.min(out.bands.length, spp)
+  const bands = out.bands
+  const valid = out.valid
+  const nodata = g.nodata
+  const checkNodata = nodata !== null && !Number.isNaN(nodata)
+  const px = new Int32Array(w)
+  let x0 = Infinity
+  let x1 = -1
+  for (let i = 0; i < w; i++) {
+    const v = m.cols[i]
+    const x = v >= 0 && v < g.width ? Math.min(iw - 1, Math.floor(v / fx)) : -1
+    px[i] = x
+    if (x >= 0) { if (x < x0) x0 = x; if (x > x1) x1 = x }
+  }
+  if (x1 < 0) return true
+  const ww = x1 - x0 + 1
+  for (let i = 0; i < w; i++) if (px[i] >= 0) px[i] = (px[i] - x0) * spp
+  let strip = -1
+  let win: Buffer | undefined
+  for (let j = 0; j < h; j++) {
+    const v = m.rows[j]
+    if (!(v >= 0 && v < g.height)) continue
+    const py = Math.min(ih - 1, Math.floor(v / fy))
+    const s = Math.floor(py / STRIP_ROWS)
+    if (s !== strip) {
+      strip = s
+      const top = s * STRIP_ROWS
+      const { data, info } = await sharp(g.path, { limitInputPixels: false })
+        .extract({ left: x0, top, width: ww, height: Math.min(STRIP_ROWS, ih - top) })
+        .raw().toBuffer({ resolveWithObject: true })
+      if (info.channels !== spp) { vipsChecked.set(g.path, false); return false }
+      vipsChecked.set(g.path, true)
+      win = data
+    }
+    const rowBase = (py - strip * STRIP_ROWS) * ww * spp
+    const o0 = j * w
+    const src = win!
+    if (nb === 3 && !checkNodata) {
+      const b0 = bands[0]; const b1 = bands[1]; const b2 = bands[2]
+      for (let i = 0; i < w; i++) {
+        const x = px[i]
+        if (x < 0) continue
+        const k = rowBase + x
+        const o = o0 + i
+        b0[o] = src[k]; b1[o] = src[k + 1]; b2[o] = src[k + 2]; valid[o] = 1
+      }
+      continue
+    }
+    for (let i = 0; i < w; i++) {
+      const x = px[i]
+      if (x < 0) continue
+      const k = rowBase + x
+      if (checkNodata && src[k] === nodata) continue
+      const o = o0 + i
+      for (let b = 0; b < nb; b++) bands[b][o] = src[k + b]
+      valid[o] = 1
+    }
+  }
+  return true
+}
+
 /** Nearest-neighbour sampling from an in-memory decimated level (see synthetic()). */
 function drawSynthetic (job: RenderJob, g: GranuleRef, m: Mapping, syn: Synthetic, fx: number, fy: number, out: BandData): void {
   const { width: w, height: h } = job
@@ -448,10 +550,19 @@ function countInside2 (m: Mapping, g: GranuleRef): number {
 export async function renderBands (job: RenderJob): Promise<BandData> {
   const n = job.width * job.height
   const bandCount = Math.max(1, job.bands)
+  // Bytes when every granule holds unsigned 8-bit samples (the values fit exactly), else floats.
+  let bytes = job.granules.length > 0
+  for (const g of job.granules) {
+    if (!bytes) break
+    const { images } = await openTiff(g.path)
+    for (let b = 0; b < images[0].getSamplesPerPixel(); b++) {
+      if (images[0].getBitsPerSample(b) !== 8 || images[0].getSampleFormat(b) !== 1) { bytes = false; break }
+    }
+  }
   const out: BandData = {
     width: job.width,
     height: job.height,
-    bands: Array.from({ length: bandCount }, () => new Float32Array(n)),
+    bands: Array.from({ length: bandCount }, () => bytes ? new Uint8Array(n) : new Float32Array(n)),
     valid: new Uint8Array(n),
     ranges: job.ranges.length ? job.ranges : Array.from({ length: bandCount }, () => ({ min: 0, max: 255 }))
   }

@@ -31,8 +31,9 @@ export interface RenderRequest {
 export interface BandData {
   width: number
   height: number
-  /** One array per band, width*height values, row-major. */
-  bands: Float32Array[]
+  /** One array per band, width*height values, row-major: bytes when every source sample is
+   *  unsigned 8-bit, floats otherwise. */
+  bands: Array<Float32Array | Uint8Array>
   /** 1 where a granule has data, 0 for nodata or no coverage. */
   valid: Uint8Array
   /** Value range of each band over the layer (for stretching), from the granules' statistics or data type. */

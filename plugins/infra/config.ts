@@ -2,6 +2,7 @@
 // The only file that reads process.env. Every setting is validated here, at start, with a
 // message that names the setting and the bad value.
 import path from 'node:path'
+import { parseFaultList, type FaultRule } from '../../services/faults.js'
 
 export interface MapwardenConfig {
   port: number
@@ -22,6 +23,7 @@ export interface MapwardenConfig {
   authCacheSeconds: number    // how long a verified password is remembered (0 = never)
   requireHttps: boolean       // refuse Basic credentials over plain HTTP (behind a TLS proxy: x-forwarded-proto)
   masterKey?: string          // secret that encrypts the master password; default: key file security/master.key (0600)
+  faultKillAt?: FaultRule[]   // test-only: fault points where the process SIGKILLs itself (services/faults.ts)
 }
 
 export type MapwardenOptions = Partial<MapwardenConfig> & {
@@ -107,7 +109,9 @@ export const SETTINGS: Setting[] = [
   { key: 'authCacheSeconds', env: 'MAPWARDEN_AUTH_CACHE_SECONDS', parse: int(0, 3600), default: 60, describe: 'How long a verified password is remembered' },
   { key: 'requireHttps', env: 'MAPWARDEN_REQUIRE_HTTPS', parse: bool, default: false, describe: 'Refuse Basic credentials over plain HTTP' },
   // Never echoed: its length (at least 16 characters) is checked by services/security/master-password.ts.
-  { key: 'masterKey', env: 'MAPWARDEN_MASTER_KEY', parse: (s) => s, describe: 'Secret (16+ characters) that encrypts the master password at rest; default: a generated key file security/master.key (0600) in the data directory' }
+  { key: 'masterKey', env: 'MAPWARDEN_MASTER_KEY', parse: (s) => s, describe: 'Secret (16+ characters) that encrypts the master password at rest; default: a generated key file security/master.key (0600) in the data directory' },
+  // Test-only (test/crash/): never set it on a server that holds data you want.
+  { key: 'faultKillAt', env: 'MAPWARDEN_FAULT_KILL_AT', parse: parseFaultList, describe: 'Test only: fault points (name or name@n, separated by , or |) where the process kills itself with SIGKILL' }
 ]
 
 const WEAK_PASSWORDS = new Set(['geoserver', 'secured', 'admin', 'password'])
@@ -138,6 +142,7 @@ export function resolveConfig (options: MapwardenOptions = {}): MapwardenConfig 
 
 function checkTyped (s: Setting, value: unknown): unknown {
   // Programmatic options arrive typed; re-validate them through the same parser.
+  if (s.key === 'faultKillAt' && Array.isArray(value)) return s.parse(value.map((r: FaultRule | string) => typeof r === 'string' ? r : `${r.name}@${r.nth}`).join(','))
   if (Array.isArray(value)) return s.parse(value.join(path.delimiter))
   return s.parse(String(value))
 }

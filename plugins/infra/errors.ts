@@ -2,7 +2,7 @@
 // code, everything else 500 with the detail in the log only. Bodies are GeoServer-style text/plain.
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { isMapwardenError, type ErrorKind } from '../../services/errors.js'
+import { isMapwardenError, isStorageFull, type ErrorKind } from '../../services/errors.js'
 
 export const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
@@ -36,7 +36,7 @@ const FASTIFY_CODES: Record<string, number> = {
 export function statusOf (err: FastifyError | Error): number {
   if (isMapwardenError(err)) return STATUS[err.kind]
   const e = err as FastifyError & { errno?: number, code?: string }
-  if (e.code === 'ENOSPC') return 507
+  if (isStorageFull(e)) return 507 // ENOSPC, EDQUOT, SQLITE_FULL
   if (e.validation) return 400
   if (e.code && FASTIFY_CODES[e.code]) return FASTIFY_CODES[e.code]
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return e.statusCode

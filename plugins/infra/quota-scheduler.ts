@@ -32,6 +32,7 @@ async function quotaScheduler (app: FastifyInstance, opts: QuotaSchedulerOptions
     blobStore: app.tileCache.store,
     flushMs: opts.flushMs ?? 1000,
     log: app.log,
+    fault: app.faults,
     async layerExists (name) {
       const p = splitLayerName(name)
       return !!p && !!(await app.layers.get(p.workspace, p.name))

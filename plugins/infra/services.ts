@@ -19,6 +19,7 @@ import { ADMIN_ROLES } from './auth.js'
 import tilePool from './tile-pool.js'
 import { createMosaicService, type MosaicService } from '../../services/mosaics/mosaic-service.js'
 import quotaScheduler from './quota-scheduler.js'
+import { createFaults, type FaultName, type FaultPoint } from '../../services/faults.js'
 
 export interface Urls {
   /** Absolute URL of `{base}/rest/<segments>` for links, each segment URL-encoded as GeoServer does. */
@@ -40,6 +41,8 @@ declare module 'fastify' {
     /** Layer rules and catalog mode: decide/check/visible (services/security/access.ts). */
     layerAccess: LayerAccess
     mosaics: MosaicService
+    /** Test-only fault points (MAPWARDEN_FAULT_KILL_AT); a no-op unless configured. */
+    faults: FaultPoint
   }
 }
 
@@ -62,6 +65,13 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
   await fs.promises.mkdir(tmp, { recursive: true })
   await removeTempFiles(config.dataDir, ['tiles', 'tmp'])
 
+  // Test-only (test/crash/): the process kills itself at a configured fault point, as kill -9 would.
+  const faults = createFaults(config.faultKillAt, (name: FaultName) => {
+    process.stderr.write(`mapwarden: fault point ${name}: SIGKILL\n`)
+    process.kill(process.pid, 'SIGKILL')
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0) // never returns: the signal is on its way
+  })
+  app.decorate('faults', faults)
   const db = openDatabase(config.dataDir)
   const users = createSqliteUserStore(db)
   const authenticator = createAuthenticator({
@@ -84,19 +94,20 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
   app.decorate('db', db)
   app.decorate('users', users)
   app.decorate('authenticator', authenticator)
-  app.decorate('workspaces', createWorkspaceService({ store: createSqliteWorkspaceStore(db), namespaceBase: 'http://mapwarden.org/ns' }))
+  app.decorate('workspaces', createWorkspaceService({ store: createSqliteWorkspaceStore(db), namespaceBase: 'http://mapwarden.org/ns', fault: faults }))
   app.decorate('layers', createSqliteLayerStore(db))
   // styles area: the SLD catalog; the tile cache asks it for a layer's RasterStyle.
-  app.decorate('styles', createStyleService({ db, dataDir: config.dataDir, zipLimits: { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes } }))
+  app.decorate('styles', createStyleService({ db, dataDir: config.dataDir, fault: faults, zipLimits: { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes } }))
   app.workspaces.onRemoved((ws) => app.styles.removeWorkspaceFiles(ws))
-  app.decorate('layerAccess', createLayerAccess({ rules: createSqliteRuleStore(db), adminRoles: ADMIN_ROLES }))
+  await app.styles.reconcile() // files a crash left between a write and its catalog row
+  app.decorate('layerAccess', createLayerAccess({ rules: createSqliteRuleStore(db, faults), adminRoles: ADMIN_ROLES }))
   app.decorate('urls', {
     rest: (req: FastifyRequest, ...segments: string[]) => urlFor(req, ['rest', ...segments]),
     base: (req: FastifyRequest, ...segments: string[]) => urlFor(req, segments)
   })
   const workspaces = app.workspaces
   const mosaics = createMosaicService({
-    db, dataDir: config.dataDir, harvestRoots: config.harvestRoots, workspaces, log: app.log,
+    db, dataDir: config.dataDir, harvestRoots: config.harvestRoots, workspaces, log: app.log, fault: faults,
     layersRemoved: (names) => app.layers.removed(names),
     zipLimits: { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes }
   })

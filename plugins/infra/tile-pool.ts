@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { Piscina } from 'piscina'
 import type { MapwardenConfig } from './config.js'
 import { createTileCache, type TileCache } from '../../services/seed/tile-cache.js'
+import { createTaskRecords } from '../../services/seed/task-records.js'
 import type { MetatileRequest, RenderedTile } from '../../services/seed/tile-breeder.js'
 import { rectBounds } from '../../services/seed/grid-sets.js'
 import { RenderQueueFull, RendererUnavailable } from '../../services/errors.js'
@@ -86,8 +87,14 @@ export function metatileRenderer (app: FastifyInstance, pool: TilePool, tileSize
 async function tilePool (app: FastifyInstance, { config }: { config: MapwardenConfig }) {
   const pool = createTilePool(config.workerThreads, (err) => app.log.error({ err }, 'render worker failed'))
   const run: TilePool['run'] = (payload, opts) => pool.run(payload, opts)
+  // Tasks of the previous run that were pending or running when it stopped: ABORTED, "aborted: restart".
+  const records = createTaskRecords(app.db, { fault: app.faults })
+  const aborted = records.abortUnfinished()
+  if (aborted > 0) app.log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
   const cache = createTileCache({
     dataDir: config.dataDir,
+    records,
+    fault: app.faults,
     layers: app.layers,
     render: metatileRenderer(app, { run }),
     taskSlots: config.taskSlots,

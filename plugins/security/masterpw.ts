@@ -8,7 +8,7 @@ import { MasterPasswordAdminOnly } from '../../services/errors.js'
 import { mapBody, mapFormat, mapXml } from './maps.js'
 
 export default async function masterpw (app: FastifyInstance) {
-  const master = openMasterPassword({ settings: createSqliteRuleStore(app.db), dataDir: app.config.dataDir, secret: app.config.masterKey })
+  const master = openMasterPassword({ settings: createSqliteRuleStore(app.db), dataDir: app.config.dataDir, secret: app.config.masterKey, fault: app.faults })
 
   for (const url of suffixed('/masterpw')) {
     app.get(url, async (req, reply) => {

@@ -4,7 +4,7 @@
 // in app.tileCache.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { bodyRoot } from '../infra/routes.js'
-import { KillAllInvalid, MethodNotAllowed, SeedTaskNotFound, UnknownTileLayer } from '../../services/errors.js'
+import { KillAllInvalid, MethodNotAllowed, SeedTaskNotFound, ThreadIdInvalid, UnknownTileLayer } from '../../services/errors.js'
 import { rowOf, viewOf, type Task } from '../../services/seed/task.js'
 import type { KillCode } from '../../services/seed/tile-breeder.js'
 
@@ -26,6 +26,11 @@ function sendList (reply: FastifyReply, format: string | undefined, tasks: Task[
 
 const KILL_CODES: Record<string, KillCode> = { running: 'running', 1: 'running', pending: 'pending', all: 'all' }
 
+const field = (body: unknown, name: string): string | undefined => {
+  const raw = body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined
+  return typeof raw === 'string' ? raw : Array.isArray(raw) ? raw.map(String).join(',') : undefined
+}
+
 function killCode (body: unknown): KillCode {
   const raw = body && typeof body === 'object' ? (body as Record<string, unknown>).kill_all : undefined
   const value = typeof raw === 'string' ? raw : Array.isArray(raw) ? raw.join(',') : ''
@@ -45,10 +50,24 @@ export default async function seed (app: FastifyInstance) {
   const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
 
   async function kill (req: FastifyRequest, reply: FastifyReply, layer?: string) {
-    const code = killCode(req.body)
+    const thread = layer !== undefined && field(req.body, 'kill_thread') !== undefined ? field(req.body, 'thread_id') ?? '' : undefined
+    // Checked before the layer, so a garbage id is a 400 whatever the layer (GWC: a 500).
+    if (thread !== undefined && !/^\d{1,15}$/.test(thread)) throw ThreadIdInvalid(JSON.stringify(thread.slice(0, 40)))
+    const code = thread === undefined ? killCode(req.body) : 'all'
+    let qualified: string | undefined
     if (layer) {
       const l = await cache.seedLayer(layer)
       app.layerAccess.check(req.principal, l.workspace, l.name, 'w', { notFound: () => UnknownTileLayer(layer) })
+      qualified = l.qualifiedName
+    }
+    if (thread !== undefined) {
+      // GWC's kill_thread form (SeedController.handleKillThreadPost): 200 and an HTML line either
+      // way; only a task of the layer in the path is killed.
+      const hit = cache.breeder.killTask(Number(thread), qualified)
+      const line = hit
+        ? `Requested to terminate task ${thread}.`
+        : `Sorry, either task ${thread} has not started yet, or it is a truncate task that cannot be interrutped.`
+      return reply.type('text/html; charset=utf-8').send(`<ul><li>${line}</li></ul>`)
     }
     const killed = cache.breeder.kill(code, layer)
     const items = killed.map(({ task, was }) => `<li>[${task.id}: ${escape(task.layer)}, ${task.type.toUpperCase()}, ${was.toUpperCase()}]</li>`).join('')
@@ -90,8 +109,9 @@ export default async function seed (app: FastifyInstance) {
   app.get<{ Params: { id: string } }>('/seed/tasks/:id', async (req, reply) => {
     const id = /^\d{1,15}$/.test(req.params.id) ? Number(req.params.id) : NaN
     const task = cache.breeder.task(id)
-    if (!task) throw SeedTaskNotFound(req.params.id)
-    const { error, ...view } = viewOf(task, Date.now())
+    const stored = task ? viewOf(task, Date.now()) : cache.breeder.record(id)
+    if (!stored) throw SeedTaskNotFound(req.params.id)
+    const { error, ...view } = stored
     return reply.resource({ task: { ...view, error } })
   })
   const streams = new Set<import('node:http').ServerResponse>()

@@ -4,6 +4,7 @@ import type { Db } from '../storage/database.js'
 import { WorkspaceExists, WorkspaceNotEmpty, WorkspaceNotFound } from '../errors.js'
 import { checkName } from '../files/names.js'
 import { onlyFields } from '../body-fields.js'
+import { noFaults, type FaultPoint } from '../faults.js'
 
 // GeoServer's workspace representation; the store links are read-only (GET-modify-PUT sends them back).
 const WORKSPACE_FIELDS = ['name', 'isolated']
@@ -51,7 +52,7 @@ export function createSqliteWorkspaceStore (db: Db): WorkspaceStore {
 
 export type WorkspaceRemovedHook = (name: string) => Promise<void> | void
 
-export function createWorkspaceService ({ store, namespaceBase }: { store: WorkspaceStore, namespaceBase: string }) {
+export function createWorkspaceService ({ store, namespaceBase, fault = noFaults }: { store: WorkspaceStore, namespaceBase: string, fault?: FaultPoint }) {
   const removedHooks: WorkspaceRemovedHook[] = []
   // Every client lists workspaces first and often; this process is the catalog's only writer, so the
   // list is kept until the next change through this service.
@@ -70,8 +71,10 @@ export function createWorkspaceService ({ store, namespaceBase }: { store: Works
       onlyFields(input, 'workspace', WORKSPACE_FIELDS, WORKSPACE_READ_ONLY)
       const name = checkName(input.name, 'workspace')
       const ws = { name, namespaceUri: `${namespaceBase}/${encodeURIComponent(name)}`, isolated: input.isolated === true || input.isolated === 'true' }
+      fault('workspace.beforeCommit')
       if (!(await store.insert(ws))) throw WorkspaceExists(name)
       changed()
+      fault('workspace.afterCommit')
       return ws
     },
     async update (name: string, input: { name?: unknown, isolated?: unknown }) {

@@ -10,6 +10,7 @@ import type { PageRef, QuotaStore, Scope } from './quota-store.js'
 import { applyPartial, fromStored, type QuotaConfig, type ParseContext } from './quota-config.js'
 import { createUsageRecorder } from './usage-recorder.js'
 import { createCacheCleaner, type ExpireResult, type Limit } from './cache-cleaner.js'
+import { noFaults, type FaultPoint } from '../faults.js'
 import { rebuildUsage, type RebuildProgress } from './rebuild.js'
 
 /** Synchronous unlinks between two turns of the event loop (about a millisecond). */
@@ -26,6 +27,8 @@ export interface DiskQuotaDeps {
   /** Accounting flush period; 0 = only explicit flushes (tests). */
   flushMs?: number
   log: Logger
+  /** Crash-harness fault points (services/faults.ts). */
+  fault?: FaultPoint
 }
 
 export interface CleanUpRun { skipped: boolean, results: Array<ExpireResult & { quota: string }> }
@@ -42,7 +45,7 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
   let rebuilding: Promise<void> | undefined
   const changeListeners: Array<(c: QuotaConfig) => void> = []
 
-  const recorder = createUsageRecorder({ store, coverage: deps.coverage, blockSize: () => config.diskBlockSize, now, flushMs: deps.flushMs, log })
+  const recorder = createUsageRecorder({ store, coverage: deps.coverage, blockSize: () => config.diskBlockSize, now, flushMs: deps.flushMs, log, fault: deps.fault })
   deps.blobStore.onTileWritten(recorder.written)
   deps.blobStore.onTileDeleted(recorder.deleted)
   deps.blobStore.onTileRead(recorder.read)
@@ -129,7 +132,10 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
     update (body: Record<string, unknown>): Promise<QuotaConfig> {
       const run = updating.then(async () => {
         const next = await applyPartial(config, body, { layerExists: deps.layerExists })
+        const fault = deps.fault ?? noFaults
+        fault('quota.beforeConfigWrite')
         store.writeConfig(JSON.stringify(next))
+        fault('quota.afterConfigWrite')
         const blockChanged = next.diskBlockSize !== config.diskBlockSize
         config = next
         for (const fn of changeListeners) fn(next)

@@ -4,6 +4,7 @@
 import type { TileEvent } from '../seed/blob-store.js'
 import type { Rect } from '../seed/grid-sets.js'
 import type { PageDelta, QuotaStore } from './quota-store.js'
+import { noFaults, type FaultPoint } from '../faults.js'
 import { blockRound, geometryFor, maxTilesInPage, pageOf, tileSetId, type PageGeometry } from './tile-page.js'
 
 export interface RecorderDeps {
@@ -16,6 +17,7 @@ export interface RecorderDeps {
   flushMs?: number
   maxQueue?: number
   log?: { warn: (obj: object, msg: string) => void }
+  fault?: FaultPoint
 }
 
 const WRITE = 0
@@ -94,8 +96,12 @@ export function createUsageRecorder (deps: RecorderDeps) {
     if (held || queue.length === 0) return
     const batch = queue
     queue = []
+    const fault = deps.fault ?? noFaults
     try {
-      deps.store.applyBatch(await fold(batch), deps.now())
+      const deltas = await fold(batch)
+      fault('quota.beforeFlush')
+      deps.store.applyBatch(deltas, deps.now())
+      fault('quota.afterFlush')
     } catch (err) {
       deps.log?.warn({ err, events: batch.length }, 'disk quota: could not record tile usage')
     }

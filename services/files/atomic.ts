@@ -15,12 +15,16 @@ export async function fsyncDir (dir: string): Promise<void> {
   try { await fh.sync() } finally { await fh.close() }
 }
 
-export async function writeFileAtomic (target: string, data: string | Uint8Array): Promise<void> {
+/** Stages of a durable write, for the crash harness's fault points (services/faults.ts). */
+export type WriteStage = 'afterTempWrite' | 'beforeRename' | 'afterRename'
+
+export async function writeFileAtomic (target: string, data: string | Uint8Array, stage?: (s: WriteStage) => void): Promise<void> {
   await fs.mkdir(path.dirname(target), { recursive: true })
   const tmp = tempNameFor(target)
   const fh = await fs.open(tmp, 'wx', 0o644)
   try {
     await fh.writeFile(data)
+    stage?.('afterTempWrite')
     await fh.sync()
   } catch (err) {
     await fh.close()
@@ -28,6 +32,7 @@ export async function writeFileAtomic (target: string, data: string | Uint8Array
     throw err
   }
   await fh.close()
+  stage?.('beforeRename')
   try {
     await fs.rename(tmp, target)
   } catch (err) {
@@ -35,6 +40,7 @@ export async function writeFileAtomic (target: string, data: string | Uint8Array
     throw err
   }
   await fsyncDir(path.dirname(target))
+  stage?.('afterRename')
 }
 
 /** Moves a finished file or directory into place durably (same filesystem). */

@@ -38,6 +38,7 @@ function mapOpenError (err: Error | null | undefined) {
 function checkEntryName (name: string): string | undefined {
   if (name.length === 0) return 'empty name'
   if (name.length > 1024) return 'name longer than 1024 characters'
+  if (name.includes('\uFFFD')) return 'name is not valid UTF-8'
   if (/[\u0000-\u001f\u007f]/.test(name)) return 'control character in name'
   if (name.includes('\\')) return 'backslash in name'
   if (name.startsWith('/') || /^[A-Za-z]:/.test(name)) return 'absolute path'
@@ -95,6 +96,15 @@ export async function listZip (file: string, limits: ZipLimits): Promise<ZipEntr
   }
 }
 
+/** yauzl's own size checks: more bytes than declared is the bomb case (413); fewer is a damaged archive. */
+function sizeError (e: any, name: string, limits: ZipLimits): unknown {
+  if (isMapwardenError(e)) return e
+  const msg = String(e?.message)
+  if (/too many bytes/i.test(msg)) return ZipTooLarge(limits.maxBytes)
+  if (/too few bytes|not enough bytes|unexpected end|invalid|incorrect/i.test(msg)) return NotAZip(`entry ${JSON.stringify(name.slice(0, 200))} is damaged or shorter than its header declares`)
+  return e
+}
+
 /**
  * Validates the whole archive, then extracts the accepted files into `destDir` (which the caller
  * owns, typically a staging folder under the data directory). Returns the extracted entries.
@@ -112,9 +122,14 @@ export async function extractZip (file: string, destDir: string, limits: ZipLimi
       zip.on('entry', (entry: Entry) => {
         const name = entry.fileName
         if (name.endsWith('/') || !wanted.has(name)) { zip.readEntry(); return }
-        const target = within(destDir, name)
-        zip.openReadStream(entry, (err, stream) => {
+        let target: string
+        try { target = within(destDir, name) } catch { return reject(UnsafeZipEntry(JSON.stringify(name.slice(0, 200)), 'path leaves the target')) }
+        // The folder first, then the entry's stream, piped at once: yauzl starts inflating as soon
+        // as the stream exists, and an error it raises (a header that lies about the size) before
+        // anyone listens would be an uncaught exception, i.e. a crash.
+        fs.promises.mkdir(path.dirname(target), { recursive: true }).then(() => zip.openReadStream(entry, (err, stream) => {
           if (err || !stream) return reject(mapOpenError(err))
+          stream.on('error', () => {}) // reported through the pipeline; yauzl may emit once more after it
           let written = 0
           const cap = new Transform({
             transform (chunk: Buffer, _enc, cb) {
@@ -124,11 +139,10 @@ export async function extractZip (file: string, destDir: string, limits: ZipLimi
               else cb(null, chunk)
             }
           })
-          fs.promises.mkdir(path.dirname(target), { recursive: true })
-            .then(() => pipeline(stream, cap, fs.createWriteStream(target, { flags: 'wx' })))
+          pipeline(stream, cap, fs.createWriteStream(target, { flags: 'wx' }))
             .then(() => { extracted.push({ name, size: written, directory: false }); zip.readEntry() })
-            .catch((e) => reject(isMapwardenError(e) || !/too many bytes|too few bytes/i.test(String(e?.message)) ? e : ZipTooLarge(limits.maxBytes)))
-        })
+            .catch((e) => reject(sizeError(e, name, limits)))
+        }), reject)
       })
       zip.on('end', () => resolve())
       zip.on('error', (err) => reject(mapOpenError(err)))

@@ -59,6 +59,8 @@ export interface GranuleIndex {
   extent (workspace: string, store: string): [number, number, number, number] | undefined
   /** Largest and smallest value of an attribute (time/elevation defaults). */
   minMax (workspace: string, store: string, attribute: string, filter?: CompiledFilter): { min: AttrValue, max: AttrValue }
+  /** Distinct non-null values of an attribute, ascending, at most `limit` (time/elevation pickers). */
+  distinct (workspace: string, store: string, attribute: string, limit: number): AttrValue[]
   /** Runs fn in one transaction together with the catalog writes it makes. */
   transaction<T> (fn: () => T): T
 }
@@ -203,6 +205,11 @@ export function createSqliteGranuleIndex (db: Db): GranuleIndex {
       if (minMaxCache.size > 1000) minMaxCache.clear()
       minMaxCache.set(key, out)
       return out
+    },
+    distinct (workspace, store, attribute, limit) {
+      return prepared(`SELECT DISTINCT json_extract(g.attrs, ?) v FROM mosaic_granules g WHERE g.workspace = ? AND g.store = ?
+        AND json_extract(g.attrs, ?) IS NOT NULL ORDER BY v LIMIT ?`).pluck()
+        .all(`$."${attribute}"`, workspace, store, `$."${attribute}"`, limit) as AttrValue[]
     },
     transaction (fn) {
       try { return db.transaction(fn)() } finally { changed() } // a rollback must not leave stale cache entries

@@ -161,6 +161,22 @@ function checkDatastore (files: DefinitionFiles): string {
   return spi ? `embedded (in place of ${spi.split('.').pop()})` : 'embedded'
 }
 
+// hostile-inputs row 31: GeoTools reads these as paths (IndexingDirectories may list several,
+// separated by commas or semicolons). Granules are only ever read from the upload or the harvest
+// roots, so a value that names anything outside the upload is refused rather than ignored.
+const PATH_KEYS = ['IndexingDirectories', 'AuxiliaryFile', 'AuxiliaryDatastoreFile']
+function checkIndexerPaths (props: Map<string, string>): void {
+  for (const key of PATH_KEYS) {
+    const value = props.get(key)
+    if (value === undefined) continue
+    for (const part of value.split(/[,;]/).map((p) => p.trim()).filter(Boolean)) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(part) || /^[\\/]/.test(part) || part.split(/[\\/]/).includes('..')) {
+        throw InvalidMosaicConfig(`${key} must name a path inside the upload, found ${JSON.stringify(part.slice(0, 100))}`)
+      }
+    }
+  }
+}
+
 async function parseIndexerXml (text: string): Promise<Map<string, string>> {
   const doc = await parseXml(text)
   const root = (doc.Indexer ?? doc.indexer) as any
@@ -198,6 +214,7 @@ export async function parseMosaicDefinition (files: DefinitionFiles): Promise<Mo
   let hasIndexer = false
   if (files.has('indexer.properties')) { props = parseProperties(files.get('indexer.properties')!); hasIndexer = true } else if (files.has('indexer.xml')) { props = await parseIndexerXml(files.get('indexer.xml')!); hasIndexer = true }
   for (const v of props.values()) if (/\$\{/.test(v)) throw InvalidMosaicConfig('indexer settings may not use ${...} substitutions')
+  checkIndexerPaths(props)
   const locationAttribute = props.get('LocationAttribute')?.trim() || 'location'
   const schema = parseSchema(props.get('Schema') ?? '*the_geom:Polygon,location:String', locationAttribute)
   const collectors = parseCollectors(props.get('PropertyCollectors') ?? '', files)

@@ -47,5 +47,24 @@ export const mosaicMigrations: Migration[] = [
         DELETE FROM mosaic_granules_rtree WHERE id = old.id;
       END;
     `
+  },
+  {
+    // Crash recovery (../shared/spec/hostile-inputs.md "What must survive"): a replace records
+    // itself before the old store folder is moved aside to <dataDir>/aside/<ws>/<store>, and the
+    // transaction that commits the new index deletes the record; a purge records the files it is
+    // about to delete in the transaction that removes their rows. The start finishes or undoes both.
+    id: 'mosaics/002-crash-recovery',
+    sql: `
+      CREATE TABLE mosaic_replacements (
+        workspace TEXT NOT NULL,
+        store TEXT NOT NULL,
+        had_old INTEGER NOT NULL,
+        PRIMARY KEY (workspace, store)
+      );
+      CREATE TABLE mosaic_pending_purges (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL
+      );
+    `
   }
 ]

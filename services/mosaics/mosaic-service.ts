@@ -25,6 +25,7 @@ import { transformBbox } from '../../workers/crs.js'
 import { prepareRenderJob } from './render-job.js'
 import type { RenderRequest } from '../../workers/render-types.js'
 import type { RenderJob } from '../../workers/mosaic-types.js'
+import { noFaults, type FaultPoint } from '../faults.js'
 
 export interface MosaicServiceDeps {
   db: Db
@@ -36,6 +37,8 @@ export interface MosaicServiceDeps {
   layersRemoved?: (qualifiedNames: string[]) => Promise<void>
   now?: () => Date
   log?: { warn (obj: object, msg: string): void }
+  /** Crash-harness fault points (services/faults.ts). */
+  fault?: FaultPoint
 }
 
 export type Purge = 'none' | 'metadata' | 'all'
@@ -52,6 +55,18 @@ export function createMosaicService (deps: MosaicServiceDeps) {
   const rows = createCatalogRows(db)
   const now = deps.now ?? (() => new Date())
   const storeDir = (ws: string, store: string) => path.join(dataDir, 'data', ws, store)
+  // The folder of a store being replaced waits here (not under tmp/, which the start wipes) until
+  // the new index is committed, so a crash mid-replace can put the old store back.
+  const asideDir = (ws: string, store: string) => path.join(dataDir, 'aside', ws, store)
+  const fault = deps.fault ?? noFaults
+  const recovery = {
+    begin: db.prepare('INSERT OR REPLACE INTO mosaic_replacements (workspace, store, had_old) VALUES (?, ?, ?)'),
+    end: db.prepare('DELETE FROM mosaic_replacements WHERE workspace = ? AND store = ?'),
+    open: db.prepare('SELECT workspace, store, had_old FROM mosaic_replacements'),
+    purge: db.prepare('INSERT INTO mosaic_pending_purges (path) VALUES (?)'),
+    purged: db.prepare('DELETE FROM mosaic_pending_purges WHERE id <= ?'),
+    purges: db.prepare('SELECT id, path FROM mosaic_pending_purges ORDER BY id')
+  }
 
   // One writer per store: uploads, harvests and deletes of a store run one after the other, so two
   // PUTs of the same store cannot interleave their renames and transactions.
@@ -281,13 +296,19 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         const typeName = settings.name ?? opts.coverageName ?? store
         const record: MosaicRecord = { workspace: ws, store, dir: final, typeName, crs: read.crs, settings }
         await fsyncTree(root)
-        const old = path.join(staging, 'old')
+        fault('mosaic.afterStage')
+        const old = asideDir(ws, store)
         const hadOld = fs.existsSync(final)
-        if (hadOld) await fs.promises.rename(final, old)
+        await fs.promises.rm(old, { recursive: true, force: true })
+        recovery.begin.run(ws, store, hadOld ? 1 : 0)
+        if (hadOld) await renameDurable(final, old)
+        fault('mosaic.afterAside')
         await renameDurable(root, final)
+        fault('mosaic.afterFileBeforeIndex')
         const configured: string[] = []
         try {
           index.transaction(() => {
+            recovery.end.run(ws, store)
             rows.putStore(ws, store, { url: `file:data/${ws}/${store}`.replace(/\+/g, '%2B').replace(/ /g, '%20') })
             index.putMosaic(record)
             index.addGranules(ws, store, read.granules)
@@ -298,8 +319,11 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         } catch (err) {
           await fs.promises.rm(final, { recursive: true, force: true })
           if (hadOld) await renameDurable(old, final)
+          recovery.end.run(ws, store)
           throw err
         }
+        fault('mosaic.afterIndex')
+        await fs.promises.rm(old, { recursive: true, force: true })
         return { store: storeInfo(ws, store), skipped: read.skipped, configured }
       }))
     },
@@ -329,6 +353,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         finalPath: (f) => f,
         now: now()
       })
+      fault('mosaic.harvestBeforeIndex')
       index.transaction(() => {
         if (!mosaic.crs && read.crs) { index.setCrs(ws, store, read.crs); mosaic.crs = read.crs }
         index.addGranules(ws, store, read.granules)
@@ -422,13 +447,46 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         if (q.filter === undefined || q.filter.trim() === '') throw GranuleFilterRequired()
         filter = compile(mosaic, q.filter)
       }
+      // Rows first, then files (a crash between leaves a recorded purge that the start finishes).
+      let last = 0
       const removed = index.transaction(() => {
         const r = index.remove(ws, store, filter, seq)
         refreshCoverages(mosaic)
+        if (purge !== 'none') for (const g of r) last = Number(recovery.purge.run(JSON.stringify({ path: g.path, purge, dir: mosaic.dir })).lastInsertRowid)
         return r
       })
+      fault('granule.afterRowBeforeFile')
       await removeFiles(removed, purge, mosaic)
+      if (last) recovery.purged.run(last)
       return removed.length
+    },
+
+    /**
+     * The distinct TIME and ELEVATION values of a published mosaic layer (at most `limit` each),
+     * for the admin page's pickers; a dimension that is not enabled is absent.
+     */
+    async dimensionValues (workspace: string, store: string, coverage: string, limit = 500): Promise<{ time?: string[], elevation?: number[] }> {
+      const mosaic = index.getMosaic(workspace, store)
+      const cov = mosaic ? rows.coverage(workspace, store, coverage) : undefined
+      if (!mosaic || !cov) return {}
+      const out: { time?: string[], elevation?: number[] } = {}
+      const { timeAttribute, elevationAttribute } = mosaic.settings
+      if (cov.config.dimensions?.time && timeAttribute) out.time = index.distinct(workspace, store, timeAttribute, limit).map(String)
+      if (cov.config.dimensions?.elevation && elevationAttribute) out.elevation = index.distinct(workspace, store, elevationAttribute, limit).map(Number)
+      return out
+    },
+
+    /** Every image mosaic with its CRS, granule count, extent and coverages (admin page). */
+    async overview (): Promise<Array<{ workspace: string, store: string, crs?: string, granules: number, extent?: [number, number, number, number], coverages: string[] }>> {
+      const all = db.prepare('SELECT workspace, store FROM mosaic_stores ORDER BY workspace, store').all() as Array<{ workspace: string, store: string }>
+      return all.map(({ workspace, store }) => ({
+        workspace,
+        store,
+        crs: index.getMosaic(workspace, store)?.crs,
+        granules: index.count(workspace, store),
+        extent: index.extent(workspace, store),
+        coverages: rows.coverages(workspace, store).map((c) => c.name)
+      }))
     },
 
     /** Builds the worker job for a render request (tile cache, WMS-like calls). */
@@ -442,6 +500,39 @@ export function createMosaicService (deps: MosaicServiceDeps) {
      */
     async reconcile (): Promise<number> {
       let removed = 0
+      // 1. Replaces a crash interrupted: the new index was not committed, so the old store returns.
+      for (const r of recovery.open.all() as Array<{ workspace: string, store: string, had_old: number }>) {
+        const final = storeDir(r.workspace, r.store)
+        const aside = asideDir(r.workspace, r.store)
+        if (fs.existsSync(aside)) {
+          await fs.promises.rm(final, { recursive: true, force: true })
+          await renameDurable(aside, final)
+        } else if (r.had_old === 0) await fs.promises.rm(final, { recursive: true, force: true })
+        recovery.end.run(r.workspace, r.store)
+        deps.log?.warn({ workspace: r.workspace, store: r.store }, 'undid a mosaic replace interrupted by a crash')
+      }
+      // Committed replaces whose old folder was not removed yet.
+      await fs.promises.rm(path.join(dataDir, 'aside'), { recursive: true, force: true })
+      // 2. Purges recorded with their row deletions.
+      const purges = recovery.purges.all() as Array<{ id: number, path: string }>
+      for (const p of purges) {
+        const { path: file, purge, dir } = JSON.parse(p.path) as { path: string, purge: Purge, dir: string }
+        await removeFiles([{ path: file } as Granule], purge, { dir } as MosaicRecord)
+      }
+      if (purges.length) recovery.purged.run(purges[purges.length - 1].id)
+      // 3. Store folders without a store row (a crash between a delete's transaction and its rm,
+      //    or a workspace removed with recurse): nothing refers to them.
+      const dataRoot = path.join(dataDir, 'data')
+      for (const ws of await fs.promises.readdir(dataRoot, { withFileTypes: true }).catch(() => [] as fs.Dirent[])) {
+        if (!ws.isDirectory()) continue
+        const wsDir = path.join(dataRoot, ws.name)
+        for (const st of await fs.promises.readdir(wsDir, { withFileTypes: true }).catch(() => [] as fs.Dirent[])) {
+          if (!st.isDirectory() || rows.store(ws.name, st.name)) continue
+          await fs.promises.rm(path.join(wsDir, st.name), { recursive: true, force: true })
+          deps.log?.warn({ workspace: ws.name, store: st.name }, 'removed a store folder the catalog does not know')
+        }
+        await fs.promises.rmdir(wsDir).catch(() => {}) // only when empty
+      }
       const mosaics = db.prepare('SELECT workspace, store FROM mosaic_stores').all() as Array<{ workspace: string, store: string }>
       for (const { workspace, store } of mosaics) {
         const mosaic = index.getMosaic(workspace, store)!

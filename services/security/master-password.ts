@@ -10,10 +10,13 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { MasterKeyMismatch, MasterPasswordMissing, MasterPasswordRefused } from '../errors.js'
 import { generatePassword } from '../auth/passwords.js'
+import { noFaults, type FaultPoint } from '../faults.js'
 
 export interface SettingsStore {
   getSetting (key: string): string | undefined
   setSetting (key: string, value: string): void
+  /** Runs fn in one transaction (a kill inside it leaves the old value). */
+  transaction?: (fn: () => void) => void
 }
 
 export interface MasterPasswordDeps {
@@ -21,6 +24,7 @@ export interface MasterPasswordDeps {
   dataDir: string
   /** Secret from the configuration; when unset a key file in the data directory is used. */
   secret?: string
+  fault?: FaultPoint
 }
 
 export const MIN_LENGTH = 8
@@ -74,7 +78,7 @@ export function decrypt (key: Buffer, stored: string): string {
 const digest = (s: string) => createHash('sha256').update(s).digest()
 const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b))
 
-export function openMasterPassword ({ settings, dataDir, secret }: MasterPasswordDeps) {
+export function openMasterPassword ({ settings, dataDir, secret, fault = noFaults }: MasterPasswordDeps) {
   const stored = settings.getSetting(SETTING)
   const key = secret !== undefined ? keyFromSecret(secret) : loadOrCreateKeyFile(path.join(dataDir, KEY_FILE), { create: stored === undefined })
   if (stored === undefined) settings.setSetting(SETTING, encrypt(key, generatePassword()))
@@ -91,7 +95,15 @@ export function openMasterPassword ({ settings, dataDir, secret }: MasterPasswor
       if (!sameSecret(oldPw, current())) throw MasterPasswordRefused('the current master password is not correct')
       if (newPw.length < MIN_LENGTH) throw MasterPasswordRefused(`the new master password must have at least ${MIN_LENGTH} characters`)
       if (sameSecret(newPw, oldPw)) throw MasterPasswordRefused('the new master password must differ from the current one')
-      settings.setSetting(SETTING, encrypt(key, newPw))
+      // The new ciphertext (the "new keystore") exists only in memory until one UPDATE commits it:
+      // a crash before the commit keeps the old password, after it the new one, never neither.
+      const sealed = encrypt(key, newPw)
+      if (decrypt(key, sealed) !== newPw) throw MasterKeyMismatch('the new master password could not be sealed')
+      fault('masterpw.afterNewKeystore')
+      const write = () => { settings.setSetting(SETTING, sealed); fault('masterpw.beforeCommit') }
+      if (settings.transaction) settings.transaction(write)
+      else write()
+      fault('masterpw.afterCommit')
     }
   }
 }

@@ -3,6 +3,7 @@
 // GeoServer's messages (DataAccessController.validateRuleKey); a request is validated whole before
 // anything is stored, and every change is one SQLite transaction.
 import type { Db } from '../storage/database.js'
+import { noFaults, type FaultPoint } from '../faults.js'
 import { InvalidRule, RuleNotFound, RulesExist, TooManyRules, UnknownRules } from '../errors.js'
 
 export type RuleMode = 'r' | 'w' | 'a'
@@ -84,7 +85,7 @@ export function compareRules (a: Rule, b: Rule): number {
     MODES.indexOf(a.mode) - MODES.indexOf(b.mode)
 }
 
-export function createSqliteRuleStore (db: Db) {
+export function createSqliteRuleStore (db: Db, fault: FaultPoint = noFaults) {
   const q = {
     all: db.prepare('SELECT workspace, layer, access, roles FROM security_rules'),
     count: db.prepare('SELECT count(*) FROM security_rules').pluck(),
@@ -104,11 +105,13 @@ export function createSqliteRuleStore (db: Db) {
     const total = (q.count.get() as number) + rules.length
     if (total > MAX_RULES) throw TooManyRules(total, MAX_RULES)
     for (const r of rules) q.insert.run(r.workspace, r.layer, r.mode, JSON.stringify(r.roles))
+    fault('acl.beforeCommit') // a kill here rolls the whole request back
   })
   const update = db.transaction((rules: Rule[]) => {
     const unknown = rules.filter((r) => !exists(r))
     if (unknown.length) throw UnknownRules(unknown.map(ruleKey).join(','))
     for (const r of rules) q.update.run(JSON.stringify(r.roles), r.workspace, r.layer, r.mode)
+    fault('acl.beforeCommit')
   })
 
   return {
@@ -118,9 +121,9 @@ export function createSqliteRuleStore (db: Db) {
         .sort(compareRules)
     },
     /** Adds new rules; any existing key refuses the whole request (409). */
-    add (rules: Rule[]) { add(rules) },
+    add (rules: Rule[]) { add(rules); fault('acl.afterCommit') },
     /** Replaces the role lists of existing rules; any unknown key refuses the whole request (409). */
-    update (rules: Rule[]) { update(rules) },
+    update (rules: Rule[]) { update(rules); fault('acl.afterCommit') },
     remove (key: string) {
       const k = parseRuleKey(key)
       if (q.remove.run(k.workspace, k.layer, k.mode).changes === 0) throw RuleNotFound(key)
@@ -134,9 +137,13 @@ export function createSqliteRuleStore (db: Db) {
       const v = q.getSetting.get('catalogMode') as string | undefined
       return CATALOG_MODES.includes(v as CatalogMode) ? v as CatalogMode : 'HIDE'
     },
-    setCatalogMode (mode: CatalogMode) { q.setSetting.run('catalogMode', mode) },
+    setCatalogMode (mode: CatalogMode) {
+      db.transaction(() => { q.setSetting.run('catalogMode', mode); fault('catalogMode.beforeCommit') })()
+      fault('catalogMode.afterCommit')
+    },
     getSetting (key: string): string | undefined { return q.getSetting.get(key) as string | undefined },
-    setSetting (key: string, value: string) { q.setSetting.run(key, value) }
+    setSetting (key: string, value: string) { q.setSetting.run(key, value) },
+    transaction (fn: () => void) { db.transaction(fn)() }
   }
 }
 export type RuleStore = ReturnType<typeof createSqliteRuleStore>

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { checkName } from '../files/names.js'
 import { FORMATS, formatOfExtension, type TileFormat } from './formats.js'
 import type { Rect } from './grid-sets.js'
+import { noFaults, type FaultPoint } from '../faults.js'
 
 export interface TileSet { layer: string, gridSet: string, format: TileFormat, parameterId: string }
 export interface TileKey extends TileSet { z: number, x: number, y: number }
@@ -38,7 +39,7 @@ export interface TruncateSelection {
 const gridDir = (id: string) => id.replace(':', '_')
 const PARAM_ID = /^(default|[0-9a-f]{40})$/
 
-export function createBlobStore ({ root, tmpDir }: { root: string, tmpDir: string }) {
+export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: string, tmpDir: string, fault?: FaultPoint }) {
   const written: TileListener[] = []
   const deleted: TileListener[] = []
   const read: TileListener[] = []
@@ -124,6 +125,7 @@ export function createBlobStore ({ root, tmpDir }: { root: string, tmpDir: strin
       const tmp = path.join(tmpDir, `${randomBytes(8).toString('hex')}.tile`)
       await fs.writeFile(tmp, data)
       const replacedBytes = await fs.stat(target).then((st) => st.size, () => undefined)
+      fault('tile.beforeRename')
       try { await fs.rename(tmp, target) } catch (err) {
         await fs.rm(tmp, { force: true })
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
@@ -132,6 +134,7 @@ export function createBlobStore ({ root, tmpDir }: { root: string, tmpDir: strin
         await fs.writeFile(tmp, data)
         await fs.rename(tmp, target)
       }
+      fault('tile.afterRename')
       emit(written, { ...key, bytes: data.length, replacedBytes })
     },
 

@@ -30,6 +30,8 @@ export interface Task {
   createdAt: number
   startedAt?: number
   finishedAt?: number
+  /** When the task's record was last written. */
+  savedAt?: number
   error?: string
 }
 

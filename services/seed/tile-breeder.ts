@@ -12,7 +12,9 @@ import { viewOf, type Job, type Task, type TaskState } from './task.js'
 import type { LayerInfo } from '../catalog/layers.js'
 import type { TileFormat } from './formats.js'
 import type { ParameterSet } from './parameters.js'
-import { TileCacheClosing, TooManyPendingTasks } from '../errors.js'
+import { StorageFull, TileCacheClosing, TooManyPendingTasks, isStorageFull } from '../errors.js'
+import type { TaskRecords } from './task-records.js'
+import type { TaskView } from './task.js'
 
 export interface MetatileRequest {
   layer: LayerInfo
@@ -36,6 +38,8 @@ export interface BreederDeps {
   log?: { warn: (obj: object, msg: string) => void }
   /** How long finished and aborted tasks stay visible through `task(id)`. */
   keepFinishedMs?: number
+  /** Persistent task records (ids, and what happened to a task after a restart). */
+  records?: TaskRecords
 }
 
 export type KillCode = 'running' | 'pending' | 'all'
@@ -55,9 +59,37 @@ export function createTileBreeder (deps: BreederDeps) {
 
   const changed = (t: Task) => events.emit('task', viewOf(t, now()))
 
+  // Record writes that failed (a full disk) are retried, newest state wins, until they succeed.
+  const unsaved = new Map<number, Task>()
+  let retry: NodeJS.Timeout | undefined
+  function saveRecords () {
+    if (!deps.records) return
+    for (const [id, t] of unsaved) {
+      try {
+        deps.records.save(viewOf(t, now()), t.finishedAt)
+        unsaved.delete(id)
+      } catch (err) {
+        deps.log?.warn({ err, task: id }, 'could not write a seed task record; retrying')
+        if (!retry && !closing) { retry = setTimeout(() => { retry = undefined; saveRecords() }, 1000); retry.unref() }
+        return
+      }
+    }
+  }
+  function persist (t: Task) {
+    if (!deps.records) return
+    t.savedAt = now()
+    unsaved.set(t.id, t)
+    saveRecords()
+  }
+
   function prune () {
     const limit = now() - keepMs
     for (const [id, t] of tasks) if (t.finishedAt !== undefined && t.finishedAt < limit) tasks.delete(id)
+    if (tasks.size > 2000) {
+      const finished = [...tasks.values()].filter((t) => t.finishedAt !== undefined)
+      for (const t of finished.slice(0, Math.max(0, finished.length - 1000))) tasks.delete(t.id)
+    }
+    try { deps.records?.prune() } catch (err) { deps.log?.warn({ err }, 'could not prune seed task records') }
   }
 
   function finish (t: Task, state: TaskState, error?: string) {
@@ -65,6 +97,7 @@ export function createTileBreeder (deps: BreederDeps) {
     t.finishedAt = now()
     if (error) t.error = error
     changed(t)
+    persist(t)
   }
 
   async function processMetatile (t: Task, mt: MetaTile) {
@@ -93,6 +126,7 @@ export function createTileBreeder (deps: BreederDeps) {
     t.job.startedAt ??= t.startedAt
     t.tilesDone = 0
     changed(t)
+    persist(t)
     try {
       if (t.type === 'truncate') {
         const { spec } = t.job
@@ -109,12 +143,13 @@ export function createTileBreeder (deps: BreederDeps) {
           await processMetatile(t, mt)
           t.tilesDone += rectArea(mt.wanted)
           changed(t)
+          if (now() - (t.savedAt ?? 0) >= 1000) persist(t)
         }
       }
       finish(t, t.killed || closing ? 'aborted' : 'done')
     } catch (err) {
       deps.log?.warn({ err, task: t.id, layer: t.layer }, 'seed task failed')
-      finish(t, 'aborted', (err as Error).message)
+      finish(t, 'aborted', isStorageFull(err) ? `aborted: ${StorageFull().message}` : (err as Error).message)
     }
   }
 
@@ -146,13 +181,21 @@ export function createTileBreeder (deps: BreederDeps) {
         next: () => iter.next(),
         tasks: []
       }
+      const fresh: Task[] = []
       for (let i = 0; i < count; i++) {
-        const t: Task = { id: nextId++, type: spec.type, layer: spec.layer.qualifiedName, job, state: 'pending', tilesDone: -1, killed: false, createdAt: now() }
+        fresh.push({ id: 0, type: spec.type, layer: spec.layer.qualifiedName, job, state: 'pending', tilesDone: -1, killed: false, createdAt: now() })
+      }
+      // Ids come from the records (never reused across restarts); a full disk refuses the request here.
+      const ids = deps.records
+        ? deps.records.createAll(fresh.map((t) => { const { id, ...view } = viewOf(t, now()); void id; return { layer: t.layer, view } }))
+        : fresh.map(() => nextId++)
+      fresh.forEach((t, i) => {
+        t.id = ids[i]
         job.tasks.push(t)
         tasks.set(t.id, t)
         queue.push(t)
         changed(t)
-      }
+      })
       pump()
       return job.tasks
     },
@@ -167,6 +210,9 @@ export function createTileBreeder (deps: BreederDeps) {
     },
 
     task (id: number): Task | undefined { prune(); return tasks.get(id) },
+
+    /** A task of this run or an earlier one, from its record (after a restart: ABORTED, "aborted: restart"). */
+    record (id: number): TaskView | undefined { return deps.records?.get(id) },
 
     /** Terminates tasks; running ones stop after their current metatile. Returns them as they were. */
     kill (code: KillCode, layer?: string): Array<{ task: Task, was: TaskState }> {
@@ -184,9 +230,26 @@ export function createTileBreeder (deps: BreederDeps) {
       return out
     },
 
+    /**
+     * Terminates one pending or running task (GWC's kill_thread form); with `layer`, only a task of
+     * that layer. Undefined when there is no such live task.
+     */
+    killTask (id: number, layer?: string): { task: Task, was: TaskState } | undefined {
+      const t = tasks.get(id)
+      if (!t || t.killed || (t.state !== 'pending' && t.state !== 'running') || (layer && t.layer !== layer)) return undefined
+      const was = t.state
+      t.killed = true
+      if (t.state === 'pending') {
+        queue.splice(queue.indexOf(t), 1)
+        finish(t, 'aborted')
+      } else changed(t)
+      return { task: t, was }
+    },
+
     /** Stops everything (server shutdown) and waits for the tasks in hand. */
     async close () {
       closing = true
+      if (retry) { clearTimeout(retry); retry = undefined }
       for (const t of queue.splice(0)) { t.killed = true; finish(t, 'aborted') }
       aborter.abort()
       await Promise.allSettled([...runs])

@@ -13,6 +13,8 @@ import { normaliseParameters, parameterId } from './parameters.js'
 import { parseSeedRequest } from './seed-request.js'
 import type { TileFormat } from './formats.js'
 import type { Principal } from '../auth/authenticator.js'
+import type { TaskRecords } from './task-records.js'
+import { noFaults, type FaultPoint } from '../faults.js'
 
 /** 'list': whether a capabilities document shows the layer; 'metadata': a description of one layer
  *  (TMS TileMap). The catalog mode may list and describe layers whose tiles it refuses. */
@@ -29,6 +31,8 @@ export interface TileCacheDeps {
   maxSeedThreads: number
   log?: { warn: (obj: object, msg: string) => void }
   now?: () => number
+  records?: TaskRecords
+  fault?: FaultPoint
 }
 
 export interface TileRequest {
@@ -44,8 +48,8 @@ export interface TileRequest {
 }
 
 export function createTileCache (deps: TileCacheDeps) {
-  const store = createBlobStore({ root: path.join(deps.dataDir, 'tiles'), tmpDir: path.join(deps.dataDir, 'tmp', 'tiles') })
-  const breeder = createTileBreeder({ store, render: deps.render, taskSlots: deps.taskSlots, maxPendingTasks: deps.maxPendingTasks, log: deps.log, now: deps.now })
+  const store = createBlobStore({ root: path.join(deps.dataDir, 'tiles'), tmpDir: path.join(deps.dataDir, 'tmp', 'tiles'), fault: deps.fault ?? noFaults })
+  const breeder = createTileBreeder({ store, render: deps.render, taskSlots: deps.taskSlots, maxPendingTasks: deps.maxPendingTasks, log: deps.log, now: deps.now, records: deps.records })
   const inflight = new Map<string, Promise<void>>()
   let authorize: TileAuthorizer = () => {}
 

@@ -26,5 +26,21 @@ export const styleMigrations: Migration[] = [
       CREATE UNIQUE INDEX styles_name ON styles (ifnull(workspace, ''), name);
       CREATE UNIQUE INDEX styles_filename ON styles (ifnull(workspace, ''), filename);
     `
+  },
+  {
+    // Files a change is about to write or has just unreferenced. The row is added before the
+    // write and removed in the transaction that makes the file live (or after the file is gone),
+    // so after a crash every row left names a file that no style may point to: the start removes
+    // it (or, for a DELETE without purge, keeps it as <filename>.bak, as GeoServer does).
+    id: 'styles/002-file-intents',
+    sql: `
+      CREATE TABLE style_file_intents (
+        id INTEGER PRIMARY KEY,
+        workspace TEXT,
+        file TEXT NOT NULL,
+        backup_to TEXT,
+        created_at TEXT NOT NULL
+      );
+    `
   }
 ]

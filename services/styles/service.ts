@@ -18,6 +18,7 @@ import {
 import { parseSld, rasterStyleOf } from './sld.js'
 import { createStyleStore, styleRef, type LayerRef, type StyleRow } from './store.js'
 import { unpackStylePackage } from './package.js'
+import { noFaults, type FaultPoint } from '../faults.js'
 
 export type { StyleRow } from './store.js'
 export { styleRef } from './store.js'
@@ -26,6 +27,8 @@ export interface StyleServiceDeps {
   db: Db
   dataDir: string
   zipLimits: ZipLimits
+  /** Crash-harness fault points (services/faults.ts). */
+  fault?: FaultPoint
 }
 
 export interface EntryInput { name?: unknown, filename?: unknown, workspace?: unknown, format?: unknown, languageVersion?: unknown }
@@ -53,8 +56,9 @@ async function exists (p: string): Promise<boolean> {
   try { await fs.lstat(p); return true } catch { return false }
 }
 
-export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps) {
+export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }: StyleServiceDeps) {
   const store = createStyleStore(db)
+  const writeSld = (file: string, text: string | Uint8Array) => writeFileAtomic(file, text, (s) => fault(`style.${s}`))
   const compiled = new Map<string, RasterStyle | undefined>()
   let queue: Promise<unknown> = Promise.resolve()
   // Bumped after every change that can alter a list, so callers may cache rendered lists.
@@ -151,9 +155,15 @@ export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps
       const dir = dirOf(workspace)
       if (await exists(path.join(dir, filename))) throw StyleResourceExists(filename)
       checkImages(workspace, images)
+      const intents = store.addIntents(workspace, [...images, filename])
       if (opts.stage) await moveImages(opts.stage, dir, images)
-      await writeFileAtomic(path.join(dir, filename), sld)
-      store.insert({ workspace, name, format: 'sld', languageVersion: parsed.version, filename, file: filename, revision: 1, images })
+      fault('style.afterImages')
+      await writeSld(path.join(dir, filename), sld)
+      store.transaction(() => {
+        store.insert({ workspace, name, format: 'sld', languageVersion: parsed.version, filename, file: filename, revision: 1, images })
+        store.clearIntents(intents)
+      })
+      fault('style.afterRow')
       return store.get(workspace, name)!
     })
   }
@@ -169,10 +179,20 @@ export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps
       const dir = dirOf(workspace)
       const revision = s.revision + 1
       const file = fileForRevision(s.filename, revision)
+      // Images the style already owns are replaced in place (each old or new); new ones and the new
+      // revision are recorded first, so a crash before the switch leaves no file nobody owns.
+      const intents = store.addIntents(workspace, [...images.filter((i) => !s.images.includes(i)), file])
       if (pkg) await moveImages(pkg.stage, dir, images)
-      await writeFileAtomic(path.join(dir, file), sld)
-      store.update({ ...s, file, revision, languageVersion: parsed.version, images: [...new Set([...s.images, ...images])] })
-      if (s.file && s.file !== file) await fs.rm(within(dir, s.file), { force: true })
+      fault('style.afterImages')
+      await writeSld(path.join(dir, file), sld)
+      const stale = s.file && s.file !== file ? s.file : undefined
+      const staleIntents = store.transaction(() => {
+        store.update({ ...s, file, revision, languageVersion: parsed.version, images: [...new Set([...s.images, ...images])] })
+        store.clearIntents(intents)
+        return stale ? store.addIntents(workspace, [stale]) : []
+      })
+      fault('style.afterRow')
+      if (stale) { await fs.rm(within(dir, stale), { force: true }); store.clearIntents(staleIntents) }
       return store.get(workspace, name)!
     })
   }
@@ -271,24 +291,31 @@ export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps
         const [from, to] = [dirOf(s.workspace), dirOf(target)]
         let file = s.file
         let revision = s.revision
+        let intents: number[] = []
         if (s.file && (moving || filename !== s.filename)) {
           // New files in the target folder first; the old ones go after the switch.
           if (moving) checkImages(target, s.images)
           revision = Math.max(1, s.revision) + (moving ? 0 : 1)
           file = moving ? s.file : fileForRevision(filename, revision)
           if (moving && await exists(path.join(to, file))) throw StyleResourceExists(file)
-          await writeFileAtomic(path.join(to, file), await fs.readFile(within(from, s.file)))
+          intents = store.addIntents(target, [file!, ...(moving ? s.images : [])])
+          await writeSld(path.join(to, file!), await fs.readFile(within(from, s.file)))
           if (moving) for (const img of s.images) if (await exists(within(from, img))) await writeFileAtomic(within(to, img), await fs.readFile(within(from, img)))
         }
         const next: StyleRow = { ...s, workspace: target, name: newName, filename, file, revision }
-        store.transaction(() => {
+        const dropOld = !!s.file && (file !== s.file || moving)
+        const staleIntents = store.transaction(() => {
           // References are matched while they still resolve to the old name and place.
           if (moving || newName !== s.name) rewriteRefs(users, s, styleRef(next))
           store.update(next)
+          store.clearIntents(intents)
+          return dropOld ? store.addIntents(s.workspace, [s.file!, ...(moving ? s.images : [])]) : []
         })
-        if (s.file && file !== s.file || (s.file && moving)) {
+        fault('style.afterRow')
+        if (dropOld) {
           await fs.rm(within(from, s.file!), { force: true })
           if (moving) for (const img of s.images) await fs.rm(within(from, img), { force: true })
+          store.clearIntents(staleIntents)
         }
         return store.get(target, newName)!
       })
@@ -305,9 +332,11 @@ export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps
         if (!s) throw StyleToDeleteNotFound(name)
         const users = usersOf(s)
         if (users.length > 0 && !recurse) throw StyleInUse()
-        store.transaction(() => {
+        const intents = store.transaction(() => {
           rewriteRefs(users, s, undefined)
           store.remove(s.id)
+          if (!s.file) return []
+          return purge ? store.addIntents(workspace, [s.file, ...s.images]) : store.addIntents(workspace, [s.file], `${s.filename}.bak`)
         })
         if (!s.file) return
         const dir = dirOf(workspace)
@@ -317,6 +346,7 @@ export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps
         } else {
           await fs.rename(within(dir, s.file), within(dir, `${s.filename}.bak`)).catch(() => {})
         }
+        store.clearIntents(intents)
       })
     },
 
@@ -343,6 +373,29 @@ export function createStyleService ({ db, dataDir, zipLimits }: StyleServiceDeps
     async removeWorkspaceFiles (workspace: string): Promise<void> {
       generation++
       await fs.rm(within(dataDir, 'workspaces', workspace, 'styles'), { recursive: true, force: true })
+    },
+
+    /**
+     * Start-up: finishes what a crash interrupted. Every recorded intent whose file no style points
+     * to is removed (or kept as .bak for a DELETE without purge); files a style points to stay.
+     * Returns how many files were cleaned.
+     */
+    async reconcile (): Promise<number> {
+      let cleaned = 0
+      for (const i of store.intents()) {
+        if (i.workspace !== undefined && !store.workspaceExists(i.workspace)) { store.clearIntents([i.id]); continue }
+        if (!store.referenced(i.workspace, i.file)) {
+          let p: string | undefined
+          try { p = within(dirOf(i.workspace), i.file) } catch { p = undefined }
+          if (p && await exists(p)) {
+            if (i.backupTo) await fs.rename(p, within(dirOf(i.workspace), i.backupTo)).catch(() => {})
+            else await fs.rm(p, { force: true })
+            cleaned++
+          }
+        }
+        store.clearIntents([i.id])
+      }
+      return cleaned
     },
 
     /** Where a workspace's (or the global) style files live. */

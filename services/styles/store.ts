@@ -56,7 +56,12 @@ export function createStyleStore (db: Db) {
     layersNaming: db.prepare(`SELECT l.workspace, l.name, l.default_style, l.styles FROM layers l
       WHERE l.default_style IN (?, ?) OR EXISTS (SELECT 1 FROM json_each(l.styles) j WHERE j.value IN (?, ?))`),
     setLayerStyles: db.prepare('UPDATE layers SET default_style = ?, styles = ? WHERE workspace = ? AND name = ?'),
-    workspace: db.prepare('SELECT 1 FROM workspaces WHERE name = ?').pluck()
+    workspace: db.prepare('SELECT 1 FROM workspaces WHERE name = ?').pluck(),
+    addIntent: db.prepare('INSERT INTO style_file_intents (workspace, file, backup_to, created_at) VALUES (?, ?, ?, ?)'),
+    clearIntent: db.prepare('DELETE FROM style_file_intents WHERE id = ?'),
+    intents: db.prepare('SELECT id, workspace, file, backup_to FROM style_file_intents ORDER BY id'),
+    references: db.prepare(`SELECT 1 FROM styles s WHERE ifnull(s.workspace, '') = ? AND
+      (s.file = ? OR EXISTS (SELECT 1 FROM json_each(s.images) j WHERE j.value = ?))`).pluck()
   }
   const params = (s: Omit<StyleRow, 'id' | 'createdAt' | 'modifiedAt'> & { id?: number }) => ({
     id: s.id,
@@ -110,7 +115,20 @@ export function createStyleStore (db: Db) {
     setLayerStyles (l: LayerRef): void {
       q.setLayerStyles.run(l.defaultStyle ?? null, JSON.stringify(l.styles), l.workspace, l.name)
     },
-    transaction: <T>(fn: () => T): T => db.transaction(fn)()
+    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
+    /** Records files that must not outlive a crash unless a style points to them (ids to clear). */
+    addIntents (workspace: string | undefined, files: string[], backupTo?: string): number[] {
+      const now = new Date().toISOString()
+      return db.transaction(() => files.map((f) => Number(q.addIntent.run(workspace ?? null, f, backupTo ?? null, now).lastInsertRowid)))()
+    },
+    clearIntents (ids: number[]): void { for (const id of ids) q.clearIntent.run(id) },
+    intents (): Array<{ id: number, workspace?: string, file: string, backupTo?: string }> {
+      return (q.intents.all() as any[]).map((r) => ({ id: r.id, workspace: r.workspace ?? undefined, file: r.file, backupTo: r.backup_to ?? undefined }))
+    },
+    /** Whether a style in the folder points to the file (its live SLD or one of its images). */
+    referenced (workspace: string | undefined, file: string): boolean {
+      return q.references.get(workspace ?? '', file, file) !== undefined
+    }
   }
 }
 export type StyleStore = ReturnType<typeof createStyleStore>

@@ -17,7 +17,11 @@ const PUBLIC = [
 const AUTHENTICATED = [
   /^(GET|HEAD) \/geoserver\/rest\/about\/version(\.xml|\.json)?$/,
   /^PUT \/geoserver\/rest\/security\/masterpw(\.xml|\.json)?$/,
-  /^POST \/geoserver\/(tilecache|gwc)\/rest\/seed\/:layer$/
+  /^POST \/geoserver\/(tilecache|gwc)\/rest\/seed\/:layer$/,
+  // The admin page and the API description: any user may open them; what they list follows the rules.
+  /^(GET|HEAD) \/geoserver\/rest\/openapi\.json$/,
+  /^(GET|HEAD) \/geoserver\/web(\/|\/[\w.-]+)?$/,
+  /^(GET|HEAD) \/geoserver\/session$/
 ]
 
 interface Seen { method: string, url: string, access: string }

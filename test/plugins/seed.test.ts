@@ -100,7 +100,7 @@ t.test('pending tasks wait for a task slot; kill_all pending and running; killed
   t.notOk(fs.existsSync(path.join(app.config.dataDir, 'tiles/topp/small')), 'killed pending tasks wrote nothing')
 })
 
-t.test('after a restart the tiles are still served from the cache and the task list is empty', async (t) => {
+t.test('after a restart the tiles are still served from the cache, the task list is empty and the record of the finished task remains', async (t) => {
   const dataDir = tempDir(t)
   const first = await build(t, { dataDir, keepOpen: true })
   const layer = await createMosaic(first, 'topp', 'world', { 'world.tif': rgbTiff(80, 80, BBOX, pattern) })
@@ -115,7 +115,9 @@ t.test('after a restart the tiles are still served from the cache and the task l
   const after = await second.inject({ method: 'GET', url: `${BASE}/tilecache/service/xyz/${layer}/EPSG:4326/2/4/1.png` })
   t.equal(after.headers['geowebcache-cache-result'], 'HIT')
   t.same(after.rawPayload, before.rawPayload)
-  t.equal((await second.inject({ method: 'GET', url: `${SEED}/tasks/1.json`, headers: ADMIN })).statusCode, 404)
+  const record = await second.inject({ method: 'GET', url: `${SEED}/tasks/1.json`, headers: ADMIN })
+  t.equal(record.statusCode, 200)
+  t.match(record.json().task, { id: 1, state: 'done' })
 })
 
 t.test('past the pending-task cap a seed request is 429 and creates nothing; progress streams as server-sent events', async (t) => {

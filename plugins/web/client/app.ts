@@ -1,0 +1,442 @@
+// The admin page: layers on an OpenLayers map (WMTS KVP from the tile cache), the seed form,
+// live tasks from the server-sent-events stream, the disk quota, styles and mosaics. Everything
+// goes through the same REST API a script would use; no inline script (the page has a strict CSP).
+import OlMap from 'ol/Map.js'
+import View from 'ol/View.js'
+import TileLayer from 'ol/layer/Tile.js'
+import VectorLayer from 'ol/layer/Vector.js'
+import VectorSource from 'ol/source/Vector.js'
+import WMTS from 'ol/source/WMTS.js'
+import WMTSTileGrid from 'ol/tilegrid/WMTS.js'
+import GeoJSON from 'ol/format/GeoJSON.js'
+import Draw, { createBox } from 'ol/interaction/Draw.js'
+import { transformExtent } from 'ol/proj.js'
+import type { Extent } from 'ol/extent.js'
+import Style from 'ol/style/Style.js'
+import Stroke from 'ol/style/Stroke.js'
+import Fill from 'ol/style/Fill.js'
+
+interface GridSetInfo { id: string, extent: Extent, resolutions: number[], maxZoom: number, tileSize: number }
+interface LayerInfo {
+  name: string, workspace: string, title: string, type: string, bbox?: Extent,
+  defaultStyle?: string, styles: string[], formats: string[],
+  dimensions: { time?: string[], elevation?: number[] }
+}
+interface TaskView {
+  id: number, type: string, layer: string, gridSetId: string, format: string, zoomStart: number, zoomStop: number,
+  state: 'pending' | 'running' | 'done' | 'aborted', status: number, tilesDone: number, tilesTotal: number,
+  tilesRemaining: number, tilesPerSecond: number, etaSeconds: number, error?: string
+}
+
+const BASE = location.pathname.replace(/\/web\/[^/]*$/, '')
+const REST = `${BASE}/rest`
+const CACHE = `${BASE}/tilecache/rest`
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
+  const el = document.getElementById(id)
+  if (!el) throw new Error(`missing #${id}`)
+  return el as T
+}
+function el<K extends keyof HTMLElementTagNameMap> (tag: K, props: Partial<Record<string, string>> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag)
+  for (const [k, v] of Object.entries(props)) if (v !== undefined) e.setAttribute(k, v)
+  for (const c of children) e.append(c)
+  return e
+}
+
+function say (text: string, error = false) {
+  const m = $('message')
+  m.textContent = text
+  m.className = error ? 'error' : ''
+  m.hidden = false
+}
+
+async function call (url: string, init: RequestInit = {}): Promise<Response> {
+  const res = await fetch(url, { credentials: 'same-origin', ...init })
+  if (!res.ok) {
+    const text = (await res.text()).slice(0, 300)
+    throw new Error(`${init.method ?? 'GET'} ${url.replace(BASE, '')}: ${res.status} ${text}`)
+  }
+  return res
+}
+const getJson = async <T>(url: string): Promise<T> => (await call(url, { headers: { accept: 'application/json' } })).json() as Promise<T>
+const asList = <T>(v: unknown): T[] => Array.isArray(v) ? v : v && typeof v === 'object' ? [v as T] : []
+
+function bytes (n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
+  let i = 0
+  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++ }
+  return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`
+}
+
+// ---------------------------------------------------------------------------------------------
+// Map
+
+let layers: LayerInfo[] = []
+let gridSets: GridSetInfo[] = []
+const map = new OlMap({ target: 'map', layers: [] })
+const tileLayer = new TileLayer({ className: 'tiles' })
+const overlay = new VectorSource()
+const overlayLayer = new VectorLayer({
+  source: overlay,
+  style: new Style({ stroke: new Stroke({ color: '#d1242f', width: 2 }), fill: new Fill({ color: 'rgba(209,36,47,0.08)' }) })
+})
+map.addLayer(tileLayer)
+map.addLayer(overlayLayer)
+
+const current = () => layers.find((l) => l.name === $<HTMLSelectElement>('layer').value)
+const gridSet = (id: string) => gridSets.find((g) => g.id === id)!
+
+function fillSelect (select: HTMLSelectElement, values: Array<string | number>, selected?: string, blank?: string) {
+  select.replaceChildren(...(blank !== undefined ? [el('option', { value: '' }, blank)] : []),
+    ...values.map((v) => el('option', { value: String(v) }, String(v))))
+  if (selected !== undefined) select.value = selected
+}
+
+function showLayer () {
+  const layer = current()
+  const gs = gridSet($<HTMLSelectElement>('gridset').value)
+  if (!layer || !gs) { tileLayer.setSource(null); return }
+  const origin: [number, number] = [gs.extent[0], gs.extent[3]]
+  const source = new WMTS({
+    url: `${BASE}/gwc/service/wmts`,
+    requestEncoding: 'KVP',
+    layer: layer.name,
+    matrixSet: gs.id,
+    format: 'image/png',
+    style: $<HTMLSelectElement>('style').value,
+    projection: gs.id,
+    tileGrid: new WMTSTileGrid({
+      origin,
+      extent: gs.extent,
+      resolutions: gs.resolutions,
+      matrixIds: gs.resolutions.map((_, z) => `${gs.id}:${z}`),
+      tileSize: gs.tileSize
+    }),
+    dimensions: dimensionParams(),
+    wrapX: false
+  })
+  tileLayer.setSource(source)
+  const view = map.getView()
+  if (view.getProjection().getCode() !== gs.id || !map.get('fitted')) {
+    const extent = layer.bbox ? transformExtent(layer.bbox, 'EPSG:4326', gs.id) : gs.extent
+    const next = new View({ projection: gs.id, extent: gs.extent, maxZoom: gs.maxZoom, constrainOnlyCenter: true })
+    map.setView(next)
+    next.fit(extent, { padding: [10, 10, 10, 10] })
+    map.set('fitted', true)
+    overlay.clear()
+  }
+}
+
+function dimensionParams (): Record<string, string> {
+  const out: Record<string, string> = {}
+  const t = $<HTMLSelectElement>('time').value
+  const e = $<HTMLSelectElement>('elevation').value
+  if (t) out.TIME = t
+  if (e) out.ELEVATION = e
+  return out
+}
+
+function layerChanged () {
+  const layer = current()
+  fillSelect($<HTMLSelectElement>('style'), layer?.styles ?? [], layer?.defaultStyle)
+  const { time, elevation } = layer?.dimensions ?? {}
+  $('time-label').hidden = !time?.length
+  $('elevation-label').hidden = !elevation?.length
+  fillSelect($<HTMLSelectElement>('time'), time ?? [], '', 'default (latest)')
+  fillSelect($<HTMLSelectElement>('elevation'), elevation ?? [], '', 'default (lowest)')
+  map.set('fitted', false)
+  showLayer()
+  if (layer) $<HTMLSelectElement>('seed-layer').value = layer.name
+}
+
+function paramsChanged () {
+  const source = tileLayer.getSource()
+  if (source instanceof WMTS) {
+    // Style is part of the source: rebuild; dimensions can be updated in place.
+    if (source.getStyle() !== $<HTMLSelectElement>('style').value) showLayer()
+    else source.updateDimensions(dimensionParams())
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seed form
+
+let drawing: Draw | undefined
+function drawBounds () {
+  if (drawing) map.removeInteraction(drawing)
+  drawing = new Draw({ source: overlay, type: 'Circle', geometryFunction: createBox() })
+  drawing.on('drawstart', () => overlay.clear())
+  drawing.on('drawend', (ev) => {
+    const drawn = ev.feature.getGeometry()!.getExtent()
+    const form = $<HTMLFormElement>('seed-form')
+    const target = (form.elements.namedItem('gridSetId') as HTMLSelectElement).value
+    const b = transformExtent(drawn, map.getView().getProjection(), target)
+    const digits = target === 'EPSG:4326' ? 6 : 2
+    ;(['minx', 'miny', 'maxx', 'maxy'] as const).forEach((k, i) => { (form.elements.namedItem(k) as HTMLInputElement).value = b[i].toFixed(digits) })
+    map.removeInteraction(drawing!)
+    drawing = undefined
+  })
+  map.addInteraction(drawing)
+  say('Drag a box on the map to set the bounds.')
+}
+
+async function submitSeed (ev: SubmitEvent) {
+  ev.preventDefault()
+  const form = ev.target as HTMLFormElement
+  const f = new FormData(form)
+  const value = (k: string) => String(f.get(k) ?? '').trim()
+  const request: Record<string, unknown> = {
+    name: value('layer'),
+    type: value('type'),
+    gridSetId: value('gridSetId'),
+    format: value('format'),
+    zoomStart: Number(value('zoomStart')),
+    zoomStop: Number(value('zoomStop')),
+    threadCount: Number(value('threadCount'))
+  }
+  const coords = ['minx', 'miny', 'maxx', 'maxy'].map(value)
+  if (coords.some((c) => c !== '')) request.bounds = { coords: { double: coords.map(Number) } }
+  const entry: Array<{ string: [string, string] }> = []
+  if (value('style')) entry.push({ string: ['STYLES', value('style')] })
+  if (value('cql')) entry.push({ string: ['CQL_FILTER', value('cql')] })
+  if (entry.length) request.parameters = { entry }
+  try {
+    await call(`${CACHE}/seed/${encodeURIComponent(value('layer'))}.json`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seedRequest: request })
+    })
+    say(`${value('type')} of ${value('layer')} submitted.`)
+  } catch (err) { say((err as Error).message, true) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tasks (live from {cache}/seed/events)
+
+const tasks = new Map<number, TaskView>()
+const finishedKept = 20
+
+function eta (s: number): string {
+  if (s < 0) return '–'
+  if (s < 90) return `${s} s`
+  if (s < 5400) return `${Math.round(s / 60)} min`
+  return `${(s / 3600).toFixed(1)} h`
+}
+
+function renderTasks () {
+  const body = $('tasks').querySelector('tbody')!
+  const sorted = [...tasks.values()].sort((a, b) => a.id - b.id)
+  body.replaceChildren(...sorted.map((t) => {
+    const live = t.state === 'pending' || t.state === 'running'
+    const progress = el('progress', { max: '1', 'data-task': String(t.id), 'data-state': t.state })
+    if (t.state === 'done') progress.value = 1
+    else if (t.tilesTotal > 0) progress.value = (t.tilesTotal - t.tilesRemaining) / t.tilesTotal
+    else if (!live) progress.value = 0
+    else progress.removeAttribute('value') // indeterminate: truncate, or not yet counted
+    const pct = t.tilesTotal > 0 ? ` ${Math.floor(100 * (t.tilesTotal - t.tilesRemaining) / t.tilesTotal)}%` : ''
+    const kill = el('button', { type: 'button', class: 'kill', 'data-task': String(t.id), 'data-layer': t.layer }, 'Kill')
+    kill.disabled = !live
+    const row = el('tr', { 'data-task': String(t.id), 'data-state': t.state },
+      el('td', {}, String(t.id)), el('td', {}, t.layer), el('td', {}, t.type),
+      el('td', { class: 'state', title: t.error ?? '' }, t.state + (t.error ? ` (${t.error})` : '')),
+      el('td', {}, progress, pct),
+      el('td', {}, t.tilesPerSecond > 0 ? String(t.tilesPerSecond) : '–'),
+      el('td', {}, live ? eta(t.etaSeconds) : '–'),
+      el('td', {}, kill))
+    return row
+  }))
+  $('no-tasks').hidden = [...tasks.values()].some((t) => t.state === 'pending' || t.state === 'running')
+}
+
+function onTask (t: TaskView) {
+  tasks.set(t.id, t)
+  const finished = [...tasks.values()].filter((x) => x.state === 'done' || x.state === 'aborted').sort((a, b) => a.id - b.id)
+  for (const old of finished.slice(0, Math.max(0, finished.length - finishedKept))) tasks.delete(old.id)
+  scheduleRender()
+  if (t.state === 'done' || t.state === 'aborted') scheduleQuota()
+}
+
+let renderPending = false
+function scheduleRender () {
+  if (renderPending) return
+  renderPending = true
+  requestAnimationFrame(() => { renderPending = false; renderTasks() })
+}
+
+function watchTasks () {
+  const source = new EventSource(`${CACHE}/seed/events`)
+  source.addEventListener('task', (ev) => onTask(JSON.parse((ev as MessageEvent).data) as TaskView))
+  source.addEventListener('open', () => document.body.setAttribute('data-stream', 'open'))
+}
+
+async function kill (form: Record<string, string>, layer?: string) {
+  const url = layer ? `${CACHE}/seed/${encodeURIComponent(layer)}` : `${CACHE}/seed`
+  try {
+    const res = await call(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() })
+    const text = (await res.text()).replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim()
+    say(text)
+  } catch (err) { say((err as Error).message, true) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Disk quota
+
+interface Usage {
+  enabled: boolean, usedBytes: number, lastCleanUp?: string,
+  globalQuota: { quotaBytes: number, usedBytes: number, expirationPolicyName: string },
+  layers: { layer?: unknown } | string
+}
+interface QuotaConfig {
+  enabled: boolean, cacheCleanUpFrequency: number, cacheCleanUpUnits: string, maxConcurrentCleanUps: number,
+  globalExpirationPolicyName: string, globalQuota: { value: string, units: string }
+}
+
+let quotaTimer: number | undefined
+function scheduleQuota () {
+  if (quotaTimer !== undefined) return
+  quotaTimer = window.setTimeout(() => { quotaTimer = undefined; void loadQuota() }, 300)
+}
+
+async function loadQuota () {
+  try {
+    const { diskQuotaUsage: u } = await getJson<{ diskQuotaUsage: Usage }>(`${CACHE}/diskquota/usage.json`)
+    const quota = u.globalQuota.quotaBytes
+    const used = u.globalQuota.usedBytes
+    const bar = $('quota-bar')
+    const share = quota > 0 ? Math.min(1, used / quota) : 0
+    ;(bar.firstElementChild as HTMLElement).style.width = `${(share * 100).toFixed(2)}%`
+    bar.classList.toggle('over', used > quota)
+    bar.dataset.used = String(used)
+    bar.title = `${bytes(used)} of ${bytes(quota)}`
+    $('quota-text').textContent = `${bytes(used)} used of ${bytes(quota)} (${(share * 100).toFixed(1)}%)${u.enabled ? '' : ', quota disabled'}`
+    $('quota-policy').textContent = u.globalQuota.expirationPolicyName
+    $('quota-cleanup').textContent = u.lastCleanUp ? new Date(u.lastCleanUp).toLocaleString() : 'never'
+    const rows = asList<{ name: string, usedBytes: number, tiles: number, quotaBytes?: number }>(typeof u.layers === 'object' ? u.layers.layer : undefined)
+    const max = Math.max(1, ...rows.map((r) => r.quotaBytes ?? r.usedBytes))
+    $('quota-layers').replaceChildren(...rows.map((r) => {
+      const fill = el('div', { class: 'fill' })
+      fill.style.width = `${(100 * r.usedBytes / max).toFixed(2)}%`
+      return el('div', { class: 'row', 'data-layer': r.name }, el('span', {}, r.name), el('div', { class: 'bar' }, fill), el('span', {}, `${bytes(r.usedBytes)}, ${r.tiles} tiles`))
+    }))
+  } catch (err) { say((err as Error).message, true) }
+}
+
+async function loadQuotaForm () {
+  const { tilecacheQuotaConfiguration: c } = await getJson<{ tilecacheQuotaConfiguration: QuotaConfig }>(`${CACHE}/diskquota.json`)
+  const form = $<HTMLFormElement>('quota-form')
+  const set = (k: string, v: string | boolean) => {
+    const input = form.elements.namedItem(k) as HTMLInputElement
+    if (typeof v === 'boolean') input.checked = v
+    else input.value = v
+  }
+  set('enabled', c.enabled)
+  set('value', c.globalQuota.value)
+  set('units', c.globalQuota.units)
+  set('policy', c.globalExpirationPolicyName)
+  set('frequency', String(c.cacheCleanUpFrequency))
+  set('frequencyUnits', c.cacheCleanUpUnits)
+  set('maxConcurrent', String(c.maxConcurrentCleanUps))
+}
+
+async function saveQuota (ev: SubmitEvent) {
+  ev.preventDefault()
+  const f = new FormData(ev.target as HTMLFormElement)
+  const body = {
+    tilecacheQuotaConfiguration: {
+      enabled: f.get('enabled') === 'on',
+      globalQuota: { value: String(f.get('value')), units: String(f.get('units')) },
+      globalExpirationPolicyName: String(f.get('policy')),
+      cacheCleanUpFrequency: Number(f.get('frequency')),
+      cacheCleanUpUnits: String(f.get('frequencyUnits')),
+      maxConcurrentCleanUps: Number(f.get('maxConcurrent'))
+    }
+  }
+  try {
+    await call(`${CACHE}/diskquota.json`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    say('Disk quota saved.')
+    await Promise.all([loadQuota(), loadQuotaForm()])
+  } catch (err) { say((err as Error).message, true) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Styles and mosaics (read-only)
+
+async function loadStyles () {
+  const doc = await getJson<{ styles: { style?: unknown } | string }>(`${REST}/styles.json`)
+  const list = asList<{ name: string, href?: string }>(typeof doc.styles === 'object' ? doc.styles.style : undefined)
+  $('styles').replaceChildren(...list.map((s) => el('li', {}, el('a', { href: `${REST}/styles/${encodeURIComponent(s.name)}.sld` }, s.name))))
+  if (list.length === 0) $('styles').append(el('li', {}, 'No global style.'))
+}
+
+interface MosaicInfo { workspace: string, store: string, crs?: string, granules: number, extent?: Extent, coverages: string[] }
+async function loadMosaics () {
+  const { mosaics } = await getJson<{ mosaics: MosaicInfo[] }>(`${BASE}/web/mosaics.json`)
+  $('mosaics').querySelector('tbody')!.replaceChildren(...mosaics.map((m) => {
+    const storeUrl = `${REST}/workspaces/${encodeURIComponent(m.workspace)}/coveragestores/${encodeURIComponent(m.store)}`
+    const links = m.coverages.map((c) => el('a', { href: `${storeUrl}/coverages/${encodeURIComponent(c)}.json` }, c))
+    const show = el('button', { type: 'button', class: 'footprints', 'data-store': `${m.workspace}:${m.store}` }, 'Footprints')
+    show.disabled = m.coverages.length === 0 || !(m.crs === 'EPSG:4326' || m.crs === 'EPSG:3857' || m.crs === 'EPSG:900913')
+    if (show.disabled && m.coverages.length) show.title = `footprints are drawn for EPSG:4326 and EPSG:3857 mosaics only (this one is ${m.crs ?? 'empty'})`
+    show.addEventListener('click', () => { void footprints(m, storeUrl) })
+    return el('tr', {}, el('td', {}, el('a', { href: `${storeUrl}.json` }, `${m.workspace}:${m.store}`)), el('td', {}, m.crs ?? '–'),
+      el('td', {}, String(m.granules)), el('td', {}, ...links.flatMap((a, i) => i ? [', ', a] : [a])), el('td', {}, show))
+  }))
+}
+
+async function footprints (m: MosaicInfo, storeUrl: string) {
+  try {
+    const fc = await getJson<object>(`${storeUrl}/coverages/${encodeURIComponent(m.coverages[0])}/index/granules.json?limit=2000`)
+    const dataProjection = m.crs === 'EPSG:4326' ? 'EPSG:4326' : 'EPSG:3857'
+    const features = new GeoJSON().readFeatures(fc, { dataProjection, featureProjection: map.getView().getProjection() })
+    overlay.clear()
+    overlay.addFeatures(features)
+    const extent = overlay.getExtent()
+    if (features.length && extent) map.getView().fit(extent, { padding: [20, 20, 20, 20] })
+    document.body.dataset.footprints = String(features.length)
+    say(`${features.length} granule footprints of ${m.workspace}:${m.store} on the map.`)
+  } catch (err) { say((err as Error).message, true) }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function start () {
+  const session = await getJson<{ user: string, admin: boolean }>(`${BASE}/session`)
+  $('who').textContent = `${session.user}${session.admin ? ' (administrator)' : ''}`
+  const doc = await getJson<{ layers: LayerInfo[], gridSets: GridSetInfo[] }>(`${BASE}/web/layers.json`)
+  layers = doc.layers
+  gridSets = doc.gridSets
+  const names = layers.map((l) => l.name)
+  fillSelect($<HTMLSelectElement>('layer'), names)
+  fillSelect($<HTMLSelectElement>('seed-layer'), names)
+  $('no-layers').hidden = layers.length > 0
+  $('layer').addEventListener('change', layerChanged)
+  $('gridset').addEventListener('change', () => { map.set('fitted', false); showLayer() })
+  for (const id of ['style', 'time', 'elevation']) $(id).addEventListener('change', paramsChanged)
+  layerChanged()
+
+  if (session.admin) {
+    for (const s of document.querySelectorAll<HTMLElement>('.admin')) s.hidden = false
+    $('seed-form').addEventListener('submit', (ev) => { void submitSeed(ev as SubmitEvent) })
+    $('draw-bounds').addEventListener('click', drawBounds)
+    $('clear-bounds').addEventListener('click', () => {
+      overlay.clear()
+      for (const k of ['minx', 'miny', 'maxx', 'maxy']) ($<HTMLFormElement>('seed-form').elements.namedItem(k) as HTMLInputElement).value = ''
+    })
+    $('tasks').addEventListener('click', (ev) => {
+      const b = (ev.target as HTMLElement).closest<HTMLButtonElement>('button.kill')
+      if (b) void kill({ kill_thread: '1', thread_id: b.dataset.task! }, b.dataset.layer)
+    })
+    $('kill-all').addEventListener('click', () => { void kill({ kill_all: 'all' }) })
+    $('kill-layer').addEventListener('click', () => {
+      const layer = $<HTMLSelectElement>('seed-layer').value
+      if (layer) void kill({ kill_all: 'all' }, layer)
+    })
+    $('quota-form').addEventListener('submit', (ev) => { void saveQuota(ev as SubmitEvent) })
+    watchTasks()
+    renderTasks()
+    await Promise.all([loadQuota(), loadQuotaForm(), loadStyles(), loadMosaics()])
+    window.setInterval(() => { void loadQuota() }, 5000)
+  }
+  document.body.dataset.ready = 'true'
+}
+
+start().catch((err) => say((err as Error).message, true))

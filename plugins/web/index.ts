@@ -1,0 +1,95 @@
+// The admin page at {base}/web/: static files built by scripts/build-web.ts into dist/web (read
+// into memory at registration, served with an ETag and a strict Content-Security-Policy), plus
+// the small JSON resources the page needs beyond the REST API: who is logged in ({base}/session),
+// the tile layers the user may read ({base}/web/layers.json) and the mosaics ({base}/web/mosaics.json).
+// Behind the same Basic login: the browser asks for credentials on the first 401.
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { FastifyInstance } from 'fastify'
+import { isAdmin } from '../infra/auth.js'
+import { GRID_SETS, maxZoom } from '../../services/seed/grid-sets.js'
+import { TILE_FORMATS } from '../../services/seed/formats.js'
+import { allowedStyles, defaultStyleOf } from '../../services/seed/parameters.js'
+import { WebPageNotBuilt } from '../../services/errors.js'
+
+export const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+const FILES: Record<string, string> = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+  'api.html': 'text/html; charset=utf-8',
+  'api.js': 'text/javascript; charset=utf-8'
+}
+
+interface Asset { body: Buffer, type: string, etag: string }
+
+/** dist/web next to dist/plugins (this file runs as dist/plugins/web/index.js). */
+export const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'web')
+
+function loadAssets (dir: string): Map<string, Asset> | undefined {
+  const out = new Map<string, Asset>()
+  for (const [name, type] of Object.entries(FILES)) {
+    let body: Buffer
+    try { body = fs.readFileSync(path.join(dir, name)) } catch { return undefined }
+    out.set(name, { body, type, etag: `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` })
+  }
+  return out
+}
+
+const AUTH = { config: { access: 'authenticated' as const } }
+
+export default async function web (app: FastifyInstance, opts: { dir?: string }) {
+  const assets = loadAssets(opts.dir ?? WEB_DIR)
+  if (!assets) app.log.warn({ dir: opts.dir ?? WEB_DIR }, 'the admin page is not built (npm run build); {base}/web/ answers 503')
+  const { tileCache, mosaics } = app
+
+  const send = (name: string) => async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+    const a = assets?.get(name)
+    if (!a) throw WebPageNotBuilt()
+    reply.header('content-security-policy', CSP).header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer').header('cache-control', 'no-cache').header('etag', a.etag)
+    if (req.headers['if-none-match'] === a.etag) return reply.code(304).send()
+    return reply.type(a.type).send(a.body)
+  }
+  app.get('/web', AUTH, async (req, reply) => reply.redirect(`${app.prefix}/web/`))
+  app.get('/web/', AUTH, send('index.html'))
+  for (const name of Object.keys(FILES)) app.get(`/web/${name}`, AUTH, send(name))
+
+  app.get('/session', { ...AUTH, schema: { summary: 'Who is logged in' } }, async (req) => ({
+    user: req.principal.name,
+    roles: req.principal.roles,
+    admin: isAdmin(req.principal)
+  }))
+
+  // The tile layers this user may read: listed by the tile cache with the principal (catalog mode
+  // and layer rules as for WMTS capabilities), then kept only where a tile read is allowed.
+  app.get('/web/layers.json', { ...AUTH, schema: { summary: 'Tile layers the user may read, with grid sets and dimension values' } }, async (req) => {
+    const out = []
+    for (const l of await tileCache.tileLayers(req.principal)) {
+      try { await tileCache.tileLayer(l.qualifiedName, req.principal, 'read') } catch { continue }
+      out.push({
+        name: l.qualifiedName,
+        workspace: l.workspace,
+        title: typeof l.config.title === 'string' ? l.config.title : l.name,
+        type: l.type,
+        bbox: l.bbox,
+        defaultStyle: defaultStyleOf(l),
+        styles: allowedStyles(l),
+        formats: TILE_FORMATS,
+        dimensions: l.type === 'RASTER' ? await mosaics.dimensionValues(l.workspace, l.store, l.name) : {}
+      })
+    }
+    return {
+      layers: out,
+      gridSets: Object.values(GRID_SETS).map((g) => ({
+        id: g.id, extent: g.extent, resolutions: g.resolutions.slice(0, 21), maxZoom: Math.min(maxZoom(g), 20), tileSize: g.tileWidth
+      }))
+    }
+  })
+
+  // Admin only (the default access): every mosaic, for the read-only list and the footprints.
+  app.get('/web/mosaics.json', { schema: { summary: 'Image mosaics with CRS, extent and coverages' } }, async () => ({ mosaics: await mosaics.overview() }))
+}

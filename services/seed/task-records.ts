@@ -1,0 +1,75 @@
+// Seed task records in SQLite (../shared/spec/hostile-inputs.md "Running seed/truncate tasks"):
+// GWC loses its tasks on a restart; we keep a record of each task so that after a restart or a
+// kill -9 the per-task resource says what happened. On boot, tasks that were pending or running
+// become ABORTED with the reason "aborted: restart" (they are not resumed). Ids come from an
+// AUTOINCREMENT key, so they never repeat across restarts. Finished records are kept an hour, and
+// at most 1000 of them.
+import type { Db } from '../storage/database.js'
+import { STATUS_CODE, type TaskState, type TaskView } from './task.js'
+import { noFaults, type FaultPoint } from '../faults.js'
+
+export const RESTART_REASON = 'aborted: restart'
+
+export interface TaskRecordsDeps {
+  now?: () => number
+  keepMs?: number
+  keepMax?: number
+  fault?: FaultPoint
+}
+
+export function createTaskRecords (db: Db, deps: TaskRecordsDeps = {}) {
+  const now = deps.now ?? Date.now
+  const keepMs = deps.keepMs ?? 3600_000
+  const keepMax = deps.keepMax ?? 1000
+  const fault = deps.fault ?? noFaults
+  const q = {
+    insert: db.prepare('INSERT INTO seed_tasks (state, layer, view, created_at) VALUES (?, ?, ?, ?)'),
+    update: db.prepare('UPDATE seed_tasks SET state = ?, view = ?, error = ?, finished_at = ? WHERE id = ?'),
+    get: db.prepare('SELECT id, state, view, error FROM seed_tasks WHERE id = ?'),
+    abort: db.prepare("UPDATE seed_tasks SET state = 'aborted', error = ?, finished_at = ? WHERE state IN ('pending', 'running')"),
+    prune: db.prepare(`DELETE FROM seed_tasks WHERE finished_at IS NOT NULL AND (finished_at < ? OR id NOT IN
+      (SELECT id FROM seed_tasks WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT ?))`)
+  }
+
+  return {
+    /** Marks the tasks of a previous run that never finished; returns how many. */
+    abortUnfinished (reason = RESTART_REASON): number {
+      return q.abort.run(reason, now()).changes
+    },
+    /** Allocates the id of a new task (never reused) and records it as pending. */
+    create (layer: string, view: Omit<TaskView, 'id'>): number {
+      fault('seed.taskRecordWrite')
+      const id = Number(q.insert.run('pending', layer, JSON.stringify(view), now()).lastInsertRowid)
+      fault('seed.afterTaskRecord')
+      return id
+    },
+    /** Records the tasks of one request in one transaction; returns their ids in order. */
+    createAll (tasks: Array<{ layer: string, view: Omit<TaskView, 'id'> }>): number[] {
+      return db.transaction(() => tasks.map((t) => this.create(t.layer, t.view)))()
+    },
+    /** Writes the task's state and progress (throws on a full disk; the caller retries). */
+    save (view: TaskView, finishedAt?: number): void {
+      fault('seed.taskRecordWrite')
+      q.update.run(view.state, JSON.stringify(view), view.error ?? null, finishedAt ?? null, view.id)
+      fault('seed.afterTaskRecord')
+    },
+    /** A task as the per-task resource shows it, from its record. */
+    get (id: number): TaskView | undefined {
+      const r = q.get.get(id) as { id: number, state: TaskState, view: string, error: string | null } | undefined
+      if (!r) return undefined
+      const view = JSON.parse(r.view) as TaskView
+      const finished = r.state !== 'pending' && r.state !== 'running'
+      return {
+        ...view,
+        id: r.id,
+        state: r.state,
+        status: STATUS_CODE[r.state],
+        etaSeconds: finished ? 0 : view.etaSeconds,
+        error: r.error ?? undefined
+      }
+    },
+    prune (): void { q.prune.run(now() - keepMs, keepMax) }
+  }
+}
+
+export type TaskRecords = ReturnType<typeof createTaskRecords>

@@ -1,0 +1,81 @@
+// What every refused request must show (../shared/spec/hostile-inputs.md, "How the suite is built"):
+// the status, a text/plain message naming the problem with no internals, a data directory whose
+// manifest is unchanged, catalog GETs that answer the same, and no temp or staging file left.
+import fs from 'node:fs'
+import path from 'node:path'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { Test } from 'tap'
+import { manifest } from '../manifest.js'
+import { ADMIN_PASSWORD } from '../helper.js'
+
+export type Tap = Test
+
+/** Paths that are expected to change on their own (uploads in flight are removed after the response). */
+function stable (dir: string): string[] {
+  return manifest(dir).filter((line) => !line.startsWith(path.join('tmp', 'uploads') + path.sep))
+}
+
+/** Temp files and staging folders left anywhere under the data directory. */
+export function leftovers (dir: string): string[] {
+  const out: string[] = []
+  const walk = (d: string) => {
+    let entries: fs.Dirent[]
+    try { entries = fs.readdirSync(d, { withFileTypes: true }) } catch { return }
+    for (const e of entries) {
+      const p = path.join(d, e.name)
+      const rel = path.relative(dir, p)
+      if (/\.(mwtmp|tmp|part|upload)$/.test(e.name)) out.push(rel)
+      else if (e.isDirectory() && path.dirname(rel) === 'tmp' && e.name !== 'uploads') out.push(rel + '/')
+      if (e.isDirectory()) walk(p)
+    }
+  }
+  walk(dir)
+  return out.sort()
+}
+
+/** Waits (bounded, no timing asserted) for the upload temp files that onResponse removes. */
+export async function settled (dir: string): Promise<void> {
+  for (let i = 0; i < 200 && leftovers(dir).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+}
+
+/** No stack frame, absolute path, environment value, class or error-code name in a message. */
+export function assertNoInternals (t: Tap, body: string, dataDir: string, label: string): void {
+  t.notMatch(body, /\bat .+:\d+:\d+|\n\s+at /, `${label}: no stack`)
+  t.notOk(body.includes(dataDir), `${label}: no data directory path`)
+  t.notMatch(body, /(^|[\s(:"'])\/(tmp|home|work|root|usr|proc|var)\//, `${label}: no absolute path`)
+  t.notMatch(body, /\b(TypeError|RangeError|SyntaxError|ReferenceError|SqliteError|FastifyError|Error:|MW_[A-Z_]+|FST_[A-Z_]+|ERR_[A-Z_]+|E[A-Z]{3,}:|node:internal|undefined|\[object Object\])/, `${label}: no class or code name`)
+  t.notOk(body.includes(ADMIN_PASSWORD), `${label}: no password`)
+  t.notMatch(body, /root:x:0:0/, `${label}: no file content`)
+}
+
+export interface Snapshot { files: string[], catalog: string[] }
+
+/** Data directory manifest plus the bodies of the given catalog GETs. */
+export async function snapshot (app: FastifyInstance, gets: string[] = [], headers: Record<string, string> = {}): Promise<Snapshot> {
+  await settled(app.config.dataDir)
+  const catalog: string[] = []
+  for (const url of gets) {
+    const r = await app.inject({ method: 'GET', url, headers })
+    catalog.push(`${r.statusCode} ${r.body}`)
+  }
+  return { files: stable(app.config.dataDir), catalog }
+}
+
+export interface Refusal { status: number, message: string | RegExp }
+
+/**
+ * Checks one refused response: status, text/plain, the message, no internals; then that the data
+ * directory and the catalog answers equal `before` and that no temp file is left.
+ */
+export async function assertRefused (t: Tap, app: FastifyInstance, res: LightMyRequestResponse, want: Refusal, before: Snapshot,
+  label: string, gets: string[] = [], headers: Record<string, string> = {}): Promise<void> {
+  t.equal(res.statusCode, want.status, `${label}: status`)
+  t.match(String(res.headers['content-type']), /^text\/plain/, `${label}: text/plain`)
+  if (typeof want.message === 'string') t.equal(res.body, want.message, `${label}: message`)
+  else t.match(res.body, want.message, `${label}: message`)
+  assertNoInternals(t, res.body, app.config.dataDir, label)
+  const after = await snapshot(app, gets, headers)
+  t.same(after.files, before.files, `${label}: data directory unchanged`)
+  t.same(after.catalog, before.catalog, `${label}: catalog answers unchanged`)
+  t.same(leftovers(app.config.dataDir), [], `${label}: no temp file left`)
+}
