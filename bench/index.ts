@@ -1,8 +1,9 @@
 // npm run bench: every area's figures, each measured against its baseline in the same run.
-// Usage: npm run bench [-- area ...]   (areas: core mosaics tilecache diskquota styles security)
+// Usage: npm run bench [-- area ...]   (areas: core mosaics tilecache diskquota styles security load)
+// load runs the built server as a child process (about 2 minutes; MW_BENCH_SOAK=1 adds a 10-minute soak).
 import type { Figure } from './harness.js'
 
-const AREAS = ['core', 'mosaics', 'tilecache', 'diskquota', 'styles', 'security']
+const AREAS = ['core', 'mosaics', 'tilecache', 'diskquota', 'styles', 'security', 'load']
 
 async function main () {
   const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'))
