@@ -53,6 +53,11 @@ export function createTaskRecords (db: Db, deps: TaskRecordsDeps = {}) {
       q.update.run(view.state, JSON.stringify(view), view.error ?? null, finishedAt ?? null, view.id)
       fault('seed.afterTaskRecord')
     },
+    /** Writes several tasks' states in one transaction (one fsync): kill_all of a full queue. */
+    saveAll (items: Array<{ view: TaskView, finishedAt?: number }>): void {
+      if (items.length === 1) { this.save(items[0].view, items[0].finishedAt); return }
+      db.transaction(() => { for (const i of items) this.save(i.view, i.finishedAt) })()
+    },
     /** A task as the per-task resource shows it, from its record. */
     get (id: number): TaskView | undefined {
       const r = q.get.get(id) as { id: number, state: TaskState, view: string, error: string | null } | undefined
