@@ -47,6 +47,8 @@ async function startServer (extraEnv: Record<string, string> = {}): Promise<Serv
   const child = spawn(process.execPath, ['--expose-gc', path.join(HERE, 'load-server.js')], {
     env: {
       PATH: process.env.PATH ?? '',
+      // As the server runs (bench/index.ts sets it for every area): two malloc arenas.
+      ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}),
       MAPWARDEN_PORT: String(port),
       MAPWARDEN_HOST: '127.0.0.1',
       MAPWARDEN_DATA_DIR: dataDir,

@@ -161,6 +161,8 @@ export const InvalidCql = createError('MW_MOSAIC_INVALID_CQL', 'invalid', 'Inval
 export const InvalidOffset = createError('MW_MOSAIC_INVALID_OFFSET', 'invalid', 'Invalid offset value: %s')
 export const InvalidLimit = createError('MW_MOSAIC_INVALID_LIMIT', 'invalid', 'Invalid limit value: %s')
 export const InvalidPurge = createError('MW_MOSAIC_INVALID_PURGE', 'invalid', 'Invalid purge value %s, allowed values are [NONE, METADATA, ALL]')
+export const TooManyGranules = createError('MW_MOSAIC_TOO_MANY_GRANULES', 'invalid', 'More than %d granules in one request; harvest the sub-folders one at a time')
+export const GranulePagingOnDelete = createError('MW_MOSAIC_PAGING_ON_DELETE', 'invalid', 'offset and limit do not apply when deleting granules; narrow the filter instead (got %s)')
 export const GranuleFilterRequired = createError('MW_MOSAIC_FILTER_REQUIRED', 'invalid', 'A filter is required to delete granules (use filter=INCLUDE to delete all of them)')
 export const UnsupportedUploadFormat = createError('MW_MOSAIC_UNSUPPORTED_FORMAT', 'invalid', 'Unsupported format: %s, available formats are: [imagemosaic]')
 export const UnsupportedUploadMethod = createError('MW_MOSAIC_UNSUPPORTED_METHOD', 'invalid', 'Unsupported upload method: %s, use file.imagemosaic (PUT) or external.imagemosaic (POST)')
