@@ -3,8 +3,8 @@
 import type { Db } from '../storage/database.js'
 import { WorkspaceExists, WorkspaceNotEmpty, WorkspaceNotFound } from '../errors.js'
 import { checkName } from '../files/names.js'
-import { noFaults, type FaultPoint } from '../faults.js'
 import { onlyFields } from '../body-fields.js'
+import { noFaults, type FaultPoint } from '../faults.js'
 
 // GeoServer's workspace representation; the store links are read-only (GET-modify-PUT sends them back).
 const WORKSPACE_FIELDS = ['name', 'isolated']

@@ -72,27 +72,31 @@ export function createTileBreeder (deps: BreederDeps) {
   // Record writes that failed (a full disk) are retried, newest state wins, until they succeed.
   const unsaved = new Map<number, Task>()
   let retry: NodeJS.Timeout | undefined
+  // Inside batch() (kill_all of a long queue) the writes wait for one transaction at its end: one
+  // fsync instead of one per task, which would block the event loop for seconds.
+  let batching = 0
+  const durable = new Set<number>() // unsaved tasks with a state change (not only progress)
   function saveRecords () {
-    if (!deps.records) return
-    for (const [id, t] of unsaved) {
-      try {
-        deps.records.save(viewOf(t, now()), t.finishedAt, durable.has(id))
-        unsaved.delete(id)
-        durable.delete(id)
-      } catch (err) {
-        deps.log?.warn({ err, task: id }, 'could not write a seed task record; retrying')
-        if (!retry && !closing) { retry = setTimeout(() => { retry = undefined; saveRecords() }, 1000); retry.unref() }
-        return
-      }
+    if (!deps.records || unsaved.size === 0) return
+    const pending = [...unsaved.values()]
+    try {
+      deps.records.saveAll(pending.map((t) => ({ view: viewOf(t, now()), finishedAt: t.finishedAt, durable: durable.has(t.id) })))
+      for (const t of pending) { unsaved.delete(t.id); durable.delete(t.id) }
+    } catch (err) {
+      deps.log?.warn({ err, tasks: pending.length }, 'could not write seed task records; retrying')
+      if (!retry && !closing) { retry = setTimeout(() => { retry = undefined; saveRecords() }, 1000); retry.unref() }
     }
   }
-  const durable = new Set<number>() // unsaved tasks with a state change (not only progress)
   function persist (t: Task, stateChange = true) {
     if (!deps.records) return
     t.savedAt = now()
     unsaved.set(t.id, t)
     if (stateChange) durable.add(t.id)
-    saveRecords()
+    if (batching === 0) saveRecords()
+  }
+  function batch<T> (fn: () => T): T {
+    batching++
+    try { return fn() } finally { if (--batching === 0) saveRecords() }
   }
 
   function prune () {
@@ -238,19 +242,21 @@ export function createTileBreeder (deps: BreederDeps) {
 
     /** Terminates tasks; running ones stop after their current metatile. Returns them as they were. */
     kill (code: KillCode, layer?: string): Array<{ task: Task, was: TaskState }> {
-      const out: Array<{ task: Task, was: TaskState }> = []
-      for (const t of this.list(layer)) {
-        if (t.state === 'running' && code === 'pending') continue
-        if (t.state === 'pending' && code === 'running') continue
-        out.push({ task: t, was: t.state })
-        t.killed = true
-        t.cancel?.()
-        if (t.state === 'pending') {
-          queue.splice(queue.indexOf(t), 1)
-          finish(t, 'aborted')
-        } else changed(t)
-      }
-      return out
+      return batch(() => {
+        const out: Array<{ task: Task, was: TaskState }> = []
+        for (const t of this.list(layer)) {
+          if (t.state === 'running' && code === 'pending') continue
+          if (t.state === 'pending' && code === 'running') continue
+          out.push({ task: t, was: t.state })
+          t.killed = true
+          t.cancel?.()
+          if (t.state === 'pending') {
+            queue.splice(queue.indexOf(t), 1)
+            finish(t, 'aborted')
+          } else changed(t)
+        }
+        return out
+      })
     },
 
     /**
