@@ -47,6 +47,7 @@ export const WorkspaceExists = createError('MW_CORE_WORKSPACE_EXISTS', 'conflict
 export const WorkspaceNotEmpty = createError('MW_CORE_WORKSPACE_NOT_EMPTY', 'forbidden', 'Workspace not empty')
 export const InvalidName = createError('MW_CORE_INVALID_NAME', 'invalid', 'Invalid %s name: %s')
 export const InvalidBody = createError('MW_CORE_INVALID_BODY', 'invalid', '%s')
+export const UnknownField = createError('MW_CORE_UNKNOWN_FIELD', 'invalid', 'Unknown field %s in %s')
 export const MalformedXml = createError('MW_CORE_MALFORMED_XML', 'invalid', 'Malformed XML: %s')
 export const MalformedJson = createError('MW_CORE_MALFORMED_JSON', 'invalid', 'Malformed JSON: %s')
 export const DoctypeNotAllowed = createError('MW_CORE_DOCTYPE_NOT_ALLOWED', 'invalid', 'XML documents with a DOCTYPE or entity declarations are not allowed')

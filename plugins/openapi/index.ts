@@ -21,8 +21,18 @@ function area (url: string): string {
   return m[2]?.startsWith('diskquota') ? 'diskquota' : 'seed'
 }
 
+const DECORATOR = 'mapwardenOpenApi'
+
+/** The generated document (built once, on first call, after the routes are registered). */
+export function openApiDocument (app: FastifyInstance): Record<string, unknown> {
+  return (app as unknown as Record<string, () => Record<string, unknown>>)[DECORATOR]()
+}
+
 export async function registerOpenApi (app: FastifyInstance, version: string) {
   await app.register(swagger, {
+    // Its own decorator name: a host that documents its own API with @fastify/swagger (and
+    // registers exposedMapwarden) keeps its `swagger`.
+    decorator: DECORATOR,
     openapi: {
       openapi: '3.0.3',
       info: {
@@ -45,5 +55,5 @@ export async function registerOpenApi (app: FastifyInstance, version: string) {
     }
   })
   app.get('/rest/openapi.json', { config: { access: 'authenticated' }, schema: { summary: 'This OpenAPI document' } },
-    async (_req, reply) => reply.type('application/json; charset=utf-8').send(app.swagger()))
+    async (_req, reply) => reply.type('application/json; charset=utf-8').send(openApiDocument(app)))
 }

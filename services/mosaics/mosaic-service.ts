@@ -258,6 +258,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
       const coverages = rows.coverages(ws, store)
       if (!recurse && coverages.length > 0) throw CoverageStoreNotEmpty(store)
       rows.deleteStore(ws, store) // cascades to coverages, layers, mosaic record and index
+      fault('mosaic.deleteBeforeFiles') // the start removes a store folder the catalog no longer knows
       await fs.promises.rm(storeDir(ws, store), { recursive: true, force: true })
       await deps.layersRemoved?.(coverages.map((c) => `${ws}:${c.name}`))
       })

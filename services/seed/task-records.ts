@@ -4,7 +4,7 @@
 // become ABORTED with the reason "aborted: restart" (they are not resumed). Ids come from an
 // AUTOINCREMENT key, so they never repeat across restarts. Finished records are kept an hour, and
 // at most 1000 of them.
-import type { Db } from '../storage/database.js'
+import { relaxedSync, type Db } from '../storage/database.js'
 import { STATUS_CODE, type TaskState, type TaskView } from './task.js'
 import { noFaults, type FaultPoint } from '../faults.js'
 
@@ -47,10 +47,16 @@ export function createTaskRecords (db: Db, deps: TaskRecordsDeps = {}) {
     createAll (tasks: Array<{ layer: string, view: Omit<TaskView, 'id'> }>): number[] {
       return db.transaction(() => tasks.map((t) => this.create(t.layer, t.view)))()
     },
-    /** Writes the task's state and progress (throws on a full disk; the caller retries). */
-    save (view: TaskView, finishedAt?: number): void {
+    /**
+     * Writes the task's state and progress (throws on a full disk; the caller retries). `durable`
+     * false (progress of a running task, once a second per task while seeding) commits without
+     * an fsync on the event loop: it still survives a crash of the process.
+     */
+    save (view: TaskView, finishedAt?: number, durable = true): void {
       fault('seed.taskRecordWrite')
-      q.update.run(view.state, JSON.stringify(view), view.error ?? null, finishedAt ?? null, view.id)
+      const run = () => q.update.run(view.state, JSON.stringify(view), view.error ?? null, finishedAt ?? null, view.id)
+      if (durable) run()
+      else relaxedSync(db, run)
       fault('seed.afterTaskRecord')
     },
     /** A task as the per-task resource shows it, from its record. */

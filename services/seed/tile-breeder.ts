@@ -12,7 +12,7 @@ import { viewOf, type Job, type Task, type TaskState } from './task.js'
 import type { LayerInfo } from '../catalog/layers.js'
 import type { TileFormat } from './formats.js'
 import type { ParameterSet } from './parameters.js'
-import { StorageFull, TileCacheClosing, TooManyPendingTasks, isStorageFull } from '../errors.js'
+import { MapwardenError, StorageFull, TileCacheClosing, TooManyPendingTasks, isStorageFull } from '../errors.js'
 import type { TaskRecords } from './task-records.js'
 import type { TaskView } from './task.js'
 
@@ -44,6 +44,16 @@ export interface BreederDeps {
 
 export type KillCode = 'running' | 'pending' | 'all'
 
+/** Why a task stopped, as its resource shows it: no file path or stack (the log has the detail). */
+export function abortReason (err: unknown): string {
+  if (isStorageFull(err)) return `aborted: ${StorageFull().message}`
+  if (err instanceof MapwardenError) return `aborted: ${err.message}`
+  const code = (err as { code?: unknown } | undefined)?.code
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code)
+    ? `aborted: ${code} while rendering or writing tiles (details in the server log)`
+    : 'aborted: unexpected failure (details in the server log)'
+}
+
 export function createTileBreeder (deps: BreederDeps) {
   const now = deps.now ?? Date.now
   const keepMs = deps.keepFinishedMs ?? 3600_000
@@ -66,8 +76,9 @@ export function createTileBreeder (deps: BreederDeps) {
     if (!deps.records) return
     for (const [id, t] of unsaved) {
       try {
-        deps.records.save(viewOf(t, now()), t.finishedAt)
+        deps.records.save(viewOf(t, now()), t.finishedAt, durable.has(id))
         unsaved.delete(id)
+        durable.delete(id)
       } catch (err) {
         deps.log?.warn({ err, task: id }, 'could not write a seed task record; retrying')
         if (!retry && !closing) { retry = setTimeout(() => { retry = undefined; saveRecords() }, 1000); retry.unref() }
@@ -75,10 +86,12 @@ export function createTileBreeder (deps: BreederDeps) {
       }
     }
   }
-  function persist (t: Task) {
+  const durable = new Set<number>() // unsaved tasks with a state change (not only progress)
+  function persist (t: Task, stateChange = true) {
     if (!deps.records) return
     t.savedAt = now()
     unsaved.set(t.id, t)
+    if (stateChange) durable.add(t.id)
     saveRecords()
   }
 
@@ -150,7 +163,7 @@ export function createTileBreeder (deps: BreederDeps) {
           await processMetatile(t, mt)
           t.tilesDone += rectArea(mt.wanted)
           changed(t)
-          if (now() - (t.savedAt ?? 0) >= 1000) persist(t)
+          if (now() - (t.savedAt ?? 0) >= 1000) persist(t, false) // progress only
         }
       }
       t.cancel = undefined
@@ -158,7 +171,7 @@ export function createTileBreeder (deps: BreederDeps) {
     } catch (err) {
       t.cancel = undefined
       deps.log?.warn({ err, task: t.id, layer: t.layer }, 'seed task failed')
-      finish(t, 'aborted', isStorageFull(err) ? `aborted: ${StorageFull().message}` : (err as Error).message)
+      finish(t, 'aborted', abortReason(err))
     }
   }
 
@@ -264,6 +277,7 @@ export function createTileBreeder (deps: BreederDeps) {
       for (const t of tasks.values()) t.cancel?.()
       aborter.abort()
       await Promise.allSettled([...runs])
+      saveRecords() // a last try for records a full disk held back
     },
 
     /** Resolves when no task is pending or running (tests, bench). */

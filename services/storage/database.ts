@@ -34,3 +34,16 @@ export function migrate (db: Db, migrations: Migration[]): string[] {
   }
   return applied
 }
+
+/**
+ * Runs `fn` (one statement or transaction) with synchronous=NORMAL, then restores the connection's
+ * setting. For frequent bookkeeping commits on the event loop (tile usage, seed progress): in WAL
+ * mode they stay atomic and survive a process crash, without an fsync each; only a power loss may
+ * drop the last ones, and the next FULL commit syncs them with its own.
+ */
+export function relaxedSync<T> (db: Db, fn: () => T): T {
+  const was = Number(db.pragma('synchronous', { simple: true }))
+  if (was <= 1) return fn()
+  db.pragma('synchronous = NORMAL')
+  try { return fn() } finally { db.pragma(`synchronous = ${was}`) }
+}

@@ -106,9 +106,13 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
     }
   }
 
+  // Names that differ only in case are the same style: their files would be one file on a
+  // case-insensitive file system (macOS, Windows volumes, some NAS shares).
   const checkNewName = (workspace: string | undefined, name: string, filename: string) => {
-    if (store.get(workspace, name)) throw StyleExists(name)
-    if (store.byFilename(workspace, filename)) throw StyleResourceExists(filename)
+    const same = store.getFolded(workspace, name)
+    if (same) throw StyleExists(same.name === name ? name : `${name} (as ${same.name})`)
+    const file = store.byFilenameFolded(workspace, filename)
+    if (file) throw StyleResourceExists(file.filename === filename ? filename : `${filename} (as ${file.filename})`)
   }
 
   /** Image names of a package that another style in the folder owns (409), checked before any write. */
@@ -279,9 +283,9 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
         const newName = input.name === undefined ? s.name : checkName(input.name, 'style')
         const moving = target !== s.workspace
         const filename = input.filename === undefined || input.filename === '' ? s.filename : checkFilename(input.filename)
-        const other = store.get(target, newName)
+        const other = store.getFolded(target, newName)
         if (other && other.id !== s.id) throw StyleExists(newName)
-        const owner = store.byFilename(target, filename)
+        const owner = store.byFilenameFolded(target, filename)
         if (owner && owner.id !== s.id) throw StyleResourceExists(filename)
         const users = usersOf(s)
         const [from, to] = [dirOf(s.workspace), dirOf(target)]
