@@ -12,14 +12,21 @@ const WHO: Record<Access, string> = {
   public: 'Anonymous access allowed; per-layer read rules still apply.'
 }
 
-function area (url: string): string {
-  const m = /\/(rest|tilecache\/rest|gwc\/rest|tilecache\/service|gwc\/service|web)(?:\/([^/.{]+))?/.exec(url)
-  if (!m) return 'service'
-  if (m[1] === 'rest') return m[2] === 'workspaces' || m[2] === undefined ? 'catalog' : m[2]
-  if (m[1].endsWith('service')) return 'tiles'
-  if (m[1] === 'web') return 'web'
-  return m[2]?.startsWith('diskquota') ? 'diskquota' : 'seed'
-}
+// Operations are tagged by area, from the path (first match wins).
+const AREAS: Array<[RegExp, string]> = [
+  [/\/rest\/security\//, 'security'],
+  [/\/coveragestores/, 'mosaics'],
+  [/\/datastores/, 'appschema'],
+  [/\/styles/, 'styles'],
+  [/\/rest\/layers/, 'layers'],
+  [/\/rest\/openapi/, 'openapi'],
+  [/\/(tilecache|gwc)\/rest\/seed/, 'seed'],
+  [/\/(tilecache|gwc)\/rest\/diskquota/, 'diskquota'],
+  [/\/(tilecache|gwc)\/service\//, 'tiles'],
+  [/\/(web|session)(\/|$)/, 'web'],
+  [/\/rest\//, 'catalog']
+]
+const area = (url: string) => AREAS.find(([re]) => re.test(url))?.[1] ?? 'service'
 
 const DECORATOR = 'mapwardenOpenApi'
 
@@ -50,7 +57,6 @@ export async function registerOpenApi (app: FastifyInstance, version: string) {
       s.tags = [area(url)]
       s.description = [s.description, WHO[access]].filter(Boolean).join(' ')
       if (access === 'public') s.security = []
-      if (!s.response) s.response = { default: { description: 'See the GeoServer/GeoWebCache REST documentation of this resource; errors are text/plain.' } }
       return { schema: s, url }
     }
   })

@@ -132,6 +132,36 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
     }
   }
 
+  /**
+   * Settles recorded intents: a file no style points to is removed (or kept as .bak for a DELETE
+   * without purge); a file a style points to stays. Used at start and when a change fails midway.
+   */
+  const settle = async (ids?: number[]): Promise<number> => {
+    let cleaned = 0
+    for (const i of store.intents()) {
+      if (ids && !ids.includes(i.id)) continue
+      if (i.workspace !== undefined && !store.workspaceExists(i.workspace)) { store.clearIntents([i.id]); continue }
+      if (!store.referenced(i.workspace, i.file)) {
+        let p: string | undefined
+        try { p = within(dirOf(i.workspace), i.file) } catch { p = undefined }
+        if (p && await exists(p)) {
+          if (i.backupTo) await fs.rename(p, within(dirOf(i.workspace), i.backupTo)).catch(() => {})
+          else await fs.rm(p, { force: true })
+          cleaned++
+        }
+      }
+      store.clearIntents([i.id])
+    }
+    return cleaned
+  }
+  /** Runs the writes of a change; when they fail, the files it recorded and wrote go again. */
+  const undoOnFailure = async <T>(ids: number[], fn: () => Promise<T>): Promise<T> => {
+    try { return await fn() } catch (err) {
+      await settle(ids).catch(() => {})
+      throw err
+    }
+  }
+
   const readText = async (s: StyleRow): Promise<string> => {
     if (!s.file) throw StyleHasNoContent(s.name)
     try {
@@ -156,12 +186,14 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
       if (await exists(path.join(dir, filename))) throw StyleResourceExists(filename)
       checkImages(workspace, images)
       const intents = store.addIntents(workspace, [...images, filename])
-      if (opts.stage) await moveImages(opts.stage, dir, images)
-      fault('style.afterImages')
-      await writeSld(path.join(dir, filename), sld)
-      store.transaction(() => {
-        store.insert({ workspace, name, format: 'sld', languageVersion: parsed.version, filename, file: filename, revision: 1, images })
-        store.clearIntents(intents)
+      await undoOnFailure(intents, async () => {
+        if (opts.stage) await moveImages(opts.stage, dir, images)
+        fault('style.afterImages')
+        await writeSld(path.join(dir, filename), sld)
+        store.transaction(() => {
+          store.insert({ workspace, name, format: 'sld', languageVersion: parsed.version, filename, file: filename, revision: 1, images })
+          store.clearIntents(intents)
+        })
       })
       fault('style.afterRow')
       return store.get(workspace, name)!
@@ -182,14 +214,16 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
       // Images the style already owns are replaced in place (each old or new); new ones and the new
       // revision are recorded first, so a crash before the switch leaves no file nobody owns.
       const intents = store.addIntents(workspace, [...images.filter((i) => !s.images.includes(i)), file])
-      if (pkg) await moveImages(pkg.stage, dir, images)
-      fault('style.afterImages')
-      await writeSld(path.join(dir, file), sld)
       const stale = s.file && s.file !== file ? s.file : undefined
-      const staleIntents = store.transaction(() => {
-        store.update({ ...s, file, revision, languageVersion: parsed.version, images: [...new Set([...s.images, ...images])] })
-        store.clearIntents(intents)
-        return stale ? store.addIntents(workspace, [stale]) : []
+      const staleIntents = await undoOnFailure(intents, async () => {
+        if (pkg) await moveImages(pkg.stage, dir, images)
+        fault('style.afterImages')
+        await writeSld(path.join(dir, file), sld)
+        return store.transaction(() => {
+          store.update({ ...s, file, revision, languageVersion: parsed.version, images: [...new Set([...s.images, ...images])] })
+          store.clearIntents(intents)
+          return stale ? store.addIntents(workspace, [stale]) : []
+        })
       })
       fault('style.afterRow')
       if (stale) { await fs.rm(within(dir, stale), { force: true }); store.clearIntents(staleIntents) }
@@ -380,23 +414,7 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
      * to is removed (or kept as .bak for a DELETE without purge); files a style points to stay.
      * Returns how many files were cleaned.
      */
-    async reconcile (): Promise<number> {
-      let cleaned = 0
-      for (const i of store.intents()) {
-        if (i.workspace !== undefined && !store.workspaceExists(i.workspace)) { store.clearIntents([i.id]); continue }
-        if (!store.referenced(i.workspace, i.file)) {
-          let p: string | undefined
-          try { p = within(dirOf(i.workspace), i.file) } catch { p = undefined }
-          if (p && await exists(p)) {
-            if (i.backupTo) await fs.rename(p, within(dirOf(i.workspace), i.backupTo)).catch(() => {})
-            else await fs.rm(p, { force: true })
-            cleaned++
-          }
-        }
-        store.clearIntents([i.id])
-      }
-      return cleaned
-    },
+    reconcile: () => settle(),
 
     /** Where a workspace's (or the global) style files live. */
     folder: dirOf

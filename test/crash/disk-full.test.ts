@@ -4,11 +4,14 @@
 // be written is written (it survives a restart with its reason, not as "aborted: restart").
 // Mounting needs root (or a user namespace); without it the test says why and skips.
 import t from 'tap'
+
+// Several server starts and kills: more than the suite's 180 s on a loaded 2-core machine.
+t.setTimeout(600_000)
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { checkFiles, http, kill, Model, start, stylePackage, mosaicZip, type Server } from './harness.js'
+import { checkFiles, http, kill, Model, sld, start, stylePackage, mosaicZip, type Server } from './harness.js'
 import { createWorkload, fetchers } from './workload.js'
 
 const FULL = 'Not enough space on the data directory to complete the request'
@@ -67,10 +70,14 @@ t.test('a full data directory: 507 with a message, tasks ABORTED with the reason
   t.teardown(() => { s.child.kill('SIGKILL') })
   await w.setup(s)
   const mosaicBefore = await fetchers.mosaic(s)
+  let res = await http(s, 'POST', '/rest/styles?name=keep', sld('keep', 1), 'application/vnd.ogc.sld+xml')
+  t.equal(res.status, 201, 'a style to replace later')
+  const stylesDir = path.join(env.dataDir, 'styles')
+  const styleFiles = fs.readdirSync(stylesDir).sort()
   const quotaBefore = await fetchers.quota(s)
 
   // A long seed task is running when the disk fills up.
-  let res = await http(s, 'POST', '/gwc/rest/seed/crash:m.json', JSON.stringify({ seedRequest: { name: 'crash:m', gridSetId: 'EPSG:4326', zoomStart: 0, zoomStop: 9, format: 'image/png', type: 'seed', threadCount: 1 } }), 'application/json')
+  res = await http(s, 'POST', '/gwc/rest/seed/crash:m.json', JSON.stringify({ seedRequest: { name: 'crash:m', gridSetId: 'EPSG:4326', zoomStart: 0, zoomStop: 9, format: 'image/png', type: 'seed', threadCount: 1 } }), 'application/json')
   t.equal(res.status, 200, 'a seed task started')
   const running = ((await http(s, 'GET', '/gwc/rest/seed.json')).json()['long-array-array'] as number[][]).map((r) => r[3])
   t.equal(running.length, 1, 'one task')
@@ -87,6 +94,12 @@ t.test('a full data directory: 507 with a message, tasks ABORTED with the reason
   t.equal(res.status, 507, 'style upload: 507')
   t.equal(res.text, FULL, 'style upload: the message says the disk is full')
   t.equal(await fetchers.style('full')(s), 'absent', 'no style was created')
+  // A new revision of a style (a body in memory: the write of its file meets ENOSPC).
+  res = await http(s, 'PUT', '/rest/styles/keep', sld('keep', 2).repeat(1).replace('</StyledLayerDescriptor>', `<!-- ${'x'.repeat(256 * 1024)} --></StyledLayerDescriptor>`), 'application/vnd.ogc.sld+xml')
+  t.equal(res.status, 507, 'style revision: 507')
+  t.equal(res.text, FULL, 'style revision: the message says the disk is full')
+  t.equal(await fetchers.style('keep')(s), sld('keep', 1), 'the style reads as before')
+  t.same(fs.readdirSync(stylesDir).sort(), styleFiles, 'no partial or orphan file is left in the style folder, even before a restart')
   res = await http(s, 'PUT', '/rest/workspaces/crash/coveragestores/m/file.imagemosaic', await mosaicZip(99, 4), 'application/zip')
   t.equal(res.status, 507, 'mosaic upload: 507')
   t.equal(res.text, FULL, 'mosaic upload: the message says the disk is full')

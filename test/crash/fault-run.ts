@@ -21,7 +21,8 @@ export function opsFor (point: string): OpName[] {
               : area === 'masterpw' ? ['masterpw']
                 : area === 'acl' ? ['aclAdd', 'aclUpdate']
                   : area === 'catalogMode' ? ['catalogMode']
-                    : ['seed', 'truncate', 'seed']
+                    : point.startsWith('seed.') ? ['seed', 'truncate']
+                      : ['seedWait', 'truncate', 'seedWait'] // tiles and accounting flushes follow the seeding
   return [...first, ...OPS.filter((o) => !first.includes(o))]
 }
 
@@ -45,6 +46,14 @@ export async function runFaultPoints (t: TapLike, points: string[], seed: number
           if (err instanceof Disconnected) { died = true; break outer }
           throw err
         }
+      }
+    }
+    // Points reached after the request that caused them (tile writes, accounting flushes): seed
+    // until every task has finished, a few more times.
+    for (let extra = 0; extra < 5 && !died; extra++) {
+      try { await w.run(s, 'seedWait') } catch (err) {
+        if (err instanceof Disconnected) died = true
+        else throw err
       }
     }
     if (!died) { t.ok(false, `${point}: the stream ran three times without reaching the fault point`); await kill(s) }

@@ -1,6 +1,9 @@
 // kill -9 at each fault point of the workspace, style, seed-task and tile write paths
 // (../shared/spec/hostile-inputs.md "How to test crash safety"), then the seven invariants.
 import t from 'tap'
+
+// Several server starts and kills: more than the suite's 180 s on a loaded 2-core machine.
+t.setTimeout(600_000)
 import { runFaultPoints } from './fault-run.js'
 
 t.test('a kill at any style, workspace, seed or tile fault point loses nothing acknowledged and tears nothing', async (t) => {

@@ -161,6 +161,8 @@ export class Model {
   readonly tasks = new Set<number>()
   maxTaskId = 0
   masterPassword = ''
+  /** Granule files of a purge=all delete in flight: once their row is gone, so must they be. */
+  purges: string[] = []
   acl: Record<string, string> = {}
   readonly env: Env
   constructor (env: Env) { this.env = env }
@@ -200,6 +202,13 @@ export async function checkInvariants (s: Server, m: Model): Promise<Failure[]> 
     r.acked = actual
     r.pending = []
   }
+
+  // 2: a purge whose rows are gone has removed its files too (the start finishes it).
+  const listed = m.resources.get('mosaic')?.acked ?? ''
+  for (const p of m.purges) {
+    if (!listed.split('\n').includes(p) && fs.existsSync(p)) fail(2, `granule ${p} left the index but its purge=all did not remove the file`)
+  }
+  m.purges = []
 
   // 5: the master password in use opens the keystore: changing it to itself+x and back works.
   const mp = await http(s, 'GET', '/rest/security/masterpw.json')

@@ -2,6 +2,9 @@
 // included); after each kill the server restarts and the seven invariants hold. Fixed seed, a
 // bounded number of kills.
 import t from 'tap'
+
+// Several server starts and kills: more than the suite's 180 s on a loaded 2-core machine.
+t.setTimeout(600_000)
 import { checkInvariants, kill, makeEnv, Model, rng, start } from './harness.js'
 import { createWorkload } from './workload.js'
 

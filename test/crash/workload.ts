@@ -9,7 +9,8 @@ import { Disconnected, http, harvestFile, mosaicZip, rng, sld, stylePackage, typ
 
 export const OPS = ['workspace', 'styleZip', 'styleSld', 'styleZipReplace', 'aclAdd', 'aclUpdate', 'catalogMode', 'masterpw',
   'quota', 'mosaicUpload', 'harvest', 'granuleDelete', 'storeCycle', 'seed', 'truncate'] as const
-export type OpName = typeof OPS[number]
+/** Not in the random mix: a seed that waits until every task has finished (tile and flush points). */
+export type OpName = typeof OPS[number] | 'seedWait'
 const SHARED: OpName[] = ['aclAdd', 'aclUpdate', 'catalogMode', 'masterpw', 'quota', 'mosaicUpload', 'harvest', 'granuleDelete', 'storeCycle', 'seed', 'truncate']
 
 const WS = 'crash'
@@ -165,8 +166,10 @@ export function createWorkload (m: Model, seed: number): Workload {
         if (harvested.length === 0) return run(s, 'harvest', client)
         const victim = r.pick(harvested)
         const next = features.filter((f) => f !== victim).map((f) => f.properties.location).sort().join('\n')
+        m.purges.push(victim.properties.location)
         return change('mosaic', next, async () => {
           await ok(http(s, 'DELETE', `${GRANULES}/${victim.id}?purge=all`), op)
+          m.purges = m.purges.filter((p) => p !== victim.properties.location)
           if (fs.existsSync(victim.properties.location)) throw new Error(`granuleDelete: ${victim.properties.location} still on disk after purge=all was acknowledged`)
         })
       }
@@ -179,6 +182,14 @@ export function createWorkload (m: Model, seed: number): Workload {
           return change('mosaic:d', [`g${i}_0.tif`, `g${i}_1.tif`].join('\n'), () => ok(http(s, 'PUT', `/rest/workspaces/${WS}/coveragestores/d/file.imagemosaic`, zip, 'application/zip'), op))
         }
         return change('mosaic:d', 'absent', () => ok(http(s, 'DELETE', `/rest/workspaces/${WS}/coveragestores/d?recurse=true`), op))
+      }
+      case 'seedWait': {
+        await run(s, 'seed', client)
+        for (;;) {
+          const rows = (await http(s, 'GET', '/gwc/rest/seed.json')).json()['long-array-array'] as number[][]
+          if (rows.length === 0) return
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
       }
       case 'seed':
       case 'truncate': {

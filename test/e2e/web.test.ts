@@ -180,6 +180,7 @@ t.test('the admin page in a real browser', async (t) => {
     t.ok(Number(await page.getAttribute('#api', 'data-operations')) > 100, 'the API page lists the operations')
     await page.fill('#api-filter', 'diskquota/usage')
     t.ok(Number(await page.getAttribute('#api', 'data-operations')) >= 2)
+    await page.screenshot({ path: path.join(shots, 'api.png') })
     t.same(problems, [], 'no script error and no CSP violation')
   })
 
@@ -192,6 +193,7 @@ t.test('the admin page in a real browser', async (t) => {
     t.ok(await page.isVisible('#no-layers'))
     t.ok(await page.isHidden('#seed-panel'))
     t.ok(await page.isHidden('#quota-panel'))
+    await page.screenshot({ path: path.join(process.env.MAPWARDEN_E2E_SHOTS ?? tempDir(t, 'shots'), 'outsider.png') })
     t.same(problems, [])
   })
 

@@ -150,6 +150,13 @@ function layerChanged () {
   map.set('fitted', false)
   showLayer()
   if (layer) $<HTMLSelectElement>('seed-layer').value = layer.name
+  seedLayerChanged()
+}
+
+/** The seed form's style choices follow its layer: blank is the layer's default style. */
+function seedLayerChanged () {
+  const layer = layers.find((l) => l.name === $<HTMLSelectElement>('seed-layer').value)
+  fillSelect($<HTMLSelectElement>('seed-style'), (layer?.styles ?? []).filter((s) => s !== layer?.defaultStyle), '', `default${layer?.defaultStyle ? ` (${layer.defaultStyle})` : ''}`)
 }
 
 function paramsChanged () {
@@ -455,6 +462,7 @@ async function start () {
   if (session.admin) {
     for (const s of document.querySelectorAll<HTMLElement>('.admin')) s.hidden = false
     $('seed-form').addEventListener('submit', (ev) => { void submitSeed(ev as SubmitEvent) })
+    $('seed-layer').addEventListener('change', seedLayerChanged)
     $('draw-bounds').addEventListener('click', drawBounds)
     $('clear-bounds').addEventListener('click', () => {
       overlay.clear()
