@@ -48,6 +48,23 @@ async function checkExtents (image: GeoTIFFImage, fileSize: number): Promise<voi
   for (let i = 0; i < offsets.length; i++) {
     if (Number(offsets[i]) + Number(counts[i]) > fileSize) throw new GranuleError('truncated: image data runs past the end of the file')
   }
+  // A header that claims more pixels than its strips or tiles hold (65000x65000 over 64 bytes of
+  // data) would be indexed with a huge footprint and fail every render of it.
+  const width = image.getWidth()
+  const height = image.getHeight()
+  const spp = image.getSamplesPerPixel()
+  const planes = image.planarConfiguration === 2 ? spp : 1
+  const expected = Math.ceil(width / image.getTileWidth()) * Math.ceil(height / image.getTileHeight()) * planes
+  if (offsets.length !== expected || counts.length !== expected) {
+    throw new GranuleError(`damaged: ${offsets.length} strips or tiles where a ${width}x${height} image needs ${expected}`)
+  }
+  if (Number((await load('Compression')) ?? 1) === 1) {
+    let bits = 0
+    for (let s = 0; s < spp; s++) bits += image.getBitsPerSample(s)
+    let stored = 0
+    for (let i = 0; i < counts.length; i++) stored += Number(counts[i])
+    if (stored < Math.floor((width * bits) / 8) * height) throw new GranuleError(`damaged: ${stored} bytes of uncompressed data for a ${width}x${height} image`)
+  }
 }
 
 function typeRange (dataType: string): { min: number, max: number } | undefined {

@@ -218,3 +218,43 @@ t.test('[hostile #31] a mosaic definition that points the index or the indexer e
     t.notMatch(res.body, /ENV_SECRET=|HOME=|PATH=/, `${label}: no environment value`)
   }
 })
+
+/** A GeoTIFF whose header claims width x height while its one strip holds the original 8x8 pixels. */
+function lyingTiff (width: number, height: number, rowsPerStrip = true): Buffer {
+  const b = Buffer.from(GRANULE)
+  const le = b.toString('latin1', 0, 2) === 'II'
+  const u16 = (o: number) => le ? b.readUInt16LE(o) : b.readUInt16BE(o)
+  const w16 = (v: number, o: number) => le ? b.writeUInt16LE(v, o) : b.writeUInt16BE(v, o)
+  const w32 = (v: number, o: number) => le ? b.writeUInt32LE(v, o) : b.writeUInt32BE(v, o)
+  const ifd = le ? b.readUInt32LE(4) : b.readUInt32BE(4)
+  for (let i = 0; i < u16(ifd); i++) {
+    const e = ifd + 2 + i * 12
+    const tag = u16(e)
+    if (tag !== 256 && tag !== 257 && !(tag === 278 && rowsPerStrip)) continue // ImageWidth, ImageLength, RowsPerStrip
+    const v = tag === 256 ? width : height
+    if (u16(e + 2) === 3) w16(v, e + 8); else w32(v, e + 8)
+  }
+  return b
+}
+
+t.test('[hostile #28] a granule whose header claims more pixels than its data holds is skipped, not indexed; tiles still render', async (t) => {
+  const app = await setup(t)
+  const r = await app.inject({ method: 'PUT', url: `${REST}/workspaces/ws/coveragestores/liar/file.imagemosaic`, headers: { ...ADMIN, ...ZIP },
+    payload: rawZip([...baseEntries('mosaic'), { name: 'temp_20081102T000000_0.tif', data: lyingTiff(65000, 65000) }]) })
+  t.equal(r.statusCode, 200)
+  t.match(String(r.headers.warning), /Skipped granule temp_20081102T000000_0\.tif: damaged: \d+ bytes of uncompressed data for a 65000x65000 image/)
+  const granules = JSON.parse((await app.inject({ url: `${REST}/workspaces/ws/coveragestores/liar/coverages/liar/index/granules.json`, headers: ADMIN })).body)
+  t.same(granules.features.map((f: any) => f.properties.location), ['temp_20081101T000000_0.tif'])
+  t.notOk(fs.existsSync(path.join(app.config.dataDir, 'data', 'ws', 'liar', 'temp_20081102T000000_0.tif')), 'the damaged file is not kept')
+  const tile = await app.inject({ url: `${BASE}/gwc/service/tms/1.0.0/ws:liar@EPSG:4326@png/0/1/0.png`, headers: ADMIN })
+  t.equal(tile.statusCode, 200)
+  // Claiming more rows than its strips cover (RowsPerStrip left at 8): the strip count gives it away.
+  const r2 = await app.inject({ method: 'PUT', url: `${REST}/workspaces/ws/coveragestores/liar2/file.imagemosaic`, headers: { ...ADMIN, ...ZIP },
+    payload: rawZip([...baseEntries('mosaic'), { name: 'temp_20081102T000000_0.tif', data: lyingTiff(8, 65000, false) }]) })
+  t.equal(r2.statusCode, 200)
+  t.match(String(r2.headers.warning), /Skipped granule temp_20081102T000000_0\.tif: damaged: 1 strips or tiles where a 8x65000 image needs 8125/)
+  // Alone in the archive it is a 400 naming the file.
+  const before = await snapshot(app, GETS, ADMIN)
+  const alone = await send(app, 'mosaic', rawZip([...baseEntries('mosaic').filter((e) => !String(e.name).endsWith('.tif')), { name: 'temp_20081102T000000_0.tif', data: lyingTiff(65000, 65000) }]))
+  await assertRefused(t, app, alone, { status: 400, message: /^No granule could be indexed: temp_20081102T000000_0\.tif: damaged/ }, before, 'alone', GETS, ADMIN)
+})

@@ -16,7 +16,7 @@ function stable (dir: string): string[] {
   return manifest(dir).filter((line) => !line.startsWith(path.join('tmp', 'uploads') + path.sep))
 }
 
-/** Temp files and staging folders left anywhere under the data directory. */
+/** Temp files (uploads, atomic writes, tiles in flight) and staging folders left under the data directory. */
 export function leftovers (dir: string): string[] {
   const out: string[] = []
   const walk = (d: string) => {
@@ -25,8 +25,8 @@ export function leftovers (dir: string): string[] {
     for (const e of entries) {
       const p = path.join(d, e.name)
       const rel = path.relative(dir, p)
-      if (/\.(mwtmp|tmp|part|upload)$/.test(e.name)) out.push(rel)
-      else if (e.isDirectory() && path.dirname(rel) === 'tmp' && e.name !== 'uploads') out.push(rel + '/')
+      if (/\.(mwtmp|tmp|part|upload|tile)$/.test(e.name)) out.push(rel)
+      else if (e.isDirectory() && path.dirname(rel) === 'tmp' && e.name !== 'uploads' && e.name !== 'tiles') out.push(rel + '/')
       if (e.isDirectory()) walk(p)
     }
   }

@@ -91,7 +91,7 @@ t.test('PUT is partial: only the properties present change; quotas are shown in 
   t.match(res.body, '"globalQuota":{"value":"2","units":"TiB"}', 'a JSON number is accepted too')
 })
 
-t.test('layer quotas name known layers; an unknown layer is 400', async (t) => {
+t.test('[hostile #46] layer quotas name known layers; an unknown layer is 400', async (t) => {
   const app = await build(t)
   await addLayer(app)
   let res = await app.inject({
@@ -125,7 +125,7 @@ t.test('layer quotas name known layers; an unknown layer is 400', async (t) => {
   t.match(res.body, '"layerQuotas":[]}}', 'an empty list removes them')
 })
 
-t.test('bad PUTs are 400 text/plain naming the problem and change nothing', async (t) => {
+t.test('[hostile #45] [hostile #46] [hostile #47] [hostile #48] bad PUTs are 400 text/plain naming the problem and change nothing', async (t) => {
   const app = await build(t)
   await addLayer(app)
   await app.inject({ method: 'PUT', url: `${DQ}.json`, headers: ADMIN, payload: '{"tilecacheQuotaConfiguration":{"maxConcurrentCleanUps":3}}' })

@@ -100,7 +100,7 @@ t.test('PUT file.imagemosaic answers the coverageStore; store, coverages, index 
   t.equal((await get(app, `${G}.json`)).body, fixture('granules.json'), 'replacing the store re-indexes the same granules')
 })
 
-t.test('granule queries: ECQL filters, paging, single granules', async (t) => {
+t.test('[hostile #53] [hostile #54] granule queries: ECQL filters, paging, single granules', async (t) => {
   const app = await setup(t)
   t.equal((await put(app, await sampleZip())).statusCode, 200)
   const ids = async (q: string) => {
@@ -186,7 +186,7 @@ t.test('unknown workspace, store, coverage answer 404 with GeoServer messages; n
   t.equal(anon.statusCode, 401)
 })
 
-t.test('DELETE granules: filter required, purge validated, rows and files removed', async (t) => {
+t.test('[hostile #55] DELETE granules: filter required, purge validated, rows and files removed', async (t) => {
   const app = await setup(t)
   await put(app, await sampleZip())
   const dir = path.join(dataDirOf(app), 'data', 'ws', 'temp')
@@ -290,7 +290,7 @@ t.test('empty mosaic with configure=none, harvest under the roots, then POST cov
   t.same((await app.layers.get('ws', 'temp'))!.bbox, [0, 40, 30, 55])
 })
 
-t.test('harvest refuses locations outside the harvest roots and non-file URLs', async (t) => {
+t.test('[hostile #56] harvest refuses locations outside the harvest roots and non-file URLs', async (t) => {
   const root = fs.realpathSync(tempDir(t, 'mwroot'))
   const outside = fs.realpathSync(tempDir(t, 'mwout'))
   fs.writeFileSync(path.join(outside, 'secret.tif'), GRANULE_1)

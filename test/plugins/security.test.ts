@@ -47,7 +47,7 @@ t.test('catalog mode: GET in XML and JSON, PUT each valid value, persisted acros
   t.equal(res.body, '{"mode":"CHALLENGE"}')
 })
 
-t.test('catalog mode: invalid values 422, missing mode 404, nothing changed', async (t) => {
+t.test('[hostile #51] catalog mode: invalid values 422, missing mode 404, nothing changed', async (t) => {
   const app = await build(t)
   const cases: Array<[string, string, number, string]> = [
     ['application/json', '{"mode":"OPEN"}', 422, 'Not a valid mode: OPEN'],
@@ -117,7 +117,7 @@ t.test('layer rules: defaults, POST 201 in XML and JSON, GET sorted in both form
   t.equal(res.body, '{}')
 })
 
-t.test('layer rules: invalid keys 422 with GeoServer messages, existing 409, unknown 409, missing 404; nothing stored', async (t) => {
+t.test('[hostile #49] [hostile #50] layer rules: invalid keys 422 with GeoServer messages, existing 409, unknown 409, missing 404; nothing stored', async (t) => {
   const app = await build(t)
   const before = (await app.inject({ method: 'GET', url: `${S}/acl/layers.json`, headers: ADMIN })).body
   const post = (payload: string) => app.inject({ method: 'POST', url: `${S}/acl/layers.json`, headers: JSON_, payload })
@@ -173,7 +173,7 @@ t.test('layer rules persist across restart', async (t) => {
   t.equal(res.body, '{"*.*.r":"*","*.*.w":"GROUP_ADMIN,ADMIN","topp.*.r":"ROLE_READER","topp.roads.w":"ROLE_WRITER,ROLE_EDITOR"}')
 })
 
-t.test('master password: generated on first start, GET no-store in XML and JSON, PUT rules, persisted', async (t) => {
+t.test('[hostile #52] master password: generated on first start, GET no-store in XML and JSON, PUT rules, persisted', async (t) => {
   const dataDir = tempDir(t)
   let app = await build(t, { dataDir, keepOpen: true })
   let res = await app.inject({ method: 'GET', url: `${S}/masterpw.json`, headers: ADMIN })

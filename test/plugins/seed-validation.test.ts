@@ -10,7 +10,7 @@ const xml = (inner: string) => `<seedRequest>${inner}</seedRequest>`
 const good = { zoomStart: 0, zoomStop: 2, type: 'seed', threadCount: 1, gridSetId: 'EPSG:4326', format: 'image/png' }
 const json = (over: Record<string, unknown>) => JSON.stringify({ seedRequest: { ...good, ...over } })
 
-t.test('bad seed requests are 400 text/plain naming the field, and create no task and no tile', async (t) => {
+t.test('[hostile #38] [hostile #39] [hostile #40] [hostile #41] bad seed requests are 400 text/plain naming the field, and create no task and no tile', async (t) => {
   const app = await build(t, { dataDir: undefined })
   await addLayer(app, { styles: ['pophatch'], config: { dimensions: { time: { enabled: true } } } })
   const cases: Array<[string, string, string]> = [
@@ -50,7 +50,7 @@ t.test('bad seed requests are 400 text/plain naming the field, and create no tas
   t.notOk(fs.existsSync(path.join(app.config.dataDir, 'tiles')), 'no tile directory')
 })
 
-t.test('unknown layers are 400 for the seed POST and the layer task list', async (t) => {
+t.test('[hostile #41] unknown layers are 400 for the seed POST and the layer task list', async (t) => {
   const app = await build(t)
   let res = await app.inject({ method: 'POST', url: `${SEED}/topp:nosuch.json`, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: json({}) })
   t.equal(res.statusCode, 400)
@@ -77,7 +77,7 @@ t.test('the interface\'s 405s: PUT/DELETE on suffixed paths, GET/PUT/DELETE with
   }
 })
 
-t.test('kill_all with a bad value is 400 with GWC\'s message and kills nothing', async (t) => {
+t.test('[hostile #42] kill_all with a bad value is 400 with GWC\'s message and kills nothing', async (t) => {
   const app = await build(t)
   await addLayer(app)
   const form = { ...ADMIN, 'content-type': 'application/x-www-form-urlencoded' }

@@ -87,6 +87,15 @@ t.test('no filter text reaches the SQL: values and attribute names are bound', a
   t.same(f.params, ['$."location"', "x' OR 1=1 --", '$."elevation"', 1, 2])
 })
 
+t.test('[hostile #53] a predicate on values alone is refused: it would widen any filter to every row', async (t) => {
+  for (const filter of ["location IN ('a') OR 1=1", "'a' = 'a'", "'a' IN ('a')", '1 BETWEEN 0 AND 2', "'x' LIKE '%'", "'x' ILIKE '%'", "'x' IS NOT NULL", 'TRUE = TRUE', "NOT 'a' <> 'b'"]) {
+    t.throws(() => compileCql(filter, ctx), { code: 'MW_MOSAIC_INVALID_CQL', message: /tests values only; name an attribute of the index$/ }, filter)
+  }
+  // An attribute on either side is a real predicate.
+  t.same(ids("'a_2020.tif' = location"), [1])
+  t.same(ids('0 < elevation'), [2, 3])
+})
+
 t.test('isoInstant normalises ISO 8601 instants to UTC milliseconds', async (t) => {
   t.equal(isoInstant('2008-11-01'), '2008-11-01T00:00:00.000Z')
   t.equal(isoInstant('2008-11-01T00:00'), '2008-11-01T00:00:00.000Z')
