@@ -19,6 +19,7 @@ export const FAULT_POINTS = [
   'mosaic.afterFileBeforeIndex',
   'mosaic.afterIndex',
   'mosaic.harvestBeforeIndex',
+  'mosaic.deleteBeforeFiles',
   'granule.afterRowBeforeFile',
   'quota.beforeFlush',
   'quota.afterFlush',

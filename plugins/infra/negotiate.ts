@@ -183,13 +183,22 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
   })
 
   app.removeAllContentTypeParsers()
-  const xml = async (_req: FastifyRequest, body: string) => {
-    _req.rawText = body
-    return parseXml(body)
+  const xml = async (req: FastifyRequest, body: Buffer) => {
+    const text = decode(body, req.headers['content-type'] ?? '')
+    req.rawText = text
+    return parseXml(text)
   }
-  app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string', bodyLimit: opts.bodyLimit }, xml)
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: opts.bodyLimit },
-    async (_req: FastifyRequest, body: string) => parseJson(body))
+  app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'buffer', bodyLimit: opts.bodyLimit }, xml)
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: opts.bodyLimit },
+    async (req: FastifyRequest, body: Buffer) => {
+      // RFC 8259: JSON text exchanged between systems is UTF-8; any other charset is a mistake.
+      const charset = /charset\s*=\s*"?([^";]+)"?/i.exec(req.headers['content-type'] ?? '')?.[1].trim()
+      if (charset !== undefined && !/^(utf-?8|us-ascii)$/i.test(charset)) throw UnsupportedCharset(JSON.stringify(charset) + ' (JSON is UTF-8)')
+      const text = body.toString('utf8')
+      // XML (an SLD, a GeoServer document) labelled as JSON: the label is wrong, not the JSON.
+      if (/^\s*</.test(text)) throw UnsupportedMediaType('application/json for an XML body', 'application/xml, text/xml, application/vnd.ogc.sld+xml')
+      return parseJson(text)
+    })
   app.addContentTypeParser(SLD_TYPES, { parseAs: 'buffer', bodyLimit: opts.bodyLimit }, async (req: FastifyRequest, body: Buffer) => {
     const text = decode(body, req.headers['content-type'] ?? '')
     assertNoDoctype(text)
@@ -215,10 +224,17 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
   await app.register(formbody, { bodyLimit: opts.bodyLimit })
   await app.register(multipart, { limits: { fileSize: opts.uploadLimit, files: 1, fields: 50, parts: 60 } })
 
-  app.addHook('onResponse', (req, _reply, done) => {
-    if (req.upload) fs.promises.rm(req.upload.path, { force: true }).then(() => done(), done)
-    else done()
-  })
+  // The temp file goes before the response is written (onSend), so a client that sees the answer,
+  // success or refusal, never sees it on disk; onResponse catches the replies that skip onSend.
+  // (Not onRequestAbort: a handler may still be reading the file after the client has gone.)
+  const removeUpload = (req: FastifyRequest): Promise<void> => {
+    const upload = req.upload
+    if (!upload) return Promise.resolve()
+    req.upload = undefined
+    return fs.promises.rm(upload.path, { force: true }).catch((err) => { req.log.warn({ err }, 'could not remove an upload temp file') })
+  }
+  app.addHook('onSend', async (req, _reply, payload) => { await removeUpload(req); return payload })
+  app.addHook('onResponse', async (req) => { await removeUpload(req) })
 }
 
 export default fp(negotiate, { name: 'negotiate' })

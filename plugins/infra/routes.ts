@@ -1,5 +1,6 @@
 // Small helpers that every area's routes use.
 import { InvalidBody } from '../../services/errors.js'
+import { refuseTypeHints } from '../../services/body-fields.js'
 
 /** A collection path with its representation forms: '/styles', '/styles.xml', '/styles.json'. */
 export function suffixed (path: string, suffixes: string[] = ['xml', 'json']): string[] {
@@ -20,5 +21,6 @@ export function bodyRoot (body: unknown, ...roots: string[]): Record<string, any
   const value = (body as Record<string, unknown>)[root]
   if (value === '' || value === null) return {}
   if (typeof value !== 'object' || Array.isArray(value)) throw InvalidBody(`${root} must be an object`)
+  refuseTypeHints(value, root)
   return value as Record<string, any>
 }

@@ -47,7 +47,7 @@ export default async function granules (app: FastifyInstance) {
     app.delete(url, async (req, reply) => {
       const { ws, store, c } = req.params as Params
       const q = req.query as Record<string, unknown>
-      await mosaics.deleteGranules(ws, store, c, { filter: one(q.filter), purge: one(q.purge) })
+      await mosaics.deleteGranules(ws, store, c, { filter: one(q.filter), purge: one(q.purge), offset: one(q.offset), limit: one(q.limit) })
       return reply.code(200).send()
     })
     for (const m of ['POST', 'PUT'] as const) app.route({ method: m, url, handler: notAllowed(m) })

@@ -12,17 +12,34 @@ const WHO: Record<Access, string> = {
   public: 'Anonymous access allowed; per-layer read rules still apply.'
 }
 
-function area (url: string): string {
-  const m = /\/(rest|tilecache\/rest|gwc\/rest|tilecache\/service|gwc\/service|web)(?:\/([^/.{]+))?/.exec(url)
-  if (!m) return 'service'
-  if (m[1] === 'rest') return m[2] === 'workspaces' || m[2] === undefined ? 'catalog' : m[2]
-  if (m[1].endsWith('service')) return 'tiles'
-  if (m[1] === 'web') return 'web'
-  return m[2]?.startsWith('diskquota') ? 'diskquota' : 'seed'
+// Operations are tagged by area, from the path (first match wins).
+const AREAS: Array<[RegExp, string]> = [
+  [/\/rest\/security\//, 'security'],
+  [/\/coveragestores/, 'mosaics'],
+  [/\/datastores/, 'appschema'],
+  [/\/styles/, 'styles'],
+  [/\/rest\/layers/, 'layers'],
+  [/\/rest\/openapi/, 'openapi'],
+  [/\/(tilecache|gwc)\/rest\/seed/, 'seed'],
+  [/\/(tilecache|gwc)\/rest\/diskquota/, 'diskquota'],
+  [/\/(tilecache|gwc)\/service\//, 'tiles'],
+  [/\/(web|session)(\/|$)/, 'web'],
+  [/\/rest\//, 'catalog']
+]
+const area = (url: string) => AREAS.find(([re]) => re.test(url))?.[1] ?? 'service'
+
+const DECORATOR = 'mapwardenOpenApi'
+
+/** The generated document (built once, on first call, after the routes are registered). */
+export function openApiDocument (app: FastifyInstance): Record<string, unknown> {
+  return (app as unknown as Record<string, () => Record<string, unknown>>)[DECORATOR]()
 }
 
 export async function registerOpenApi (app: FastifyInstance, version: string) {
   await app.register(swagger, {
+    // Its own decorator name: a host that documents its own API with @fastify/swagger (and
+    // registers exposedMapwarden) keeps its `swagger`.
+    decorator: DECORATOR,
     openapi: {
       openapi: '3.0.3',
       info: {
@@ -40,10 +57,9 @@ export async function registerOpenApi (app: FastifyInstance, version: string) {
       s.tags = [area(url)]
       s.description = [s.description, WHO[access]].filter(Boolean).join(' ')
       if (access === 'public') s.security = []
-      if (!s.response) s.response = { default: { description: 'See the GeoServer/GeoWebCache REST documentation of this resource; errors are text/plain.' } }
       return { schema: s, url }
     }
   })
   app.get('/rest/openapi.json', { config: { access: 'authenticated' }, schema: { summary: 'This OpenAPI document' } },
-    async (_req, reply) => reply.type('application/json; charset=utf-8').send(app.swagger()))
+    async (_req, reply) => reply.type('application/json; charset=utf-8').send(openApiDocument(app)))
 }

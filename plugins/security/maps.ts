@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify'
 import { escapeXml } from '../infra/representation.js'
 import { InvalidBody, NotAcceptable } from '../../services/errors.js'
 import { asArray } from '../../services/files/xml.js'
+import { refuseTypeHints } from '../../services/body-fields.js'
 
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>'
 
@@ -42,8 +43,10 @@ export function mapBody (req: FastifyRequest, root: string): Record<string, unkn
     const inner = body[keys[0]]
     if (inner === '' || inner === null || inner === undefined) return {}
     if (!isObject(inner)) throw InvalidBody(`Expected a ${root} document in XML or JSON`)
+    refuseTypeHints(inner, root)
     return inner
   }
+  refuseTypeHints(body, root)
   return body
 }
 

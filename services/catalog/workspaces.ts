@@ -4,6 +4,11 @@ import type { Db } from '../storage/database.js'
 import { WorkspaceExists, WorkspaceNotEmpty, WorkspaceNotFound } from '../errors.js'
 import { checkName } from '../files/names.js'
 import { noFaults, type FaultPoint } from '../faults.js'
+import { onlyFields } from '../body-fields.js'
+
+// GeoServer's workspace representation; the store links are read-only (GET-modify-PUT sends them back).
+const WORKSPACE_FIELDS = ['name', 'isolated']
+const WORKSPACE_READ_ONLY = ['dataStores', 'coverageStores', 'wmsStores', 'wmtsStores', 'dateCreated', 'dateModified']
 
 export interface Workspace { name: string, namespaceUri: string, isolated: boolean }
 
@@ -23,7 +28,10 @@ export function createSqliteWorkspaceStore (db: Db): WorkspaceStore {
   const q = {
     list: db.prepare('SELECT * FROM workspaces ORDER BY name'),
     get: db.prepare('SELECT * FROM workspaces WHERE name = ?'),
-    insert: db.prepare('INSERT OR IGNORE INTO workspaces (name, namespace_uri, isolated, created_at) VALUES (?, ?, ?, ?)'),
+    // Refused when a name equal ignoring (ASCII) case exists: on a case-insensitive file system
+    // their tile and style folders would be one folder. One statement, so two racing creates cannot both pass.
+    insert: db.prepare(`INSERT INTO workspaces (name, namespace_uri, isolated, created_at)
+      SELECT @name, @uri, @isolated, @at WHERE NOT EXISTS (SELECT 1 FROM workspaces WHERE name = @name COLLATE NOCASE)`),
     update: db.prepare('UPDATE workspaces SET name = ?, namespace_uri = ?, isolated = ? WHERE name = ?'),
     stores: db.prepare('SELECT count(*) FROM stores WHERE workspace = ?').pluck(),
     remove: db.prepare('DELETE FROM workspaces WHERE name = ?')
@@ -34,7 +42,7 @@ export function createSqliteWorkspaceStore (db: Db): WorkspaceStore {
     async list () { return (q.list.all() as any[]).map(rowTo) },
     async get (name) { const r = q.get.get(name) as any; return r ? rowTo(r) : undefined },
     async insert (ws) {
-      return q.insert.run(ws.name, ws.namespaceUri, ws.isolated ? 1 : 0, new Date().toISOString()).changes === 1
+      return q.insert.run({ name: ws.name, uri: ws.namespaceUri, isolated: ws.isolated ? 1 : 0, at: new Date().toISOString() }).changes === 1
     },
     async update (name, ws) { q.update.run(ws.name, ws.namespaceUri, ws.isolated ? 1 : 0, name) },
     async contents (name) { return (q.stores.get(name) as number) + ((styles?.get(name) as number | undefined) ?? 0) },
@@ -60,6 +68,7 @@ export function createWorkspaceService ({ store, namespaceBase, fault = noFaults
     get: require,
     async exists (name: string) { return (await store.get(name)) !== undefined },
     async create (input: { name?: unknown, isolated?: unknown }) {
+      onlyFields(input, 'workspace', WORKSPACE_FIELDS, WORKSPACE_READ_ONLY)
       const name = checkName(input.name, 'workspace')
       const ws = { name, namespaceUri: `${namespaceBase}/${encodeURIComponent(name)}`, isolated: input.isolated === true || input.isolated === 'true' }
       fault('workspace.beforeCommit')
@@ -69,6 +78,7 @@ export function createWorkspaceService ({ store, namespaceBase, fault = noFaults
       return ws
     },
     async update (name: string, input: { name?: unknown, isolated?: unknown }) {
+      onlyFields(input, 'workspace', WORKSPACE_FIELDS, WORKSPACE_READ_ONLY)
       const old = await require(name)
       const next = {
         ...old,
@@ -78,7 +88,8 @@ export function createWorkspaceService ({ store, namespaceBase, fault = noFaults
       if (next.name !== old.name) {
         // Renaming would orphan stores, styles and tile sets; GeoServer refuses it for non-empty ones too.
         if (await store.contents(name) > 0) throw WorkspaceNotEmpty()
-        if (await store.get(next.name)) throw WorkspaceExists(next.name)
+        const folded = next.name.toLowerCase()
+        if ((await store.list()).some((w) => w.name !== old.name && w.name.toLowerCase() === folded)) throw WorkspaceExists(next.name)
         next.namespaceUri = `${namespaceBase}/${encodeURIComponent(next.name)}`
       }
       await store.update(name, next)

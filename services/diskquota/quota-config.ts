@@ -3,6 +3,7 @@
 // whole before anything is applied, and the one wire form (root tilecacheQuotaConfiguration,
 // quotas as {value, units} in the largest unit where the value is at least 1, value a string in JSON).
 import { QuotaFieldInvalid, QuotaUnknownLayer } from '../errors.js'
+import { onlyFields } from '../body-fields.js'
 
 export type ExpirationPolicy = 'LRU' | 'LFU'
 export const POLICIES: ExpirationPolicy[] = ['LRU', 'LFU']
@@ -138,7 +139,13 @@ export interface ParseContext {
  * before anything is applied. Unknown properties are ignored, as GWC's reader does (diskBlockSize
  * and quotaStore included), except a switch to another quota store, which mapwarden cannot do.
  */
+const QUOTA_FIELDS = ['enabled', 'diskBlockSize', 'cacheCleanUpFrequency', 'cacheCleanUpUnits', 'maxConcurrentCleanUps',
+  'globalExpirationPolicyName', 'globalQuota', 'quotaStore', 'layerQuotas', 'jdbcConfiguration', 'JDBCConfiguration', 'dialect', 'jndiSource', 'connectionPool']
+// What GWC's DiskQuotaConfig also carries and writes out; sent back by GET-modify-PUT clients.
+const QUOTA_READ_ONLY = ['lastCleanUpTime', 'globalUsedQuota', 'version']
+
 export async function applyPartial (current: QuotaConfig, body: Record<string, unknown>, ctx: ParseContext): Promise<QuotaConfig> {
+  onlyFields(body, 'the disk quota configuration', QUOTA_FIELDS, QUOTA_READ_ONLY)
   const next: QuotaConfig = { ...current, layerQuotas: [...current.layerQuotas] }
   const has = (k: string) => body[k] !== undefined
   if (has('enabled')) next.enabled = bool('enabled', body.enabled)

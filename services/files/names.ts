@@ -13,7 +13,10 @@ export function isSafeName (value: unknown): value is string {
 
 export function checkName (value: unknown, what: string): string {
   if (!isSafeName(value)) {
-    const shown = typeof value === 'string' ? JSON.stringify(value.length > 64 ? value.slice(0, 64) + '...' : value) : String(value)
+    // Quoted, cut, and with markup characters escaped: the message is text, but it may be shown in a browser.
+    const shown = typeof value === 'string'
+      ? JSON.stringify(value.length > 64 ? value.slice(0, 64) + '...' : value).replace(/[<>&]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'))
+      : String(value)
     throw InvalidName(what, shown)
   }
   return value

@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { Transform } from 'node:stream'
+import zlib from 'node:zlib'
 import yauzl, { type Entry, type ZipFile } from 'yauzl'
 import { isMapwardenError, NotAZip, TooManyZipEntries, UnsafeZipEntry, ZipTooLarge } from '../errors.js'
 import { within } from './atomic.js'
@@ -18,6 +19,9 @@ export interface ZipEntryInfo { name: string, size: number, directory: boolean }
 const S_IFMT = 0o170000
 const S_IFREG = 0o100000
 const S_IFDIR = 0o040000
+
+// zlib.crc32 exists from Node 20.15; on an older 20.x the CRC check is skipped.
+const crc32 = (zlib as unknown as { crc32?: (data: Buffer, value?: number) => number }).crc32
 
 function openZip (file: string): Promise<ZipFile> {
   return new Promise((resolve, reject) => {
@@ -131,12 +135,19 @@ export async function extractZip (file: string, destDir: string, limits: ZipLimi
           if (err || !stream) return reject(mapOpenError(err))
           stream.on('error', () => {}) // reported through the pipeline; yauzl may emit once more after it
           let written = 0
+          let crc = 0
           const cap = new Transform({
             transform (chunk: Buffer, _enc, cb) {
               written += chunk.length
               total += chunk.length
-              if (written > entry.uncompressedSize || total > limits.maxBytes) cb(ZipTooLarge(limits.maxBytes))
-              else cb(null, chunk)
+              if (written > entry.uncompressedSize || total > limits.maxBytes) return cb(ZipTooLarge(limits.maxBytes))
+              if (crc32) crc = crc32(chunk, crc)
+              cb(null, chunk)
+            },
+            // A damaged entry is refused as Java's ZipInputStream refuses it ("invalid entry CRC").
+            flush (cb) {
+              if (crc32 && crc !== entry.crc32) cb(NotAZip(`entry ${JSON.stringify(name.slice(0, 200))} fails its CRC check`))
+              else cb()
             }
           })
           pipeline(stream, cap, fs.createWriteStream(target, { flags: 'wx' }))

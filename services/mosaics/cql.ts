@@ -151,9 +151,13 @@ class Parser {
       if (next === 'TEQUALS' && to !== undefined) throw InvalidCql('TEQUALS needs an instant, not a period')
       return { k: 'temporal', op: next, attr: left.name, from, to }
     }
+    // A predicate must test an attribute: one on values alone (1=1, 'a' IN ('a')) is constant,
+    // the classic way to widen a filter (hostile-inputs row 53), and never what a client means.
+    const onValue = (what: string) => InvalidCql(`${what} at position ${t.pos} tests values only; name an attribute of the index`)
     let negate = false
     if (next === 'NOT' && ['BETWEEN', 'LIKE', 'ILIKE', 'IN'].includes(this.kw(1) ?? '')) { this.i++; negate = true }
     const k2 = this.kw()
+    if (['BETWEEN', 'LIKE', 'ILIKE', 'IN', 'IS'].includes(k2 ?? '') && left.k !== 'attr') throw onValue(k2!)
     if (k2 === 'BETWEEN') {
       this.i++
       const lo = this.operand()
@@ -185,7 +189,9 @@ class Parser {
     const op = this.peek()
     if (op && op.t === 'op' && ['=', '<>', '!=', '<', '<=', '>', '>='].includes(op.v)) {
       this.i++
-      return { k: 'cmp', op: op.v === '!=' ? '<>' : op.v, l: left, r: this.operand() }
+      const right = this.operand()
+      if (left.k !== 'attr' && right.k !== 'attr') throw onValue('comparison')
+      return { k: 'cmp', op: op.v === '!=' ? '<>' : op.v, l: left, r: right }
     }
     throw InvalidCql(`expected a comparison ${this.where()}`)
   }

@@ -12,7 +12,7 @@ import { extractZip, type ZipLimits } from '../files/zip.js'
 import { fsyncTree, renameDurable, withStaging } from '../files/atomic.js'
 import { createKeyedQueue } from '../keyed-queue.js'
 import {
-  CoverageExists, CoverageNotFound, CoverageStoreNotEmpty, CoverageStoreNotFound, EmptyMosaic, GranuleFilterRequired,
+  CoverageExists, CoverageNotFound, CoverageStoreNotEmpty, CoverageStoreNotFound, EmptyMosaic, GranuleFilterRequired, GranulePagingOnDelete,
   GranuleNotFound, HarvestBadLocation, HarvestNotSupported, HarvestOutsideRoots, InvalidCoverage, InvalidLimit, InvalidOffset,
   InvalidPurge, MosaicWorkspaceNotFound, NoGoodGranules, NoMosaicInArchive, NoSuchNativeCoverage
 } from '../errors.js'
@@ -258,6 +258,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
       const coverages = rows.coverages(ws, store)
       if (!recurse && coverages.length > 0) throw CoverageStoreNotEmpty(store)
       rows.deleteStore(ws, store) // cascades to coverages, layers, mosaic record and index
+      fault('mosaic.deleteBeforeFiles') // the start removes a store folder the catalog no longer knows
       await fs.promises.rm(storeDir(ws, store), { recursive: true, force: true })
       await deps.layersRemoved?.(coverages.map((c) => `${ws}:${c.name}`))
       })
@@ -434,9 +435,13 @@ export function createMosaicService (deps: MosaicServiceDeps) {
       return { mosaic, granules: [g] }
     },
 
-    async deleteGranules (ws: string, store: string, coverage: string, q: { filter?: string, purge?: string, fid?: string }): Promise<number> {
+    async deleteGranules (ws: string, store: string, coverage: string, q: { filter?: string, purge?: string, fid?: string, offset?: string, limit?: string }): Promise<number> {
       const { mosaic } = await requireCoverage(ws, store, coverage)
       const purge = parsePurge(q.purge)
+      // GeoServer's DELETE reads filter and purge only. Ignoring a paging parameter would delete
+      // every match while the client believes it deletes one page, so it is refused.
+      const paging = [q.offset !== undefined ? `offset=${q.offset}` : '', q.limit !== undefined ? `limit=${q.limit}` : ''].filter(Boolean)
+      if (paging.length > 0) throw GranulePagingOnDelete(JSON.stringify(paging.join('&').slice(0, 100)))
       let filter: CompiledFilter | undefined
       let seq: number | undefined
       if (q.fid !== undefined) {

@@ -7,6 +7,7 @@ import { collectAttributes } from './collect.js'
 import { GranuleError, readGranuleInfo } from './geotiff-info.js'
 import type { NewGranule } from './granule-index.js'
 import { normalizeCrs } from '../../workers/crs.js'
+import { TooManyGranules } from '../errors.js'
 
 export interface Skipped { file: string, reason: string }
 
@@ -18,7 +19,7 @@ export function isGranuleName (name: string, settings: Pick<MosaicSettings, 'wil
 }
 
 /** Granule files under dir (sorted), following no symbolic links. */
-export async function findGranules (dir: string, settings: Pick<MosaicSettings, 'wildcard' | 'recursive'>): Promise<string[]> {
+export async function findGranules (dir: string, settings: Pick<MosaicSettings, 'wildcard' | 'recursive'>, max = MAX_GRANULES_PER_REQUEST): Promise<string[]> {
   const out: string[] = []
   const walk = async (d: string, depth: number) => {
     const entries = await fs.promises.readdir(d, { withFileTypes: true })
@@ -27,7 +28,7 @@ export async function findGranules (dir: string, settings: Pick<MosaicSettings, 
       const p = path.join(d, e.name)
       if (e.isDirectory()) { if (settings.recursive && depth < 32) await walk(p, depth + 1) } else if (e.isFile() && isGranuleName(e.name, settings)) {
         out.push(p)
-        if (out.length > MAX_GRANULES_PER_REQUEST) throw new Error(`more than ${MAX_GRANULES_PER_REQUEST} granules in one request`)
+        if (out.length > max) throw TooManyGranules(max)
       }
     }
   }

@@ -34,6 +34,8 @@ export interface TruncateSelection {
   /** Tiles to delete at z; undefined = none at that level. */
   rectAt: (z: number) => Rect | undefined
   signal?: AbortSignal
+  /** Called after each deleted tile (task progress). */
+  onDeleted?: () => void
 }
 
 const gridDir = (id: string) => id.replace(':', '_')
@@ -185,7 +187,8 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
               if (!m || m[2] !== FORMATS[s.format].ext) continue
               const y = Number(m[1])
               if (y < r[1] || y > r[3]) continue
-              if (await remove(path.join(xdir, name), { ...s, z, x, y })) n++
+              if (sel.signal?.aborted) return n
+              if (await remove(path.join(xdir, name), { ...s, z, x, y })) { n++; sel.onDeleted?.() }
             }
             knownDirs.delete(xdir)
             await fs.rmdir(xdir).catch(() => {}) // only when empty

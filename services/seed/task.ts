@@ -27,6 +27,8 @@ export interface Task {
   /** Tiles this task processed (truncate: tiles deleted). */
   tilesDone: number
   killed: boolean
+  /** Stops the work in hand at once (a running truncate); set while it runs. */
+  cancel?: () => void
   createdAt: number
   startedAt?: number
   finishedAt?: number

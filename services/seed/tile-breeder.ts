@@ -12,7 +12,7 @@ import { viewOf, type Job, type Task, type TaskState } from './task.js'
 import type { LayerInfo } from '../catalog/layers.js'
 import type { TileFormat } from './formats.js'
 import type { ParameterSet } from './parameters.js'
-import { StorageFull, TileCacheClosing, TooManyPendingTasks, isStorageFull } from '../errors.js'
+import { MapwardenError, StorageFull, TileCacheClosing, TooManyPendingTasks, isStorageFull } from '../errors.js'
 import type { TaskRecords } from './task-records.js'
 import type { TaskView } from './task.js'
 
@@ -43,6 +43,16 @@ export interface BreederDeps {
 }
 
 export type KillCode = 'running' | 'pending' | 'all'
+
+/** Why a task stopped, as its resource shows it: no file path or stack (the log has the detail). */
+export function abortReason (err: unknown): string {
+  if (isStorageFull(err)) return `aborted: ${StorageFull().message}`
+  if (err instanceof MapwardenError) return `aborted: ${err.message}`
+  const code = (err as { code?: unknown } | undefined)?.code
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code)
+    ? `aborted: ${code} while rendering or writing tiles (details in the server log)`
+    : 'aborted: unexpected failure (details in the server log)'
+}
 
 export function createTileBreeder (deps: BreederDeps) {
   const now = deps.now ?? Date.now
@@ -133,10 +143,17 @@ export function createTileBreeder (deps: BreederDeps) {
     try {
       if (t.type === 'truncate') {
         const { spec } = t.job
+        // A kill stops the truncate between two tiles (the store checks the signal), rather than
+        // marking it aborted while it deletes to the end.
+        const stop = new AbortController()
+        t.cancel = () => stop.abort()
+        if (t.killed || closing) stop.abort()
         t.tilesDone = await deps.store.truncate({
           layer: spec.layer.qualifiedName, gridSet: spec.gridSet.id, formats: spec.formats,
           parameterId: t.job.parameterId, zoomStart: spec.zoomStart, zoomStop: spec.zoomStop,
-          rectAt: (z) => rectAt(t.job.range, z)
+          rectAt: (z) => rectAt(t.job.range, z),
+          signal: stop.signal,
+          onDeleted: () => { t.tilesDone++ }
         })
       } else {
         // Killing stops the task after the metatile in hand (GWC terminate flag).
@@ -149,10 +166,12 @@ export function createTileBreeder (deps: BreederDeps) {
           if (now() - (t.savedAt ?? 0) >= 1000) persist(t, false) // progress only
         }
       }
+      t.cancel = undefined
       finish(t, t.killed || closing ? 'aborted' : 'done')
     } catch (err) {
+      t.cancel = undefined
       deps.log?.warn({ err, task: t.id, layer: t.layer }, 'seed task failed')
-      finish(t, 'aborted', isStorageFull(err) ? `aborted: ${StorageFull().message}` : (err as Error).message)
+      finish(t, 'aborted', abortReason(err))
     }
   }
 
@@ -225,6 +244,7 @@ export function createTileBreeder (deps: BreederDeps) {
         if (t.state === 'pending' && code === 'running') continue
         out.push({ task: t, was: t.state })
         t.killed = true
+        t.cancel?.()
         if (t.state === 'pending') {
           queue.splice(queue.indexOf(t), 1)
           finish(t, 'aborted')
@@ -254,8 +274,10 @@ export function createTileBreeder (deps: BreederDeps) {
       closing = true
       if (retry) { clearTimeout(retry); retry = undefined }
       for (const t of queue.splice(0)) { t.killed = true; finish(t, 'aborted') }
+      for (const t of tasks.values()) t.cancel?.()
       aborter.abort()
       await Promise.allSettled([...runs])
+      saveRecords() // a last try for records a full disk held back
     },
 
     /** Resolves when no task is pending or running (tests, bench). */

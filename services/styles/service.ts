@@ -106,9 +106,13 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
     }
   }
 
+  // Names that differ only in case are the same style: their files would be one file on a
+  // case-insensitive file system (macOS, Windows volumes, some NAS shares).
   const checkNewName = (workspace: string | undefined, name: string, filename: string) => {
-    if (store.get(workspace, name)) throw StyleExists(name)
-    if (store.byFilename(workspace, filename)) throw StyleResourceExists(filename)
+    const same = store.getFolded(workspace, name)
+    if (same) throw StyleExists(same.name === name ? name : `${name} (as ${same.name})`)
+    const file = store.byFilenameFolded(workspace, filename)
+    if (file) throw StyleResourceExists(file.filename === filename ? filename : `${filename} (as ${file.filename})`)
   }
 
   /** Image names of a package that another style in the folder owns (409), checked before any write. */
@@ -125,6 +129,36 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
       const fh = await fs.open(path.join(stage, img), 'r')
       try { await fh.sync() } finally { await fh.close() }
       await fs.rename(path.join(stage, img), within(dir, img))
+    }
+  }
+
+  /**
+   * Settles recorded intents: a file no style points to is removed (or kept as .bak for a DELETE
+   * without purge); a file a style points to stays. Used at start and when a change fails midway.
+   */
+  const settle = async (ids?: number[]): Promise<number> => {
+    let cleaned = 0
+    for (const i of store.intents()) {
+      if (ids && !ids.includes(i.id)) continue
+      if (i.workspace !== undefined && !store.workspaceExists(i.workspace)) { store.clearIntents([i.id]); continue }
+      if (!store.referenced(i.workspace, i.file)) {
+        let p: string | undefined
+        try { p = within(dirOf(i.workspace), i.file) } catch { p = undefined }
+        if (p && await exists(p)) {
+          if (i.backupTo) await fs.rename(p, within(dirOf(i.workspace), i.backupTo)).catch(() => {})
+          else await fs.rm(p, { force: true })
+          cleaned++
+        }
+      }
+      store.clearIntents([i.id])
+    }
+    return cleaned
+  }
+  /** Runs the writes of a change; when they fail, the files it recorded and wrote go again. */
+  const undoOnFailure = async <T>(ids: number[], fn: () => Promise<T>): Promise<T> => {
+    try { return await fn() } catch (err) {
+      await settle(ids).catch(() => {})
+      throw err
     }
   }
 
@@ -152,12 +186,14 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
       if (await exists(path.join(dir, filename))) throw StyleResourceExists(filename)
       checkImages(workspace, images)
       const intents = store.addIntents(workspace, [...images, filename])
-      if (opts.stage) await moveImages(opts.stage, dir, images)
-      fault('style.afterImages')
-      await writeSld(path.join(dir, filename), sld)
-      store.transaction(() => {
-        store.insert({ workspace, name, format: 'sld', languageVersion: parsed.version, filename, file: filename, revision: 1, images })
-        store.clearIntents(intents)
+      await undoOnFailure(intents, async () => {
+        if (opts.stage) await moveImages(opts.stage, dir, images)
+        fault('style.afterImages')
+        await writeSld(path.join(dir, filename), sld)
+        store.transaction(() => {
+          store.insert({ workspace, name, format: 'sld', languageVersion: parsed.version, filename, file: filename, revision: 1, images })
+          store.clearIntents(intents)
+        })
       })
       fault('style.afterRow')
       return store.get(workspace, name)!
@@ -178,14 +214,16 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
       // Images the style already owns are replaced in place (each old or new); new ones and the new
       // revision are recorded first, so a crash before the switch leaves no file nobody owns.
       const intents = store.addIntents(workspace, [...images.filter((i) => !s.images.includes(i)), file])
-      if (pkg) await moveImages(pkg.stage, dir, images)
-      fault('style.afterImages')
-      await writeSld(path.join(dir, file), sld)
       const stale = s.file && s.file !== file ? s.file : undefined
-      const staleIntents = store.transaction(() => {
-        store.update({ ...s, file, revision, languageVersion: parsed.version, images: [...new Set([...s.images, ...images])] })
-        store.clearIntents(intents)
-        return stale ? store.addIntents(workspace, [stale]) : []
+      const staleIntents = await undoOnFailure(intents, async () => {
+        if (pkg) await moveImages(pkg.stage, dir, images)
+        fault('style.afterImages')
+        await writeSld(path.join(dir, file), sld)
+        return store.transaction(() => {
+          store.update({ ...s, file, revision, languageVersion: parsed.version, images: [...new Set([...s.images, ...images])] })
+          store.clearIntents(intents)
+          return stale ? store.addIntents(workspace, [stale]) : []
+        })
       })
       fault('style.afterRow')
       if (stale) { await fs.rm(within(dir, stale), { force: true }); store.clearIntents(staleIntents) }
@@ -279,9 +317,9 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
         const newName = input.name === undefined ? s.name : checkName(input.name, 'style')
         const moving = target !== s.workspace
         const filename = input.filename === undefined || input.filename === '' ? s.filename : checkFilename(input.filename)
-        const other = store.get(target, newName)
+        const other = store.getFolded(target, newName)
         if (other && other.id !== s.id) throw StyleExists(newName)
-        const owner = store.byFilename(target, filename)
+        const owner = store.byFilenameFolded(target, filename)
         if (owner && owner.id !== s.id) throw StyleResourceExists(filename)
         const users = usersOf(s)
         const [from, to] = [dirOf(s.workspace), dirOf(target)]
@@ -376,23 +414,7 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
      * to is removed (or kept as .bak for a DELETE without purge); files a style points to stay.
      * Returns how many files were cleaned.
      */
-    async reconcile (): Promise<number> {
-      let cleaned = 0
-      for (const i of store.intents()) {
-        if (i.workspace !== undefined && !store.workspaceExists(i.workspace)) { store.clearIntents([i.id]); continue }
-        if (!store.referenced(i.workspace, i.file)) {
-          let p: string | undefined
-          try { p = within(dirOf(i.workspace), i.file) } catch { p = undefined }
-          if (p && await exists(p)) {
-            if (i.backupTo) await fs.rename(p, within(dirOf(i.workspace), i.backupTo)).catch(() => {})
-            else await fs.rm(p, { force: true })
-            cleaned++
-          }
-        }
-        store.clearIntents([i.id])
-      }
-      return cleaned
-    },
+    reconcile: () => settle(),
 
     /** Where a workspace's (or the global) style files live. */
     folder: dirOf

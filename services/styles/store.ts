@@ -44,6 +44,9 @@ export function createStyleStore (db: Db) {
     namesWs: db.prepare('SELECT name FROM styles WHERE workspace = ? ORDER BY name').pluck(),
     get: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND name = ?'),
     byFilename: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND filename = ?'),
+    // Names and files that would be the same file on a case-insensitive file system.
+    getFolded: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND name = ? COLLATE NOCASE'),
+    byFilenameFolded: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND filename = ? COLLATE NOCASE'),
     owningImage: db.prepare('SELECT s.* FROM styles s, json_each(s.images) j WHERE ifnull(s.workspace, \'\') = ? AND j.value = ?'),
     insert: db.prepare(`INSERT INTO styles (workspace, name, format, language_version, filename, file, revision, images, created_at, modified_at)
       VALUES (@workspace, @name, @format, @languageVersion, @filename, @file, @revision, @images, @now, @now)`),
@@ -82,6 +85,16 @@ export function createStyleStore (db: Db) {
     },
     byFilename (workspace: string | undefined, filename: string): StyleRow | undefined {
       const r = q.byFilename.get(workspace ?? '', filename)
+      return r ? rowTo(r) : undefined
+    },
+    /** A style whose name equals `name` ignoring (ASCII) case. */
+    getFolded (workspace: string | undefined, name: string): StyleRow | undefined {
+      const r = q.getFolded.get(workspace ?? '', name)
+      return r ? rowTo(r) : undefined
+    },
+    /** A style whose file name equals `filename` ignoring (ASCII) case. */
+    byFilenameFolded (workspace: string | undefined, filename: string): StyleRow | undefined {
+      const r = q.byFilenameFolded.get(workspace ?? '', filename)
       return r ? rowTo(r) : undefined
     },
     owningImage (workspace: string | undefined, image: string): StyleRow | undefined {

@@ -148,6 +148,9 @@ t.test('[hostile #27] a local header that lies about its size is cut off on the 
   // Deflated bytes that are not a deflate stream.
   await refuseEverywhere(t, app, 'corrupt deflate data', [{ name: 'bad.png', data: 'x'.repeat(100), compressed: Buffer.alloc(64, 0xff) }],
     { status: 400, message: 'Not a ZIP archive: entry "bad.png" is damaged or shorter than its header declares' })
+  // Right sizes, wrong CRC: a damaged entry, refused as Java's ZipInputStream does.
+  await refuseEverywhere(t, app, 'wrong CRC', [{ name: 'crc.png', data: 'x'.repeat(200), crc: 1 }],
+    { status: 400, message: 'Not a ZIP archive: entry "crc.png" fails its CRC check' })
   // Stored (not deflated) entry whose sizes disagree.
   await refuseEverywhere(t, app, 'stored entry with a lying size', [{ name: 'stored.png', data: Buffer.alloc(4096, 1), deflate: false, declaredSize: 100 }],
     { status: 400, message: /^Not a ZIP archive/ })

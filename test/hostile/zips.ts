@@ -16,6 +16,8 @@ export interface RawEntry {
   declaredSize?: number
   /** Bytes written as the deflated data, whatever they are (a corrupt stream). */
   compressed?: Buffer
+  /** CRC-32 written in both headers; the real one when unset. */
+  crc?: number
 }
 
 const CRC_TABLE = (() => {
@@ -44,7 +46,7 @@ export function rawZip (entries: RawEntry[]): Buffer {
     const deflate = e.compressed !== undefined || (e.deflate ?? data.length > 64)
     const body = e.compressed ?? (deflate ? zlib.deflateRawSync(data, { level: 9 }) : data)
     const size = e.declaredSize ?? data.length
-    const crc = crc32(data)
+    const crc = e.crc ?? crc32(data)
     const local = Buffer.alloc(30)
     local.writeUInt32LE(0x04034b50, 0)
     local.writeUInt16LE(20, 4) // version needed

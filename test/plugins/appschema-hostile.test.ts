@@ -126,7 +126,7 @@ t.test('hostile app-schema uploads are refused and change nothing', async (t) =>
       /cgi_termvalue\.xml: includedTypes\/Include\[1\] "\.\/geosciml\.appschema": include cycle: geosciml\.appschema -> cgi_termvalue\.xml -> geosciml\.appschema/)
   })
 
-  await t.test('includes, catalogs and schemas that point outside the upload', async (t) => {
+  await t.test('[hostile #32] includes, catalogs and schemas that point outside the upload', async (t) => {
     await refused(t, app, async () => putZip(app, 'gsml', 'fresh', await geosciml({ 'geosciml.appschema': (s) => s.replace('<Include>cgi_termvalue.xml</Include>', '<Include>../../x.xml</Include>') })), 400,
       'Invalid app-schema mapping (1 problem):\n- geosciml.appschema: includedTypes/Include[1] "../../x.xml": "../../x.xml" points outside the upload')
     await refused(t, app, async () => putZip(app, 'gsml', 'fresh', await geosciml({ 'geosciml.appschema': (s) => s.replace('<targetTypes>', '<catalog>/etc/x</catalog><targetTypes>') })), 400,
@@ -137,7 +137,7 @@ t.test('hostile app-schema uploads are refused and change nothing', async (t) =>
       /- schemas\/mappedFeature\.xsd: xs:include schemaLocation="\.\.\/\.\.\/\.\.\/\.\.\/etc\/x\.xsd": "\.\.\/\.\.\/\.\.\/\.\.\/etc\/x\.xsd" points outside the upload/)
   })
 
-  await t.test('remote schemas are never fetched: not cached is a 400 naming the schema and the file that refers to it', async (t) => {
+  await t.test('[hostile #32] remote schemas are never fetched: not cached is a 400 naming the schema and the file that refers to it', async (t) => {
     const server = await canary()
     t.teardown(() => server.close())
     const port = new URL(server.url).port
@@ -145,10 +145,12 @@ t.test('hostile app-schema uploads are refused and change nothing', async (t) =>
       new RegExp(`- geosciml\\.appschema: targetTypes/FeatureType\\[1\\]/schemaUri "http://127\\.0\\.0\\.1:${port}/gsml\\.xsd": schema remote schema http://127\\.0\\.0\\.1:${port}/gsml\\.xsd is not in the schema cache \\(app-schema-cache/127\\.0\\.0\\.1/gsml\\.xsd\\) and is never fetched from the network`))
     await refused(t, app, async () => putZip(app, 'gsml', 'fresh', await geosciml({ 'schemas/geosciml.xsd': (s) => s.replace('http://schemas.opengis.net/gml/3.1.1/base/gml.xsd', `http://127.0.0.1:${port}/gml.xsd`) })), 400,
       /- schemas\/geosciml\.xsd: xs:import schemaLocation="http:\/\/127\.0\.0\.1:\d+\/gml\.xsd": schema remote schema .* is not in the schema cache/)
+    await refused(t, app, async () => putZip(app, 'gsml', 'fresh', await geosciml({ 'geosciml.appschema': (s) => s.replace('<schemaUri>schemas/geosciml.xsd</schemaUri>', '<schemaUri>http://169.254.169.254/latest/gsml.xsd</schemaUri>') })), 400,
+      /schemaUri "http:\/\/169\.254\.169\.254\/latest\/gsml\.xsd": schema remote schema .* is not in the schema cache .* and is never fetched from the network/)
     t.equal(server.hits(), 0, 'the canary was never called')
   })
 
-  await t.test('source data outside the upload: property directory and data-store url', async (t) => {
+  await t.test('[hostile #32] source data outside the upload: property directory and data-store url', async (t) => {
     await refused(t, app, async () => putZip(app, 'gsml', 'fresh', await geosciml({ 'geosciml.appschema': (s) => s.replace('<value>file:./sources</value>', '<value>file:../../</value>') })), 400,
       'Invalid app-schema mapping (1 problem):\n- geosciml.appschema: sourceDataStores/DataStore[1] "datastore"/parameters/Parameter "directory": "file:../../" points outside the upload')
     await refused(t, app, async () => putZip(app, 'gsml', 'fresh', await geosciml({ 'cgi_termvalue.xml': (s) => s.replace('<Parameter><name>directory</name><value>file:./sources</value></Parameter>', '<Parameter><name>url</name><value>file:/etc/passwd</value></Parameter>') })), 400,

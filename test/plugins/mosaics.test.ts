@@ -130,7 +130,8 @@ t.test('granule queries: ECQL filters, paging, single granules', async (t) => {
     ['filter=' + encodeURIComponent('nosuch = 1'), 'Invalid cql syntax: unknown attribute "nosuch"; the index has the_geom, location, ingestion, elevation'],
     ['filter=' + encodeURIComponent('elevation >'), 'Invalid cql syntax: unexpected end of the filter'],
     ['filter=' + encodeURIComponent("strEndsWith(location,'x')=true"), 'Invalid cql syntax: function strEndsWith is not supported'],
-    ['filter=' + encodeURIComponent("elevation IN ('a') OR 1=1"), 'Invalid cql syntax: "a" is not a number'],
+    ['filter=' + encodeURIComponent("elevation IN ('a') OR 1=1"), 'Invalid cql syntax: comparison at position 22 tests values only; name an attribute of the index'],
+    ['filter=' + encodeURIComponent("elevation IN ('a')"), 'Invalid cql syntax: "a" is not a number'],
     ['offset=-1', 'Invalid offset value: "-1"'],
     ['limit=0', 'Invalid limit value: "0"'],
     ['limit=abc', 'Invalid limit value: "abc"']

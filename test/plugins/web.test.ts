@@ -227,3 +227,20 @@ t.test('the OpenAPI document validates and covers every registered route', async
   t.same(spec.paths[`${BASE}/health`].get.security, [], 'public routes need no credentials')
   t.same(spec.security, [{ basicAuth: [] }])
 })
+
+t.test('a host that documents its own API with @fastify/swagger keeps its decorator', async (t) => {
+  const { default: swagger } = await import('@fastify/swagger')
+  const root = Fastify({ logger: false })
+  await root.register(swagger, { openapi: { info: { title: 'host', version: '1' } } })
+  root.get('/mine', async () => 'mine')
+  await root.register(async (scope) => {
+    await scope.register(exposedMapwarden, { env: {}, adminPassword: ADMIN_PASSWORD, announce: () => {}, dataDir: tempDir(t) })
+  }, { prefix: BASE })
+  await root.ready()
+  t.teardown(() => root.close())
+  t.equal((root.swagger() as any).info.title, 'host')
+  const r = await root.inject({ url: `${BASE}/rest/openapi.json`, headers: ADMIN })
+  t.equal(r.statusCode, 200)
+  t.equal(r.json().info.title, 'mapwarden REST API')
+  t.notOk(r.json().paths['/mine'], "the host's routes are not in mapwarden's document")
+})

@@ -11,7 +11,7 @@ import WMTSTileGrid from 'ol/tilegrid/WMTS.js'
 import GeoJSON from 'ol/format/GeoJSON.js'
 import Draw, { createBox } from 'ol/interaction/Draw.js'
 import { transformExtent } from 'ol/proj.js'
-import type { Extent } from 'ol/extent.js'
+import { getIntersection, type Extent } from 'ol/extent.js'
 import Style from 'ol/style/Style.js'
 import Stroke from 'ol/style/Stroke.js'
 import Fill from 'ol/style/Fill.js'
@@ -98,6 +98,8 @@ function showLayer () {
   const gs = gridSet($<HTMLSelectElement>('gridset').value)
   if (!layer || !gs) { tileLayer.setSource(null); return }
   const origin: [number, number] = [gs.extent[0], gs.extent[3]]
+  // Tiles only where the layer has data: the tile services answer 404 outside its coverage.
+  const coverage = layer.bbox ? getIntersection(transformExtent(layer.bbox, 'EPSG:4326', gs.id), gs.extent) : gs.extent
   const source = new WMTS({
     url: `${BASE}/gwc/service/wmts`,
     requestEncoding: 'KVP',
@@ -108,7 +110,7 @@ function showLayer () {
     projection: gs.id,
     tileGrid: new WMTSTileGrid({
       origin,
-      extent: gs.extent,
+      extent: coverage,
       resolutions: gs.resolutions,
       matrixIds: gs.resolutions.map((_, z) => `${gs.id}:${z}`),
       tileSize: gs.tileSize
@@ -148,6 +150,13 @@ function layerChanged () {
   map.set('fitted', false)
   showLayer()
   if (layer) $<HTMLSelectElement>('seed-layer').value = layer.name
+  seedLayerChanged()
+}
+
+/** The seed form's style choices follow its layer: blank is the layer's default style. */
+function seedLayerChanged () {
+  const layer = layers.find((l) => l.name === $<HTMLSelectElement>('seed-layer').value)
+  fillSelect($<HTMLSelectElement>('seed-style'), (layer?.styles ?? []).filter((s) => s !== layer?.defaultStyle), '', `default${layer?.defaultStyle ? ` (${layer.defaultStyle})` : ''}`)
 }
 
 function paramsChanged () {
@@ -222,29 +231,53 @@ function eta (s: number): string {
   return `${(s / 3600).toFixed(1)} h`
 }
 
+// Rows are kept by task id and updated in place, so a Kill button stays put while progress events
+// stream in (a row rebuilt on every event could not be clicked reliably).
+const rows = new Map<number, { tr: HTMLTableRowElement, cells: HTMLTableCellElement[], progress: HTMLProgressElement, pct: Text, kill: HTMLButtonElement }>()
+
+function rowOf (t: TaskView) {
+  let r = rows.get(t.id)
+  if (!r) {
+    const cells = Array.from({ length: 8 }, () => el('td'))
+    const progress = el('progress', { max: '1', 'data-task': String(t.id) })
+    const pct = document.createTextNode('')
+    const kill = el('button', { type: 'button', class: 'kill', 'data-task': String(t.id), 'data-layer': t.layer }, 'Kill')
+    cells[0].textContent = String(t.id)
+    cells[1].textContent = t.layer
+    cells[2].textContent = t.type
+    cells[3].className = 'state'
+    cells[4].append(progress, pct)
+    cells[7].append(kill)
+    r = { tr: el('tr', { 'data-task': String(t.id) }, ...cells), cells, progress, pct, kill }
+    rows.set(t.id, r)
+  }
+  return r
+}
+
 function renderTasks () {
   const body = $('tasks').querySelector('tbody')!
+  for (const [id, r] of rows) if (!tasks.has(id)) { r.tr.remove(); rows.delete(id) }
   const sorted = [...tasks.values()].sort((a, b) => a.id - b.id)
-  body.replaceChildren(...sorted.map((t) => {
+  for (const t of sorted) {
+    const r = rowOf(t)
     const live = t.state === 'pending' || t.state === 'running'
-    const progress = el('progress', { max: '1', 'data-task': String(t.id), 'data-state': t.state })
-    if (t.state === 'done') progress.value = 1
-    else if (t.tilesTotal > 0) progress.value = (t.tilesTotal - t.tilesRemaining) / t.tilesTotal
-    else if (!live) progress.value = 0
-    else progress.removeAttribute('value') // indeterminate: truncate, or not yet counted
-    const pct = t.tilesTotal > 0 ? ` ${Math.floor(100 * (t.tilesTotal - t.tilesRemaining) / t.tilesTotal)}%` : ''
-    const kill = el('button', { type: 'button', class: 'kill', 'data-task': String(t.id), 'data-layer': t.layer }, 'Kill')
-    kill.disabled = !live
-    const row = el('tr', { 'data-task': String(t.id), 'data-state': t.state },
-      el('td', {}, String(t.id)), el('td', {}, t.layer), el('td', {}, t.type),
-      el('td', { class: 'state', title: t.error ?? '' }, t.state + (t.error ? ` (${t.error})` : '')),
-      el('td', {}, progress, pct),
-      el('td', {}, t.tilesPerSecond > 0 ? String(t.tilesPerSecond) : '–'),
-      el('td', {}, live ? eta(t.etaSeconds) : '–'),
-      el('td', {}, kill))
-    return row
-  }))
-  $('no-tasks').hidden = [...tasks.values()].some((t) => t.state === 'pending' || t.state === 'running')
+    r.tr.dataset.state = t.state
+    r.progress.dataset.state = t.state
+    if (t.state === 'done') r.progress.value = 1
+    else if (t.tilesTotal > 0) r.progress.value = (t.tilesTotal - t.tilesRemaining) / t.tilesTotal
+    else if (!live) r.progress.value = 0
+    else r.progress.removeAttribute('value') // indeterminate: truncate, or not yet counted
+    r.pct.data = t.tilesTotal > 0 ? ` ${Math.floor(100 * (t.tilesTotal - t.tilesRemaining) / t.tilesTotal)}%` : ''
+    r.cells[3].textContent = t.state + (t.error ? ` (${t.error})` : '')
+    r.cells[3].title = t.error ?? ''
+    r.cells[5].textContent = t.tilesPerSecond > 0 ? String(t.tilesPerSecond) : '–'
+    r.cells[6].textContent = live ? eta(t.etaSeconds) : '–'
+    r.kill.disabled = !live
+  }
+  // Rows move only when the order changes (a new task), not on each progress event.
+  const wanted = sorted.map((t) => rows.get(t.id)!.tr)
+  if (wanted.length !== body.children.length || wanted.some((tr, i) => body.children[i] !== tr)) body.append(...wanted)
+  $('no-tasks').hidden = sorted.some((t) => t.state === 'pending' || t.state === 'running')
 }
 
 function onTask (t: TaskView) {
@@ -361,10 +394,23 @@ async function saveQuota (ev: SubmitEvent) {
 // Styles and mosaics (read-only)
 
 async function loadStyles () {
-  const doc = await getJson<{ styles: { style?: unknown } | string }>(`${REST}/styles.json`)
-  const list = asList<{ name: string, href?: string }>(typeof doc.styles === 'object' ? doc.styles.style : undefined)
-  $('styles').replaceChildren(...list.map((s) => el('li', {}, el('a', { href: `${REST}/styles/${encodeURIComponent(s.name)}.sld` }, s.name))))
-  if (list.length === 0) $('styles').append(el('li', {}, 'No global style.'))
+  // Global styles, then each workspace's: links to their SLD.
+  const list = async (url: string) => {
+    const doc = await getJson<{ styles: { style?: unknown } | string }>(url)
+    return asList<{ name: string }>(typeof doc.styles === 'object' ? doc.styles.style : undefined).map((s) => s.name)
+  }
+  const ws = await getJson<{ workspaces: { workspace?: unknown } | string }>(`${REST}/workspaces.json`)
+  const names = asList<{ name: string }>(typeof ws.workspaces === 'object' ? ws.workspaces.workspace : undefined).map((w) => w.name)
+  const items: HTMLElement[] = []
+  for (const name of await list(`${REST}/styles.json`)) {
+    items.push(el('li', {}, el('a', { href: `${REST}/styles/${encodeURIComponent(name)}.sld` }, name)))
+  }
+  for (const w of names) {
+    for (const name of await list(`${REST}/workspaces/${encodeURIComponent(w)}/styles.json`)) {
+      items.push(el('li', {}, el('a', { href: `${REST}/workspaces/${encodeURIComponent(w)}/styles/${encodeURIComponent(name)}.sld` }, `${w}:${name}`)))
+    }
+  }
+  $('styles').replaceChildren(...(items.length ? items : [el('li', {}, 'No style.')]))
 }
 
 interface MosaicInfo { workspace: string, store: string, crs?: string, granules: number, extent?: Extent, coverages: string[] }
@@ -416,6 +462,7 @@ async function start () {
   if (session.admin) {
     for (const s of document.querySelectorAll<HTMLElement>('.admin')) s.hidden = false
     $('seed-form').addEventListener('submit', (ev) => { void submitSeed(ev as SubmitEvent) })
+    $('seed-layer').addEventListener('change', seedLayerChanged)
     $('draw-bounds').addEventListener('click', drawBounds)
     $('clear-bounds').addEventListener('click', () => {
       overlay.clear()

@@ -1,0 +1,219 @@
+// The admin page end to end in a real browser: Debian's chromium (scripts/install-chromium.sh)
+// driven by playwright-core against mapwarden listening on 127.0.0.1 with the demo mosaic. Log in,
+// see the layer on the map, pick a time, start a seed from the form and watch it reach done, see
+// the quota bar move, kill a task, draw footprints, browse the OpenAPI page; a user without read
+// access does not see the layer. Fails (never skips) when chromium is missing: CI must run it.
+import t from 'tap'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import Fastify from 'fastify'
+import sharp from 'sharp'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import mapwarden from '../../plugins/app.js'
+import { ADMIN, ADMIN_PASSWORD, BASE, basic, tempDir } from '../helper.js'
+import { demoZip } from '../../scripts/demo.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync']
+const GET_TILE = /[?&]request=gettile(&|$)/i
+const WAIT = { timeout: 120_000 } // an upper bound for a loaded 2-core machine, not a measurement
+
+// The browser and the seeds share two cores with the rest of the suite: a generous bound.
+t.setTimeout(600_000)
+
+t.test('the admin page in a real browser', async (t) => {
+  if (!fs.existsSync(CHROMIUM)) {
+    t.fail(`${CHROMIUM} is missing: run scripts/install-chromium.sh`)
+    return
+  }
+  const server = Fastify({ logger: false })
+  await server.register(mapwarden, { prefix: BASE, env: {}, dataDir: tempDir(t, 'mw-e2e'), adminPassword: ADMIN_PASSWORD, announce: () => {}, taskSlots: 1 })
+  await server.listen({ host: '127.0.0.1', port: 0 })
+  t.teardown(() => server.close())
+  const origin = `http://127.0.0.1:${(server.server.address() as import('node:net').AddressInfo).port}`
+
+  // The sample mosaic and a user without read access, through the REST API.
+  const rest = async (method: string, url: string, body: string | Uint8Array, type: string) => {
+    const res = await fetch(`${origin}${BASE}${url}`, { method, headers: { ...ADMIN, 'content-type': type }, body: body as BodyInit })
+    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`)
+  }
+  await rest('POST', '/rest/workspaces', '<workspace><name>demo</name></workspace>', 'text/xml')
+  await rest('PUT', '/rest/workspaces/demo/coveragestores/watertemp/file.imagemosaic', await demoZip(), 'application/zip')
+  await rest('POST', '/rest/security/usergroup/users', JSON.stringify({ user: { userName: 'outsider', password: 'outsider-password', enabled: true } }), 'application/json')
+  await rest('POST', '/rest/security/acl/layers.json', '{"demo.*.r":"ROLE_READER"}', 'application/json')
+
+  const contexts: BrowserContext[] = []
+  const profiles: string[] = []
+  t.teardown(async () => {
+    for (const c of contexts) await c.close()
+    // chromium's helpers may still be writing for a moment after close
+    for (const p of profiles) fs.rmSync(p, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })
+  })
+  const open = async (username: string, password: string) => {
+    const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'chromium-profile-'))
+    profiles.push(profile)
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM, headless: true, args: ARGS, httpCredentials: { username, password }, viewport: { width: 1280, height: 1000 }
+    })
+    contexts.push(context)
+    const page = context.pages()[0] ?? await context.newPage()
+    const problems: string[] = []
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()) })
+    page.on('pageerror', (e) => problems.push(e.message))
+    return { page, problems }
+  }
+
+  await t.test('an administrator sees the layer, seeds it, watches the quota and kills a task', async (t) => {
+    const { page, problems } = await open('admin', ADMIN_PASSWORD)
+    const tiles: number[] = []
+    page.on('response', (r) => { if (GET_TILE.test(r.url())) tiles.push(r.status()) })
+    await page.goto(`${origin}${BASE}/web/`)
+    await page.waitForSelector('body[data-ready="true"]', WAIT)
+    t.match(await page.textContent('#who'), 'admin (administrator)')
+    t.same(await page.$$eval('#layer option', (o) => o.map((x) => (x as HTMLOptionElement).value)), ['demo:watertemp'])
+
+    // The map shows non-blank tiles: most of the map differs from its empty background.
+    const shot = await waitForTiles(page)
+    // MAPWARDEN_E2E_SHOTS=<dir> keeps the screenshots for a person to look at.
+    const shots = process.env.MAPWARDEN_E2E_SHOTS ?? tempDir(t, 'shots')
+    fs.writeFileSync(path.join(shots, 'map.png'), shot.png)
+    t.ok(shot.share > 0.2, `${(shot.share * 100).toFixed(0)}% of the map is tiles`)
+    t.ok(tiles.length > 0 && tiles.every((s) => s === 200), `${tiles.length} WMTS GetTile answered 200`)
+
+    // Time and elevation pickers change the tile requests.
+    t.notOk(await page.isHidden('#time-label'))
+    const times = await page.$$eval('#time option', (o) => o.map((x) => (x as HTMLOptionElement).value).filter(Boolean))
+    t.equal(times.length, 2)
+    const withTime = page.waitForRequest((r) => GET_TILE.test(r.url()) && r.url().includes(`TIME=${encodeURIComponent(times[0])}`), WAIT)
+    await page.selectOption('#time', times[0])
+    await withTime
+    const withElevation = page.waitForRequest((r) => GET_TILE.test(r.url()) && r.url().includes('ELEVATION=100'), WAIT)
+    await page.selectOption('#elevation', '100')
+    await withElevation
+    await page.selectOption('#gridset', 'EPSG:4326')
+    await waitForTiles(page)
+    await page.selectOption('#gridset', 'EPSG:900913')
+
+    // The quota before, a seed from the form, the progress bar to done, the quota after.
+    await page.waitForSelector('#quota-bar[data-used]', WAIT)
+    const before = Number(await page.getAttribute('#quota-bar', 'data-used'))
+    await page.selectOption('#seed-form select[name=gridSetId]', 'EPSG:4326')
+    // Bounds drawn on the map land in the form, in the form's grid set.
+    await page.click('#draw-bounds')
+    const box = (await page.locator('#map').boundingBox())!
+    await page.mouse.click(box.x + box.width * 0.4, box.y + box.height * 0.4)
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.6)
+    await page.mouse.click(box.x + box.width * 0.6, box.y + box.height * 0.6)
+    const drawn = await page.$$eval('#seed-form fieldset input', (i) => i.map((x) => Number((x as HTMLInputElement).value)))
+    t.ok(drawn[0] < drawn[2] && drawn[1] < drawn[3] && drawn[0] > -10 && drawn[2] < 30 && drawn[1] > 35 && drawn[3] < 60, `drawn bounds ${drawn.join(',')} in lon/lat inside the layer`)
+    await page.fill('#seed-form input[name=zoomStart]', '0')
+    await page.fill('#seed-form input[name=zoomStop]', '5')
+    await page.fill('#seed-form input[name=minx]', '-10')
+    await page.fill('#seed-form input[name=miny]', '35')
+    await page.fill('#seed-form input[name=maxx]', '30')
+    await page.fill('#seed-form input[name=maxy]', '60')
+    await page.click('#seed-submit')
+    const done = await page.waitForSelector('#tasks tr[data-state="done"] progress', WAIT)
+    t.equal(await done.evaluate((p) => (p as HTMLProgressElement).value), 1, 'the progress bar reached the end')
+    t.match(await page.textContent('#message'), 'seed of demo:watertemp submitted')
+    await page.waitForFunction((b) => Number(document.getElementById('quota-bar')!.dataset.used) > b, before, WAIT)
+    const after = Number(await page.getAttribute('#quota-bar', 'data-used'))
+    t.ok(after > before, `quota bar moved: ${before} -> ${after} bytes`)
+    t.ok(await page.$('#quota-layers .row[data-layer="demo:watertemp"]'), 'per-layer chart row')
+    t.notMatch(await page.textContent('#quota-policy'), /^$/)
+
+    // A long seed, killed from its row while it runs.
+    await page.selectOption('#seed-form select[name=gridSetId]', 'EPSG:900913')
+    await page.click('#clear-bounds')
+    await page.fill('#seed-form input[name=zoomStart]', '8')
+    await page.fill('#seed-form input[name=zoomStop]', '14')
+    await page.click('#seed-submit')
+    const running = await page.waitForSelector('#tasks tr[data-state="running"]', WAIT)
+    const id = await running.getAttribute('data-task')
+    const rate = await page.waitForFunction((i) => {
+      const cells = document.querySelector(`#tasks tr[data-task="${i}"]`)?.querySelectorAll('td')
+      return cells && cells[5].textContent !== '–' && cells[6].textContent !== '–' ? [cells[5].textContent, cells[6].textContent] : false
+    }, id, WAIT)
+    t.ok(await rate.jsonValue(), 'tiles/s and ETA shown while running')
+    await page.click(`#tasks tr[data-task="${id}"] button.kill`)
+    await page.waitForSelector(`#tasks tr[data-task="${id}"][data-state="aborted"]`, WAIT)
+    t.match(await page.textContent('#message'), `Requested to terminate task ${id}.`)
+    const task = await fetch(`${origin}${BASE}/gwc/rest/seed/tasks/${id}.json`, { headers: ADMIN })
+    t.equal((await task.json()).task.state, 'aborted', 'the server agrees')
+
+    // Kill a layer's tasks (a running one and a pending one), then all tasks.
+    await page.fill('#seed-form input[name=threadCount]', '2')
+    await page.click('#seed-submit')
+    await page.waitForSelector('#tasks tr[data-state="pending"]', WAIT)
+    await page.click('#kill-layer')
+    await page.waitForFunction(() => document.getElementById('message')!.textContent!.startsWith('Requested to terminate all tasks'), undefined, WAIT)
+    await page.waitForFunction(() => document.querySelectorAll('#tasks tr[data-state="running"], #tasks tr[data-state="pending"]').length === 0, undefined, WAIT)
+    t.same(await (await fetch(`${origin}${BASE}/gwc/rest/seed.json`, { headers: ADMIN })).json(), { 'long-array-array': [] }, "the layer's tasks are gone")
+    await page.click('#seed-submit')
+    await page.waitForSelector('#tasks tr[data-state="pending"]', WAIT)
+    await page.click('#kill-all')
+    await page.waitForFunction(() => document.querySelectorAll('#tasks tr[data-state="running"], #tasks tr[data-state="pending"]').length === 0, undefined, WAIT)
+    t.same(await (await fetch(`${origin}${BASE}/gwc/rest/seed.json`, { headers: ADMIN })).json(), { 'long-array-array': [] }, 'all tasks are gone')
+    t.ok(await page.isVisible('#no-tasks'))
+
+    // The quota settings form writes the REST resource.
+    await page.check('#quota-form input[name=enabled]')
+    await page.fill('#quota-form input[name=value]', '2')
+    await page.selectOption('#quota-form select[name=units]', 'GiB')
+    await page.click('#quota-form button[type=submit]')
+    await page.waitForFunction(() => document.getElementById('message')!.textContent === 'Disk quota saved.', undefined, WAIT)
+    const config = await (await fetch(`${origin}${BASE}/gwc/rest/diskquota.json`, { headers: ADMIN })).json()
+    t.match(config.tilecacheQuotaConfiguration, { enabled: true, globalQuota: { value: '2', units: 'GiB' } })
+    t.match(await page.textContent('#quota-text'), 'of 2.0 GiB')
+
+    // Footprints of the mosaic's granules, the styles list.
+    await page.click('button.footprints[data-store="demo:watertemp"]')
+    await page.waitForSelector('body[data-footprints="4"]', WAIT)
+    t.ok(await page.$('#styles li'))
+    await page.screenshot({ path: path.join(shots, 'page.png'), fullPage: true })
+
+    // The OpenAPI page.
+    await page.goto(`${origin}${BASE}/web/api.html`)
+    await page.waitForSelector('body[data-ready="true"]', WAIT)
+    t.ok(Number(await page.getAttribute('#api', 'data-operations')) > 100, 'the API page lists the operations')
+    await page.fill('#api-filter', 'diskquota/usage')
+    t.ok(Number(await page.getAttribute('#api', 'data-operations')) >= 2)
+    await page.screenshot({ path: path.join(shots, 'api.png') })
+    t.same(problems, [], 'no script error and no CSP violation')
+  })
+
+  await t.test('a user without read access does not see the layer nor the admin panels', async (t) => {
+    const { page, problems } = await open('outsider', 'outsider-password')
+    await page.goto(`${origin}${BASE}/web/`)
+    await page.waitForSelector('body[data-ready="true"]', WAIT)
+    t.match(await page.textContent('#who'), 'outsider')
+    t.same(await page.$$eval('#layer option', (o) => o.length), 0)
+    t.ok(await page.isVisible('#no-layers'))
+    t.ok(await page.isHidden('#seed-panel'))
+    t.ok(await page.isHidden('#quota-panel'))
+    await page.screenshot({ path: path.join(process.env.MAPWARDEN_E2E_SHOTS ?? tempDir(t, 'shots'), 'outsider.png') })
+    t.same(problems, [])
+  })
+
+  await fetch(`${origin}${BASE}/gwc/rest/seed`, { method: 'POST', headers: { authorization: basic('admin', ADMIN_PASSWORD), 'content-type': 'application/x-www-form-urlencoded' }, body: 'kill_all=all' })
+})
+
+/** Screenshots the map until tiles cover part of it (bounded); the share that is not background. */
+async function waitForTiles (page: Page): Promise<{ png: Buffer, share: number }> {
+  let last: { png: Buffer, share: number } = { png: Buffer.alloc(0), share: 0 }
+  for (let i = 0; i < 120; i++) {
+    const png = await page.locator('#map').screenshot()
+    const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true })
+    let tiles = 0
+    for (let p = 0; p < data.length; p += info.channels) {
+      // background #eeeeff and OpenLayers' controls are near-white/blue-gray; tiles are gray ramps
+      if (Math.abs(data[p] - 238) + Math.abs(data[p + 1] - 238) + Math.abs(data[p + 2] - 255) > 30) tiles++
+    }
+    last = { png, share: tiles / (info.width * info.height) }
+    if (last.share > 0.2) return last
+    await page.waitForTimeout(500)
+  }
+  return last
+}
