@@ -110,9 +110,13 @@ async function streamToFile (payload: Readable, target: string, limit: number): 
       else cb(null, chunk)
     }
   })
+  const out = fs.createWriteStream(target, { flags: 'wx' })
   try {
-    await pipeline(payload, cap, fs.createWriteStream(target, { flags: 'wx' }))
+    await pipeline(payload, cap, out)
   } catch (err) {
+    // pipeline rejects once the streams are told to stop, not once they have: a body that fails
+    // before the file is open would have it created after the rm below. Wait for the close first.
+    if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()))
     await fs.promises.rm(target, { force: true })
     throw err
   }
