@@ -8,30 +8,15 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { Test } from 'tap'
 import { manifest } from '../manifest.js'
 import { ADMIN_PASSWORD } from '../helper.js'
+import { tempFiles as leftovers } from './refuse.js'
+
+export { leftovers }
 
 export type Tap = Test
 
 /** Paths that are expected to change on their own (uploads in flight are removed after the response). */
 function stable (dir: string): string[] {
   return manifest(dir).filter((line) => !line.startsWith(path.join('tmp', 'uploads') + path.sep))
-}
-
-/** Temp files (uploads, atomic writes, tiles in flight) and staging folders left under the data directory. */
-export function leftovers (dir: string): string[] {
-  const out: string[] = []
-  const walk = (d: string) => {
-    let entries: fs.Dirent[]
-    try { entries = fs.readdirSync(d, { withFileTypes: true }) } catch { return }
-    for (const e of entries) {
-      const p = path.join(d, e.name)
-      const rel = path.relative(dir, p)
-      if (/\.(mwtmp|tmp|part|upload|tile)$/.test(e.name)) out.push(rel)
-      else if (e.isDirectory() && path.dirname(rel) === 'tmp' && e.name !== 'uploads' && e.name !== 'tiles') out.push(rel + '/')
-      if (e.isDirectory()) walk(p)
-    }
-  }
-  walk(dir)
-  return out.sort()
 }
 
 /** Waits (bounded, no timing asserted) for the upload temp files that onResponse removes. */

@@ -50,6 +50,8 @@ export async function hostileApp (t: TestLike, opts: MapwardenPluginOptions & { 
   return { app: app!, root, dataDir, port, inject: (req) => root.inject(req) as Promise<LightMyRequestResponse> }
 }
 
+const STANDING = new Set(['tmp', path.join('tmp', 'uploads'), path.join('tmp', 'tiles')])
+
 /** Files a failed request must never leave: anything under tmp/, *.mwtmp, *.upload, *.tmp. */
 export function tempFiles (dataDir: string): string[] {
   const out: string[] = []
@@ -61,8 +63,8 @@ export function tempFiles (dataDir: string): string[] {
       const rel = path.relative(dataDir, p)
       const underTmp = rel.split(path.sep)[0] === 'tmp'
       if (e.isDirectory()) {
-        // The standing folders tmp/ and tmp/uploads are not leftovers; a staging folder inside is.
-        if (underTmp && rel !== 'tmp' && rel !== path.join('tmp', 'uploads')) out.push(rel + path.sep)
+        // The standing folders tmp/, tmp/uploads and tmp/tiles are not leftovers; a staging folder inside is.
+        if (underTmp && !STANDING.has(rel)) out.push(rel + path.sep)
         walk(p)
       } else if (underTmp || /\.(mwtmp|upload|tmp|part)$/.test(e.name)) out.push(rel)
     }
