@@ -92,12 +92,15 @@ export function parseJson (text: string): unknown {
   }
 }
 
+/** The charset parameter of a Content-Type, if any. */
+const charsetOf = (contentType: string): string | undefined => /charset\s*=\s*"?([^";]+)"?/i.exec(contentType)?.[1].trim()
+
 function decode (body: Buffer, contentType: string): string {
-  const m = /charset\s*=\s*"?([^";]+)"?/i.exec(contentType)
+  const charset = charsetOf(contentType)
   try {
-    return new TextDecoder(m ? m[1].trim() : 'utf-8', { fatal: false }).decode(body)
+    return new TextDecoder(charset ?? 'utf-8', { fatal: false }).decode(body)
   } catch {
-    throw UnsupportedCharset(JSON.stringify(m![1].trim()))
+    throw UnsupportedCharset(JSON.stringify(charset))
   }
 }
 
@@ -196,7 +199,7 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: opts.bodyLimit },
     async (req: FastifyRequest, body: Buffer) => {
       // RFC 8259: JSON text exchanged between systems is UTF-8; any other charset is a mistake.
-      const charset = /charset\s*=\s*"?([^";]+)"?/i.exec(req.headers['content-type'] ?? '')?.[1].trim()
+      const charset = charsetOf(req.headers['content-type'] ?? '')
       if (charset !== undefined && !/^(utf-?8|us-ascii)$/i.test(charset)) throw UnsupportedCharset(JSON.stringify(charset) + ' (JSON is UTF-8)')
       const text = body.toString('utf8')
       // XML (an SLD, a GeoServer document) labelled as JSON: the label is wrong, not the JSON.

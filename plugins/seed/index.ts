@@ -32,8 +32,7 @@ const field = (body: unknown, name: string): string | undefined => {
 }
 
 function killCode (body: unknown): KillCode {
-  const raw = body && typeof body === 'object' ? (body as Record<string, unknown>).kill_all : undefined
-  const value = typeof raw === 'string' ? raw : Array.isArray(raw) ? raw.join(',') : ''
+  const value = field(body, 'kill_all') ?? ''
   const code = KILL_CODES[value.toLowerCase()]
   if (!code) throw KillAllInvalid(value)
   return code

@@ -7,12 +7,12 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isAdmin } from '../infra/auth.js'
 import { GRID_SETS, maxZoom } from '../../services/seed/grid-sets.js'
 import { TILE_FORMATS } from '../../services/seed/formats.js'
 import { allowedStyles, defaultStyleOf } from '../../services/seed/parameters.js'
-import { WebPageNotBuilt } from '../../services/errors.js'
+import { isMapwardenError, WebPageNotBuilt } from '../../services/errors.js'
 
 export const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
@@ -46,7 +46,7 @@ export default async function web (app: FastifyInstance, opts: { dir?: string })
   if (!assets) app.log.warn({ dir: opts.dir ?? WEB_DIR }, 'the admin page is not built (npm run build); {base}/web/ answers 503')
   const { tileCache, mosaics } = app
 
-  const send = (name: string) => async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+  const send = (name: string) => async (req: FastifyRequest, reply: FastifyReply) => {
     const a = assets?.get(name)
     if (!a) throw WebPageNotBuilt()
     reply.header('content-security-policy', CSP).header('x-content-type-options', 'nosniff')
@@ -69,7 +69,8 @@ export default async function web (app: FastifyInstance, opts: { dir?: string })
   app.get('/web/layers.json', { ...AUTH, schema: { summary: 'Tile layers the user may read, with grid sets and dimension values' } }, async (req) => {
     const out = []
     for (const l of await tileCache.tileLayers(req.principal)) {
-      try { await tileCache.tileLayer(l.qualifiedName, req.principal, 'read') } catch { continue }
+      // A refusal (access, or the layer gone meanwhile) leaves the layer out; anything else is a fault.
+      try { await tileCache.tileLayer(l.qualifiedName, req.principal, 'read') } catch (err) { if (isMapwardenError(err)) continue; throw err }
       out.push({
         name: l.qualifiedName,
         workspace: l.workspace,

@@ -15,6 +15,8 @@ export interface Workspace { name: string, namespaceUri: string, isolated: boole
 export interface WorkspaceStore {
   list (): Promise<Workspace[]>
   get (name: string): Promise<Workspace | undefined>
+  /** The workspace whose name equals `name` ignoring (ASCII) case, as insert compares them. */
+  getFolded (name: string): Promise<Workspace | undefined>
   insert (ws: Workspace): Promise<boolean>
   update (name: string, ws: Workspace): Promise<void>
   /** Number of stores and styles that live in the workspace. */
@@ -28,6 +30,7 @@ export function createSqliteWorkspaceStore (db: Db): WorkspaceStore {
   const q = {
     list: db.prepare('SELECT * FROM workspaces ORDER BY name'),
     get: db.prepare('SELECT * FROM workspaces WHERE name = ?'),
+    getFolded: db.prepare('SELECT * FROM workspaces WHERE name = ? COLLATE NOCASE'),
     // Refused when a name equal ignoring (ASCII) case exists: on a case-insensitive file system
     // their tile and style folders would be one folder. One statement, so two racing creates cannot both pass.
     insert: db.prepare(`INSERT INTO workspaces (name, namespace_uri, isolated, created_at)
@@ -41,6 +44,7 @@ export function createSqliteWorkspaceStore (db: Db): WorkspaceStore {
   return {
     async list () { return (q.list.all() as any[]).map(rowTo) },
     async get (name) { const r = q.get.get(name) as any; return r ? rowTo(r) : undefined },
+    async getFolded (name) { const r = q.getFolded.get(name) as any; return r ? rowTo(r) : undefined },
     async insert (ws) {
       return q.insert.run({ name: ws.name, uri: ws.namespaceUri, isolated: ws.isolated ? 1 : 0, at: new Date().toISOString() }).changes === 1
     },
@@ -88,8 +92,8 @@ export function createWorkspaceService ({ store, namespaceBase, fault = noFaults
       if (next.name !== old.name) {
         // Renaming would orphan stores, styles and tile sets; GeoServer refuses it for non-empty ones too.
         if (await store.contents(name) > 0) throw WorkspaceNotEmpty()
-        const folded = next.name.toLowerCase()
-        if ((await store.list()).some((w) => w.name !== old.name && w.name.toLowerCase() === folded)) throw WorkspaceExists(next.name)
+        const same = await store.getFolded(next.name)
+        if (same && same.name !== old.name) throw WorkspaceExists(next.name)
         next.namespaceUri = `${namespaceBase}/${encodeURIComponent(next.name)}`
       }
       await store.update(name, next)

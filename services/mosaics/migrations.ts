@@ -63,7 +63,7 @@ export const mosaicMigrations: Migration[] = [
       );
       CREATE TABLE mosaic_pending_purges (
         id INTEGER PRIMARY KEY,
-        path TEXT NOT NULL
+        entry TEXT NOT NULL -- JSON: { path, purge, dir } of one granule file
       );
     `
   }

@@ -63,9 +63,9 @@ export function createMosaicService (deps: MosaicServiceDeps) {
     begin: db.prepare('INSERT OR REPLACE INTO mosaic_replacements (workspace, store, had_old) VALUES (?, ?, ?)'),
     end: db.prepare('DELETE FROM mosaic_replacements WHERE workspace = ? AND store = ?'),
     open: db.prepare('SELECT workspace, store, had_old FROM mosaic_replacements'),
-    purge: db.prepare('INSERT INTO mosaic_pending_purges (path) VALUES (?)'),
+    purge: db.prepare('INSERT INTO mosaic_pending_purges (entry) VALUES (?)'),
     purged: db.prepare('DELETE FROM mosaic_pending_purges WHERE id <= ?'),
-    purges: db.prepare('SELECT id, path FROM mosaic_pending_purges ORDER BY id')
+    purges: db.prepare('SELECT id, entry FROM mosaic_pending_purges ORDER BY id')
   }
 
   // One writer per store: uploads, harvests and deletes of a store run one after the other, so two
@@ -519,9 +519,9 @@ export function createMosaicService (deps: MosaicServiceDeps) {
       // Committed replaces whose old folder was not removed yet.
       await fs.promises.rm(path.join(dataDir, 'aside'), { recursive: true, force: true })
       // 2. Purges recorded with their row deletions.
-      const purges = recovery.purges.all() as Array<{ id: number, path: string }>
+      const purges = recovery.purges.all() as Array<{ id: number, entry: string }>
       for (const p of purges) {
-        const { path: file, purge, dir } = JSON.parse(p.path) as { path: string, purge: Purge, dir: string }
+        const { path: file, purge, dir } = JSON.parse(p.entry) as { path: string, purge: Purge, dir: string }
         await removeFiles([{ path: file } as Granule], purge, { dir } as MosaicRecord)
       }
       if (purges.length) recovery.purged.run(purges[purges.length - 1].id)

@@ -53,18 +53,13 @@ export function createTaskRecords (db: Db, deps: TaskRecordsDeps = {}) {
      * an fsync on the event loop: it still survives a crash of the process.
      */
     save (view: TaskView, finishedAt?: number, durable = true): void {
-      fault('seed.taskRecordWrite')
-      const run = () => q.update.run(view.state, JSON.stringify(view), view.error ?? null, finishedAt ?? null, view.id)
-      if (durable) run()
-      else relaxedSync(db, run)
-      fault('seed.afterTaskRecord')
+      this.saveAll([{ view, finishedAt, durable }])
     },
     /**
      * Writes several tasks' states in one transaction: one commit (one fsync when any of them is a
      * state change) instead of one per task, e.g. for kill_all of a full queue.
      */
     saveAll (items: Array<{ view: TaskView, finishedAt?: number, durable?: boolean }>): void {
-      if (items.length === 1) { this.save(items[0].view, items[0].finishedAt, items[0].durable ?? true); return }
       const write = db.transaction(() => {
         for (const { view, finishedAt } of items) {
           fault('seed.taskRecordWrite')

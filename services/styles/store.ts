@@ -1,5 +1,6 @@
 // The styles table (services/styles/migrations.ts) and the layer references to styles. SQLite is
 // synchronous, so each method is one statement or one transaction.
+import type Database from 'better-sqlite3'
 import type { Db } from '../storage/database.js'
 
 export interface StyleRow {
@@ -43,7 +44,6 @@ export function createStyleStore (db: Db) {
     namesGlobal: db.prepare('SELECT name FROM styles WHERE workspace IS NULL ORDER BY name').pluck(),
     namesWs: db.prepare('SELECT name FROM styles WHERE workspace = ? ORDER BY name').pluck(),
     get: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND name = ?'),
-    byFilename: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND filename = ?'),
     // Names and files that would be the same file on a case-insensitive file system.
     getFolded: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND name = ? COLLATE NOCASE'),
     byFilenameFolded: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND filename = ? COLLATE NOCASE'),
@@ -63,6 +63,11 @@ export function createStyleStore (db: Db) {
     references: db.prepare(`SELECT 1 FROM styles s WHERE ifnull(s.workspace, '') = ? AND
       (s.file = ? OR EXISTS (SELECT 1 FROM json_each(s.images) j WHERE j.value = ?))`).pluck()
   }
+  /** The style a lookup statement finds in a workspace's folder (undefined = the global one). */
+  const one = (stmt: Database.Statement<unknown[]>, workspace: string | undefined, value: string): StyleRow | undefined => {
+    const r = stmt.get(workspace ?? '', value)
+    return r ? rowTo(r) : undefined
+  }
   const params = (s: Omit<StyleRow, 'id' | 'createdAt' | 'modifiedAt'> & { id?: number }) => ({
     id: s.id,
     workspace: s.workspace ?? null,
@@ -79,28 +84,12 @@ export function createStyleStore (db: Db) {
   return {
     workspaceExists: (ws: string) => q.workspace.get(ws) !== undefined,
     names: (workspace?: string) => (workspace === undefined ? q.namesGlobal.all() : q.namesWs.all(workspace)) as string[],
-    get (workspace: string | undefined, name: string): StyleRow | undefined {
-      const r = q.get.get(workspace ?? '', name)
-      return r ? rowTo(r) : undefined
-    },
-    byFilename (workspace: string | undefined, filename: string): StyleRow | undefined {
-      const r = q.byFilename.get(workspace ?? '', filename)
-      return r ? rowTo(r) : undefined
-    },
+    get: (workspace: string | undefined, name: string) => one(q.get, workspace, name),
     /** A style whose name equals `name` ignoring (ASCII) case. */
-    getFolded (workspace: string | undefined, name: string): StyleRow | undefined {
-      const r = q.getFolded.get(workspace ?? '', name)
-      return r ? rowTo(r) : undefined
-    },
+    getFolded: (workspace: string | undefined, name: string) => one(q.getFolded, workspace, name),
     /** A style whose file name equals `filename` ignoring (ASCII) case. */
-    byFilenameFolded (workspace: string | undefined, filename: string): StyleRow | undefined {
-      const r = q.byFilenameFolded.get(workspace ?? '', filename)
-      return r ? rowTo(r) : undefined
-    },
-    owningImage (workspace: string | undefined, image: string): StyleRow | undefined {
-      const r = q.owningImage.get(workspace ?? '', image)
-      return r ? rowTo(r) : undefined
-    },
+    byFilenameFolded: (workspace: string | undefined, filename: string) => one(q.byFilenameFolded, workspace, filename),
+    owningImage: (workspace: string | undefined, image: string) => one(q.owningImage, workspace, image),
     insert (s: Omit<StyleRow, 'id' | 'createdAt' | 'modifiedAt'>): number {
       return Number(q.insert.run(params(s)).lastInsertRowid)
     },
