@@ -3,7 +3,9 @@
 // exactly that moment loses nothing acknowledged and tears nothing (../shared/spec/hostile-inputs.md
 // "How to test crash safety"). Test-only: unset in production, and then every point is a no-op.
 // The list is separated by `,` or `|`; `name@n` fires on the n-th time the point is reached
-// (default the first). Services receive the `FaultPoint` function; they never read the environment.
+// (default the first), counted per thread (tile writes happen in the render workers). Services
+// receive the `FaultPoint` function; they never read the environment.
+import { writeSync } from 'node:fs'
 
 /** Every fault point the code has, so a typo in the setting stops the start instead of never firing. */
 export const FAULT_POINTS = [
@@ -43,6 +45,14 @@ export type FaultName = typeof FAULT_POINTS[number]
 export type FaultPoint = (name: FaultName) => void
 
 export const noFaults: FaultPoint = () => {}
+
+/** What a fault point does in the server and its render workers: SIGKILL of the whole process. */
+export function killProcessAt (name: FaultName): void {
+  // Straight to fd 2: a worker thread's process.stderr goes through the main thread, too late.
+  writeSync(2, `mapwarden: fault point ${name}: SIGKILL\n`)
+  process.kill(process.pid, 'SIGKILL')
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0) // never returns: the signal is on its way
+}
 
 export interface FaultRule { name: FaultName, nth: number }
 

@@ -19,7 +19,7 @@ import { ADMIN_ROLES } from './auth.js'
 import tilePool from './tile-pool.js'
 import { createMosaicService, type MosaicService } from '../../services/mosaics/mosaic-service.js'
 import quotaScheduler from './quota-scheduler.js'
-import { createFaults, type FaultName, type FaultPoint } from '../../services/faults.js'
+import { createFaults, killProcessAt, type FaultPoint } from '../../services/faults.js'
 
 export interface Urls {
   /** Absolute URL of `{base}/rest/<segments>` for links, each segment URL-encoded as GeoServer does. */
@@ -66,11 +66,7 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
   await removeTempFiles(config.dataDir, ['tiles', 'tmp'])
 
   // Test-only (test/crash/): the process kills itself at a configured fault point, as kill -9 would.
-  const faults = createFaults(config.faultKillAt, (name: FaultName) => {
-    process.stderr.write(`mapwarden: fault point ${name}: SIGKILL\n`)
-    process.kill(process.pid, 'SIGKILL')
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0) // never returns: the signal is on its way
-  })
+  const faults = createFaults(config.faultKillAt, killProcessAt)
   app.decorate('faults', faults)
   const db = openDatabase(config.dataDir)
   const users = createSqliteUserStore(db)

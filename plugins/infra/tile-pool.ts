@@ -8,11 +8,12 @@ import { Piscina } from 'piscina'
 import type { MapwardenConfig } from './config.js'
 import { createTileCache, type TileCache } from '../../services/seed/tile-cache.js'
 import { createTaskRecords } from '../../services/seed/task-records.js'
-import type { MetatileRequest, RenderedTile } from '../../services/seed/tile-breeder.js'
+import type { MetatileRequest, RenderedMetatile } from '../../services/seed/tile-breeder.js'
 import { rectBounds } from '../../services/seed/grid-sets.js'
 import { RenderQueueFull, RendererUnavailable } from '../../services/errors.js'
-import { splitTiles } from '../../workers/tile-pack.js'
 import type { RasterStyle, RenderRequest } from '../../workers/render-types.js'
+import type { MetatileResult } from '../../workers/render-metatile.js'
+import type { FaultRule } from '../../services/faults.js'
 
 export interface TilePool {
   run (payload: unknown, opts: { name: string, signal?: AbortSignal }): Promise<unknown>
@@ -33,7 +34,7 @@ export function workerFile (name: string): URL {
   return new URL(`../../workers/${name}${ext}`, import.meta.url)
 }
 
-export function createTilePool (threads: number, onError: (err: Error) => void = () => {}): Piscina {
+export function createTilePool (threads: number, onError: (err: Error) => void = () => {}, faultKillAt?: FaultRule[]): Piscina {
   const pool = new Piscina({
     filename: workerFile('render-metatile').href,
     minThreads: 0,
@@ -43,14 +44,15 @@ export function createTilePool (threads: number, onError: (err: Error) => void =
     // Workers need none of the parent's loaders (a test runner's --import hooks break them).
     execArgv: process.execArgv.filter((a) => a === '--enable-source-maps'),
     // geotiff loads `web-worker`, which reads workerData.mod on import in any worker thread.
-    workerData: {}
+    // The fault points (test-only) reach the tile writes made in the workers.
+    workerData: { faultKillAt }
   })
   pool.on('error', onError) // a worker that dies outside a task; its tasks reject on their own
   return pool
 }
 
 export function metatileRenderer (app: FastifyInstance, pool: TilePool, tileSize = 256) {
-  return async function render (req: MetatileRequest): Promise<RenderedTile[]> {
+  return async function render (req: MetatileRequest): Promise<RenderedMetatile> {
     const mosaics = (app as unknown as { mosaics?: MosaicRenderer }).mosaics
     if (!mosaics?.prepareRender) throw RendererUnavailable(req.layer.qualifiedName)
     const cols = req.rect[2] - req.rect[0] + 1
@@ -72,20 +74,23 @@ export function metatileRenderer (app: FastifyInstance, pool: TilePool, tileSize
       style
     }
     const job = await mosaics.prepareRender(renderRequest)
-    let packed: Uint8Array
+    // The signal is checked before the work is handed over, not passed on: a worker stopped in
+    // the middle of its writes would leave tiles on disk that the disk quota never heard of.
+    req.signal?.throwIfAborted()
+    let out: MetatileResult
     try {
-      packed = await pool.run({ job, cols, rows, tileSize, format: req.format }, { name: 'renderMetatile', signal: req.signal }) as Uint8Array
+      out = await pool.run({ job, cols, rows, tileSize, format: req.format, target: req.target }, { name: 'renderMetatile' }) as MetatileResult
     } catch (err) {
       if (/queue is at limit/i.test((err as Error).message)) throw RenderQueueFull()
       throw err
     }
-    // Image row 0 is the metatile's top; grid rows count from the bottom.
-    return splitTiles(packed).map((data, i) => ({ x: req.rect[0] + (i % cols), y: req.rect[3] - Math.floor(i / cols), data }))
+    const error = out.failed && Object.assign(new Error(out.failed.message), { code: out.failed.code })
+    return { writes: out.writes, error }
   }
 }
 
 async function tilePool (app: FastifyInstance, { config }: { config: MapwardenConfig }) {
-  const pool = createTilePool(config.workerThreads, (err) => app.log.error({ err }, 'render worker failed'))
+  const pool = createTilePool(config.workerThreads, (err) => app.log.error({ err }, 'render worker failed'), config.faultKillAt)
   const run: TilePool['run'] = (payload, opts) => pool.run(payload, opts)
   // Tasks of the previous run that were pending or running when it stopped: ABORTED, "aborted: restart".
   const records = createTaskRecords(app.db, { fault: app.faults })

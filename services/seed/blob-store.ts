@@ -1,13 +1,15 @@
 // The file blob store: <root>/<workspace>/<layer>/<gridset>/<format>/<parameter-set>/<z>/<x>/<y>.<ext>
 // (tile row y counted from the bottom, as the grid sets). A tile is written to a temp file under
-// <dataDir>/tmp (wiped at start) and renamed into place, so a reader sees the old tile or the new
-// one, never half of one. Tiles are a cache: no fsync per tile (a kill -9 cannot tear a renamed
-// file; a power loss may lose recent tiles, which a reseed rebuilds).
+// <dataDir>/tmp (wiped at start) and renamed into place (tile-files.ts), so a reader sees the old
+// tile or the new one, never half of one. Tiles are a cache: no fsync per tile (a kill -9 cannot
+// tear a renamed file; a power loss may lose recent tiles, which a reseed rebuilds).
+// Rendered metatiles are written by the render workers to the paths of `metatileTarget`, and
+// reported back through `recordMetatile`; `put` writes one tile on the calling thread.
 // Listeners report every write, delete and read per tile set for the disk quota.
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { checkName } from '../files/names.js'
+import { writeTileFile, type TileWrite } from './tile-files.js'
 import { FORMATS, formatOfExtension, type TileFormat } from './formats.js'
 import type { Rect } from './grid-sets.js'
 import { noFaults, type FaultPoint } from '../faults.js'
@@ -20,6 +22,8 @@ export interface TileEvent extends TileKey {
   replacedBytes?: number
 }
 export type TileListener = (e: TileEvent) => void
+/** Where a metatile's tiles go: `paths` in image order (top-left first, row by row). */
+export interface MetatileTarget { tmpDir: string, paths: string[] }
 export interface StoredTile { data: Buffer, size: number, mtimeMs: number, etag: string }
 
 export interface TruncateSelection {
@@ -45,9 +49,6 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
   const written: TileListener[] = []
   const deleted: TileListener[] = []
   const read: TileListener[] = []
-  const knownDirs = new Set<string>()
-  let tmpReady: Promise<unknown> | undefined
-
   const emit = (list: TileListener[], e: TileEvent) => { for (const fn of list) { try { fn(e) } catch { /* a listener never breaks the store */ } } }
 
   function layerDir (layer: string): string {
@@ -60,6 +61,12 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
   }
   function tilePath (k: TileKey): string {
     return path.join(setDir(k), String(k.z), String(k.x), `${k.y}.${FORMATS[k.format].ext}`)
+  }
+  const eventOf = (key: TileKey, w: TileWrite): TileEvent => ({ ...key, bytes: w.bytes, replacedBytes: w.replacedBytes < 0 ? undefined : w.replacedBytes })
+  /** The tiles of a metatile in image order: top row (highest y) first, left to right. */
+  function eachInImageOrder (rect: Rect, fn: (x: number, y: number, i: number) => void): void {
+    let i = 0
+    for (let y = rect[3]; y >= rect[1]; y--) for (let x = rect[0]; x <= rect[2]; x++) fn(x, y, i++)
   }
   const etagOf = (size: number, mtimeMs: number) => `"${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`
 
@@ -114,30 +121,22 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
       try { await fs.access(tilePath(key)); return true } catch { return false }
     },
 
+    /** Writes one tile on the calling thread (tools and tests; seeding writes in the workers). */
     async put (key: TileKey, data: Uint8Array): Promise<void> {
-      const target = tilePath(key)
-      const dir = path.dirname(target)
-      if (!knownDirs.has(dir)) {
-        await fs.mkdir(dir, { recursive: true })
-        if (knownDirs.size > 10_000) knownDirs.clear()
-        knownDirs.add(dir)
-      }
-      tmpReady ??= fs.mkdir(tmpDir, { recursive: true })
-      await tmpReady
-      const tmp = path.join(tmpDir, `${randomBytes(8).toString('hex')}.tile`)
-      await fs.writeFile(tmp, data)
-      const replacedBytes = await fs.stat(target).then((st) => st.size, () => undefined)
-      fault('tile.beforeRename')
-      try { await fs.rename(tmp, target) } catch (err) {
-        await fs.rm(tmp, { force: true })
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
-        knownDirs.delete(dir) // the directory was truncated away meanwhile: recreate once
-        await fs.mkdir(dir, { recursive: true })
-        await fs.writeFile(tmp, data)
-        await fs.rename(tmp, target)
-      }
-      fault('tile.afterRename')
-      emit(written, { ...key, bytes: data.length, replacedBytes })
+      emit(written, eventOf(key, writeTileFile(tmpDir, tilePath(key), data, fault)))
+    },
+
+    /** The files a render worker writes a metatile's tiles to. */
+    metatileTarget (set: TileSet, z: number, rect: Rect): MetatileTarget {
+      const base = `${setDir(set)}${path.sep}${z}${path.sep}`
+      const ext = FORMATS[set.format].ext
+      const paths: string[] = []
+      eachInImageOrder(rect, (x, y) => { paths.push(`${base}${x}${path.sep}${y}.${ext}`) })
+      return { tmpDir, paths }
+    },
+    /** Reports the tiles written to `metatileTarget(set, z, rect)`: the first `writes.length`. */
+    recordMetatile (set: TileSet, z: number, rect: Rect, writes: TileWrite[]): void {
+      eachInImageOrder(rect, (x, y, i) => { if (i < writes.length) emit(written, eventOf({ ...set, z, x, y }, writes[i])) })
     },
 
     async delete (key: TileKey): Promise<boolean> { return remove(tilePath(key), key) },
@@ -190,7 +189,6 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
               if (sel.signal?.aborted) return n
               if (await remove(path.join(xdir, name), { ...s, z, x, y })) { n++; sel.onDeleted?.() }
             }
-            knownDirs.delete(xdir)
             await fs.rmdir(xdir).catch(() => {}) // only when empty
           }
         }
@@ -200,11 +198,9 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
 
     /** Removes every tile of a layer (layer or workspace deleted). Reports no per-tile events. */
     async removeLayer (layer: string): Promise<void> {
-      knownDirs.clear()
       await fs.rm(layerDir(layer), { recursive: true, force: true })
     },
     async removeWorkspace (workspace: string): Promise<void> {
-      knownDirs.clear()
       await fs.rm(path.join(root, checkName(workspace, 'workspace')), { recursive: true, force: true })
     }
   }

@@ -1,9 +1,10 @@
 // The task pool (GWC's TileBreeder): turns validated seed requests into tasks, runs at most
 // `taskSlots` at once (the others wait as PENDING), kills them, and lists them. Render work never
-// runs here: each metatile goes to the render function (a worker pool), and the breeder only
-// writes the encoded tiles it gets back.
+// runs here: each metatile goes to the render function (a worker pool), which writes its tiles
+// to the blob store's paths; the breeder only records what was written.
 import { EventEmitter } from 'node:events'
-import type { BlobStore } from './blob-store.js'
+import type { BlobStore, MetatileTarget, TileSet } from './blob-store.js'
+import type { TileWrite } from './tile-files.js'
 import type { SeedSpec } from './seed-request.js'
 import { countTiles, metaTileIterator, rectAt, tileRange, type MetaTile } from './tile-range.js'
 import { parameterId } from './parameters.js'
@@ -25,9 +26,19 @@ export interface MetatileRequest {
   format: TileFormat
   parameters: ParameterSet
   signal?: AbortSignal
+  /** Where the tiles go (the blob store's files of `rect`, image order). */
+  target: MetatileTarget
 }
-export interface RenderedTile { x: number, y: number, data: Uint8Array }
-export type MetatileRenderer = (req: MetatileRequest) => Promise<RenderedTile[]>
+/** The tiles written, in the target's order; `error` when a write failed after them. */
+export interface RenderedMetatile { writes: TileWrite[], error?: Error }
+export type MetatileRenderer = (req: MetatileRequest) => Promise<RenderedMetatile>
+
+/** Renders a metatile into the store and reports its tiles (disk quota), also after a failed write. */
+export async function renderIntoStore (render: MetatileRenderer, store: BlobStore, set: TileSet, req: Omit<MetatileRequest, 'target'>): Promise<void> {
+  const out = await render({ ...req, target: store.metatileTarget(set, req.z, req.rect) })
+  store.recordMetatile(set, req.z, req.rect, out.writes)
+  if (out.error) throw out.error
+}
 
 export interface BreederDeps {
   store: BlobStore
@@ -130,11 +141,10 @@ export function createTileBreeder (deps: BreederDeps) {
       }
       if (!missing) return
     }
-    const tiles = await deps.render({
+    await renderIntoStore(deps.render, deps.store, set, {
       layer: spec.layer, gridSet: spec.gridSet, z: mt.z, rect: mt.render, format,
       parameters: spec.parameters ?? {}, signal: aborter.signal
     })
-    await Promise.all(tiles.map((tile) => deps.store.put({ ...set, z: mt.z, x: tile.x, y: tile.y }, tile.data)))
   }
 
   async function run (t: Task) {

@@ -6,7 +6,7 @@ import type { LayerInfo, LayerStore } from '../catalog/layers.js'
 import { splitLayerName } from '../catalog/layers.js'
 import { TileLayerNotFound, TileOutOfRange, UnknownTileLayer } from '../errors.js'
 import { createBlobStore, type StoredTile, type TileKey } from './blob-store.js'
-import { createTileBreeder, type MetatileRenderer } from './tile-breeder.js'
+import { createTileBreeder, renderIntoStore, type MetatileRenderer } from './tile-breeder.js'
 import { gridSubset, type GridSet } from './grid-sets.js'
 import { metaTileOf } from './tile-range.js'
 import { normaliseParameters, parameterId } from './parameters.js'
@@ -108,10 +108,8 @@ export function createTileCache (deps: TileCacheDeps) {
       const mkey = `${key.layer}/${key.gridSet}/${key.format}/${key.parameterId}/${req.z}/${rect[0]}/${rect[1]}`
       let p = inflight.get(mkey)
       if (!p) {
-        p = (async () => {
-          const tiles = await deps.render({ layer, gridSet: req.gridSet, z: req.z, rect, format: req.format, parameters: params })
-          await Promise.all(tiles.map((t) => store.put({ ...key, x: t.x, y: t.y }, t.data)))
-        })().finally(() => inflight.delete(mkey))
+        p = renderIntoStore(deps.render, store, key, { layer, gridSet: req.gridSet, z: req.z, rect, format: req.format, parameters: params })
+          .finally(() => inflight.delete(mkey))
         inflight.set(mkey, p)
       }
       await p

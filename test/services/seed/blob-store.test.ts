@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { tempDir } from '../../helper.js'
 import { createBlobStore, type TileEvent } from '../../../services/seed/blob-store.js'
+import { writeTileFile } from '../../../services/seed/tile-files.js'
 import { normaliseParameters, parameterId } from '../../../services/seed/parameters.js'
 import type { LayerInfo } from '../../../services/catalog/layers.js'
 
@@ -62,4 +63,43 @@ t.test('blob store truncate deletes only the range, across formats and parameter
   }
   t.ok(await store.exists({ ...png, gridSet: 'EPSG:900913', z: 2, x: 1, y: 1 }), 'other grid set untouched')
   t.equal(await store.truncate({ layer: 'topp:empty', gridSet: 'EPSG:4326', zoomStart: 0, zoomStop: 5, rectAt: () => [0, 0, 9, 9] }), 0, 'empty cache: 0 tiles, no error')
+})
+
+t.test('blob store: a metatile target lists the tile files in image order, and recording it reports each tile once', async (t) => {
+  const dir = tempDir(t)
+  const store = createBlobStore({ root: path.join(dir, 'tiles'), tmpDir: path.join(dir, 'tmp', 'tiles') })
+  const events: TileEvent[] = []
+  store.onTileWritten((e) => events.push(e))
+  const set = { layer: 'topp:states', gridSet: 'EPSG:900913', format: 'image/png' as const, parameterId: 'default' }
+  await store.put({ ...set, z: 4, x: 3, y: 7 }, Buffer.alloc(40))
+  events.length = 0
+  const target = store.metatileTarget(set, 4, [2, 6, 3, 7]) // two columns, two rows
+  t.equal(target.tmpDir, path.join(dir, 'tmp', 'tiles'))
+  t.same(target.paths.map((p) => path.relative(path.join(dir, 'tiles'), p)), [
+    'topp/states/EPSG_900913/png/default/4/2/7.png', 'topp/states/EPSG_900913/png/default/4/3/7.png',
+    'topp/states/EPSG_900913/png/default/4/2/6.png', 'topp/states/EPSG_900913/png/default/4/3/6.png'
+  ], 'top row (highest y) first, left to right: the order the renderer cuts the image in')
+  // What a worker reports after writing the first three before its disk filled up:
+  store.recordMetatile(set, 4, [2, 6, 3, 7], [{ bytes: 10, replacedBytes: -1 }, { bytes: 11, replacedBytes: 40 }, { bytes: 12, replacedBytes: -1 }])
+  t.same(events.map((e) => [e.x, e.y, e.bytes, e.replacedBytes]), [[2, 7, 10, undefined], [3, 7, 11, 40], [2, 6, 12, undefined]])
+  t.throws(() => store.metatileTarget({ ...set, parameterId: '../x' }, 4, [0, 0, 0, 0]), /bad parameter set id/)
+})
+
+t.test('tile files: written whole, replaced sizes reported, folders removed meanwhile made again, failures leave no temp file', async (t) => {
+  const dir = tempDir(t)
+  const tmpDir = path.join(dir, 'tmp')
+  const target = path.join(dir, 'tiles', '3', '1', '2.png')
+  t.same(writeTileFile(tmpDir, target, Buffer.from('first')), { bytes: 5, replacedBytes: -1 })
+  t.same(writeTileFile(tmpDir, target, Buffer.from('second!')), { bytes: 7, replacedBytes: 5 })
+  t.equal(fs.readFileSync(target, 'utf8'), 'second!')
+  // A truncate removed the folder and a restart emptied the temp folder since the last write:
+  fs.rmSync(path.join(dir, 'tiles'), { recursive: true })
+  fs.rmSync(tmpDir, { recursive: true })
+  t.same(writeTileFile(tmpDir, target, Buffer.from('third')), { bytes: 5, replacedBytes: -1 })
+  t.equal(fs.readFileSync(target, 'utf8'), 'third')
+  // The rename fails after the temp file was written (a folder stands where the tile goes): the
+  // error comes with its code, and the temp file goes.
+  fs.mkdirSync(path.join(dir, 'tiles', '3', '1', '5.png'))
+  t.throws(() => writeTileFile(tmpDir, path.join(dir, 'tiles', '3', '1', '5.png'), Buffer.from('x')), { code: 'EISDIR' })
+  t.same(fs.readdirSync(tmpDir), [], 'no temp file left by any write')
 })

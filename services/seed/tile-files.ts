@@ -1,0 +1,50 @@
+// Writing tile files: a temp file under the blob store's temp folder, renamed into place, so a
+// reader sees the old tile or the new one, never half of one. Synchronous on purpose: the render
+// workers call it (the encoded tiles never travel back to the event loop, whose garbage collector
+// they would feed), and the blob store's own `put` uses it for single tiles. Imports nothing but
+// node: modules and the fault points, so a worker can load it.
+import fs from 'node:fs'
+import path from 'node:path'
+import { threadId } from 'node:worker_threads'
+import { noFaults, type FaultPoint } from '../faults.js'
+
+/** Result of a write: the size of the new tile and of the tile it replaced (-1: none). */
+export interface TileWrite { bytes: number, replacedBytes: number }
+
+const madeDirs = new Set<string>()
+let seq = 0
+
+function ensureDir (dir: string): void {
+  if (madeDirs.has(dir)) return
+  fs.mkdirSync(dir, { recursive: true })
+  if (madeDirs.size > 10_000) madeDirs.clear()
+  madeDirs.add(dir)
+}
+
+/**
+ * Writes one tile atomically. A folder removed since it was made (a truncate or a layer removal
+ * between two writes, a restart on the same data directory) is made again, once. On failure
+ * (ENOSPC...) the temp file is removed and the error thrown with its `code`.
+ */
+export function writeTileFile (tmpDir: string, target: string, data: Uint8Array, fault: FaultPoint = noFaults): TileWrite {
+  const dir = path.dirname(target)
+  // Unique within the process (pid, thread, counter); the temp folder is emptied at every start.
+  const tmp = path.join(tmpDir, `${process.pid}.${threadId}.${++seq}.tile`)
+  for (let attempt = 0; ; attempt++) {
+    try {
+      ensureDir(tmpDir)
+      ensureDir(dir)
+      fs.writeFileSync(tmp, data)
+      const replacedBytes = fs.statSync(target, { throwIfNoEntry: false })?.size ?? -1
+      fault('tile.beforeRename')
+      fs.renameSync(tmp, target)
+      fault('tile.afterRename')
+      return { bytes: data.length, replacedBytes }
+    } catch (err) {
+      fs.rmSync(tmp, { force: true })
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt > 0) throw err
+      madeDirs.delete(tmpDir)
+      madeDirs.delete(dir)
+    }
+  }
+}
