@@ -74,7 +74,7 @@ async function seed (app: FastifyInstance, layer: string, gridSetId: string) {
 async function encodeCeiling (count: number) {
   const rgba = await sharp(path.join(DATA, 'granules', 'rgb_0_0.tif')).extract({ left: 1024, top: 1024, width: 256, height: 256 })
     .ensureAlpha().raw().toBuffer()
-  const pool = createTilePool(2)
+  const pool = createTilePool({ threads: 2 })
   const out: Record<string, { tps: number, avg: number }> = {}
   for (const [label, png] of [['sharp defaults', { compressionLevel: 6, adaptiveFiltering: false }], ['mapwarden settings', undefined]] as const) {
     const t0 = performance.now()

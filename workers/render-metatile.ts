@@ -3,13 +3,15 @@
 // rename), so granules are read once per metatile and the tiles' bytes never reach the event loop
 // (where they fed the garbage collector's pauses). Everything it needs travels in the payload;
 // back go the sizes written, or the code of a failed write (ENOSPC), which a thrown error would
-// lose on its way between threads. Fault points come in workerData (the crash harness).
+// lose on its way between threads. workerData brings the thread's nice value and the fault points
+// (the crash harness).
 //
 // PNG settings (measured on the bench imagery, a noisy 256x256 RGB tile): adaptive row filtering
 // with zlib level 2: 127 KB in 15.5 ms, against 168 KB in 16 ms for sharp's defaults (level 6, no
 // filtering) and the same 127 KB in 20 ms at level 6 with filtering; filtering is what shrinks
 // noisy imagery, higher zlib levels only cost time. Opaque tiles are written as RGB (a quarter
 // fewer bytes to filter and deflate); fully transparent tiles are one constant PNG.
+import './thread-priority.js' // first: before sharp starts libvips' threads, which inherit it
 import sharp from 'sharp'
 import { workerData } from 'node:worker_threads'
 import { renderMosaic } from './render-mosaic.js'

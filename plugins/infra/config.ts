@@ -15,6 +15,7 @@ export interface MapwardenConfig {
   zipMaxEntries: number
   zipMaxBytes: number         // total uncompressed size of one archive
   workerThreads: number       // render worker threads (Piscina pool size)
+  renderNice: number          // nice value of the render threads and the other background threads (Linux); 0 = untouched
   maxSeedThreads: number      // largest threadCount a seed request may ask for
   taskSlots: number           // seed tasks that run at once; more wait as PENDING
   maxPendingTasks: number     // past this, seed requests are answered 429
@@ -92,6 +93,7 @@ export const SETTINGS: Setting[] = [
   { key: 'zipMaxEntries', env: 'MAPWARDEN_ZIP_MAX_ENTRIES', parse: int(1, 1_000_000), default: 10_000, describe: 'Most entries one ZIP archive may hold' },
   { key: 'zipMaxBytes', env: 'MAPWARDEN_ZIP_MAX_BYTES', parse: bytes(1024), default: 8 * 2 ** 30, describe: 'Largest total uncompressed size of one ZIP archive' },
   { key: 'workerThreads', env: 'MAPWARDEN_WORKER_THREADS', parse: int(1, 64), default: 2, describe: 'Render worker threads' },
+  { key: 'renderNice', env: 'MAPWARDEN_RENDER_NICE', parse: int(0, 19), default: 10, describe: 'Nice value (Linux) of the render threads and of the process\'s other background threads (the thread pool that encodes tiles, garbage-collector helpers), so answering requests wins the CPU over seeding; 0 leaves thread priorities alone' },
   { key: 'maxSeedThreads', env: 'MAPWARDEN_MAX_SEED_THREADS', parse: int(1, 128), default: 16, describe: 'Largest threadCount of a seed request' },
   { key: 'taskSlots', env: 'MAPWARDEN_TASK_SLOTS', parse: int(1, 128), default: 4, describe: 'Seed tasks running at once; others wait as PENDING' },
   { key: 'maxPendingTasks', env: 'MAPWARDEN_MAX_PENDING_TASKS', parse: int(1, 1_000_000), default: 1000, describe: 'Pending-task cap; seed requests past it get 429' },

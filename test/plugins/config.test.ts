@@ -27,6 +27,7 @@ t.test('a bad setting stops the start with a message that names it', async (t) =
     [{ MAPWARDEN_HARVEST_ROOTS: 'relative/dir' }, /MAPWARDEN_HARVEST_ROOTS.*absolute/],
     [{ MAPWARDEN_LOG_LEVEL: 'loud' }, /MAPWARDEN_LOG_LEVEL/],
     [{ MAPWARDEN_WORKER_THREADS: '0' }, /MAPWARDEN_WORKER_THREADS/],
+    [{ MAPWARDEN_RENDER_NICE: '20' }, /MAPWARDEN_RENDER_NICE="20": must be an integer from 0 to 19/],
     [{ MAPWARDEN_ADMIN_PASSWORD: 'geoserver' }, /MAPWARDEN_ADMIN_PASSWORD/],
     [{ MAPWARDEN_ADMIN_PASSWORD: 'secured' }, /MAPWARDEN_ADMIN_PASSWORD/],
     [{ MAPWARDEN_ADMIN_PASSWORD: 'short' }, /at least 8 characters/]

@@ -1,6 +1,7 @@
 // Tiles rendered for real from an image mosaic, through the worker pool, stored and served.
 import t from 'tap'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
 import { build, BASE } from '../helper.js'
@@ -94,4 +95,16 @@ t.test('parameter sets: a CQL_FILTER that selects no granule is its own (empty) 
   const styled = await app.inject({ method: 'GET', url: `${SERVICE}/xyz/${layer}/EPSG:4326/2/4/1.png?STYLES=nosuch` })
   t.equal(styled.statusCode, 400)
   t.match(styled.body, /STYLES=nosuch: not a style of layer topp:world/)
+})
+
+t.test('render threads and the other background threads yield to the event loop (MAPWARDEN_RENDER_NICE)', { skip: process.platform !== 'linux' && 'thread priorities are set on Linux only' }, async (t) => {
+  const before = os.getPriority(process.pid)
+  const app = await build(t, { renderNice: 12 })
+  const layer = await world(app)
+  const res = await app.inject({ method: 'GET', url: `${SERVICE}/xyz/${layer}/EPSG:4326/2/4/1.png` }) // a render worker exists now
+  t.equal(res.statusCode, 200)
+  const others = fs.readdirSync('/proc/self/task').map(Number).filter((tid) => tid !== process.pid)
+  t.ok(others.length >= 2, 'the process has background threads')
+  t.same(others.filter((tid) => os.getPriority(tid) < 12), [], 'every thread but the event loop\'s runs at nice 12 or lower priority')
+  t.equal(os.getPriority(process.pid), before, 'the event loop\'s thread keeps its priority')
 })
