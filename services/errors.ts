@@ -149,6 +149,7 @@ export const TileOutOfRange = createError('MW_TILES_OUT_OF_RANGE', 'not_found', 
 export const RendererUnavailable = createError('MW_TILES_RENDERER_UNAVAILABLE', 'unavailable', 'No renderer is available for layer %s')
 export const TileCacheClosing = createError('MW_TILES_CLOSING', 'unavailable', 'The tile cache is shutting down')
 export const RenderQueueFull = createError('MW_TILES_RENDER_QUEUE_FULL', 'unavailable', 'The render queue is full; try again later')
+export const GranulesChanged = createError('MW_TILES_GRANULES_CHANGED', 'unavailable', 'The granules of layer %s changed while a tile was being rendered; try again')
 // --- web (admin page) ---
 export const WebPageNotBuilt = createError('MW_WEB_NOT_BUILT', 'unavailable', 'The admin page is not built: run npm run build')
 // --- mosaics ---

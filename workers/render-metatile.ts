@@ -39,8 +39,12 @@ export interface MetatilePayload {
   /** Where the tiles go: one path per tile in image order (top-left first, row by row). */
   target: { tmpDir: string, paths: string[] }
 }
-/** The tiles written (a prefix of the paths, all of them unless a write failed) and the failure. */
-export interface MetatileResult { writes: TileWrite[], failed?: { code?: string, message: string } }
+/**
+ * The tiles written (a prefix of the paths, all of them unless a write failed) and the failure;
+ * `granuleGone`: a granule file of the job no longer exists (its mosaic was replaced or its
+ * granules deleted after the job was planned), nothing was written.
+ */
+export interface MetatileResult { writes: TileWrite[], failed?: { code?: string, message: string }, granuleGone?: boolean }
 
 /** Encodes one tile of RGBA pixels. */
 export async function encodeTile (rgba: Uint8Array, size: number, format: EncodeFormat, png: PngOptions = PNG_OPTIONS): Promise<Buffer> {
@@ -111,7 +115,11 @@ export async function cutAndEncode (rgba: Uint8Array, cols: number, rows: number
 }
 
 export async function renderMetatile (p: MetatilePayload): Promise<MetatileResult> {
-  const img = await renderMosaic(p.job)
+  let img
+  try { img = await renderMosaic(p.job) } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { writes: [], granuleGone: true }
+    throw err
+  }
   if (img.width !== p.cols * p.tileSize || img.height !== p.rows * p.tileSize) {
     throw new Error(`renderer returned ${img.width}x${img.height}, expected ${p.cols * p.tileSize}x${p.rows * p.tileSize}`)
   }

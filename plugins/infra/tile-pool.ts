@@ -12,7 +12,7 @@ import { createTileCache, type TileCache } from '../../services/seed/tile-cache.
 import { createTaskRecords } from '../../services/seed/task-records.js'
 import type { MetatileRequest, RenderedMetatile } from '../../services/seed/tile-breeder.js'
 import { rectBounds } from '../../services/seed/grid-sets.js'
-import { RenderQueueFull, RendererUnavailable } from '../../services/errors.js'
+import { GranulesChanged, RenderQueueFull, RendererUnavailable } from '../../services/errors.js'
 import type { RasterStyle, RenderRequest } from '../../workers/render-types.js'
 import type { MetatileResult } from '../../workers/render-metatile.js'
 import type { FaultRule } from '../../services/faults.js'
@@ -107,17 +107,23 @@ export function metatileRenderer (app: FastifyInstance, pool: TilePool, tileSize
       cqlFilter: req.parameters.CQL_FILTER,
       style
     }
-    const job = await mosaics.prepareRender(renderRequest)
-    // The signal is checked before the work is handed over, not passed on: a worker stopped in
-    // the middle of its writes would leave tiles on disk that the disk quota never heard of.
-    req.signal?.throwIfAborted()
-    let out: MetatileResult
-    try {
-      out = await pool.run({ job, cols, rows, tileSize, format: req.format, target: req.target }, { name: 'renderMetatile' }) as MetatileResult
-    } catch (err) {
-      if (/queue is at limit/i.test((err as Error).message)) throw RenderQueueFull()
-      throw err
+    const renderOnce = async (): Promise<MetatileResult> => {
+      const job = await mosaics.prepareRender(renderRequest)
+      // The signal is checked before the work is handed over, not passed on: a worker stopped in
+      // the middle of its writes would leave tiles on disk that the disk quota never heard of.
+      req.signal?.throwIfAborted()
+      try {
+        return await pool.run({ job, cols, rows, tileSize, format: req.format, target: req.target }, { name: 'renderMetatile' }) as MetatileResult
+      } catch (err) {
+        if (/queue is at limit/i.test((err as Error).message)) throw RenderQueueFull()
+        throw err
+      }
     }
+    let out = await renderOnce()
+    // A granule file went away between planning and rendering (the mosaic was replaced, granules
+    // deleted): plan once more from the index as it is now.
+    if (out.granuleGone) out = await renderOnce()
+    if (out.granuleGone) throw GranulesChanged(req.layer.qualifiedName)
     const error = out.failed && Object.assign(new Error(out.failed.message), { code: out.failed.code })
     return { writes: out.writes, error }
   }

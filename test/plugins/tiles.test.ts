@@ -8,6 +8,7 @@ import { build, BASE } from '../helper.js'
 import { createMosaic, pattern, rgbTiff } from '../fixtures/seed/mosaic.js'
 import { GRID_SETS, rectBounds, type Rect } from '../../services/seed/grid-sets.js'
 import { renderMosaic } from '../../workers/render-mosaic.js'
+import { metatileRenderer } from '../../plugins/infra/tile-pool.js'
 
 const SERVICE = `${BASE}/tilecache/service`
 const g4326 = GRID_SETS['EPSG:4326']
@@ -107,4 +108,39 @@ t.test('render threads and the other background threads yield to the event loop 
   t.ok(others.length >= 2, 'the process has background threads')
   t.same(others.filter((tid) => os.getPriority(tid) < 12), [], 'every thread but the event loop\'s runs at nice 12 or lower priority')
   t.equal(os.getPriority(process.pid), before, 'the event loop\'s thread keeps its priority')
+})
+
+t.test('a mosaic replaced between planning a metatile and rendering it: planned again once, tiles of the new granules; gone twice: 503 error', async (t) => {
+  const app = await build(t)
+  const red = (_x: number, _y: number, b: number) => b === 0 ? 200 : 0
+  const blue = (_x: number, _y: number, b: number) => b === 2 ? 200 : 0
+  const layerName = await createMosaic(app, 'topp', 'world', { 'a.tif': rgbTiff(40, 40, [-20, -10, 20, 30], red) })
+  const layer = await app.tileCache.seedLayer(layerName)
+  // A pool that lets the mosaic be replaced (new granule names, old files gone) after the job was
+  // planned and before a worker opens its files: the race of a PUT during a seed, made certain.
+  let replacements = 0
+  let names = 0
+  const replacing = (times: number) => ({
+    run: async (payload: unknown, opts: { name: string }) => {
+      if (replacements < times) {
+        replacements++
+        await createMosaic(app, 'topp', 'world', { [`g${++names}.tif`]: rgbTiff(40, 40, [-20, -10, 20, 30], blue) })
+      }
+      return app.tilePool.run(payload, opts)
+    }
+  })
+  const set = { layer: layerName, gridSet: 'EPSG:4326', format: 'image/png' as const, parameterId: 'default' }
+  const rect: Rect = [4, 1, 4, 2]
+  const req = { layer, gridSet: g4326, z: 2, rect, format: 'image/png' as const, parameters: {}, target: app.tileCache.store.metatileTarget(set, 2, rect) }
+
+  const out = await metatileRenderer(app, replacing(1))(req)
+  t.equal(replacements, 1)
+  t.equal(out.error, undefined)
+  t.equal(out.writes.length, 2, 'both tiles of the metatile written')
+  const [r, g, b] = await sharp(fs.readFileSync(req.target.paths[1])).raw().toBuffer() // a pixel inside the coverage
+  t.same([r, g, b], [0, 0, 200], 'drawn from the replacing granule')
+
+  replacements = 0
+  await t.rejects(metatileRenderer(app, replacing(2))(req), { code: 'MW_TILES_GRANULES_CHANGED', message: 'The granules of layer topp:world changed while a tile was being rendered; try again' })
+  t.equal(replacements, 2, 'planned twice, then given up')
 })
