@@ -110,7 +110,7 @@ t.test('render threads and the other background threads yield to the event loop 
   t.equal(os.getPriority(process.pid), before, 'the event loop\'s thread keeps its priority')
 })
 
-t.test('a mosaic replaced between planning a metatile and rendering it: planned again once, tiles of the new granules; gone twice: 503 error', async (t) => {
+t.test('a mosaic replaced between planning a metatile and rendering it: planned again once, tiles of the new granules; gone twice: an error saying the granules changed (kind unavailable: 503)', async (t) => {
   const app = await build(t)
   const red = (_x: number, _y: number, b: number) => b === 0 ? 200 : 0
   const blue = (_x: number, _y: number, b: number) => b === 2 ? 200 : 0
