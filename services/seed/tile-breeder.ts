@@ -9,13 +9,12 @@ import type { SeedSpec } from './seed-request.js'
 import { countTiles, metaTileIterator, rectAt, tileRange, type MetaTile } from './tile-range.js'
 import { parameterId } from './parameters.js'
 import { rectArea, type Rect } from './grid-sets.js'
-import { viewOf, type Job, type Task, type TaskState } from './task.js'
+import { viewOf, type Job, type Task, type TaskState, type TaskView } from './task.js'
 import type { LayerInfo } from '../catalog/layers.js'
 import type { TileFormat } from './formats.js'
 import type { ParameterSet } from './parameters.js'
 import { MapwardenError, StorageFull, TileCacheClosing, TooManyPendingTasks, isStorageFull } from '../errors.js'
 import type { TaskRecords } from './task-records.js'
-import type { TaskView } from './task.js'
 
 export interface MetatileRequest {
   layer: LayerInfo
@@ -189,6 +188,19 @@ export function createTileBreeder (deps: BreederDeps) {
     }
   }
 
+  /** Kills a live task: a pending one leaves the queue as ABORTED; a running one stops after the
+   *  metatile in hand (a truncate between two tiles). Returns it with its state before. */
+  function terminate (t: Task): { task: Task, was: TaskState } {
+    const was = t.state
+    t.killed = true
+    t.cancel?.()
+    if (t.state === 'pending') {
+      queue.splice(queue.indexOf(t), 1)
+      finish(t, 'aborted')
+    } else changed(t)
+    return { task: t, was }
+  }
+
   function pump () {
     while (!closing && running < deps.taskSlots && queue.length > 0) {
       const t = queue.shift()!
@@ -252,21 +264,9 @@ export function createTileBreeder (deps: BreederDeps) {
 
     /** Terminates tasks; running ones stop after their current metatile. Returns them as they were. */
     kill (code: KillCode, layer?: string): Array<{ task: Task, was: TaskState }> {
-      return batch(() => {
-        const out: Array<{ task: Task, was: TaskState }> = []
-        for (const t of this.list(layer)) {
-          if (t.state === 'running' && code === 'pending') continue
-          if (t.state === 'pending' && code === 'running') continue
-          out.push({ task: t, was: t.state })
-          t.killed = true
-          t.cancel?.()
-          if (t.state === 'pending') {
-            queue.splice(queue.indexOf(t), 1)
-            finish(t, 'aborted')
-          } else changed(t)
-        }
-        return out
-      })
+      return batch(() => this.list(layer)
+        .filter((t) => !(t.state === 'running' && code === 'pending') && !(t.state === 'pending' && code === 'running'))
+        .map(terminate))
     },
 
     /**
@@ -276,13 +276,7 @@ export function createTileBreeder (deps: BreederDeps) {
     killTask (id: number, layer?: string): { task: Task, was: TaskState } | undefined {
       const t = tasks.get(id)
       if (!t || t.killed || (t.state !== 'pending' && t.state !== 'running') || (layer && t.layer !== layer)) return undefined
-      const was = t.state
-      t.killed = true
-      if (t.state === 'pending') {
-        queue.splice(queue.indexOf(t), 1)
-        finish(t, 'aborted')
-      } else changed(t)
-      return { task: t, was }
+      return terminate(t)
     },
 
     /** Stops everything (server shutdown) and waits for the tasks in hand. */

@@ -218,6 +218,27 @@ t.test('[hostile #62] kill_all during a truncate stops it between two tiles; the
   t.equal((await app.inject({ url: `${SEED}.json`, headers: ADMIN })).body, '{"long-array-array":[]}', 'nothing left running')
 })
 
+t.test('[hostile #62] kill_thread of a running truncate stops it between two tiles too', async (t) => {
+  const app = await build(t)
+  const layer = await createMosaic(app, 'topp', 'world', { 'world.tif': rgbTiff(64, 64, [-20, -10, 20, 30], pattern) })
+  let r = await app.inject({ method: 'POST', url: `${SEED}/${layer}.json`, headers: JSON_TYPE, payload: seedBody({ zoomStart: 0, zoomStop: 6, threadCount: 1 }) })
+  t.equal(r.statusCode, 200)
+  await app.tileCache.breeder.idle()
+  const seeded = tilesWhole(t, app, 'after the seed')
+  const truncateId = 2
+  let deletions = 0
+  let killed: ReturnType<typeof app.tileCache.breeder.killTask>
+  app.tileCache.store.onTileDeleted(() => { if (++deletions === 5) killed = app.tileCache.breeder.killTask(truncateId, layer) })
+  r = await app.inject({ method: 'POST', url: `${SEED}/${layer}.json`, headers: JSON_TYPE, payload: seedBody({ zoomStart: 0, zoomStop: 6, type: 'truncate' }) })
+  t.equal(r.statusCode, 200)
+  await app.tileCache.breeder.idle()
+  t.equal(killed?.was, 'running')
+  const task = JSON.parse((await app.inject({ url: `${SEED}/tasks/${truncateId}.json`, headers: ADMIN })).body).task
+  t.match(task, { type: 'truncate', state: 'aborted', status: -1 })
+  t.equal(task.tilesDone, 5, 'stopped right after the tile in hand')
+  t.equal(tilesWhole(t, app, 'after the killed truncate'), seeded - 5)
+})
+
 t.test('[hostile #62] seed and truncate on the same layer at once: no crash, tasks done or aborted, only whole tiles', async (t) => {
   const app = await build(t)
   const layer = await createMosaic(app, 'topp', 'world', { 'world.tif': rgbTiff(64, 64, [-20, -10, 20, 30], pattern) })
