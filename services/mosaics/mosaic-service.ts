@@ -64,9 +64,11 @@ export function createMosaicService (deps: MosaicServiceDeps) {
     end: db.prepare('DELETE FROM mosaic_replacements WHERE workspace = ? AND store = ?'),
     open: db.prepare('SELECT workspace, store, had_old FROM mosaic_replacements'),
     purge: db.prepare('INSERT INTO mosaic_pending_purges (entry) VALUES (?)'),
-    purged: db.prepare('DELETE FROM mosaic_pending_purges WHERE id <= ?'),
+    // By id range: deletes of other stores run at the same time and record purges of their own.
+    purged: db.prepare('DELETE FROM mosaic_pending_purges WHERE id BETWEEN ? AND ?'),
     purges: db.prepare('SELECT id, entry FROM mosaic_pending_purges ORDER BY id')
   }
+  const listMosaics = db.prepare('SELECT workspace, store FROM mosaic_stores ORDER BY workspace, store')
 
   // One writer per store: uploads, harvests and deletes of a store run one after the other, so two
   // PUTs of the same store cannot interleave their renames and transactions.
@@ -453,16 +455,16 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         filter = compile(mosaic, q.filter)
       }
       // Rows first, then files (a crash between leaves a recorded purge that the start finishes).
-      let last = 0
+      const recorded: number[] = []
       const removed = index.transaction(() => {
         const r = index.remove(ws, store, filter, seq)
         refreshCoverages(mosaic)
-        if (purge !== 'none') for (const g of r) last = Number(recovery.purge.run(JSON.stringify({ path: g.path, purge, dir: mosaic.dir })).lastInsertRowid)
+        if (purge !== 'none') for (const g of r) recorded.push(Number(recovery.purge.run(JSON.stringify({ path: g.path, purge, dir: mosaic.dir })).lastInsertRowid))
         return r
       })
       fault('granule.afterRowBeforeFile')
       await removeFiles(removed, purge, mosaic)
-      if (last) recovery.purged.run(last)
+      if (recorded.length) recovery.purged.run(recorded[0], recorded[recorded.length - 1])
       return removed.length
     },
 
@@ -483,7 +485,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
 
     /** Every image mosaic with its CRS, granule count, extent and coverages (admin page). */
     async overview (): Promise<Array<{ workspace: string, store: string, crs?: string, granules: number, extent?: [number, number, number, number], coverages: string[] }>> {
-      const all = db.prepare('SELECT workspace, store FROM mosaic_stores ORDER BY workspace, store').all() as Array<{ workspace: string, store: string }>
+      const all = listMosaics.all() as Array<{ workspace: string, store: string }>
       return all.map(({ workspace, store }) => ({
         workspace,
         store,
@@ -524,7 +526,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         const { path: file, purge, dir } = JSON.parse(p.entry) as { path: string, purge: Purge, dir: string }
         await removeFiles([{ path: file } as Granule], purge, { dir } as MosaicRecord)
       }
-      if (purges.length) recovery.purged.run(purges[purges.length - 1].id)
+      if (purges.length) recovery.purged.run(purges[0].id, purges[purges.length - 1].id)
       // 3. Store folders without a store row (a crash between a delete's transaction and its rm,
       //    or a workspace removed with recurse): nothing refers to them.
       const dataRoot = path.join(dataDir, 'data')
@@ -538,7 +540,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         }
         await fs.promises.rmdir(wsDir).catch(() => {}) // only when empty
       }
-      const mosaics = db.prepare('SELECT workspace, store FROM mosaic_stores').all() as Array<{ workspace: string, store: string }>
+      const mosaics = listMosaics.all() as Array<{ workspace: string, store: string }>
       for (const { workspace, store } of mosaics) {
         const mosaic = index.getMosaic(workspace, store)!
         const missing: number[] = []
