@@ -46,30 +46,6 @@ export interface MetatilePayload {
  */
 export interface MetatileResult { writes: TileWrite[], failed?: { code?: string, message: string }, granuleGone?: boolean }
 
-/** Encodes one tile of RGBA pixels. */
-export async function encodeTile (rgba: Uint8Array, size: number, format: EncodeFormat, png: PngOptions = PNG_OPTIONS): Promise<Buffer> {
-  let opaque = true
-  let empty = true
-  for (let i = 3; i < rgba.length; i += 4) {
-    const a = rgba[i]
-    if (a !== 255) opaque = false
-    if (a !== 0) empty = false
-    if (!opaque && !empty) break
-  }
-  if (format === 'image/png') {
-    if (opaque) {
-      const rgb = Buffer.allocUnsafe(size * size * 3)
-      for (let i = 0, o = 0; i < rgba.length; i += 4, o += 3) { rgb[o] = rgba[i]; rgb[o + 1] = rgba[i + 1]; rgb[o + 2] = rgba[i + 2] }
-      return sharp(rgb, { raw: { width: size, height: size, channels: 3 } }).png(png).toBuffer()
-    }
-    if (empty) return emptyPng(size)
-    return sharp(rgba, { raw: { width: size, height: size, channels: 4 } }).png(png).toBuffer()
-  }
-  const img = sharp(rgba, { raw: { width: size, height: size, channels: 4 } })
-  if (format === 'image/jpeg') return img.flatten({ background: '#ffffff' }).jpeg({ quality: 80 }).toBuffer()
-  return img.webp({ quality: 80, effort: 2 }).toBuffer()
-}
-
 const emptyCache = new Map<number, Promise<Buffer>>()
 function emptyPng (size: number): Promise<Buffer> {
   let p = emptyCache.get(size)
@@ -135,9 +111,9 @@ export async function renderMetatile (p: MetatilePayload): Promise<MetatileResul
   }
 }
 
-/** Bench only: encodes `count` copies of one tile (the sharp encode ceiling). */
+/** Bench only: encodes `count` copies of one tile, as a 1x1 metatile (the sharp encode ceiling). */
 export async function encodeLoop (p: { rgba: Uint8Array, size: number, count: number, format: EncodeFormat, png?: PngOptions }) {
   let bytes = 0
-  for (let i = 0; i < p.count; i++) bytes += (await encodeTile(p.rgba, p.size, p.format, p.png)).length
+  for (let i = 0; i < p.count; i++) bytes += (await cutAndEncode(p.rgba, 1, 1, p.size, p.format, p.png))[0].length
   return bytes
 }
