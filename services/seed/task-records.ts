@@ -48,16 +48,10 @@ export function createTaskRecords (db: Db, deps: TaskRecordsDeps = {}) {
       return db.transaction(() => tasks.map((t) => this.create(t.layer, t.view)))()
     },
     /**
-     * Writes the task's state and progress (throws on a full disk; the caller retries). `durable`
-     * false (progress of a running task, once a second per task while seeding) commits without
-     * an fsync on the event loop: it still survives a crash of the process.
-     */
-    save (view: TaskView, finishedAt?: number, durable = true): void {
-      this.saveAll([{ view, finishedAt, durable }])
-    },
-    /**
-     * Writes several tasks' states in one transaction: one commit (one fsync when any of them is a
-     * state change) instead of one per task, e.g. for kill_all of a full queue.
+     * Writes tasks' states and progress in one transaction (throws on a full disk; the caller
+     * retries): one commit instead of one per task, e.g. for kill_all of a full queue. Unless one
+     * of them is `durable` (a state change), it commits without an fsync on the event loop (the
+     * progress of running tasks, once a second each): that still survives a crash of the process.
      */
     saveAll (items: Array<{ view: TaskView, finishedAt?: number, durable?: boolean }>): void {
       const write = db.transaction(() => {

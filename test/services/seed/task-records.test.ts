@@ -17,8 +17,8 @@ t.test('unfinished tasks are ABORTED "aborted: restart" after a restart and ids 
   let db = openDatabase(dir)
   let records = createTaskRecords(db)
   const [a, b, c] = records.createAll([{ layer: 'ws:l', view: view('pending') }, { layer: 'ws:l', view: view('pending') }, { layer: 'ws:l', view: view('pending') }])
-  records.save({ ...view('running'), id: b })
-  records.save({ ...view('done'), id: c }, Date.now())
+  records.saveAll([{ view: { ...view('running'), id: b } }])
+  records.saveAll([{ view: { ...view('done'), id: c }, finishedAt: Date.now() }])
   db.close() // the process dies; nothing else is written
 
   db = openDatabase(dir)
@@ -39,7 +39,7 @@ t.test('finished records are pruned after keepMs and beyond keepMax; ids still d
   let now = 1_000_000
   const records = createTaskRecords(db, { now: () => now, keepMs: 1000, keepMax: 3 })
   const ids = records.createAll(Array.from({ length: 5 }, () => ({ layer: 'ws:l', view: view('pending') })))
-  for (const id of ids) records.save({ ...view('done'), id }, now)
+  records.saveAll(ids.map((id) => ({ view: { ...view('done'), id }, finishedAt: now })))
   records.prune()
   t.same(ids.map((id) => records.get(id) !== undefined), [false, false, true, true, true], 'only the 3 newest finished records stay')
   now += 2000
