@@ -16,7 +16,7 @@ export interface SettingsStore {
   getSetting (key: string): string | undefined
   setSetting (key: string, value: string): void
   /** Runs fn in one transaction (a kill inside it leaves the old value). */
-  transaction?: (fn: () => void) => void
+  transaction (fn: () => void): void
 }
 
 export interface MasterPasswordDeps {
@@ -100,9 +100,7 @@ export function openMasterPassword ({ settings, dataDir, secret, fault = noFault
       const sealed = encrypt(key, newPw)
       if (decrypt(key, sealed) !== newPw) throw MasterKeyMismatch('the new master password could not be sealed')
       fault('masterpw.afterNewKeystore')
-      const write = () => { settings.setSetting(SETTING, sealed); fault('masterpw.beforeCommit') }
-      if (settings.transaction) settings.transaction(write)
-      else write()
+      settings.transaction(() => { settings.setSetting(SETTING, sealed); fault('masterpw.beforeCommit') })
       fault('masterpw.afterCommit')
     }
   }

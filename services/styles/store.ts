@@ -110,7 +110,7 @@ export function createStyleStore (db: Db) {
       const now = new Date().toISOString()
       return db.transaction(() => files.map((f) => Number(q.addIntent.run(workspace ?? null, f, backupTo ?? null, now).lastInsertRowid)))()
     },
-    clearIntents (ids: number[]): void { for (const id of ids) q.clearIntent.run(id) },
+    clearIntents (ids: number[]): void { db.transaction(() => { for (const id of ids) q.clearIntent.run(id) })() },
     intents (): Array<{ id: number, workspace?: string, file: string, backupTo?: string }> {
       return (q.intents.all() as any[]).map((r) => ({ id: r.id, workspace: r.workspace ?? undefined, file: r.file, backupTo: r.backup_to ?? undefined }))
     },
