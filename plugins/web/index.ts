@@ -12,7 +12,7 @@ import { isAdmin } from '../infra/auth.js'
 import { GRID_SETS, maxZoom } from '../../services/seed/grid-sets.js'
 import { TILE_FORMATS } from '../../services/seed/formats.js'
 import { allowedStyles, defaultStyleOf } from '../../services/seed/parameters.js'
-import { isMapwardenError, WebPageNotBuilt } from '../../services/errors.js'
+import { WebPageNotBuilt } from '../../services/errors.js'
 
 export const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
@@ -64,13 +64,11 @@ export default async function web (app: FastifyInstance, opts: { dir?: string })
     admin: isAdmin(req.principal)
   }))
 
-  // The tile layers this user may read: listed by the tile cache with the principal (catalog mode
-  // and layer rules as for WMTS capabilities), then kept only where a tile read is allowed.
+  // The tile layers this user may read: those WMTS capabilities list for the principal (catalog
+  // mode and layer rules) whose tiles they may also read.
   app.get('/web/layers.json', { ...AUTH, schema: { summary: 'Tile layers the user may read, with grid sets and dimension values' } }, async (req) => {
     const out = []
-    for (const l of await tileCache.tileLayers(req.principal)) {
-      // A refusal (access, or the layer gone meanwhile) leaves the layer out; anything else is a fault.
-      try { await tileCache.tileLayer(l.qualifiedName, req.principal, 'read') } catch (err) { if (isMapwardenError(err)) continue; throw err }
+    for (const l of await tileCache.tileLayers(req.principal, ['list', 'read'])) {
       out.push({
         name: l.qualifiedName,
         workspace: l.workspace,

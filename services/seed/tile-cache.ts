@@ -4,7 +4,7 @@
 import path from 'node:path'
 import type { LayerInfo, LayerStore } from '../catalog/layers.js'
 import { splitLayerName } from '../catalog/layers.js'
-import { TileLayerNotFound, TileOutOfRange, UnknownTileLayer } from '../errors.js'
+import { isMapwardenError, TileLayerNotFound, TileOutOfRange, UnknownTileLayer } from '../errors.js'
 import { createBlobStore, type StoredTile, type TileKey } from './blob-store.js'
 import { createTileBreeder, renderIntoStore, type MetatileRenderer } from './tile-breeder.js'
 import { gridSubset, type GridSet } from './grid-sets.js'
@@ -78,11 +78,17 @@ export function createTileCache (deps: TileCacheDeps) {
       await authorize(action, layer, principal)
       return layer
     },
-    async tileLayers (principal?: Principal): Promise<LayerInfo[]> {
+    /** The enabled tile layers the principal may `list` (capabilities), or may also read, etc. */
+    async tileLayers (principal?: Principal, actions: TileAction[] = ['list']): Promise<LayerInfo[]> {
       const out: LayerInfo[] = []
       for (const l of await deps.layers.list()) {
         if (!l.enabled) continue
-        try { await authorize('list', l, principal); out.push(l) } catch { /* hidden */ }
+        try {
+          for (const action of actions) await authorize(action, l, principal)
+          out.push(l)
+        } catch (err) {
+          if (!isMapwardenError(err)) throw err // a refusal hides the layer; any other fault surfaces
+        }
       }
       return out
     },
