@@ -48,26 +48,28 @@ export default async function seed (app: FastifyInstance) {
   const cache = app.tileCache
   const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
 
+  /** The layer of a kill request, once the principal may write it. */
+  async function writableLayer (req: FastifyRequest, layer: string): Promise<string> {
+    const l = await cache.seedLayer(layer)
+    app.layerAccess.check(req.principal, l.workspace, l.name, 'w', { notFound: () => UnknownTileLayer(layer) })
+    return l.qualifiedName
+  }
+
   async function kill (req: FastifyRequest, reply: FastifyReply, layer?: string) {
-    const thread = layer !== undefined && field(req.body, 'kill_thread') !== undefined ? field(req.body, 'thread_id') ?? '' : undefined
-    // Checked before the layer, so a garbage id is a 400 whatever the layer (GWC: a 500).
-    if (thread !== undefined && !/^\d{1,15}$/.test(thread)) throw ThreadIdInvalid(JSON.stringify(thread.slice(0, 40)))
-    const code = thread === undefined ? killCode(req.body) : 'all'
-    let qualified: string | undefined
-    if (layer) {
-      const l = await cache.seedLayer(layer)
-      app.layerAccess.check(req.principal, l.workspace, l.name, 'w', { notFound: () => UnknownTileLayer(layer) })
-      qualified = l.qualifiedName
-    }
-    if (thread !== undefined) {
+    if (layer !== undefined && field(req.body, 'kill_thread') !== undefined) {
       // GWC's kill_thread form (SeedController.handleKillThreadPost): 200 and an HTML line either
-      // way; only a task of the layer in the path is killed.
-      const hit = cache.breeder.killTask(Number(thread), qualified)
+      // way; only a task of the layer in the path is killed. The id is checked before the layer,
+      // so a garbage id is a 400 whatever the layer (GWC: a 500).
+      const thread = field(req.body, 'thread_id') ?? ''
+      if (!/^\d{1,15}$/.test(thread)) throw ThreadIdInvalid(JSON.stringify(thread.slice(0, 40)))
+      const hit = cache.breeder.killTask(Number(thread), await writableLayer(req, layer))
       const line = hit
         ? `Requested to terminate task ${thread}.`
         : `Sorry, either task ${thread} has not started yet, or it is a truncate task that cannot be interrutped.`
       return reply.type('text/html; charset=utf-8').send(`<ul><li>${line}</li></ul>`)
     }
+    const code = killCode(req.body)
+    if (layer) await writableLayer(req, layer)
     const killed = cache.breeder.kill(code, layer)
     const items = killed.map(({ task, was }) => `<li>[${task.id}: ${escape(task.layer)}, ${task.type.toUpperCase()}, ${was.toUpperCase()}]</li>`).join('')
     return reply.type('text/html; charset=utf-8')
