@@ -4,8 +4,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createHash } from 'node:crypto'
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 
 export function manifest (dir: string): string[] {
   const out: string[] = []
@@ -23,11 +21,5 @@ export function manifest (dir: string): string[] {
   return out.sort()
 }
 
-/** A loopback HTTP server that counts the requests it gets (SSRF and XXE tests assert zero). */
-export async function canary (): Promise<{ url: string, hits: () => number, close: () => Promise<void> }> {
-  let hits = 0
-  const server = http.createServer((_req, res) => { hits++; res.end('canary') })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return { url: `http://127.0.0.1:${port}`, hits: () => hits, close: () => new Promise((resolve) => server.close(() => resolve())) }
-}
+/** The loopback canary the SSRF and XXE tests assert zero hits on (test/hostile/canary.ts). */
+export { startCanary as canary } from './hostile/canary.js'

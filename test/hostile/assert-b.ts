@@ -7,8 +7,7 @@ import { createHash } from 'node:crypto'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { Test } from 'tap'
 import { manifest } from '../manifest.js'
-import { ADMIN_PASSWORD } from '../helper.js'
-import { tempFiles as leftovers } from './refuse.js'
+import { leaksNothing, tempFiles as leftovers } from './refuse.js'
 
 export { leftovers }
 
@@ -22,16 +21,6 @@ function stable (dir: string): string[] {
 /** Waits (bounded, no timing asserted) for the upload temp files that onResponse removes. */
 export async function settled (dir: string): Promise<void> {
   for (let i = 0; i < 200 && leftovers(dir).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
-}
-
-/** No stack frame, absolute path, environment value, class or error-code name in a message. */
-export function assertNoInternals (t: Tap, body: string, dataDir: string, label: string): void {
-  t.notMatch(body, /\bat .+:\d+:\d+|\n\s+at /, `${label}: no stack`)
-  t.notOk(body.includes(dataDir), `${label}: no data directory path`)
-  t.notMatch(body, /(^|[\s(:"'])\/(tmp|home|work|root|usr|proc|var)\//, `${label}: no absolute path`)
-  t.notMatch(body, /\b(TypeError|RangeError|SyntaxError|ReferenceError|SqliteError|FastifyError|Error:|MW_[A-Z_]+|FST_[A-Z_]+|ERR_[A-Z_]+|\bE(NOENT|ACCES|PERM|ISDIR|NOTDIR|EXIST|NOSPC|MFILE|BUSY|INVAL|CONNREFUSED|CONNRESET|PIPE|AGAIN|LOOP|NAMETOOLONG|ROFS|XDEV|NOTEMPTY)\b|node:internal|undefined|\[object Object\])/, `${label}: no class or code name`)
-  t.notOk(body.includes(ADMIN_PASSWORD), `${label}: no password`)
-  t.notMatch(body, /root:x:0:0/, `${label}: no file content`)
 }
 
 export interface Snapshot { files: string[], catalog: string[] }
@@ -60,7 +49,7 @@ export async function assertRefused (t: Tap, app: FastifyInstance, res: LightMyR
   t.match(String(res.headers['content-type']), /^text\/plain/, `${label}: text/plain`)
   if (typeof want.message === 'string') t.equal(res.body, want.message, `${label}: message`)
   else t.match(res.body, want.message, `${label}: message`)
-  assertNoInternals(t, want.echo ? res.body.split(want.echo).join('') : res.body, app.config.dataDir, label)
+  leaksNothing(t, want.echo ? res.body.split(want.echo).join('') : res.body, label, app.config.dataDir)
   const after = await snapshot(app, gets, headers)
   t.same(after.files, before.files, `${label}: data directory unchanged`)
   t.same(after.catalog, before.catalog, `${label}: catalog answers unchanged`)

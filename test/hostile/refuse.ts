@@ -114,14 +114,18 @@ export function assertMessage (t: T, res: { statusCode: number, headers: Record<
   leaksNothing(t, res.body, what, dataDir)
 }
 
+/** No stack frame, absolute path, environment value, password, file content, class or error-code name in a message. */
 export function leaksNothing (t: T, body: string, what: string, dataDir?: string): void {
-  t.notMatch(body, /\n\s+at [^\n]*:\d+:\d+|\bat (async )?[\w.<>]+ \(|\.(ts|js):\d+/, `${what}: no stack trace`)
+  t.notMatch(body, /\n\s+at [^\n]*:\d+:\d+|\bat (async )?[\w.<>]+ \(|\bat .+:\d+:\d+|\.(ts|js):\d+/, `${what}: no stack trace`)
   for (const p of [...absolutePaths, ...(dataDir ? [dataDir] : [])]) {
     t.ok(!body.includes(p), `${what}: no absolute path (${p.length > 12 ? p.slice(0, 12) + '...' : p})`)
   }
+  t.notMatch(body, /(^|[\s(:"'])\/(tmp|home|work|root|usr|proc|var)\//, `${what}: no absolute system path`)
   const leaked = envValues.find((v) => body.includes(v))
   t.ok(leaked === undefined, `${what}: no environment value`)
-  t.notMatch(body, /\b(TypeError|RangeError|SyntaxError|ReferenceError|SqliteError|FastifyError|AbortError|\w+Exception)\b|\[object Object\]|\bFST_[A-Z_]+|\bMW_[A-Z]+_[A-Z_]+|\bERR_[A-Z_]+|\bHPE_[A-Z_]+/, `${what}: no class name or internal code`)
+  t.notOk(body.includes(ADMIN_PASSWORD), `${what}: no password`)
+  t.notMatch(body, /root:x:0:0/, `${what}: no file content`)
+  t.notMatch(body, /\b(TypeError|RangeError|SyntaxError|ReferenceError|SqliteError|FastifyError|AbortError|\w+Exception)\b|Error:|\[object Object\]|\bundefined\b|node:internal|\bFST_[A-Z_]+|\bMW_[A-Z]+_[A-Z_]+|\bERR_[A-Z_]+|\bHPE_[A-Z_]+|\bE(NOENT|ACCES|PERM|ISDIR|NOTDIR|EXIST|NOSPC|MFILE|BUSY|INVAL|CONNREFUSED|CONNRESET|PIPE|AGAIN|LOOP|NAMETOOLONG|ROFS|XDEV|NOTEMPTY)\b/, `${what}: no class name or internal code`)
 }
 
 export interface Expect {
