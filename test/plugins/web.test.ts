@@ -133,6 +133,7 @@ t.test('web/mosaics.json is for administrators and describes each mosaic', async
   const plain = await addUser(app, 'plain')
   let r = await app.inject({ url: `${BASE}/web/mosaics.json`, headers: plain })
   t.equal(r.statusCode, 403)
+  t.equal(r.body, 'Administrative privileges required')
   r = await app.inject({ url: `${BASE}/web/mosaics.json`, headers: ADMIN })
   t.equal(r.statusCode, 200)
   const [m] = r.json().mosaics
@@ -174,12 +175,14 @@ t.test("POST seed/<layer> with kill_thread kills that one task, GWC's way", asyn
   }
   r = await kill('kill_thread=1')
   t.equal(r.statusCode, 400, 'thread_id missing')
+  t.equal(r.body, 'Invalid thread_id "": a task id (a non-negative integer) is expected')
   t.same(app.tileCache.breeder.list().map((x) => x.id), [ids[0]], 'bad requests killed nothing')
 
   // A non-admin without write access may not kill.
   const plain = await addUser(app, 'plain')
   r = await app.inject({ method: 'POST', url: `${BASE}/gwc/rest/seed/demo:watertemp`, headers: { ...plain, 'content-type': 'application/x-www-form-urlencoded' }, payload: `kill_thread=1&thread_id=${ids[0]}` })
   t.equal(r.statusCode, 403)
+  t.equal(r.body, 'Access denied: no write permission on layer demo:watertemp')
   t.same(app.tileCache.breeder.list().map((x) => x.id), [ids[0]])
 
   r = await kill(`kill_thread=1&thread_id=${ids[0]}`)
