@@ -268,14 +268,7 @@ export async function checkInvariants (s: Server, m: Model): Promise<Failure[]> 
 /** Bytes of every tile file, each rounded up to the disk block size (what the quota counts). */
 export function scanTiles (dir: string, block: number): number {
   let total = 0
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name)
-      if (e.isDirectory()) walk(p)
-      else if (e.isFile()) total += Math.ceil(fs.statSync(p).size / block) * block
-    }
-  }
-  if (fs.existsSync(dir)) walk(dir)
+  walkFiles(dir, (p) => { total += Math.ceil(fs.statSync(p).size / block) * block })
   return total
 }
 
