@@ -100,13 +100,17 @@ export async function listZip (file: string, limits: ZipLimits): Promise<ZipEntr
   }
 }
 
-/** yauzl's own size checks: more bytes than declared is the bomb case (413); fewer is a damaged archive. */
-function sizeError (e: any, name: string, limits: ZipLimits): unknown {
+/**
+ * What went wrong with one entry. More bytes than declared is the bomb case (413); a failure of
+ * the file system writing it (ENOSPC...) stays what it is; anything else that breaks reading or
+ * inflating the entry (too few bytes, corrupt deflate data of any kind, a stream cut short) is a
+ * damaged archive (400), whatever words zlib or yauzl chose for it.
+ */
+function entryError (e: any, name: string, limits: ZipLimits): unknown {
   if (isMapwardenError(e)) return e
-  const msg = String(e?.message)
-  if (/too many bytes/i.test(msg)) return ZipTooLarge(limits.maxBytes)
-  if (/too few bytes|not enough bytes|unexpected end|invalid|incorrect/i.test(msg)) return NotAZip(`entry ${JSON.stringify(name.slice(0, 200))} is damaged or shorter than its header declares`)
-  return e
+  if (/too many bytes/i.test(String(e?.message))) return ZipTooLarge(limits.maxBytes)
+  if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code)) return e
+  return NotAZip(`entry ${JSON.stringify(name.slice(0, 200))} is damaged or shorter than its header declares`)
 }
 
 /**
@@ -150,9 +154,15 @@ export async function extractZip (file: string, destDir: string, limits: ZipLimi
               else cb()
             }
           })
-          pipeline(stream, cap, fs.createWriteStream(target, { flags: 'wx' }))
+          const out = fs.createWriteStream(target, { flags: 'wx' })
+          pipeline(stream, cap, out)
             .then(() => { extracted.push({ name, size: written, directory: false }); zip.readEntry() })
-            .catch((e) => reject(sizeError(e, name, limits)))
+            .catch(async (e) => {
+              // pipeline rejects once the streams are told to stop, not once they have: wait for
+              // the file to be closed, so it cannot appear after the caller removed its folder.
+              if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()))
+              reject(entryError(e, name, limits))
+            })
         }), reject)
       })
       zip.on('end', () => resolve())

@@ -149,6 +149,10 @@ t.test('[hostile #27] a local header that lies about its size is cut off on the 
   // Deflated bytes that are not a deflate stream.
   await refuseEverywhere(t, app, 'corrupt deflate data', [{ name: 'bad.png', data: 'x'.repeat(100), compressed: Buffer.alloc(64, 0xff) }],
     { status: 400, message: 'Not a ZIP archive: entry "bad.png" is damaged or shorter than its header declares' })
+  // Corrupt deflate data in zlib's other words ("too many length or distance symbols"): damaged too.
+  await refuseEverywhere(t, app, 'corrupt deflate data, other zlib error', [{ name: 'bad2.png', data: 'x'.repeat(100),
+    compressed: Buffer.from('1c1fff324c9077b4d11cffcc08c2c19fa5961f6cc35b0f0a689ab43b6b55a6134eafe73b582db06e49dc4b720a091dc15f01260a2d2ccfc229222d1d9f99f71b', 'hex') }],
+  { status: 400, message: 'Not a ZIP archive: entry "bad2.png" is damaged or shorter than its header declares' })
   // Right sizes, wrong CRC: a damaged entry, refused as Java's ZipInputStream does.
   await refuseEverywhere(t, app, 'wrong CRC', [{ name: 'crc.png', data: 'x'.repeat(200), crc: 1 }],
     { status: 400, message: 'Not a ZIP archive: entry "crc.png" fails its CRC check' })
