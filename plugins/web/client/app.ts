@@ -385,8 +385,9 @@ async function saveQuota (ev: SubmitEvent) {
   }
   try {
     await call(`${CACHE}/diskquota.json`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-    say('Disk quota saved.')
+    // The message comes once the page shows the new settings, so what it says is on screen.
     await Promise.all([loadQuota(), loadQuotaForm()])
+    say('Disk quota saved.')
   } catch (err) { say((err as Error).message, true) }
 }
 
