@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify'
 import { build, ADMIN, BASE } from '../helper.js'
 import { fixture } from '../plugins/styles-helpers.js'
 import { createMosaic, pattern, rgbTiff } from '../fixtures/seed/mosaic.js'
-import { leftovers, snapshot, settled } from './assert-b.js'
+import { leftovers, snapshot, settled, type Tap } from './assert-b.js'
 import { rawZip } from './zips.js'
 import { INDEXER, TIMEREGEX, ELEVATIONREGEX } from '../fixtures/mosaics/make.js'
 
@@ -178,14 +178,21 @@ async function taskStates (app: FastifyInstance, ids: number[]): Promise<string[
   return out
 }
 
-t.test('[hostile #62] kill_all during a truncate stops it between two tiles; the task ends ABORTED; the tiles left are whole', async (t) => {
+/** A layer seeded to zoom 6 by `threadCount` tasks (ids 1..threadCount), with its whole tiles counted. */
+async function seededWorld (t: Tap, threadCount: number) {
   const app = await build(t)
   const layer = await createMosaic(app, 'topp', 'world', { 'world.tif': rgbTiff(64, 64, [-20, -10, 20, 30], pattern) })
-  let r = await app.inject({ method: 'POST', url: `${SEED}/${layer}.json`, headers: JSON_TYPE, payload: seedBody({ zoomStart: 0, zoomStop: 6, threadCount: 2 }) })
+  const r = await app.inject({ method: 'POST', url: `${SEED}/${layer}.json`, headers: JSON_TYPE, payload: seedBody({ zoomStart: 0, zoomStop: 6, threadCount }) })
   t.equal(r.statusCode, 200)
   await app.tileCache.breeder.idle()
   const seeded = tilesWhole(t, app, 'after the seed')
   t.ok(seeded > 50, `${seeded} tiles to truncate`)
+  return { app, layer, seeded }
+}
+
+t.test('[hostile #62] kill_all during a truncate stops it between two tiles; the task ends ABORTED; the tiles left are whole', async (t) => {
+  const { app, layer, seeded } = await seededWorld(t, 2)
+  let r: Awaited<ReturnType<typeof app.inject>>
 
   // Killed from inside the truncate, at its fifth deleted tile, so the stop point is certain.
   let deletions = 0
@@ -219,17 +226,12 @@ t.test('[hostile #62] kill_all during a truncate stops it between two tiles; the
 })
 
 t.test('[hostile #62] kill_thread of a running truncate stops it between two tiles too', async (t) => {
-  const app = await build(t)
-  const layer = await createMosaic(app, 'topp', 'world', { 'world.tif': rgbTiff(64, 64, [-20, -10, 20, 30], pattern) })
-  let r = await app.inject({ method: 'POST', url: `${SEED}/${layer}.json`, headers: JSON_TYPE, payload: seedBody({ zoomStart: 0, zoomStop: 6, threadCount: 1 }) })
-  t.equal(r.statusCode, 200)
-  await app.tileCache.breeder.idle()
-  const seeded = tilesWhole(t, app, 'after the seed')
+  const { app, layer, seeded } = await seededWorld(t, 1)
   const truncateId = 2
   let deletions = 0
   let killed: ReturnType<typeof app.tileCache.breeder.killTask>
   app.tileCache.store.onTileDeleted(() => { if (++deletions === 5) killed = app.tileCache.breeder.killTask(truncateId, layer) })
-  r = await app.inject({ method: 'POST', url: `${SEED}/${layer}.json`, headers: JSON_TYPE, payload: seedBody({ zoomStart: 0, zoomStop: 6, type: 'truncate' }) })
+  const r = await app.inject({ method: 'POST', url: `${SEED}/${layer}.json`, headers: JSON_TYPE, payload: seedBody({ zoomStart: 0, zoomStop: 6, type: 'truncate' }) })
   t.equal(r.statusCode, 200)
   await app.tileCache.breeder.idle()
   t.equal(killed?.was, 'running')
