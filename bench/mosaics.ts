@@ -79,8 +79,9 @@ async function indexFigures (): Promise<Figure[]> {
     for (let i = 0; i < 10_000; i++) {
       const x = (i % 100) - 50
       const y = Math.floor(i / 100) - 50
+      const bbox: [number, number, number, number] = [x, y, x + 1, y + 1]
       granules.push({
-        location: `g_${i}.tif`, path: path.join(dataDir, `g_${i}.tif`), crs: 'EPSG:4326', bbox: [x, y, x + 1, y + 1] as [number, number, number, number],
+        location: `g_${i}.tif`, path: path.join(dataDir, `g_${i}.tif`), crs: 'EPSG:4326', bbox, nativeBbox: bbox,
         width: 256, height: 256, bands: 1, dataType: 'Byte', nodata: null, ranges: [{ min: 0, max: 255 }],
         attrs: { location: `g_${i}.tif`, ingestion: new Date(Date.UTC(2020, 0, 1 + (i % 10))).toISOString(), elevation: (i % 2) * 100 }
       })

@@ -22,8 +22,12 @@ export interface MosaicRecord {
 export interface NewGranule {
   location: string
   path: string
+  /** The granule's native CRS (it may differ from the mosaic's: heterogeneous mosaics). */
   crs: string
+  /** Footprint in the mosaic's CRS: what the index and spatial filters see. */
   bbox: [number, number, number, number]
+  /** Extent in the granule's own CRS (pixel corners): what the renderer reads it by. */
+  nativeBbox: [number, number, number, number]
   width: number
   height: number
   bands: number
@@ -48,6 +52,9 @@ export interface GranuleIndex {
   /** Creates the mosaic record or replaces it, dropping every granule of the old one. */
   putMosaic (rec: MosaicRecord): void
   setCrs (workspace: string, store: string, crs: string): void
+  /** Replaces the settings and writes every granule's native CRS into the attribute `crsAttribute`
+   *  names (a mosaic that has just become heterogeneous). */
+  setCrsAttribute (workspace: string, store: string, settings: MosaicSettings): void
   /** Adds granules; a granule whose path is indexed already replaces that row (re-harvest). */
   addGranules (workspace: string, store: string, granules: NewGranule[]): Granule[]
   query (workspace: string, store: string, q?: GranuleQuery): Granule[]
@@ -74,9 +81,12 @@ export function createSqliteGranuleIndex (db: Db): GranuleIndex {
     maxSeq: db.prepare('SELECT coalesce(max(seq), 0) FROM mosaic_granules WHERE workspace = ? AND store = ?').pluck(),
     byPath: db.prepare('SELECT id, seq FROM mosaic_granules WHERE workspace = ? AND store = ? AND path = ?'),
     deleteId: db.prepare('DELETE FROM mosaic_granules WHERE id = ?'),
-    insert: db.prepare(`INSERT INTO mosaic_granules (workspace, store, seq, location, path, crs, minx, miny, maxx, maxy, width, height,
-      bands, data_type, nodata, ranges, attrs) VALUES (@workspace, @store, @seq, @location, @path, @crs, @minx, @miny, @maxx, @maxy,
-      @width, @height, @bands, @dataType, @nodata, @ranges, @attrs)`),
+    insert: db.prepare(`INSERT INTO mosaic_granules (workspace, store, seq, location, path, crs, minx, miny, maxx, maxy,
+      native_minx, native_miny, native_maxx, native_maxy, width, height, bands, data_type, nodata, ranges, attrs)
+      VALUES (@workspace, @store, @seq, @location, @path, @crs, @minx, @miny, @maxx, @maxy,
+      @nminx, @nminy, @nmaxx, @nmaxy, @width, @height, @bands, @dataType, @nodata, @ranges, @attrs)`),
+    setSettings: db.prepare('UPDATE mosaic_stores SET settings = ? WHERE workspace = ? AND store = ?'),
+    fillCrsAttribute: db.prepare('UPDATE mosaic_granules SET attrs = json_set(attrs, ?, crs) WHERE workspace = ? AND store = ?'),
     bySeq: db.prepare('SELECT * FROM mosaic_granules WHERE workspace = ? AND store = ? AND seq = ?'),
     extent: db.prepare('SELECT min(minx) minx, min(miny) miny, max(maxx) maxx, max(maxy) maxy, count(*) n FROM mosaic_granules WHERE workspace = ? AND store = ?')
   }
@@ -87,6 +97,7 @@ export function createSqliteGranuleIndex (db: Db): GranuleIndex {
     path: r.path,
     crs: r.crs,
     bbox: [r.minx, r.miny, r.maxx, r.maxy],
+    nativeBbox: r.native_minx === null ? [r.minx, r.miny, r.maxx, r.maxy] : [r.native_minx, r.native_miny, r.native_maxx, r.native_maxy],
     width: r.width,
     height: r.height,
     bands: r.bands,
@@ -133,6 +144,12 @@ export function createSqliteGranuleIndex (db: Db): GranuleIndex {
       changed()
     },
     setCrs (workspace, store, crs) { q.setCrs.run(crs, workspace, store) },
+    setCrsAttribute (workspace, store, settings) {
+      if (!settings.crsAttribute) return
+      q.setSettings.run(JSON.stringify(settings), workspace, store)
+      q.fillCrsAttribute.run(`$."${settings.crsAttribute}"`, workspace, store)
+      changed()
+    },
     addGranules (workspace, store, granules) {
       const out: Granule[] = []
       changed()
@@ -151,6 +168,10 @@ export function createSqliteGranuleIndex (db: Db): GranuleIndex {
           miny: g.bbox[1],
           maxx: g.bbox[2],
           maxy: g.bbox[3],
+          nminx: g.nativeBbox[0],
+          nminy: g.nativeBbox[1],
+          nmaxx: g.nativeBbox[2],
+          nmaxy: g.nativeBbox[3],
           width: g.width,
           height: g.height,
           bands: g.bands,

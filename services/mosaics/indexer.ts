@@ -33,6 +33,9 @@ export interface MosaicSettings {
   recursive: boolean
   wildcard: string
   locationAttribute: string
+  /** Attribute holding each granule's native CRS (GeoTools' HeterogeneousCRS + CrsAttribute); set
+   *  by the indexer, or added when a granule in another CRS than the mosaic's is first indexed. */
+  crsAttribute?: string
   /** What datastore.properties named, for the record; the index is always the embedded one. */
   indexStore: string
 }
@@ -233,6 +236,12 @@ export async function parseMosaicDefinition (files: DefinitionFiles): Promise<Mo
     if (!schema.some((a) => a.name === first)) throw InvalidMosaicConfig(`${key} ${first} is not in the Schema`)
     return first
   }
+  const crsAttribute = bool(props.get('HeterogeneousCRS'), false) ? (props.get('CrsAttribute')?.trim() || 'crs') : undefined
+  if (crsAttribute !== undefined) {
+    const existing = schema.find((a) => a.name === crsAttribute)
+    if (existing && existing.type !== 'String') throw InvalidMosaicConfig(`CrsAttribute ${crsAttribute} must be a String attribute`)
+    if (!existing) schema.push({ name: crsAttribute, type: 'String', binding: 'java.lang.String' })
+  }
   const wildcard = props.get('Wildcard')?.trim() || '*.*'
   const name = props.get('Name')?.trim() || props.get('TypeName')?.trim() || undefined
   if (name !== undefined && !/^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/.test(name)) throw InvalidMosaicConfig(`bad Name ${JSON.stringify(name)}`)
@@ -248,8 +257,17 @@ export async function parseMosaicDefinition (files: DefinitionFiles): Promise<Mo
     recursive: bool(props.get('Recursive'), true),
     wildcard,
     locationAttribute,
+    ...(crsAttribute !== undefined ? { crsAttribute } : {}),
     indexStore: checkDatastore(files)
   }
+}
+
+/** The settings of a mosaic that has just become heterogeneous: a String attribute `crs` holds
+ *  each granule's native CRS. Undefined when the schema already uses that name for something else
+ *  (the CRS is then kept in the index only). */
+export function withCrsAttribute (settings: MosaicSettings): MosaicSettings | undefined {
+  if (settings.crsAttribute !== undefined || settings.schema.some((a) => a.name === 'crs')) return undefined
+  return { ...settings, schema: [...settings.schema, { name: 'crs', type: 'String', binding: 'java.lang.String' }], crsAttribute: 'crs' }
 }
 
 /** Whether a file name matches the Wildcard setting ('*.tif', '*.*', comma lists). */

@@ -66,5 +66,17 @@ export const mosaicMigrations: Migration[] = [
         entry TEXT NOT NULL -- JSON: { path, purge, dir } of one granule file
       );
     `
+  },
+  {
+    // Heterogeneous mosaics: a granule keeps its native CRS (column crs) and its extent in it; minx..maxy
+    // (and the R*Tree) hold its footprint in the mosaic's CRS. Rows written before this carry the
+    // mosaic's CRS, so their native extent is their footprint (NULL reads as such).
+    id: 'mosaics/003-native-extent',
+    sql: `
+      ALTER TABLE mosaic_granules ADD COLUMN native_minx REAL;
+      ALTER TABLE mosaic_granules ADD COLUMN native_miny REAL;
+      ALTER TABLE mosaic_granules ADD COLUMN native_maxx REAL;
+      ALTER TABLE mosaic_granules ADD COLUMN native_maxy REAL;
+    `
   }
 ]

@@ -16,8 +16,8 @@ import {
   GranuleNotFound, HarvestBadLocation, HarvestNotSupported, HarvestOutsideRoots, InvalidCoverage, InvalidLimit, InvalidOffset,
   InvalidPurge, MosaicWorkspaceNotFound, NoGoodGranules, NoMosaicInArchive, NoSuchNativeCoverage
 } from '../errors.js'
-import { parseMosaicDefinition, type DefinitionFiles, type MosaicSettings } from './indexer.js'
-import { findGranules, readGranules, type Skipped } from './scan.js'
+import { parseMosaicDefinition, withCrsAttribute, type DefinitionFiles, type MosaicSettings } from './indexer.js'
+import { findGranules, readGranules, type ReadResult, type Skipped } from './scan.js'
 import { createSqliteGranuleIndex, type Granule, type GranuleIndex, type MosaicRecord } from './granule-index.js'
 import { createCatalogRows, type CoverageConfig, type CoverageRow } from './catalog-rows.js'
 import { compileCql, type CompiledFilter } from './cql.js'
@@ -235,6 +235,16 @@ export function createMosaicService (deps: MosaicServiceDeps) {
     }
   }
 
+  /** When a read brought the mosaic's first granule in another CRS, the settings that add the crs
+   *  attribute (and the new granules carry it); undefined when nothing changes. */
+  function adoptCrsAttribute (settings: MosaicSettings, read: ReadResult): MosaicSettings | undefined {
+    if (!read.heterogeneous) return undefined
+    const next = withCrsAttribute(settings)
+    if (!next) return undefined
+    for (const g of read.granules) g.attrs[next.crsAttribute!] = g.crs
+    return next
+  }
+
   function compile (mosaic: MosaicRecord, filter: string): CompiledFilter {
     return compileCql(filter, {
       schema: mosaic.settings.schema,
@@ -297,7 +307,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         // Bad granules are reported and not kept.
         for (const s of read.skipped) await fs.promises.rm(path.join(root, s.file), { force: true })
         const typeName = settings.name ?? opts.coverageName ?? store
-        const record: MosaicRecord = { workspace: ws, store, dir: final, typeName, crs: read.crs, settings }
+        const record: MosaicRecord = { workspace: ws, store, dir: final, typeName, crs: read.crs, settings: adoptCrsAttribute(settings, read) ?? settings }
         await fsyncTree(root)
         fault('mosaic.afterStage')
         const old = asideDir(ws, store)
@@ -357,8 +367,10 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         now: now()
       })
       fault('mosaic.harvestBeforeIndex')
+      const settings = adoptCrsAttribute(mosaic.settings, read)
       index.transaction(() => {
         if (!mosaic.crs && read.crs) { index.setCrs(ws, store, read.crs); mosaic.crs = read.crs }
+        if (settings) { index.setCrsAttribute(ws, store, settings); mosaic.settings = settings }
         index.addGranules(ws, store, read.granules)
         refreshCoverages(mosaic)
       })

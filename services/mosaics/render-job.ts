@@ -130,7 +130,7 @@ export async function prepareRenderJob (req: RenderRequest, deps: Deps): Promise
   if (!searchBox.every(Number.isFinite)) return job
   const granules = deps.index.query(name.workspace, row.store, { bbox: searchBox, filter: and(filters), limit: MAX_GRANULES })
   job.granules = granules.map((g) => ({
-    path: g.path, crs: g.crs, bbox: g.bbox, width: g.width, height: g.height, bands: g.bands, nodata: g.nodata
+    path: g.path, crs: g.crs, bbox: g.nativeBbox, width: g.width, height: g.height, bands: g.bands, nodata: g.nodata
   }))
   if (job.ranges.length === 0) job.ranges = granules[0]?.ranges ?? []
   return job

@@ -6,7 +6,7 @@ import { matchesWildcard, type MosaicSettings } from './indexer.js'
 import { collectAttributes } from './collect.js'
 import { GranuleError, readGranuleInfo } from './geotiff-info.js'
 import type { NewGranule } from './granule-index.js'
-import { normalizeCrs } from '../../workers/crs.js'
+import { normalizeCrs, transformBbox } from '../../workers/crs.js'
 import { TooManyGranules } from '../errors.js'
 
 export interface Skipped { file: string, reason: string }
@@ -36,12 +36,19 @@ export async function findGranules (dir: string, settings: Pick<MosaicSettings, 
   return out
 }
 
-export interface ReadResult { granules: NewGranule[], skipped: Skipped[], crs?: string }
+export interface ReadResult {
+  granules: NewGranule[]
+  skipped: Skipped[]
+  crs?: string
+  /** Whether a granule's native CRS differs from the mosaic's. */
+  heterogeneous: boolean
+}
 
 /**
  * Reads granule files into index rows. `locationOf` gives the stored location, `finalPath` the
- * absolute path the file will have once committed. All granules share the mosaic's CRS (the first
- * good granule fixes it when the mosaic has none yet).
+ * absolute path the file will have once committed. The first good granule fixes the mosaic's CRS
+ * when it has none yet; a granule in another CRS keeps it (the renderer reprojects it), and its
+ * footprint is indexed in the mosaic's CRS, as GeoTools' heterogeneous ImageMosaic does.
  */
 export async function readGranules (files: string[], settings: MosaicSettings, opts: {
   crs?: string
@@ -53,19 +60,25 @@ export async function readGranules (files: string[], settings: MosaicSettings, o
   const granules: NewGranule[] = []
   const skipped: Skipped[] = []
   let crs = opts.crs
+  let heterogeneous = false
   for (const file of files) {
     try {
       const info = await readGranuleInfo(file)
-      if (crs !== undefined && normalizeCrs(info.crs) !== normalizeCrs(crs)) throw new GranuleError(`its CRS ${info.crs} differs from the mosaic's ${crs}`)
       crs ??= info.crs
+      const native = normalizeCrs(info.crs) === normalizeCrs(crs)
+      const footprint = native ? info.bbox : transformBbox(info.bbox, info.crs, crs)
+      if (!footprint.every(Number.isFinite)) throw new GranuleError(`its extent in ${info.crs} lies outside the mosaic's CRS ${crs}`)
+      heterogeneous ||= !native
       const st = await fs.promises.stat(file)
       const attrs = collectAttributes(settings, path.basename(file), st.mtime, opts.now)
+      if (settings.crsAttribute) attrs[settings.crsAttribute] = info.crs
       const location = opts.locationOf(file)
       granules.push({
         location,
         path: opts.finalPath(file),
         crs: info.crs,
-        bbox: info.bbox,
+        bbox: footprint,
+        nativeBbox: info.bbox,
         width: info.width,
         height: info.height,
         bands: info.bands,
@@ -79,5 +92,5 @@ export async function readGranules (files: string[], settings: MosaicSettings, o
       skipped.push({ file: opts.displayName(file), reason: err instanceof GranuleError ? err.message : 'cannot be read' })
     }
   }
-  return { granules, skipped, crs }
+  return { granules, skipped, crs, heterogeneous }
 }

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs Debian's gdal-bin for the tests that compare mapwarden's pixels and files with GDAL's
+# (gdalwarp, gdal_translate, gdalinfo). Idempotent: does nothing when gdalwarp is on the PATH.
+set -euo pipefail
+if command -v gdalwarp >/dev/null 2>&1 && command -v gdal_translate >/dev/null 2>&1; then
+  exit 0
+fi
+SUDO=''
+if [ "$(id -u)" != 0 ]; then SUDO='sudo'; fi
+$SUDO apt-get -o DPkg::Lock::Timeout=900 update
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y --no-install-recommends gdal-bin
+if ! command -v gdalwarp >/dev/null 2>&1; then
+  echo 'install-gdal.sh: apt-get finished but gdalwarp is missing' >&2
+  exit 1
+fi
+gdalwarp --version
