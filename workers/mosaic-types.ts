@@ -6,9 +6,13 @@ import type { RasterStyle } from './render-types.js'
 /** CRS codes the worker understands; 'EPSG:900913' is treated as 'EPSG:3857'. */
 export type CrsCode = string
 
-/** One GeoTIFF granule, north-up, as indexed. */
+/** Granules that are plain images placed by a world file (services/mosaics/world-file.ts); any
+ *  other granule is a GeoTIFF. */
+export const WORLD_IMAGE = /\.(png|jpe?g|gif)$/i
+
+/** One granule (a GeoTIFF or a world-file image), north-up, as indexed. */
 export interface GranuleRef {
-  /** Absolute path of the GeoTIFF. */
+  /** Absolute path of the GeoTIFF or world-file image. */
   path: string
   /** Native CRS of the granule, e.g. 'EPSG:4326' or 'EPSG:3857'. */
   crs: CrsCode

@@ -7,6 +7,7 @@
 // Plain 8-bit TIFFs (unsigned, chunky, grey or RGB, uncompressed/LZW/DEFLATE) are read through
 // libvips (sharp) in strips of the window a render needs, several times faster than geotiff.js;
 // everything else (other sample types, planar files, JPEG, overview levels) goes through geotiff.js.
+// World-file images (PNG, JPEG, GIF) are decoded by libvips, window by window.
 // Band values of all-8-bit mosaics are kept as bytes, so styling is a table lookup.
 import fs from 'node:fs'
 import { inflateSync } from 'node:zlib'
@@ -15,7 +16,7 @@ import threads from 'node:worker_threads'
 import type { GeoTIFF, GeoTIFFImage } from 'geotiff'
 import { applyRasterStyle } from './raster-style.js'
 import type { BandData } from './render-types.js'
-import type { GranuleRef, RenderJob, RenderResult } from './mosaic-types.js'
+import { WORLD_IMAGE, type GranuleRef, type RenderJob, type RenderResult } from './mosaic-types.js'
 import { axisTransform, isSeparable, pointTransform } from './crs.js'
 
 // geotiff.js loads the 'web-worker' package, which, evaluated in a worker thread whose workerData is
@@ -240,7 +241,14 @@ const SYNTH_FACTOR = 4
 const SYNTH_BUDGET = 24 * 2 ** 20
 /** Smaller levels decode fast enough to be sampled exactly every time. */
 export const SYNTH_MIN_PIXELS = 2048 * 2048
-interface Synthetic { width: number, height: number, spp: number, data: Samples & { byteLength: number } }
+interface Synthetic {
+  width: number
+  height: number
+  spp: number
+  data: Samples & { byteLength: number }
+  /** The last sample of each pixel is an alpha channel: 0 marks nodata. */
+  alpha?: boolean
+}
 const synthetics = new Map<string, Promise<Synthetic>>()
 const synthBytes = new Map<string, number>()
 
@@ -300,17 +308,42 @@ async function synthetic (key: string, image: GeoTIFFImage): Promise<Synthetic> 
   }
 }
 
+/** Source pixels per target pixel (mean spacing of the sample positions along each axis, the smaller). */
+function sourceSpacing (m: Mapping, g: GranuleRef, cr: [number, number], rr: [number, number]): number {
+  const coveredCols = m.separable ? countInside(m.cols, g.width) : Math.sqrt(countInside2(m, g))
+  const coveredRows = m.separable ? countInside(m.rows, g.height) : coveredCols
+  const spacing = (span: number, n: number) => (n > 1 ? span / (n - 1) : Infinity)
+  return Math.min(spacing(cr[1] - cr[0], coveredCols), spacing(rr[1] - rr[0], coveredRows))
+}
+
+/**
+ * A world-file image (PNG, JPEG, GIF): libvips decodes the window the target needs, shrunk
+ * (nearest neighbour) to about the target's resolution so memory follows the target's size, not the
+ * image's; palettes come out as RGB and an alpha channel marks nodata.
+ */
+async function drawImage (job: RenderJob, g: GranuleRef, m: Mapping, cr: [number, number], rr: [number, number], out: BandData): Promise<void> {
+  const x0 = Math.floor(cr[0])
+  const y0 = Math.floor(rr[0])
+  const ww = Math.min(g.width - 1, Math.floor(cr[1])) - x0 + 1
+  const wh = Math.min(g.height - 1, Math.floor(rr[1])) - y0 + 1
+  const k = Math.max(1, Math.floor(sourceSpacing(m, g, cr, rr)))
+  const dw = Math.max(1, Math.ceil(ww / k))
+  const dh = Math.max(1, Math.ceil(wh / k))
+  let image = sharp(g.path, { limitInputPixels: false }).extract({ left: x0, top: y0, width: ww, height: wh })
+  if (dw !== ww || dh !== wh) image = image.resize(dw, dh, { kernel: 'nearest', fit: 'fill' })
+  const { data, info } = await image.raw().toBuffer({ resolveWithObject: true })
+  const alpha = info.channels === 2 || info.channels === 4
+  drawSynthetic(job, g, m, { width: dw, height: dh, spp: info.channels, data, alpha }, ww / dw, wh / dh, out, [x0, y0])
+}
+
 async function drawGranule (job: RenderJob, g: GranuleRef, out: BandData): Promise<void> {
   const m = mapPixels(job, g)
   const cr = range(m.cols, g.width)
   const rr = range(m.rows, g.height)
   if (!cr || !rr) return
-  // Source pixels per target pixel along each axis (mean spacing of the sample positions): pick
-  // the coarsest overview that is not coarser than that.
-  const coveredCols = m.separable ? countInside(m.cols, g.width) : Math.sqrt(countInside2(m, g))
-  const coveredRows = m.separable ? countInside(m.rows, g.height) : coveredCols
-  const spacing = (span: number, n: number) => (n > 1 ? span / (n - 1) : Infinity)
-  const need = Math.min(spacing(cr[1] - cr[0], coveredCols), spacing(rr[1] - rr[0], coveredRows))
+  if (WORLD_IMAGE.test(g.path)) return await drawImage(job, g, m, cr, rr, out)
+  // Pick the coarsest overview that is not coarser than the target needs.
+  const need = sourceSpacing(m, g, cr, rr)
   const { images } = await openTiff(g.path)
   const levels = pyramid(images)
   let image = levels[0]
@@ -501,33 +534,41 @@ async function drawWindow (job: RenderJob, g: GranuleRef, m: Mapping, image: Geo
   return true
 }
 
-/** Nearest-neighbour sampling from an in-memory decimated level (see synthetic()). */
-function drawSynthetic (job: RenderJob, g: GranuleRef, m: Mapping, syn: Synthetic, fx: number, fy: number, out: BandData): void {
+/**
+ * Nearest-neighbour sampling from an in-memory level: a decimated one (see synthetic()), or a
+ * decoded window of a world-file image whose upper-left full-resolution pixel is `origin`. One
+ * level pixel spans fx x fy full-resolution pixels.
+ */
+function drawSynthetic (job: RenderJob, g: GranuleRef, m: Mapping, syn: Synthetic, fx: number, fy: number, out: BandData,
+  origin: [number, number] = [0, 0]): void {
   const { width: w, height: h } = job
-  const nb = Math.min(out.bands.length, syn.spp)
+  const nb = Math.min(out.bands.length, syn.spp - (syn.alpha ? 1 : 0))
   const nodata = g.nodata
   const nodataIsNaN = nodata !== null && Number.isNaN(nodata)
-  const toPixel = (v: number, limit: number, f: number, size: number) => (v >= 0 && v < limit ? Math.min(size - 1, Math.floor(v / f)) : -1)
+  const [ox, oy] = origin
+  const toPixel = (v: number, limit: number, f: number, size: number, o: number) =>
+    (v >= 0 && v < limit ? Math.max(0, Math.min(size - 1, Math.floor((v - o) / f))) : -1)
   const put = (o: number, x: number, y: number) => {
     const base = (y * syn.width + x) * syn.spp
     const first = syn.data[base]
     if (nodata !== null && (nodataIsNaN ? Number.isNaN(first) : first === nodata)) return
+    if (syn.alpha && syn.data[base + syn.spp - 1] === 0) return
     for (let b = 0; b < nb; b++) out.bands[b][o] = syn.data[base + b]
     out.valid[o] = 1
   }
   if (m.separable) {
     const px = new Int32Array(w)
-    for (let i = 0; i < w; i++) px[i] = toPixel(m.cols[i], g.width, fx, syn.width)
+    for (let i = 0; i < w; i++) px[i] = toPixel(m.cols[i], g.width, fx, syn.width, ox)
     for (let j = 0; j < h; j++) {
-      const y = toPixel(m.rows[j], g.height, fy, syn.height)
+      const y = toPixel(m.rows[j], g.height, fy, syn.height, oy)
       if (y < 0) continue
       for (let i = 0; i < w; i++) if (px[i] >= 0) put(j * w + i, px[i], y)
     }
     return
   }
   for (let o = 0; o < w * h; o++) {
-    const x = toPixel(m.cols[o], g.width, fx, syn.width)
-    const y = toPixel(m.rows[o], g.height, fy, syn.height)
+    const x = toPixel(m.cols[o], g.width, fx, syn.width, ox)
+    const y = toPixel(m.rows[o], g.height, fy, syn.height, oy)
     if (x >= 0 && y >= 0) put(o, x, y)
   }
 }
@@ -554,6 +595,7 @@ export async function renderBands (job: RenderJob): Promise<BandData> {
   let bytes = job.granules.length > 0
   for (const g of job.granules) {
     if (!bytes) break
+    if (WORLD_IMAGE.test(g.path)) continue // decoded as 8-bit samples
     const { images } = await openTiff(g.path)
     for (let b = 0; b < images[0].getSamplesPerPixel(); b++) {
       if (images[0].getBitsPerSample(b) !== 8 || images[0].getSampleFormat(b) !== 1) { bytes = false; break }

@@ -17,6 +17,8 @@ import {
   InvalidPurge, MosaicWorkspaceNotFound, NoGoodGranules, NoMosaicInArchive, NoSuchNativeCoverage
 } from '../errors.js'
 import { parseMosaicDefinition, withCrsAttribute, type DefinitionFiles, type MosaicSettings } from './indexer.js'
+import { worldFileSidecars } from './world-file.js'
+import { WORLD_IMAGE } from '../../workers/mosaic-types.js'
 import { findGranules, readGranules, type ReadResult, type Skipped } from './scan.js'
 import { createSqliteGranuleIndex, type Granule, type GranuleIndex, type MosaicRecord } from './granule-index.js'
 import { createCatalogRows, type CoverageConfig, type CoverageRow } from './catalog-rows.js'
@@ -225,7 +227,8 @@ export function createMosaicService (deps: MosaicServiceDeps) {
     if (purge === 'none') return
     const roots = [await fs.promises.realpath(mosaic.dir).catch(() => mosaic.dir), ...(await realRoots())]
     for (const g of granules) {
-      const candidates = [`${g.path}.aux.xml`, `${g.path}.ovr`, g.path.replace(/\.[^.]+$/, '.prj'), g.path.replace(/\.[^.]+$/, '.tfw')]
+      const candidates = [`${g.path}.aux.xml`, `${g.path}.ovr`, g.path.replace(/\.[^.]+$/, '.prj'), g.path.replace(/\.[^.]+$/, '.tfw'),
+        ...(WORLD_IMAGE.test(g.path) ? worldFileSidecars(g.path) : [])]
       if (purge === 'all') candidates.push(g.path)
       for (const f of candidates) {
         const real = await fs.promises.realpath(f).catch(() => undefined)

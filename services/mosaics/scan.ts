@@ -4,18 +4,21 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { matchesWildcard, type MosaicSettings } from './indexer.js'
 import { collectAttributes } from './collect.js'
-import { GranuleError, readGranuleInfo } from './geotiff-info.js'
+import { GranuleError, readGranuleInfo, type GranuleInfo } from './geotiff-info.js'
+import { hasWorldFile, readWorldImageInfo, type WorldImageInfo } from './world-file.js'
+import { WORLD_IMAGE } from '../../workers/mosaic-types.js'
 import type { NewGranule } from './granule-index.js'
 import { normalizeCrs, transformBbox } from '../../workers/crs.js'
 import { TooManyGranules } from '../errors.js'
 
 export interface Skipped { file: string, reason: string }
 
-const GRANULE_EXT = /\.(tif|tiff|gtif)$/i
+const GEOTIFF_EXT = /\.(tif|tiff|gtif)$/i
 export const MAX_GRANULES_PER_REQUEST = 100_000
 
-export function isGranuleName (name: string, settings: Pick<MosaicSettings, 'wildcard'>): boolean {
-  return GRANULE_EXT.test(name) && matchesWildcard(name, settings.wildcard)
+/** A GeoTIFF, or a PNG/JPEG/GIF with its world file among `siblings`, that the Wildcard admits. */
+function isGranuleName (name: string, siblings: Set<string>, settings: Pick<MosaicSettings, 'wildcard'>): boolean {
+  return (GEOTIFF_EXT.test(name) || hasWorldFile(name, siblings)) && matchesWildcard(name, settings.wildcard)
 }
 
 /** Granule files under dir (sorted), following no symbolic links. */
@@ -24,9 +27,10 @@ export async function findGranules (dir: string, settings: Pick<MosaicSettings, 
   const walk = async (d: string, depth: number) => {
     const entries = await fs.promises.readdir(d, { withFileTypes: true })
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    const names = new Set(entries.filter((e) => e.isFile()).map((e) => e.name))
     for (const e of entries) {
       const p = path.join(d, e.name)
-      if (e.isDirectory()) { if (settings.recursive && depth < 32) await walk(p, depth + 1) } else if (e.isFile() && isGranuleName(e.name, settings)) {
+      if (e.isDirectory()) { if (settings.recursive && depth < 32) await walk(p, depth + 1) } else if (e.isFile() && isGranuleName(e.name, names, settings)) {
         out.push(p)
         if (out.length > max) throw TooManyGranules(max)
       }
@@ -59,12 +63,21 @@ export async function readGranules (files: string[], settings: MosaicSettings, o
 }): Promise<ReadResult> {
   const granules: NewGranule[] = []
   const skipped: Skipped[] = []
-  let crs = opts.crs
-  let heterogeneous = false
+  // Headers first: a world-file image without a .prj takes the mosaic's CRS, which the first
+  // granule that names one fixes when the mosaic has none yet.
+  const infos: Array<WorldImageInfo | GranuleInfo | Error> = []
   for (const file of files) {
+    try { infos.push(await (WORLD_IMAGE.test(file) ? readWorldImageInfo(file) : readGranuleInfo(file))) } catch (err) { infos.push(err as Error) }
+  }
+  let crs = opts.crs ?? infos.find((i): i is GranuleInfo => !(i instanceof Error) && i.crs !== undefined)?.crs
+  let heterogeneous = false
+  for (const [n, file] of files.entries()) {
     try {
-      const info = await readGranuleInfo(file)
-      crs ??= info.crs
+      const read = infos[n]
+      if (read instanceof Error) throw read
+      const nativeCrs = read.crs ?? crs
+      if (nativeCrs === undefined || crs === undefined) throw new GranuleError('no .prj beside it, and the mosaic has no CRS yet')
+      const info = { ...read, crs: nativeCrs }
       const native = normalizeCrs(info.crs) === normalizeCrs(crs)
       const footprint = native ? info.bbox : transformBbox(info.bbox, info.crs, crs)
       if (!footprint.every(Number.isFinite)) throw new GranuleError(`its extent in ${info.crs} lies outside the mosaic's CRS ${crs}`)
