@@ -28,7 +28,13 @@ if (!threads.isMainThread && (threads.workerData === undefined || threads.worker
 let geotiffModule: Promise<typeof import('geotiff')> | undefined
 const geotiff = () => (geotiffModule ??= import('geotiff'))
 
-interface OpenTiff { tiff: GeoTIFF, images: GeoTIFFImage[], key: string }
+interface OpenTiff {
+  tiff: GeoTIFF
+  /** Full resolution first, then internal overviews and masks, then those of an external x.tif.ovr. */
+  images: GeoTIFFImage[]
+  key: string
+  ovr?: GeoTIFF
+}
 
 // A few open files per worker thread: metatiles of one seed hit the same granules again and again.
 const CACHE_SIZE = 16
@@ -36,7 +42,8 @@ const cache = new Map<string, Promise<OpenTiff>>()
 
 async function openTiff (path: string): Promise<OpenTiff> {
   const st = await fs.promises.stat(path)
-  const key = `${path}:${st.size}:${st.mtimeMs}`
+  const ovrStat = await fs.promises.stat(`${path}.ovr`).catch(() => undefined)
+  const key = `${path}:${st.size}:${st.mtimeMs}:${ovrStat ? `${ovrStat.size}:${ovrStat.mtimeMs}` : ''}`
   const hit = cache.get(path)
   if (hit) {
     const open = await hit.catch(() => undefined)
@@ -46,22 +53,36 @@ async function openTiff (path: string): Promise<OpenTiff> {
       return open
     }
     cache.delete(path)
-    if (open) await Promise.resolve(open.tiff.close()).catch(() => {})
+    if (open) await closeTiff(open)
   }
   const p = (async () => {
-    const tiff = await (await geotiff()).fromFile(path)
-    const count = await tiff.getImageCount()
-    const images: GeoTIFFImage[] = []
-    for (let i = 0; i < count; i++) images.push(await tiff.getImage(i))
-    return { tiff, images, key }
+    const { fromFile } = await geotiff()
+    const tiff = await fromFile(path)
+    const images = await allImages(tiff)
+    // GDAL's external overviews (gdaladdo -ro): a TIFF of reduced levels beside the granule.
+    const ovr = ovrStat ? await fromFile(`${path}.ovr`).catch(() => undefined) : undefined
+    if (ovr) images.push(...await allImages(ovr))
+    return { tiff, images, key, ovr }
   })()
   cache.set(path, p)
   while (cache.size > CACHE_SIZE) {
     const [oldest, old] = cache.entries().next().value as [string, Promise<OpenTiff>]
     cache.delete(oldest)
-    old.then(async (o) => { await o.tiff.close() }).catch(() => {})
+    old.then(closeTiff).catch(() => {})
   }
   try { return await p } catch (err) { cache.delete(path); throw err }
+}
+
+async function allImages (tiff: GeoTIFF): Promise<GeoTIFFImage[]> {
+  const count = await tiff.getImageCount()
+  const images: GeoTIFFImage[] = []
+  for (let i = 0; i < count; i++) images.push(await tiff.getImage(i))
+  return images
+}
+
+async function closeTiff (o: OpenTiff): Promise<void> {
+  await Promise.resolve(o.tiff.close()).catch(() => {})
+  if (o.ovr) await Promise.resolve(o.ovr.close()).catch(() => {})
 }
 
 /** Closes the files this thread holds open (tests, shutdown). */
@@ -71,7 +92,19 @@ export async function closeRenderCache (): Promise<void> {
   synthetics.clear()
   synthBytes.clear()
   vipsChecked.clear()
-  for (const p of all) await p.then(async (o) => { await o.tiff.close() }).catch(() => {})
+  for (const p of all) await p.then(closeTiff).catch(() => {})
+}
+
+function isMask (im: GeoTIFFImage): boolean {
+  let sub = 0
+  try { sub = Number(im.getFileDirectory().getValue('NewSubfileType') ?? 0) } catch { sub = 0 }
+  return (sub & 4) !== 0
+}
+
+/** GDAL's internal mask of a level (GDAL_TIFF_INTERNAL_MASK): a 1-bit transparency mask of its size. */
+function maskOf (images: GeoTIFFImage[], level: GeoTIFFImage): GeoTIFFImage | undefined {
+  return images.find((im) => isMask(im) && im.getWidth() === level.getWidth() && im.getHeight() === level.getHeight() &&
+    im.getBitsPerSample(0) === 1 && im.getSamplesPerPixel() === 1)
 }
 
 /** Images usable as overviews of the first one: same band count, smaller, not masks. */
@@ -79,9 +112,7 @@ function pyramid (images: GeoTIFFImage[]): GeoTIFFImage[] {
   const full = images[0]
   const out = [full]
   for (const im of images.slice(1)) {
-    let sub = 0
-    try { sub = Number(im.getFileDirectory().getValue('NewSubfileType') ?? 0) } catch { sub = 0 }
-    if ((sub & 4) !== 0) continue // transparency mask
+    if (isMask(im)) continue
     if (im.getSamplesPerPixel() !== full.getSamplesPerPixel()) continue
     if (im.getWidth() >= full.getWidth()) continue
     out.push(im)
@@ -184,13 +215,33 @@ function nativeDeflate (image: GeoTIFFImage, params: Record<string, unknown>): D
   }
 }
 
+/**
+ * JPEG (compression 7) through libvips' libjpeg-turbo, as GDAL decodes it: the shared JPEGTables
+ * spliced before each tile's abbreviated stream, chroma upsampled smoothly and YCbCr converted to
+ * RGB by the codec (geotiff.js's decoder replicates chroma, which differs from GDAL by tens of levels
+ * at edges, and leaves YCbCr as it is).
+ */
+function libjpeg (params: Record<string, unknown>): Decoder {
+  const tables = params.JPEGTables ? Buffer.from(params.JPEGTables as ArrayLike<number>) : undefined
+  return {
+    async decode (buffer: ArrayBufferLike) {
+      let stream = Buffer.from(buffer)
+      // tables: SOI ... EOI; tile: SOI ... EOI. Joined: the tables without their EOI, the tile without its SOI.
+      if (tables && tables.length > 4) stream = Buffer.concat([tables.subarray(0, tables.length - 2), stream.subarray(2)])
+      const { data } = await sharp(stream, { limitInputPixels: false }).raw().toBuffer({ resolveWithObject: true })
+      return data.buffer.slice(data.byteOffset, data.byteOffset + data.length)
+    }
+  }
+}
+
 const decoders = new WeakMap<GeoTIFFImage, Promise<Decoder>>()
 function decoderFor (image: GeoTIFFImage): Promise<Decoder> {
   let d = decoders.get(image)
   if (!d) {
     const compression = Number(image.getFileDirectory().getValue('Compression') ?? 1)
     d = decoderParameters(image).then(async (params) => {
-      const native = compression === 8 || compression === 32946 ? nativeDeflate(image, params) : undefined
+      const native = compression === 8 || compression === 32946 ? nativeDeflate(image, params)
+        : compression === 7 && image.getBitsPerSample(0) === 8 && image.planarConfiguration !== 2 ? libjpeg(params) : undefined
       return native ?? (await (await geotiff()).getDecoder(compression, params as any) as unknown as Decoder)
     })
     decoders.set(image, d)
@@ -231,6 +282,31 @@ async function loadTiles (image: GeoTIFFImage, keys: Iterable<number>, nb: numbe
     }
   }))
   return out
+}
+
+/**
+ * Whether a pixel of a level is masked out by GDAL's 1-bit internal mask: the mask tiles covering
+ * the given columns and rows are decoded once (geotiff.js unpacks the bits to one byte per pixel;
+ * 0 = no data).
+ */
+async function loadMask (mask: GeoTIFFImage, xs: ArrayLike<number>, ys: ArrayLike<number>): Promise<(x: number, y: number) => boolean> {
+  const tw = mask.getTileWidth()
+  const th = mask.getTileHeight()
+  const perRow = Math.ceil(mask.getWidth() / tw)
+  const txs = new Set(Array.from(xs, (x) => Math.floor(x / tw)))
+  const tys = new Set(Array.from(ys, (y) => Math.floor(y / th)))
+  const decoder = await decoderFor(mask)
+  const tiles = new Map<number, Uint8Array>()
+  await Promise.all([...tys].flatMap((ty) => [...txs].map(async (tx) => {
+    const tile = await mask.getTileOrStrip(tx, ty, 0, decoder as any)
+    tiles.set(ty * perRow + tx, new Uint8Array(tile.data))
+  })))
+  return (x, y) => {
+    const tx = Math.floor(x / tw)
+    const ty = Math.floor(y / th)
+    const bits = tiles.get(ty * perRow + tx)
+    return bits !== undefined && bits[(y - ty * th) * tw + x - tx * tw] === 0
+  }
 }
 
 // Granules without overviews coarse enough for low zoom levels would be decoded whole for every
@@ -308,12 +384,12 @@ async function synthetic (key: string, image: GeoTIFFImage): Promise<Synthetic> 
   }
 }
 
-/** Source pixels per target pixel (mean spacing of the sample positions along each axis, the smaller). */
-function sourceSpacing (m: Mapping, g: GranuleRef, cr: [number, number], rr: [number, number]): number {
+/** Source pixels per target pixel along x and y (mean spacing of the sample positions). */
+function sourceSpacing (m: Mapping, g: GranuleRef, cr: [number, number], rr: [number, number]): [number, number] {
   const coveredCols = m.separable ? countInside(m.cols, g.width) : Math.sqrt(countInside2(m, g))
   const coveredRows = m.separable ? countInside(m.rows, g.height) : coveredCols
   const spacing = (span: number, n: number) => (n > 1 ? span / (n - 1) : Infinity)
-  return Math.min(spacing(cr[1] - cr[0], coveredCols), spacing(rr[1] - rr[0], coveredRows))
+  return [spacing(cr[1] - cr[0], coveredCols), spacing(rr[1] - rr[0], coveredRows)]
 }
 
 /**
@@ -326,7 +402,7 @@ async function drawImage (job: RenderJob, g: GranuleRef, m: Mapping, cr: [number
   const y0 = Math.floor(rr[0])
   const ww = Math.min(g.width - 1, Math.floor(cr[1])) - x0 + 1
   const wh = Math.min(g.height - 1, Math.floor(rr[1])) - y0 + 1
-  const k = Math.max(1, Math.floor(sourceSpacing(m, g, cr, rr)))
+  const k = Math.max(1, Math.floor(Math.min(...sourceSpacing(m, g, cr, rr))))
   const dw = Math.max(1, Math.ceil(ww / k))
   const dh = Math.max(1, Math.ceil(wh / k))
   let image = sharp(g.path, { limitInputPixels: false }).extract({ left: x0, top: y0, width: ww, height: wh })
@@ -342,21 +418,23 @@ async function drawGranule (job: RenderJob, g: GranuleRef, out: BandData): Promi
   const rr = range(m.rows, g.height)
   if (!cr || !rr) return
   if (WORLD_IMAGE.test(g.path)) return await drawImage(job, g, m, cr, rr, out)
-  // Pick the coarsest overview that is not coarser than the target needs.
-  const need = sourceSpacing(m, g, cr, rr)
-  const { images } = await openTiff(g.path)
+  // Pick the coarsest overview that is not coarser than the target needs along either axis
+  // (overview sizes are rounded up, so the two ratios of a level differ).
+  const [needX, needY] = sourceSpacing(m, g, cr, rr)
+  const need = Math.min(needX, needY)
+  const { images, key } = await openTiff(g.path)
   const levels = pyramid(images)
   let image = levels[0]
   for (const im of levels) {
-    if (g.width / im.getWidth() <= need * 1.0001) image = im
+    if (g.width / im.getWidth() <= needX * 1.0001 && g.height / im.getHeight() <= needY * 1.0001) image = im
   }
-  if ((g.width / image.getWidth()) * SYNTH_FACTOR <= need && image.getWidth() * image.getHeight() >= SYNTH_MIN_PIXELS) {
-    const { key } = await openTiff(g.path)
+  const mask = maskOf(images, image)
+  if (!mask && (g.width / image.getWidth()) * SYNTH_FACTOR <= need && image.getWidth() * image.getHeight() >= SYNTH_MIN_PIXELS) {
     const syn = await synthetic(`${key}#${images.indexOf(image)}`, image)
     drawSynthetic(job, g, m, syn, g.width / image.getWidth() * SYNTH_FACTOR, g.height / image.getHeight() * SYNTH_FACTOR, out)
     return
   }
-  if (m.separable && image === levels[0] && vipsReadable(g.path, image)) {
+  if (!mask && m.separable && image === levels[0] && vipsReadable(g.path, image)) {
     if (await drawWindow(job, g, m, image, out)) return
   }
   const iw = image.getWidth()
@@ -398,10 +476,13 @@ async function drawGranule (job: RenderJob, g: GranuleRef, out: BandData): Promi
     for (let i = 0; i < w; i++) px[i] = toPixel(m.cols[i], g.width, fx, iw)
     const txs = new Set<number>()
     for (let i = 0; i < w; i++) if (px[i] >= 0) txs.add(Math.floor(px[i] / tw))
+    const pys: number[] = []
+    for (let j = 0; j < h; j++) pys.push(toPixel(m.rows[j], g.height, fy, ih))
+    const masked = mask ? await loadMask(mask, px.filter((x) => x >= 0), pys.filter((y) => y >= 0)) : undefined
     let currentTy = -1
     let tiles = new Map<number, Samples[]>()
     for (let j = 0; j < h; j++) {
-      const py = toPixel(m.rows[j], g.height, fy, ih)
+      const py = pys[j]
       if (py < 0) continue
       const ty = Math.floor(py / th)
       if (ty !== currentTy) { // rows of a north-up granule come in order: one band of tiles at a time
@@ -412,7 +493,7 @@ async function drawGranule (job: RenderJob, g: GranuleRef, out: BandData): Promi
       const rowOffset = j * w
       for (let i = 0; i < w; i++) {
         const x = px[i]
-        if (x < 0) continue
+        if (x < 0 || masked?.(x, py)) continue
         const tx = Math.floor(x / tw)
         put(rowOffset + i, tiles.get(ty * perRow + tx)!, x - tx * tw, ly)
       }
@@ -431,10 +512,12 @@ async function drawGranule (job: RenderJob, g: GranuleRef, out: BandData): Promi
     keys.add(Math.floor(y / th) * perRow + Math.floor(x / tw))
   }
   const tiles = await loadTiles(image, keys, nb)
+  const masked = mask ? await loadMask(mask, pix.filter((_, k) => k % 2 === 0 && pix[k] >= 0), pix.filter((_, k) => k % 2 === 1 && pix[k - 1] >= 0)) : undefined
   for (let o = 0; o < n; o++) {
     const x = pix[o * 2]
     if (x < 0) continue
     const y = pix[o * 2 + 1]
+    if (masked?.(x, y)) continue
     const tx = Math.floor(x / tw)
     const ty = Math.floor(y / th)
     put(o, tiles.get(ty * perRow + tx)!, x - tx * tw, y - ty * th)

@@ -117,20 +117,37 @@ export async function readGranuleInfo (file: string): Promise<GranuleInfo> {
   }
 }
 
+/** Largest level whose statistics are measured exactly (more pixels: the largest overview within it). */
+const STATS_PIXELS = 16 * 2 ** 20
+const STATS_ROWS = 256
+
+/**
+ * The range of each band's valid samples (nodata and NaN left out), measured once at harvest on
+ * full resolution, or on the largest overview within STATS_PIXELS for bigger granules (the smallest
+ * level when none is), in windows
+ * of STATS_ROWS rows so memory stays bounded and the event loop gets a turn between windows.
+ */
 async function measureRanges (images: GeoTIFFImage[], nodata: number | null): Promise<Array<{ min: number, max: number }>> {
   const bands = images[0].getSamplesPerPixel()
-  const smallest = images.filter((im) => im.getSamplesPerPixel() === bands).sort((a, b) => a.getWidth() - b.getWidth())[0]
-  const big = smallest.getWidth() * smallest.getHeight() > 1024 * 1024
-  const data = await smallest.readRasters(big ? { interleave: false, width: 512, height: 512, resampleMethod: 'nearest' } : { interleave: false }) as unknown as ArrayLike<number>[]
-  return Array.from({ length: bands }, (_, b) => {
-    let min = Infinity; let max = -Infinity
-    const arr = data[b]
-    for (let i = 0; i < arr.length; i++) {
-      const v = arr[i]
-      if (Number.isNaN(v) || v === nodata) continue
-      if (v < min) min = v
-      if (v > max) max = v
+  const levels = images.filter((im) => im.getSamplesPerPixel() === bands && im.getBitsPerSample(0) === images[0].getBitsPerSample(0))
+    .sort((a, b) => b.getWidth() - a.getWidth())
+  const level = levels.find((im) => im.getWidth() * im.getHeight() <= STATS_PIXELS) ?? levels[levels.length - 1]
+  const out = Array.from({ length: bands }, () => ({ min: Infinity, max: -Infinity }))
+  const width = level.getWidth()
+  const height = level.getHeight()
+  for (let y = 0; y < height; y += STATS_ROWS) {
+    const window = [0, y, width, Math.min(height, y + STATS_ROWS)]
+    const data = await level.readRasters({ interleave: false, window }) as unknown as ArrayLike<number>[]
+    for (let b = 0; b < bands; b++) {
+      const arr = data[b]
+      const r = out[b]
+      for (let i = 0; i < arr.length; i++) {
+        const v = arr[i]
+        if (Number.isNaN(v) || v === nodata) continue
+        if (v < r.min) r.min = v
+        if (v > r.max) r.max = v
+      }
     }
-    return min === Infinity ? { min: 0, max: 0 } : { min, max }
-  })
+  }
+  return out.map((r) => (r.min === Infinity ? { min: 0, max: 0 } : r))
 }
