@@ -47,6 +47,7 @@ export const WorkspaceExists = createError('MW_CORE_WORKSPACE_EXISTS', 'conflict
 export const WorkspaceNotEmpty = createError('MW_CORE_WORKSPACE_NOT_EMPTY', 'forbidden', 'Workspace not empty')
 export const InvalidName = createError('MW_CORE_INVALID_NAME', 'invalid', 'Invalid %s name: %s')
 export const InvalidBody = createError('MW_CORE_INVALID_BODY', 'invalid', '%s')
+export const InvalidFlag = createError('MW_CORE_INVALID_FLAG', 'invalid', 'Invalid %s=%s: expected true or false')
 export const UnknownField = createError('MW_CORE_UNKNOWN_FIELD', 'invalid', 'Unknown field %s in %s')
 export const MalformedXml = createError('MW_CORE_MALFORMED_XML', 'invalid', 'Malformed XML: %s')
 export const MalformedJson = createError('MW_CORE_MALFORMED_JSON', 'invalid', 'Malformed JSON: %s')
@@ -149,6 +150,8 @@ export const TileOutOfRange = createError('MW_TILES_OUT_OF_RANGE', 'not_found', 
 export const RendererUnavailable = createError('MW_TILES_RENDERER_UNAVAILABLE', 'unavailable', 'No renderer is available for layer %s')
 export const TileCacheClosing = createError('MW_TILES_CLOSING', 'unavailable', 'The tile cache is shutting down')
 export const RenderQueueFull = createError('MW_TILES_RENDER_QUEUE_FULL', 'unavailable', 'The render queue is full; try again later')
+// Bad data is not a server fault: 422 names the granule, so the administrator knows which file to replace.
+export const GranuleDamaged = createError('MW_TILES_GRANULE_DAMAGED', 'unprocessable', 'Granule %s of layer %s cannot be decoded (%s)')
 export const GranulesChanged = createError('MW_TILES_GRANULES_CHANGED', 'unavailable', 'The granules of layer %s changed while a tile was being rendered; try again')
 // --- web (admin page) ---
 export const WebPageNotBuilt = createError('MW_WEB_NOT_BUILT', 'unavailable', 'The admin page is not built: run npm run build')

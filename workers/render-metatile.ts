@@ -14,7 +14,7 @@
 import './thread-priority.js' // first: before sharp starts libvips' threads, which inherit it
 import sharp from 'sharp'
 import { workerData } from 'node:worker_threads'
-import { renderMosaic } from './render-mosaic.js'
+import { GRANULE_DAMAGED, renderMosaic } from './render-mosaic.js'
 import type { RenderJob } from './mosaic-types.js'
 import { writeTileFile, type TileWrite } from '../services/seed/tile-files.js'
 import { createFaults, killProcessAt, type FaultRule } from '../services/faults.js'
@@ -42,9 +42,16 @@ export interface MetatilePayload {
 /**
  * The tiles written (a prefix of the paths, all of them unless a write failed) and the failure;
  * `granuleGone`: a granule file of the job no longer exists (its mosaic was replaced or its
- * granules deleted after the job was planned), nothing was written.
+ * granules deleted after the job was planned), nothing was written; `damaged`: a granule's data
+ * cannot be decoded, nothing was written.
  */
-export interface MetatileResult { writes: TileWrite[], failed?: { code?: string, message: string }, granuleGone?: boolean }
+export interface MetatileResult {
+  writes: TileWrite[]
+  failed?: { code?: string, message: string }
+  granuleGone?: boolean
+  /** A granule whose data cannot be decoded (nothing was written). */
+  damaged?: { path: string, reason: string }
+}
 
 const emptyCache = new Map<number, Promise<Buffer>>()
 function emptyPng (size: number): Promise<Buffer> {
@@ -93,7 +100,9 @@ export async function cutAndEncode (rgba: Uint8Array, cols: number, rows: number
 export async function renderMetatile (p: MetatilePayload): Promise<MetatileResult> {
   let img
   try { img = await renderMosaic(p.job) } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { writes: [], granuleGone: true }
+    const e = err as NodeJS.ErrnoException & { granule?: string }
+    if (e.code === 'ENOENT') return { writes: [], granuleGone: true }
+    if (e.code === GRANULE_DAMAGED) return { writes: [], damaged: { path: e.granule!, reason: e.message } }
     throw err
   }
   if (img.width !== p.cols * p.tileSize || img.height !== p.rows * p.tileSize) {

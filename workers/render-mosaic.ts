@@ -670,6 +670,20 @@ function countInside2 (m: Mapping, g: GranuleRef): number {
   return n
 }
 
+/** Code of the error a render throws when a granule's data cannot be decoded (it names the granule). */
+export const GRANULE_DAMAGED = 'MW_GRANULE_DAMAGED'
+
+/** Runs fn on a granule; a failure other than the file having gone becomes GRANULE_DAMAGED. */
+async function reading<T> (g: GranuleRef, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw err
+    const reason = String((err as Error)?.message ?? err).split('\n')[0].slice(0, 200)
+    throw Object.assign(new Error(reason), { code: GRANULE_DAMAGED, granule: g.path })
+  }
+}
+
 /** Band values of the job's area before styling. */
 export async function renderBands (job: RenderJob): Promise<BandData> {
   const n = job.width * job.height
@@ -679,7 +693,7 @@ export async function renderBands (job: RenderJob): Promise<BandData> {
   for (const g of job.granules) {
     if (!bytes) break
     if (WORLD_IMAGE.test(g.path)) continue // decoded as 8-bit samples
-    const { images } = await openTiff(g.path)
+    const { images } = await reading(g, () => openTiff(g.path))
     for (let b = 0; b < images[0].getSamplesPerPixel(); b++) {
       if (images[0].getBitsPerSample(b) !== 8 || images[0].getSampleFormat(b) !== 1) { bytes = false; break }
     }
@@ -691,7 +705,7 @@ export async function renderBands (job: RenderJob): Promise<BandData> {
     valid: new Uint8Array(n),
     ranges: job.ranges.length ? job.ranges : Array.from({ length: bandCount }, () => ({ min: 0, max: 255 }))
   }
-  for (const g of job.granules) await drawGranule(job, g, out)
+  for (const g of job.granules) await reading(g, () => drawGranule(job, g, out))
   return out
 }
 

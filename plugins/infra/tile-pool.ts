@@ -12,7 +12,7 @@ import { createTileCache, type TileCache } from '../../services/seed/tile-cache.
 import { createTaskRecords } from '../../services/seed/task-records.js'
 import type { MetatileRequest, RenderedMetatile } from '../../services/seed/tile-breeder.js'
 import { rectBounds } from '../../services/seed/grid-sets.js'
-import { GranulesChanged, RenderQueueFull, RendererUnavailable } from '../../services/errors.js'
+import { GranuleDamaged, GranulesChanged, RenderQueueFull, RendererUnavailable } from '../../services/errors.js'
 import type { RasterStyle, RenderRequest } from '../../workers/render-types.js'
 import type { MetatileResult } from '../../workers/render-metatile.js'
 import type { FaultRule } from '../../services/faults.js'
@@ -28,7 +28,11 @@ declare module 'fastify' {
   }
 }
 
-interface MosaicRenderer { prepareRender (req: RenderRequest): Promise<unknown> }
+interface MosaicRenderer {
+  prepareRender (req: RenderRequest): Promise<unknown>
+  /** Records that a granule file cannot be decoded; returns its location for messages. */
+  markDamaged (path: string, reason: string): string
+}
 interface RasterStyles { rasterStyleFor (workspace: string, style: string): Promise<RasterStyle | undefined> }
 
 export function workerFile (name: string): URL {
@@ -124,6 +128,7 @@ export function metatileRenderer (app: FastifyInstance, pool: TilePool, tileSize
     // deleted): plan once more from the index as it is now.
     if (out.granuleGone) out = await renderOnce()
     if (out.granuleGone) throw GranulesChanged(req.layer.qualifiedName)
+    if (out.damaged) throw GranuleDamaged(mosaics.markDamaged(out.damaged.path, out.damaged.reason), req.layer.qualifiedName, out.damaged.reason)
     const error = out.failed && Object.assign(new Error(out.failed.message), { code: out.failed.code })
     return { writes: out.writes, error }
   }

@@ -83,6 +83,7 @@ export function granulesGml (mosaic: MosaicRecord, granules: Granule[]): string 
       if (v === null || v === undefined) continue
       out.push(`      <gf:${a.name}>${escapeXml(xmlValue(a, v))}</gf:${a.name}>`)
     }
+    if (g.damage !== undefined) out.push(`      <gf:damage>${escapeXml(g.damage)}</gf:damage>`)
     out.push(`    </${el}>`, '  </gml:featureMember>')
   }
   out.push('</wfs:FeatureCollection>')
@@ -106,6 +107,8 @@ export function granulesGeoJson (mosaic: MosaicRecord, granules: Granule[]): str
       if (v === undefined) continue
       properties[a.name] = v !== null && a.type === 'Date' ? jsonDate(String(v)) : v
     }
+    // Only a granule a render could not decode has it: why (GeoServer's index has no such state).
+    if (g.damage !== undefined) properties.damage = g.damage
     const r = ring(g.bbox)
     return {
       type: 'Feature',

@@ -2,7 +2,7 @@
 // external.imagemosaic), and GET/DELETE of the store.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Link, type Document } from '../infra/representation.js'
-import { UnsupportedMediaType, UnsupportedUploadFormat, UnsupportedUploadMethod, MethodNotAllowed } from '../../services/errors.js'
+import { InvalidFlag, UnsupportedMediaType, UnsupportedUploadFormat, UnsupportedUploadMethod, MethodNotAllowed } from '../../services/errors.js'
 import type { StoreInfo } from '../../services/mosaics/mosaic-service.js'
 import type { Skipped } from '../../services/mosaics/scan.js'
 
@@ -15,6 +15,14 @@ function one (v: unknown): string | undefined {
 }
 
 /** Reported in Warning headers (RFC 7234 code 199): the request succeeded without these files. */
+/** A true/false query parameter (absent: false). */
+function flag (q: Record<string, unknown>, name: string): boolean {
+  const v = one(q[name])
+  if (v === undefined) return false
+  if (!/^(true|false)$/i.test(v)) throw InvalidFlag(name, JSON.stringify(v.slice(0, 20)))
+  return v.toLowerCase() === 'true'
+}
+
 function warn (reply: FastifyReply, skipped: Skipped[]) {
   if (skipped.length === 0) return
   const text = (s: Skipped) => `199 mapwarden "Skipped granule ${s.file.replace(/["\\\r\n]/g, '_')}: ${s.reason.replace(/["\\\r\n]/g, '_')}"`
@@ -51,7 +59,7 @@ export default async function stores (app: FastifyInstance) {
     const q = req.query as Record<string, unknown>
     const configure = (one(q.configure) ?? 'first').toLowerCase()
     if (!['none', 'first', 'all'].includes(configure)) throw UnsupportedUploadMethod(`configure=${JSON.stringify(configure.slice(0, 20))} (use none, first or all)`)
-    const result = await mosaics.upload(ws, store, req.upload.path, { configure: configure as 'none', coverageName: one(q.coverageName) })
+    const result = await mosaics.upload(ws, store, req.upload.path, { configure: configure as 'none', coverageName: one(q.coverageName), verify: flag(q, 'verify') })
     warn(reply, result.skipped)
     // DECISIONS.md: 200 (owner's text); configure=none answers without a body, as GeoServer does.
     if (configure === 'none') return reply.code(200).send()
@@ -63,7 +71,7 @@ export default async function stores (app: FastifyInstance) {
     const method = parseUpload(upload)
     if (method !== 'external') throw UnsupportedUploadMethod(`${method} with POST; harvest with external.imagemosaic and a file: URL`)
     if (typeof req.body !== 'string') throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'text/plain')
-    const result = await mosaics.harvest(ws, store, req.body)
+    const result = await mosaics.harvest(ws, store, req.body, { verify: flag(req.query as Record<string, unknown>, 'verify') })
     warn(reply, result.skipped)
     return reply.code(201).send() // DECISIONS.md: 201 (GeoServer answers 202)
   })

@@ -37,7 +37,12 @@ export interface NewGranule {
   attrs: Record<string, AttrValue>
 }
 
-export interface Granule extends NewGranule { id: number, seq: number }
+export interface Granule extends NewGranule {
+  id: number
+  seq: number
+  /** Why a render could not decode the granule's data; undefined while it reads fine. */
+  damage?: string
+}
 
 export interface GranuleQuery {
   filter?: CompiledFilter
@@ -68,6 +73,8 @@ export interface GranuleIndex {
   minMax (workspace: string, store: string, attribute: string, filter?: CompiledFilter): { min: AttrValue, max: AttrValue }
   /** Distinct non-null values of an attribute, ascending, at most `limit` (time/elevation pickers). */
   distinct (workspace: string, store: string, attribute: string, limit: number): AttrValue[]
+  /** Records that the granule file at `path` cannot be decoded; returns the locations of its rows. */
+  markDamaged (path: string, reason: string): string[]
   /** Runs fn in one transaction together with the catalog writes it makes. */
   transaction<T> (fn: () => T): T
 }
@@ -85,6 +92,7 @@ export function createSqliteGranuleIndex (db: Db): GranuleIndex {
       native_minx, native_miny, native_maxx, native_maxy, width, height, bands, data_type, nodata, ranges, attrs)
       VALUES (@workspace, @store, @seq, @location, @path, @crs, @minx, @miny, @maxx, @maxy,
       @nminx, @nminy, @nmaxx, @nmaxy, @width, @height, @bands, @dataType, @nodata, @ranges, @attrs)`),
+    markDamaged: db.prepare('UPDATE mosaic_granules SET damage = ? WHERE path = ? RETURNING location').pluck(),
     setSettings: db.prepare('UPDATE mosaic_stores SET settings = ? WHERE workspace = ? AND store = ?'),
     fillCrsAttribute: db.prepare('UPDATE mosaic_granules SET attrs = json_set(attrs, ?, crs) WHERE workspace = ? AND store = ?'),
     bySeq: db.prepare('SELECT * FROM mosaic_granules WHERE workspace = ? AND store = ? AND seq = ?'),
@@ -104,7 +112,8 @@ export function createSqliteGranuleIndex (db: Db): GranuleIndex {
     dataType: r.data_type,
     nodata: r.nodata,
     ranges: JSON.parse(r.ranges),
-    attrs: JSON.parse(r.attrs)
+    attrs: JSON.parse(r.attrs),
+    ...(r.damage !== null && r.damage !== undefined ? { damage: r.damage } : {})
   })
   const where = (workspace: string, store: string, query: GranuleQuery) => {
     const params: unknown[] = [workspace, store]
@@ -231,6 +240,9 @@ export function createSqliteGranuleIndex (db: Db): GranuleIndex {
       return prepared(`SELECT DISTINCT json_extract(g.attrs, ?) v FROM mosaic_granules g WHERE g.workspace = ? AND g.store = ?
         AND json_extract(g.attrs, ?) IS NOT NULL ORDER BY v LIMIT ?`).pluck()
         .all(`$."${attribute}"`, workspace, store, `$."${attribute}"`, limit) as AttrValue[]
+    },
+    markDamaged (path, reason) {
+      return q.markDamaged.all(reason, path) as string[]
     },
     transaction (fn) {
       try { return db.transaction(fn)() } finally { changed() } // a rollback must not leave stale cache entries

@@ -78,5 +78,11 @@ export const mosaicMigrations: Migration[] = [
       ALTER TABLE mosaic_granules ADD COLUMN native_maxx REAL;
       ALTER TABLE mosaic_granules ADD COLUMN native_maxy REAL;
     `
+  },
+  {
+    // A granule whose data a render could not decode: the reason (NULL while it reads fine). A
+    // harvest of the same file writes a new row, which clears it.
+    id: 'mosaics/004-damage',
+    sql: 'ALTER TABLE mosaic_granules ADD COLUMN damage TEXT;'
   }
 ]

@@ -280,7 +280,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
     },
 
     /** PUT file.imagemosaic: creates or replaces the store from a ZIP of definition and granules. */
-    async upload (ws: string, store: string, zipFile: string, opts: { configure: 'none' | 'first' | 'all', coverageName?: string }): Promise<UploadResult> {
+    async upload (ws: string, store: string, zipFile: string, opts: { configure: 'none' | 'first' | 'all', coverageName?: string, verify?: boolean }): Promise<UploadResult> {
       await deps.workspaces.get(ws)
       checkName(store, 'coverage store')
       if (opts.coverageName !== undefined) checkName(opts.coverageName, 'coverage')
@@ -302,7 +302,8 @@ export function createMosaicService (deps: MosaicServiceDeps) {
           displayName: (f) => posixRel(root, f),
           locationOf: (f) => (settings.absolutePath ? path.join(final, path.relative(root, f)) : posixRel(root, f)),
           finalPath: (f) => path.join(final, path.relative(root, f)),
-          now: now()
+          now: now(),
+          verify: opts.verify
         })
         if (files.length > 0 && read.granules.length === 0) {
           throw NoGoodGranules(read.skipped.map((s) => `${s.file}: ${s.reason}`).join('; '))
@@ -345,7 +346,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
     },
 
     /** POST external.imagemosaic: indexes (or re-indexes) files under the harvest roots. */
-    async harvest (ws: string, store: string, body: string): Promise<{ harvested: number, skipped: Skipped[] }> {
+    async harvest (ws: string, store: string, body: string, opts: { verify?: boolean } = {}): Promise<{ harvested: number, skipped: Skipped[] }> {
       await requireMosaic(ws, store, `${ws},${store}`)
       const target = await harvestTarget(body)
       return await exclusive(ws, store, async () => {
@@ -367,7 +368,8 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         displayName: (f) => path.basename(f),
         locationOf: (f) => (mosaic.settings.absolutePath || !isUnder(mosaic.dir, f) ? f : posixRel(mosaic.dir, f)),
         finalPath: (f) => f,
-        now: now()
+        now: now(),
+        verify: opts.verify
       })
       fault('mosaic.harvestBeforeIndex')
       const settings = adoptCrsAttribute(mosaic.settings, read)
@@ -512,6 +514,12 @@ export function createMosaicService (deps: MosaicServiceDeps) {
     },
 
     /** Builds the worker job for a render request (tile cache, WMS-like calls). */
+    markDamaged (file: string, reason: string): string {
+      const [location] = index.markDamaged(file, reason)
+      deps.log?.warn({ granule: file, reason }, 'a granule cannot be decoded')
+      return location ?? path.basename(file)
+    },
+
     async prepareRender (req: RenderRequest): Promise<RenderJob> {
       return await prepareRenderJob(req, { db, index, compile })
     },

@@ -5,6 +5,7 @@ import path from 'node:path'
 import { matchesWildcard, type MosaicSettings } from './indexer.js'
 import { collectAttributes } from './collect.js'
 import { GranuleError, readGranuleInfo, type GranuleInfo } from './geotiff-info.js'
+import { verifyGranule } from './verify.js'
 import { hasWorldFile, readWorldImageInfo, type WorldImageInfo } from './world-file.js'
 import { WORLD_IMAGE } from '../../workers/mosaic-types.js'
 import type { NewGranule } from './granule-index.js'
@@ -60,6 +61,8 @@ export async function readGranules (files: string[], settings: MosaicSettings, o
   locationOf: (file: string) => string
   finalPath: (file: string) => string
   now: Date
+  /** Decode every granule's data before indexing it (verify=true). */
+  verify?: boolean
 }): Promise<ReadResult> {
   const granules: NewGranule[] = []
   const skipped: Skipped[] = []
@@ -75,6 +78,7 @@ export async function readGranules (files: string[], settings: MosaicSettings, o
     try {
       const read = infos[n]
       if (read instanceof Error) throw read
+      if (opts.verify) await verifyGranule(file)
       const nativeCrs = read.crs ?? crs
       if (nativeCrs === undefined || crs === undefined) throw new GranuleError('no .prj beside it, and the mosaic has no CRS yet')
       const info = { ...read, crs: nativeCrs }

@@ -35,6 +35,9 @@ export interface Task {
   /** When the task's record was last written. */
   savedAt?: number
   error?: string
+  /** Metatiles that could not be rendered because a granule's data cannot be decoded, and the last reason. */
+  failedMetatiles?: number
+  failure?: string
 }
 
 export function jobDone (job: Job): number {
@@ -59,6 +62,8 @@ export interface TaskView {
   tilesPerSecond: number
   etaSeconds: number
   error?: string
+  failedMetatiles?: number
+  failure?: string
 }
 
 /** A task as the per-task resource shows it; counts are -1 while unknown (pending, truncate). */
@@ -86,7 +91,8 @@ export function viewOf (t: Task, now: number): TaskView {
     tilesRemaining: remaining,
     tilesPerSecond: tps,
     etaSeconds: !counted ? -1 : t.state !== 'running' ? 0 : tps > 0 ? Math.round(remaining / tps) : -1,
-    error: t.error
+    error: t.error,
+    ...(t.failedMetatiles ? { failedMetatiles: t.failedMetatiles, failure: t.failure } : {})
   }
 }
 

@@ -13,7 +13,7 @@ import { viewOf, type Job, type Task, type TaskState, type TaskView } from './ta
 import type { LayerInfo } from '../catalog/layers.js'
 import type { TileFormat } from './formats.js'
 import type { ParameterSet } from './parameters.js'
-import { MapwardenError, StorageFull, TileCacheClosing, TooManyPendingTasks, isStorageFull } from '../errors.js'
+import { GranuleDamaged, MapwardenError, StorageFull, TileCacheClosing, TooManyPendingTasks, isStorageFull } from '../errors.js'
 import type { TaskRecords } from './task-records.js'
 
 export interface MetatileRequest {
@@ -173,7 +173,15 @@ export function createTileBreeder (deps: BreederDeps) {
         while (!t.killed && !closing) {
           const mt = t.job.next()
           if (!mt) break
-          await processMetatile(t, mt)
+          try {
+            await processMetatile(t, mt)
+          } catch (err) {
+            // Bad data in one granule spoils only the metatiles that read it: say so and go on.
+            if ((err as MapwardenError).code !== GranuleDamaged.code) throw err
+            t.failedMetatiles = (t.failedMetatiles ?? 0) + 1
+            t.failure = (err as Error).message
+            deps.log?.warn({ task: t.id, layer: t.layer, z: mt.z, reason: t.failure }, 'metatile skipped')
+          }
           t.tilesDone += rectArea(mt.wanted)
           changed(t)
           if (now() - (t.savedAt ?? 0) >= 1000) persist(t, false) // progress only
