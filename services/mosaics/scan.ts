@@ -67,21 +67,22 @@ export async function readGranules (files: string[], settings: MosaicSettings, o
   const granules: NewGranule[] = []
   const skipped: Skipped[] = []
   // Headers first: a world-file image without a .prj takes the mosaic's CRS, which the first
-  // granule that names one fixes when the mosaic has none yet.
+  // granule that names one fixes when the mosaic has none yet; with none at all, EPSG:4326 (as
+  // GeoTools' WorldImageReader assumes).
   const infos: Array<WorldImageInfo | GranuleInfo | Error> = []
   for (const file of files) {
     try { infos.push(await (WORLD_IMAGE.test(file) ? readWorldImageInfo(file) : readGranuleInfo(file))) } catch (err) { infos.push(err as Error) }
   }
   let crs = opts.crs ?? infos.find((i): i is GranuleInfo => !(i instanceof Error) && i.crs !== undefined)?.crs
+  const defaultCrs = crs ?? 'EPSG:4326'
   let heterogeneous = false
   for (const [n, file] of files.entries()) {
     try {
       const read = infos[n]
       if (read instanceof Error) throw read
       if (opts.verify) await verifyGranule(file)
-      const nativeCrs = read.crs ?? crs
-      if (nativeCrs === undefined || crs === undefined) throw new GranuleError('no .prj beside it, and the mosaic has no CRS yet')
-      const info = { ...read, crs: nativeCrs }
+      const info = { ...read, crs: read.crs ?? defaultCrs }
+      crs ??= info.crs
       const native = normalizeCrs(info.crs) === normalizeCrs(crs)
       const footprint = native ? info.bbox : transformBbox(info.bbox, info.crs, crs)
       if (!footprint.every(Number.isFinite)) throw new GranuleError(`its extent in ${info.crs} lies outside the mosaic's CRS ${crs}`)

@@ -1,6 +1,7 @@
 // World-file images as granules: a PNG, JPEG or GIF placed by a world file beside it (x.pgw,
 // x.pngw, x.jgw, x.jpgw, x.gfw, x.gifw or x.wld: six lines A, D, B, E, C, F, where C, F is the
-// centre of the upper-left pixel) and an optional x.prj naming its CRS (without one, the mosaic's).
+// centre of the upper-left pixel) and an optional x.prj naming its CRS (without one, the mosaic's,
+// or EPSG:4326 when the mosaic has none).
 // Paletted PNGs are read as RGB; an alpha channel marks nodata. GDAL and GeoServer's
 // WorldImageReader read the same files the same way.
 import fs from 'node:fs'
