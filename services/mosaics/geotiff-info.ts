@@ -118,7 +118,7 @@ export async function readGranuleInfo (file: string): Promise<GranuleInfo> {
 }
 
 /** Largest level whose statistics are measured exactly (more pixels: the largest overview within it). */
-const STATS_PIXELS = 16 * 2 ** 20
+const STATS_PIXELS = 4 * 2 ** 20
 const STATS_ROWS = 256
 
 /**
