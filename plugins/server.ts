@@ -26,6 +26,9 @@ async function main () {
 }
 
 main().catch((err) => {
-  process.stderr.write(`mapwarden: failed to start: ${err?.message ?? err}\n`)
+  const message = err?.code === 'EADDRINUSE'
+    ? `port ${err.port} on ${err.address} is in use: stop what listens there, or choose another MAPWARDEN_PORT`
+    : err?.message ?? err
+  process.stderr.write(`mapwarden: failed to start: ${message}\n`)
   process.exit(1)
 })

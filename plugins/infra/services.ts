@@ -12,6 +12,7 @@ import { createSqliteLayerStore, type LayerStore } from '../../services/catalog/
 import { createAuthenticator, type Authenticator } from '../../services/auth/authenticator.js'
 import { generatePassword, hashPassword } from '../../services/auth/passwords.js'
 import { removeTempFiles } from '../../services/files/atomic.js'
+import { lockDataDir } from '../../services/storage/data-dir-lock.js'
 import { createStyleService, type StyleService } from '../../services/styles/service.js'
 import { createLayerAccess, type LayerAccess } from '../../services/security/access.js'
 import { createSqliteRuleStore } from '../../services/security/rules.js'
@@ -60,6 +61,8 @@ export interface ServicesOptions {
 
 async function services (app: FastifyInstance, { config, prefix, announce }: ServicesOptions) {
   fs.mkdirSync(config.dataDir, { recursive: true })
+  // Before any recovery: another live process on this directory would have its work undone.
+  const lock = await lockDataDir(config.dataDir)
   const tmp = path.join(config.dataDir, 'tmp')
   await fs.promises.rm(tmp, { recursive: true, force: true }) // staging and uploads of a previous run
   await fs.promises.mkdir(tmp, { recursive: true })
@@ -113,6 +116,7 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
   app.addHook('onClose', async () => {
     authenticator.close()
     db.close()
+    lock.release()
   })
   await app.register(tilePool, { config }) // tile cache: render pool, blob store, seed tasks
   await app.register(quotaScheduler, { config }) // disk quota: accounting, clean-ups (after the tile cache)

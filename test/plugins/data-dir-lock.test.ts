@@ -1,0 +1,51 @@
+// One server per data directory: a second start on a directory a live server holds is refused
+// (message naming the directory and the holder's pid) before it recovers anything, so the live
+// server's temp files and tasks are untouched; kill -9 of the holder leaves no stale lock.
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import { makeEnv, start, kill, http } from '../crash/harness.js'
+import { build, tempDir } from '../helper.js'
+
+t.test('a second server on the same data directory is refused; kill -9 leaves no stale lock', async (t) => {
+  const env = makeEnv('mw-lock')
+  t.teardown(env.cleanup)
+  const first = await start(env)
+  t.teardown(() => kill(first))
+  // Something the live server has in flight: an upload being received.
+  const inFlight = path.join(env.dataDir, 'tmp', 'uploads', 'live-upload')
+  fs.mkdirSync(path.dirname(inFlight), { recursive: true })
+  fs.writeFileSync(inFlight, 'half an upload')
+
+  const second = await start(env).then(() => undefined, (err: Error) => err)
+  t.ok(second, 'the second start fails')
+  t.match(second!.message, /server exited \(1\) before listening/)
+  t.match(second!.message, new RegExp(`mapwarden: failed to start: The data directory ${env.dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by another mapwarden process \\(pid ${first.child.pid}\\)`))
+  t.ok(fs.existsSync(inFlight), "the live server's temp files are untouched")
+  t.equal((await http(first, 'GET', '/health')).status, 200, 'the first server still answers')
+
+  await kill(first)
+  const third = await start(env)
+  t.teardown(() => kill(third))
+  t.equal((await http(third, 'GET', '/health')).status, 200, 'after kill -9 the directory can be used at once')
+})
+
+t.test('two apps in one host on one data directory: the second registration fails, the first keeps working', async (t) => {
+  const dataDir = tempDir(t)
+  const first = await build(t, { dataDir })
+  const err = await build(t, { dataDir }).then(() => undefined, (e: Error) => e)
+  t.match(err?.message, /^The data directory .+ is in use by another mapwarden process \(pid \d+\)/)
+  t.equal((await first.inject({ method: 'GET', url: '/geoserver/health' })).statusCode, 200)
+})
+
+t.test('a port in use names MAPWARDEN_PORT', async (t) => {
+  const env = makeEnv('mw-port')
+  t.teardown(env.cleanup)
+  const first = await start(env)
+  t.teardown(() => kill(first))
+  const port = new URL(first.url).port
+  const other = makeEnv('mw-port2')
+  t.teardown(other.cleanup)
+  const err = await start(other, undefined, { MAPWARDEN_PORT: port }).then(() => undefined, (e: Error) => e)
+  t.match(err?.message, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use: stop what listens there, or choose another MAPWARDEN_PORT`))
+})
