@@ -5,7 +5,7 @@ import fp from 'fastify-plugin'
 import basicAuth from '@fastify/basic-auth'
 import type { FastifyInstance, FastifyRequest, FastifyReply } from 'fastify'
 import { ANONYMOUS, type Authenticator, type Principal } from '../../services/auth/authenticator.js'
-import { AccessDenied, AdminRequired } from '../../services/errors.js'
+import { AccessDenied, AdminRequired, CredentialsRefused } from '../../services/errors.js'
 
 export type Access = 'admin' | 'authenticated' | 'public'
 export const REALM = 'GeoServer Realm'
@@ -35,7 +35,7 @@ async function auth (app: FastifyInstance, opts: { authenticator: Authenticator,
     authenticate: false,
     async validate (user: string, password: string, req: FastifyRequest) {
       const principal = await opts.authenticator.authenticate(user, password, req.ip)
-      if (!principal) throw new Error('Invalid credentials')
+      if (!principal) throw CredentialsRefused()
       req.principal = principal
     }
   })

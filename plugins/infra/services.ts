@@ -85,6 +85,9 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
       announce(`mapwarden: created user "admin" with the generated password ${password}\n` +
         'mapwarden: it is shown this once and stored only as a hash; set MAPWARDEN_ADMIN_PASSWORD to choose one on a new data directory\n')
     }
+  } else if (config.adminPassword !== undefined) {
+    app.log.warn('MAPWARDEN_ADMIN_PASSWORD is ignored: this data directory has users already. Change a password through ' +
+      `the users resource: curl -u admin:OLD -X POST -H 'Content-Type: application/json' -d '{"user":{"password":"NEW"}}' http://HOST${prefix}/rest/security/usergroup/user/admin`)
   }
 
   const urlFor = (req: FastifyRequest, parts: string[]) =>

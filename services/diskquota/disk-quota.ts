@@ -96,7 +96,8 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
 
   function startRebuild (): Promise<void> {
     rebuilding ??= rebuildUsage({ root: deps.blobStore.root, store, recorder, now, progress: rebuild, signal: abort.signal })
-      .then(() => log.info({ files: rebuild.filesScanned, bytes: rebuild.bytesScanned }, 'disk quota: usage rebuilt from the tiles on disk'))
+      .then(() => log.info({ files: rebuild.filesScanned, bytes: rebuild.bytesScanned },
+        rebuild.filesScanned === 0 ? 'disk quota: the tile cache is empty' : 'disk quota: usage rebuilt from the tiles on disk'))
       .catch((err) => { if (!abort.signal.aborted) log.warn({ err }, 'disk quota: usage rebuild failed') })
       .finally(() => { rebuilding = undefined })
     return rebuilding

@@ -49,3 +49,19 @@ t.test('a port in use names MAPWARDEN_PORT', async (t) => {
   const err = await start(other, undefined, { MAPWARDEN_PORT: port }).then(() => undefined, (e: Error) => e)
   t.match(err?.message, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use: stop what listens there, or choose another MAPWARDEN_PORT`))
 })
+
+t.test('first-start messages: an empty tile cache says so; MAPWARDEN_ADMIN_PASSWORD on a directory with users is ignored aloud', async (t) => {
+  const env = makeEnv('mw-first')
+  t.teardown(env.cleanup)
+  const first = await start(env)
+  // The usage rebuild logs after the server listens: wait for its line (bounded).
+  for (let i = 0; i < 100 && !/disk quota: (the tile cache is empty|usage rebuilt)/.test(first.output()); i++) await http(first, 'GET', '/health')
+  t.match(first.output(), /disk quota: the tile cache is empty/)
+  t.notMatch(first.output(), /usage rebuilt from the tiles on disk/)
+  await kill(first)
+  const second = await start(env, undefined, { MAPWARDEN_ADMIN_PASSWORD: 'another-password-canary' })
+  t.teardown(() => kill(second))
+  t.match(second.output(), /MAPWARDEN_ADMIN_PASSWORD is ignored: this data directory has users already\. Change a password through the users resource: curl .+ -X POST .+\/geoserver\/rest\/security\/usergroup\/user\/admin/)
+  t.notMatch(second.output(), /another-password-canary/, 'the ignored password is not logged')
+  t.equal((await http(second, 'GET', '/rest/workspaces.json')).status, 200, 'the first password still works')
+})
