@@ -22,6 +22,7 @@ export interface MapwardenConfig {
   harvestRoots: string[]      // absolute directories that external.imagemosaic may read
   adminPassword?: string      // used once, on first start with an empty catalog
   authCacheSeconds: number    // how long a verified password is remembered (0 = never)
+  tileMaxAge: number          // Cache-Control max-age of tiles, seconds
   requireHttps: boolean       // refuse Basic credentials over plain HTTP (behind a TLS proxy: x-forwarded-proto)
   masterKey?: string          // secret that encrypts the master password; default: key file security/master.key (0600)
   faultKillAt?: FaultRule[]   // test-only: fault points where the process SIGKILLs itself (services/faults.ts)
@@ -108,6 +109,7 @@ export const SETTINGS: Setting[] = [
     describe: 'Directories (separated by ' + path.delimiter + ') that harvesting may read; empty = no external harvesting'
   },
   { key: 'adminPassword', env: 'MAPWARDEN_ADMIN_PASSWORD', parse: (s) => s, describe: 'Password of user admin on first start; generated and printed once when unset' },
+  { key: 'tileMaxAge', env: 'MAPWARDEN_TILE_MAX_AGE', parse: int(0, 31536000), default: 60, describe: 'Cache-Control max-age of tiles (seconds); clients revalidate with the ETag after it' },
   { key: 'authCacheSeconds', env: 'MAPWARDEN_AUTH_CACHE_SECONDS', parse: int(0, 3600), default: 60, describe: 'How long a verified password is remembered' },
   { key: 'requireHttps', env: 'MAPWARDEN_REQUIRE_HTTPS', parse: bool, default: false, describe: 'Refuse Basic credentials over plain HTTP' },
   // Never echoed: its length (at least 16 characters) is checked by services/security/master-password.ts.

@@ -1,6 +1,7 @@
 // Tile services over the tile cache: WMTS 1.0.0 (GetCapabilities and GetTile, KVP and RESTful),
 // TMS 1.0.0 and an XYZ path. Tiles come from the blob store; a miss renders the metatile on the
-// worker pool, stores it and serves it. ETag/If-None-Match and Cache-Control on every tile.
+// worker pool, stores it and serves it. ETag/If-None-Match and Cache-Control on every tile: public
+// when the layer is readable anonymously, private otherwise; max-age MAPWARDEN_TILE_MAX_AGE.
 // Access: the routes are public at the HTTP level and every tile read goes through
 // app.tileCache.readTile / tileLayer, whose authorizer (tileCache.setAuthorizer) is the one place
 // where the security area checks per-layer read access (GeoServer's default `*.*.r=*` meanwhile).
@@ -12,7 +13,6 @@ import { tmsService, tmsTileMap, wmtsCapabilities } from './capabilities.js'
 
 const PUBLIC = { config: { access: 'public' as const } }
 const PARAMS = ['STYLES', 'CQL_FILTER', 'TIME', 'ELEVATION']
-const CACHE_CONTROL = 'public, max-age=3600'
 
 type Query = Record<string, string | string[] | undefined>
 
@@ -50,7 +50,9 @@ export default async function tiles (app: FastifyInstance) {
     const parameters: Record<string, string> = {}
     for (const p of PARAMS) if (params[p] !== undefined) parameters[p] = params[p]
     const tile = await cache.readTile({ layer, gridSet: gs, format, parameters, z, x, y }, req.principal)
-    reply.header('geowebcache-cache-result', tile.cached ? 'HIT' : 'MISS').header('etag', tile.etag).header('cache-control', CACHE_CONTROL).header('last-modified', new Date(tile.mtimeMs).toUTCString())
+    // A tile that needs a login is private: a shared proxy must not hand it to anyone else.
+    const cacheControl = `${tile.public ? 'public' : 'private'}, max-age=${app.config.tileMaxAge}`
+    reply.header('geowebcache-cache-result', tile.cached ? 'HIT' : 'MISS').header('etag', tile.etag).header('cache-control', cacheControl).header('last-modified', new Date(tile.mtimeMs).toUTCString())
     if (req.headers['if-none-match'] === tile.etag) return reply.code(304).send()
     return reply.type(format).send(tile.data)
   }

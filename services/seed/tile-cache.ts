@@ -101,13 +101,23 @@ export function createTileCache (deps: TileCacheDeps) {
       return breeder.submit(spec)
     },
 
-    /** The single entry point of tile reads: the stored tile, or the metatile rendered on a miss. */
-    async readTile (req: TileRequest, principal?: Principal): Promise<StoredTile & { cached: boolean }> {
+    /** Whether anyone may read the layer's tiles without logging in (shared caches may keep them). */
+    async isPublic (layer: LayerInfo): Promise<boolean> {
+      try { await authorize('read', layer, undefined); return true } catch (err) {
+        if (isMapwardenError(err)) return false
+        throw err
+      }
+    },
+
+    /** The single entry point of tile reads: the stored tile, or the metatile rendered on a miss;
+     *  `public` when the layer is readable anonymously. */
+    async readTile (req: TileRequest, principal?: Principal): Promise<StoredTile & { cached: boolean, public: boolean }> {
       const layer = await this.tileLayer(req.layer, principal)
+      const isPublic = principal === undefined || await this.isPublic(layer)
       const params = normaliseParameters(layer, req.parameters, 'parameter')
       const key: TileKey = { layer: layer.qualifiedName, gridSet: req.gridSet.id, format: req.format, parameterId: parameterId(params), z: req.z, x: req.x, y: req.y }
       const hit = await store.get(key)
-      if (hit) return { ...hit, cached: true }
+      if (hit) return { ...hit, cached: true, public: isPublic }
       const subset = gridSubset(req.gridSet, layer.bbox)
       const rect = metaTileOf(subset, req.z, req.x, req.y)
       if (!rect) throw TileOutOfRange(`${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
@@ -121,7 +131,7 @@ export function createTileCache (deps: TileCacheDeps) {
       await p
       const tile = await store.get(key)
       if (!tile) throw TileOutOfRange(`${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
-      return { ...tile, cached: false }
+      return { ...tile, cached: false, public: isPublic }
     },
 
     async close () { await breeder.close() }

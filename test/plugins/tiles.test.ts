@@ -37,7 +37,7 @@ t.test('a cache miss renders the metatile on the pool, stores it, and serves the
   t.equal(res.statusCode, 200)
   t.equal(res.headers['content-type'], 'image/png')
   t.equal(res.headers['geowebcache-cache-result'], 'MISS')
-  t.equal(res.headers['cache-control'], 'public, max-age=3600')
+  t.equal(res.headers['cache-control'], 'public, max-age=60')
   const etag = res.headers.etag as string
   t.match(etag, /^"[0-9a-f]+-[0-9a-f]+"$/)
   t.same(await pixels(res.rawPayload), await expectedTile(app, layer, 2, [4, 1, 4, 2], 4, 2))
