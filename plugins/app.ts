@@ -1,7 +1,7 @@
 // mapwarden as a Fastify plugin: `host.register(mapwarden, { prefix: '/geoserver', dataDir })`.
 // Not wrapped in fastify-plugin: its hooks, parsers, error handler and decorators stay inside its
 // own encapsulation context, so a host's routes and parsers are untouched.
-import type { FastifyInstance, FastifyReply, FastifyServerOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { resolveConfig, type MapwardenConfig, type MapwardenOptions } from './infra/config.js'
 import errors from './infra/errors.js'
@@ -66,12 +66,31 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
   await app.register(web)
 }
 
+/** Query parameters whose names suggest a secret (?password=, ?authkey=, ?access_token=...). */
+const SECRET_PARAM = /(pass|password|passwd|pwd|token|secret|authkey|apikey)$|(^|[-_.])key$/i
+
+/** A request URL for the log: the values of secret-looking query parameters replaced. */
+export function redactUrl (url: string): string {
+  const q = url.indexOf('?')
+  if (q < 0) return url
+  const parts = url.slice(q + 1).split('&').map((pair) => {
+    const eq = pair.indexOf('=')
+    let name = eq < 0 ? pair : pair.slice(0, eq)
+    try { name = decodeURIComponent(name.replace(/\+/g, ' ')) } catch { /* logged as sent */ }
+    return eq >= 0 && SECRET_PARAM.test(name) ? `${pair.slice(0, eq)}=[redacted]` : pair
+  })
+  return `${url.slice(0, q)}?${parts.join('&')}`
+}
+
 /** Fastify options for a standalone server (plugins/server.ts) or a host that wants the same. */
 export function serverOptions (config: Pick<MapwardenConfig, 'logLevel' | 'bodyLimit'>): FastifyServerOptions {
   return {
     logger: {
       level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' }
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
+      serializers: {
+        req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort })
+      }
     },
     requestIdHeader: 'x-request-id',
     bodyLimit: config.bodyLimit,

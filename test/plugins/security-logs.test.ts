@@ -47,3 +47,24 @@ t.test('requireHttps refuses Basic credentials over plain HTTP', async (t) => {
   t.equal(res.statusCode, 403)
   t.equal(res.body, 'Access denied: Basic credentials are refused over plain HTTP; use HTTPS')
 })
+
+t.test('secrets in query strings are redacted in every log line; other parameters are kept', async (t) => {
+  let logged = ''
+  const stream = new Writable({ write (chunk, _enc, cb) { logged += chunk.toString(); cb() } })
+  const opts = serverOptions({ logLevel: 'info', bodyLimit: 1024 * 1024 })
+  const root = Fastify({ ...opts, logger: { ...(opts.logger as object), stream } })
+  await root.register(async (scope) => {
+    await scope.register(exposedMapwarden, { env: {}, adminPassword: ADMIN_PASSWORD, announce: () => {}, dataDir: tempDir(t), logLevel: 'info' })
+  }, { prefix: BASE })
+  await root.ready()
+  t.teardown(() => root.close())
+  const secrets = ['password=pw-canary-1', 'passwd=pw-canary-2', 'PWD=pw-canary-3', 'access_token=tok-canary-4', 'api_key=key-canary-5',
+    'key=key-canary-6', 'client_secret=sec-canary-7', 'authkey=auth-canary-8', 'pass%77ord=pw-canary-9']
+  const res = await root.inject({ method: 'GET', url: `${BASE}/rest/workspaces.json?user=admin&${secrets.join('&')}&keywords=kept-canary` })
+  t.equal(res.statusCode, 401)
+  t.match(logged, /incoming request/)
+  for (const s of secrets) t.notOk(logged.includes(s.split('=')[1]), `${s.split('=')[0]} is redacted`)
+  t.match(logged, /password=\[redacted\]/)
+  t.match(logged, /keywords=kept-canary/, 'a parameter that only contains "key" is kept')
+  t.match(logged, /user=admin/)
+})
