@@ -49,7 +49,7 @@ declare module 'fastify' {
 const SUFFIX = /\.(xml|json|sld|zip|html)$/i
 const ZIP_TYPES = ['application/zip', 'application/x-zip-compressed', 'application/x-zip']
 const SLD_TYPES = ['application/vnd.ogc.sld+xml', 'application/vnd.ogc.se+xml']
-export const ACCEPTED_TYPES = ['application/xml', 'text/xml', 'application/json', 'text/plain', ...SLD_TYPES, ...ZIP_TYPES,
+export const ACCEPTED_TYPES = ['application/xml', 'text/xml', 'application/json', 'text/json', 'text/plain', ...SLD_TYPES, ...ZIP_TYPES,
   'application/x-www-form-urlencoded', 'multipart/form-data']
 const MAX_JSON_DEPTH = 256
 
@@ -151,6 +151,11 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
     } else {
       const f = formatFromAccept(req.headers.accept)
       req.format = f ?? undefined
+    }
+    // GeoServer takes text/json wherever it takes application/json: one name from here on, so every
+    // area's parser and media-type checks see it (parameters such as charset kept).
+    if (/^\s*text\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
+      req.headers['content-type'] = req.headers['content-type']!.replace(/^\s*text\/json/i, 'application/json')
     }
     // DECISIONS.md: a body to a suffixed resource without a fitting media type is read by the suffix.
     const ct = (req.headers['content-type'] ?? '').toLowerCase()

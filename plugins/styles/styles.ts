@@ -11,7 +11,7 @@ const SLD_TYPES = ['application/vnd.ogc.sld+xml', 'application/vnd.ogc.se+xml']
 const XML_TYPES = ['application/xml', 'text/xml']
 const ZIP_TYPES = ['application/zip', 'application/x-zip-compressed', 'application/x-zip']
 const ENTRY_TYPES = [...XML_TYPES, 'application/json']
-const ACCEPTED = [...SLD_TYPES, ...ENTRY_TYPES, 'application/zip'].join(', ')
+const ACCEPTED = [...SLD_TYPES, ...ENTRY_TYPES, 'text/json', 'application/zip'].join(', ')
 
 interface StyleParams { ws?: string, name?: string }
 interface StyleQuery { name?: string, purge?: string, recurse?: string, quietOnNotFound?: string }
