@@ -21,6 +21,7 @@ import { registerOpenApi } from './openapi/index.js'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { Duplex } from 'node:stream'
+import { CrossSiteRequest } from '../services/errors.js'
 
 export type MapwardenPluginOptions = MapwardenOptions & {
   /** Where a generated admin password is shown once; default: standard error. */
@@ -38,6 +39,7 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
   await registerOpenApi(app, (createRequire(import.meta.url)('../../package.json') as { version: string }).version)
 
   app.addHook('onRequest', (req, reply, done) => { reply.header('x-request-id', req.id); done() })
+  app.addHook('onRequest', refuseCrossSite(config.trustedOrigins))
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).type('text/plain; charset=utf-8').send(`No such resource: ${req.method} ${req.url.split('?')[0]}`)
   })
@@ -64,6 +66,28 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
   }
   // The admin page ({base}/web/) and {base}/session.
   await app.register(web)
+}
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'DELETE', 'PATCH'])
+
+/**
+ * A browser that used the admin page keeps sending its Basic credentials; any other page could make
+ * it post a form or a text/plain body here. State-changing requests that the browser marks as
+ * cross-site (Sec-Fetch-Site, or an Origin that is neither this server's nor a trusted one) are
+ * refused; requests without those headers (curl, client libraries) are not browsers' and pass.
+ */
+function refuseCrossSite (trusted: string[]) {
+  const allowed = new Set(trusted)
+  return (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+    if (!STATE_CHANGING.has(req.method)) return done()
+    const origin = req.headers.origin
+    const own = `${req.protocol}://${req.host}`
+    const crossSite = req.headers['sec-fetch-site'] === 'cross-site' && (origin === undefined || !allowed.has(origin))
+    if (crossSite || (origin !== undefined && origin !== own && !allowed.has(origin))) {
+      return done(CrossSiteRequest(req.method, JSON.stringify(origin ?? 'another site')))
+    }
+    done()
+  }
 }
 
 /** Query parameters whose names suggest a secret (?password=, ?authkey=, ?access_token=...). */

@@ -123,6 +123,7 @@ export const MasterPasswordRefused = createError('MW_SECURITY_MASTER_PASSWORD_RE
 export const MasterPasswordAdminOnly = createError('MW_SECURITY_MASTER_PASSWORD_ADMIN_ONLY', 'not_allowed', 'Administrative privileges required')
 export const MasterKeyMismatch = createError('MW_SECURITY_MASTER_KEY_MISMATCH', 'unavailable', 'The stored master password cannot be decrypted with the configured key (%s)')
 export const LayerHidden = createError('MW_SECURITY_LAYER_HIDDEN', 'not_found', 'No such layer: %s')
+export const CrossSiteRequest = createError('MW_SECURITY_CROSS_SITE', 'forbidden', 'Cross-site request refused: a %s from %s may not change anything here (a page of another site cannot use your login); add that origin to MAPWARDEN_TRUSTED_ORIGINS if it is yours')
 export const CredentialsRefused = createError('MW_SECURITY_CREDENTIALS_REFUSED', 'unauthorized', 'The user name or password was refused')
 export const LayerChallenge = createError('MW_SECURITY_LAYER_CHALLENGE', 'unauthorized', 'Authentication required to access layer %s')
 export const LayerDenied = createError('MW_SECURITY_LAYER_DENIED', 'forbidden', 'Access denied: no %s permission on layer %s')

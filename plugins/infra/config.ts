@@ -24,6 +24,7 @@ export interface MapwardenConfig {
   authCacheSeconds: number    // how long a verified password is remembered (0 = never)
   tileMaxAge: number          // Cache-Control max-age of tiles, seconds
   requireHttps: boolean       // refuse Basic credentials over plain HTTP (behind a TLS proxy: x-forwarded-proto)
+  trustedOrigins: string[]    // browser origins besides the server's own that may send state-changing requests
   masterKey?: string          // secret that encrypts the master password; default: key file security/master.key (0600)
   faultKillAt?: FaultRule[]   // test-only: fault points where the process SIGKILLs itself (services/faults.ts)
 }
@@ -111,6 +112,18 @@ export const SETTINGS: Setting[] = [
   { key: 'adminPassword', env: 'MAPWARDEN_ADMIN_PASSWORD', parse: (s) => s, describe: 'Password of user admin on first start; generated and printed once when unset' },
   { key: 'tileMaxAge', env: 'MAPWARDEN_TILE_MAX_AGE', parse: int(0, 31536000), default: 60, describe: 'Cache-Control max-age of tiles (seconds); clients revalidate with the ETag after it' },
   { key: 'authCacheSeconds', env: 'MAPWARDEN_AUTH_CACHE_SECONDS', parse: int(0, 3600), default: 60, describe: 'How long a verified password is remembered' },
+  {
+    key: 'trustedOrigins',
+    env: 'MAPWARDEN_TRUSTED_ORIGINS',
+    parse: (s) => s.split(/[\s,]+/).filter(Boolean).map((o) => {
+      let url: URL
+      try { url = new URL(o) } catch { throw new Error(`entries must be origins such as https://maps.example.org, got "${o}"`) }
+      if (!/^https?:$/.test(url.protocol) || url.origin !== o.replace(/\/$/, '')) throw new Error(`entries must be origins such as https://maps.example.org (scheme, host, optional port), got "${o}"`)
+      return url.origin
+    }),
+    default: [],
+    describe: 'Web origins (separated by commas) besides the server\'s own whose pages may send POST, PUT and DELETE requests through a browser'
+  },
   { key: 'requireHttps', env: 'MAPWARDEN_REQUIRE_HTTPS', parse: bool, default: false, describe: 'Refuse Basic credentials over plain HTTP' },
   // Never echoed: its length (at least 16 characters) is checked by services/security/master-password.ts.
   { key: 'masterKey', env: 'MAPWARDEN_MASTER_KEY', parse: (s) => s, describe: 'Secret (16+ characters) that encrypts the master password at rest; default: a generated key file security/master.key (0600) in the data directory' },
@@ -147,6 +160,6 @@ export function resolveConfig (options: MapwardenOptions = {}): MapwardenConfig 
 function checkTyped (s: Setting, value: unknown): unknown {
   // Programmatic options arrive typed; re-validate them through the same parser.
   if (s.key === 'faultKillAt' && Array.isArray(value)) return s.parse(value.map((r: FaultRule | string) => typeof r === 'string' ? r : `${r.name}@${r.nth}`).join(','))
-  if (Array.isArray(value)) return s.parse(value.join(path.delimiter))
+  if (Array.isArray(value)) return s.parse(value.join(s.key === 'trustedOrigins' ? ',' : path.delimiter))
   return s.parse(String(value))
 }
