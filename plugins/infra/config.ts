@@ -18,6 +18,7 @@ export interface MapwardenConfig {
   renderNice: number          // nice value of the render threads and the other background threads (Linux); 0 = untouched
   maxSeedThreads: number      // largest threadCount a seed request may ask for
   taskSlots: number           // seed tasks that run at once; more wait as PENDING
+  tileQueue: number           // on-demand tile renders that may wait for a render thread (past it: 503)
   maxPendingTasks: number     // past this, seed requests are answered 429
   harvestRoots: string[]      // absolute directories that external.imagemosaic may read
   adminPassword?: string      // used once, on first start with an empty catalog
@@ -98,6 +99,7 @@ export const SETTINGS: Setting[] = [
   { key: 'renderNice', env: 'MAPWARDEN_RENDER_NICE', parse: int(0, 19), default: 10, describe: 'Nice value (Linux) of the render threads and of the process\'s other background threads (the thread pool that encodes tiles, garbage-collector helpers), so answering requests wins the CPU over seeding; 0 leaves thread priorities alone' },
   { key: 'maxSeedThreads', env: 'MAPWARDEN_MAX_SEED_THREADS', parse: int(1, 128), default: 16, describe: 'Largest threadCount of a seed request' },
   { key: 'taskSlots', env: 'MAPWARDEN_TASK_SLOTS', parse: int(1, 128), default: 4, describe: 'Seed tasks running at once; others wait as PENDING' },
+  { key: 'tileQueue', env: 'MAPWARDEN_TILE_QUEUE', parse: int(1, 100_000), default: 256, describe: 'On-demand metatile renders (tiles requested and not cached) that may wait for a render thread; they go ahead of seeding; past it a tile request answers 503 with Retry-After' },
   { key: 'maxPendingTasks', env: 'MAPWARDEN_MAX_PENDING_TASKS', parse: int(1, 1_000_000), default: 1000, describe: 'Pending-task cap; seed requests past it get 429' },
   {
     key: 'harvestRoots',

@@ -61,6 +61,8 @@ async function errors (app: FastifyInstance) {
     // Exactly GeoServer's challenge: clients and proxies match it verbatim.
     if (status === 401) reply.header('WWW-Authenticate', 'Basic realm="GeoServer Realm"')
     else reply.removeHeader('www-authenticate')
+    // A full render queue, a shutdown, granules changing under a render: worth trying again soon.
+    if (status === 503 && isMapwardenError(err)) reply.header('Retry-After', '1')
     return reply.code(status).type('text/plain; charset=utf-8').send(messageOf(err, status))
   })
 }

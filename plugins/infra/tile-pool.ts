@@ -10,6 +10,7 @@ import { Piscina } from 'piscina'
 import type { MapwardenConfig } from './config.js'
 import { createTileCache, type TileCache } from '../../services/seed/tile-cache.js'
 import { createTaskRecords } from '../../services/seed/task-records.js'
+import { createRenderQueue, type RenderQueue } from '../../services/seed/render-queue.js'
 import type { MetatileRequest, RenderedMetatile } from '../../services/seed/tile-breeder.js'
 import { rectBounds } from '../../services/seed/grid-sets.js'
 import { GranuleDamaged, GranulesChanged, RenderQueueFull, RendererUnavailable } from '../../services/errors.js'
@@ -89,7 +90,7 @@ export function backgroundThreadPriority (nice: number): () => void {
   }
 }
 
-export function metatileRenderer (app: FastifyInstance, pool: TilePool, tileSize = 256) {
+export function metatileRenderer (app: FastifyInstance, pool: TilePool, queue: RenderQueue, tileSize = 256) {
   return async function render (req: MetatileRequest): Promise<RenderedMetatile> {
     const mosaics = (app as unknown as { mosaics?: MosaicRenderer }).mosaics
     if (!mosaics?.prepareRender) throw RendererUnavailable(req.layer.qualifiedName)
@@ -118,15 +119,16 @@ export function metatileRenderer (app: FastifyInstance, pool: TilePool, tileSize
       req.signal?.throwIfAborted()
       try {
         return await pool.run({ job, cols, rows, tileSize, format: req.format, target: req.target }, { name: 'renderMetatile' }) as MetatileResult
-      } catch (err) {
+      } catch (err) { // (the queue in front keeps the pool's own queue empty; kept for safety)
         if (/queue is at limit/i.test((err as Error).message)) throw RenderQueueFull()
         throw err
       }
     }
-    let out = await renderOnce()
+    const priority = req.priority ?? 'seed'
+    let out = await queue.run(priority, renderOnce)
     // A granule file went away between planning and rendering (the mosaic was replaced, granules
     // deleted): plan once more from the index as it is now.
-    if (out.granuleGone) out = await renderOnce()
+    if (out.granuleGone) out = await queue.run(priority, renderOnce)
     if (out.granuleGone) throw GranulesChanged(req.layer.qualifiedName)
     if (out.damaged) throw GranuleDamaged(mosaics.markDamaged(out.damaged.path, out.damaged.reason), req.layer.qualifiedName, out.damaged.reason)
     const error = out.failed && Object.assign(new Error(out.failed.message), { code: out.failed.code })
@@ -154,7 +156,7 @@ async function tilePool (app: FastifyInstance, { config }: { config: MapwardenCo
     records,
     fault: app.faults,
     layers: app.layers,
-    render: metatileRenderer(app, { run }),
+    render: metatileRenderer(app, { run }, createRenderQueue({ slots: config.workerThreads, interactive: config.tileQueue })),
     taskSlots: config.taskSlots,
     maxPendingTasks: config.maxPendingTasks,
     maxSeedThreads: config.maxSeedThreads,

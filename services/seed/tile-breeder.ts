@@ -13,6 +13,7 @@ import { viewOf, type Job, type Task, type TaskState, type TaskView } from './ta
 import type { LayerInfo } from '../catalog/layers.js'
 import type { TileFormat } from './formats.js'
 import type { ParameterSet } from './parameters.js'
+import type { RenderPriority } from './render-queue.js'
 import { GranuleDamaged, MapwardenError, StorageFull, TileCacheClosing, TooManyPendingTasks, isStorageFull } from '../errors.js'
 import type { TaskRecords } from './task-records.js'
 
@@ -25,6 +26,8 @@ export interface MetatileRequest {
   format: TileFormat
   parameters: ParameterSet
   signal?: AbortSignal
+  /** 'interactive' for a tile requested and not cached (rendered ahead of seeding); default 'seed'. */
+  priority?: RenderPriority
   /** Where the tiles go (the blob store's files of `rect`, image order). */
   target: MetatileTarget
 }

@@ -1,4 +1,5 @@
 // Tiles rendered for real from an image mosaic, through the worker pool, stored and served.
+import { createRenderQueue } from '../../services/seed/render-queue.js'
 import t from 'tap'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -133,7 +134,8 @@ t.test('a mosaic replaced between planning a metatile and rendering it: planned 
   const rect: Rect = [4, 1, 4, 2]
   const req = { layer, gridSet: g4326, z: 2, rect, format: 'image/png' as const, parameters: {}, target: app.tileCache.store.metatileTarget(set, 2, rect) }
 
-  const out = await metatileRenderer(app, replacing(1))(req)
+  const queue = createRenderQueue({ slots: 1, interactive: 1 })
+  const out = await metatileRenderer(app, replacing(1), queue)(req)
   t.equal(replacements, 1)
   t.equal(out.error, undefined)
   t.equal(out.writes.length, 2, 'both tiles of the metatile written')
@@ -141,6 +143,6 @@ t.test('a mosaic replaced between planning a metatile and rendering it: planned 
   t.same([r, g, b], [0, 0, 200], 'drawn from the replacing granule')
 
   replacements = 0
-  await t.rejects(metatileRenderer(app, replacing(2))(req), { code: 'MW_TILES_GRANULES_CHANGED', message: 'The granules of layer topp:world changed while a tile was being rendered; try again' })
+  await t.rejects(metatileRenderer(app, replacing(2), queue)(req), { code: 'MW_TILES_GRANULES_CHANGED', message: 'The granules of layer topp:world changed while a tile was being rendered; try again' })
   t.equal(replacements, 2, 'planned twice, then given up')
 })
