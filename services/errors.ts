@@ -149,6 +149,7 @@ export const ThreadIdInvalid = createError('MW_SEED_THREAD_ID_INVALID', 'invalid
 export const TooManyPendingTasks = createError('MW_SEED_TOO_MANY_PENDING', 'busy', 'Too many pending seed tasks (limit %d); try again later')
 export const SeedTaskNotFound = createError('MW_SEED_TASK_NOT_FOUND', 'not_found', 'No such task: %s')
 export const TileRequestInvalid = createError('MW_TILES_INVALID', 'invalid', '%s')
+export const TileParameterInvalid = createError('MW_TILES_PARAMETER_INVALID', 'invalid', 'Invalid tile request: %s %s: %s')
 export const TileOutOfRange = createError('MW_TILES_OUT_OF_RANGE', 'not_found', 'Tile %s is outside the coverage of layer %s in grid set %s')
 export const RendererUnavailable = createError('MW_TILES_RENDERER_UNAVAILABLE', 'unavailable', 'No renderer is available for layer %s')
 export const TileCacheClosing = createError('MW_TILES_CLOSING', 'unavailable', 'The tile cache is shutting down')

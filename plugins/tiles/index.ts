@@ -45,15 +45,20 @@ export default async function tiles (app: FastifyInstance) {
   const cache = app.tileCache
   const serviceUrl = (req: FastifyRequest) => `${req.protocol}://${req.host}${app.prefix}`
 
-  async function sendTile (req: FastifyRequest, reply: FastifyReply, layer: string, gs: GridSet, format: TileFormat, z: number, x: number, y: number, params: Record<string, string>) {
+  /** `asked`: the tile in the request's own terms, for messages ("XYZ 3/8/0"); y here counts from the bottom. */
+  async function sendTile (req: FastifyRequest, reply: FastifyReply, layer: string, gs: GridSet, format: TileFormat, z: number, x: number, y: number,
+    params: Record<string, string>, asked: string) {
     checkIndex(gs, z)
     const parameters: Record<string, string> = {}
     for (const p of PARAMS) if (params[p] !== undefined) parameters[p] = params[p]
-    const tile = await cache.readTile({ layer, gridSet: gs, format, parameters, z, x, y }, req.principal)
+    const tile = await cache.readTile({ layer, gridSet: gs, format, parameters, z, x, y, asked }, req.principal)
     // A tile that needs a login is private: a shared proxy must not hand it to anyone else.
     const cacheControl = `${tile.public ? 'public' : 'private'}, max-age=${app.config.tileMaxAge}`
     reply.header('geowebcache-cache-result', tile.cached ? 'HIT' : 'MISS').header('etag', tile.etag).header('cache-control', cacheControl).header('last-modified', new Date(tile.mtimeMs).toUTCString())
     if (req.headers['if-none-match'] === tile.etag) return reply.code(304).send()
+    // HTTP dates count whole seconds: a tile modified within the second named is not newer.
+    const since = req.headers['if-none-match'] === undefined && req.headers['if-modified-since'] ? Date.parse(req.headers['if-modified-since']) : NaN
+    if (Math.floor(tile.mtimeMs / 1000) * 1000 <= since) return reply.code(304).send()
     return reply.type(format).send(tile.data)
   }
 
@@ -77,7 +82,8 @@ export default async function tiles (app: FastifyInstance) {
     const col = int('TILECOL', q.TILECOL)
     if (z >= gs.resolutions.length) throw TileRequestInvalid(`TILEMATRIX ${q.TILEMATRIX} is not in ${gs.id}`)
     if (!q.LAYER) throw TileRequestInvalid('LAYER is required')
-    return sendTile(req, reply, q.LAYER, gs, format, z, col, tilesHigh(gs, z) - 1 - row, { ...q, STYLES: q.STYLE ?? q.STYLES })
+    return sendTile(req, reply, q.LAYER, gs, format, z, col, tilesHigh(gs, z) - 1 - row, { ...q, STYLES: q.STYLE ?? q.STYLES },
+      `WMTS TileMatrix ${gs.id}:${z} TileRow ${row} TileCol ${col}`)
   })
   app.get('/wmts/1.0.0/WMTSCapabilities.xml', PUBLIC, async (req, reply) =>
     reply.type('application/vnd.ogc.wmts+xml; charset=utf-8').header('cache-control', 'no-cache')
@@ -97,7 +103,8 @@ export default async function tiles (app: FastifyInstance) {
       if (!format || !isTileFormat(format)) throw TileRequestInvalid(`Unsupported format ${q.FORMAT ?? colMatch?.[2]}`)
       const col = int('TileCol', colMatch?.[1])
       const row = int('TileRow', req.params.row)
-      return sendTile(req, reply, req.params.layer, gs, format, z, col, tilesHigh(gs, z) - 1 - row, { ...q, STYLES: req.params.style })
+      return sendTile(req, reply, req.params.layer, gs, format, z, col, tilesHigh(gs, z) - 1 - row, { ...q, STYLES: req.params.style },
+        `WMTS TileMatrix ${gs.id}:${z} TileRow ${row} TileCol ${col}`)
     })
 
   // --- TMS 1.0.0: <layer>@<gridset>@<ext>/<z>/<x>/<y>.<ext>, y from the bottom ---
@@ -118,7 +125,8 @@ export default async function tiles (app: FastifyInstance) {
     const t = tileMap(req.params.map)
     const ym = /^(\d{1,10})\.(\w+)$/.exec(req.params.y)
     if (!ym || formatOfExtension(ym[2]) !== t.format) throw TileRequestInvalid(`tile must be <y>.${t.ext}, got ${req.params.y}`)
-    return sendTile(req, reply, t.layer, t.gs, t.format, int('z', req.params.z), int('x', req.params.x), Number(ym[1]), kvp(req.query))
+    const [z, x, y] = [int('z', req.params.z), int('x', req.params.x), Number(ym[1])]
+    return sendTile(req, reply, t.layer, t.gs, t.format, z, x, y, kvp(req.query), `TMS ${z}/${x}/${y}`)
   })
 
   // --- XYZ: y from the top, as web maps count ---
@@ -129,6 +137,7 @@ export default async function tiles (app: FastifyInstance) {
     if (!ym || !format) throw TileRequestInvalid(`tile must be <y>.png, .jpeg or .webp, got ${req.params.y}`)
     const z = int('z', req.params.z)
     if (z >= gs.resolutions.length) throw TileRequestInvalid(`zoom level ${z} is not in grid set ${gs.id}`)
-    return sendTile(req, reply, req.params.layer, gs, format, z, int('x', req.params.x), tilesHigh(gs, z) - 1 - Number(ym[1]), kvp(req.query))
+    const x = int('x', req.params.x)
+    return sendTile(req, reply, req.params.layer, gs, format, z, x, tilesHigh(gs, z) - 1 - Number(ym[1]), kvp(req.query), `XYZ ${z}/${x}/${ym[1]}`)
   })
 }

@@ -41,21 +41,22 @@ export function allowedStyles (layer: LayerInfo): string[] {
  * Validates and normalises raw parameter values (names case-insensitive). Defaults are dropped
  * so that `STYLES=<default>` and no STYLES share one tile set.
  */
-export function normaliseParameters (layer: LayerInfo, raw: Record<string, unknown>, field = 'parameters'): ParameterSet {
+export function normaliseParameters (layer: LayerInfo, raw: Record<string, unknown>, field = 'parameters',
+  invalid: (field: string, name: string, reason: string) => Error = SeedFieldInvalid): ParameterSet {
   const allowed = allowedParameters(layer)
   const out: ParameterSet = {}
   for (const [k, v] of Object.entries(raw)) {
     const name = k.toUpperCase()
-    if (!allowed.includes(name)) throw SeedFieldInvalid(field, k, `not a parameter filter of layer ${layer.qualifiedName}; allowed: ${allowed.join(', ')}`)
+    if (!allowed.includes(name)) throw invalid(field, k, `not a parameter filter of layer ${layer.qualifiedName}; allowed: ${allowed.join(', ')}`)
     if (v === undefined || v === null) continue
-    if (typeof v !== 'string' && typeof v !== 'number') throw SeedFieldInvalid(field, k, 'value must be a string')
+    if (typeof v !== 'string' && typeof v !== 'number') throw invalid(field, k, 'value must be a string')
     const value = String(v).trim()
-    if (value.length > MAX_VALUE_LENGTH) throw SeedFieldInvalid(field, k, `value longer than ${MAX_VALUE_LENGTH} characters`)
-    if (/[\u0000-\u001f]/.test(value)) throw SeedFieldInvalid(field, k, 'value holds control characters')
+    if (value.length > MAX_VALUE_LENGTH) throw invalid(field, k, `value longer than ${MAX_VALUE_LENGTH} characters`)
+    if (/[\u0000-\u001f]/.test(value)) throw invalid(field, k, 'value holds control characters')
     if (value === '') continue
     if (name === 'STYLES') {
       const styles = allowedStyles(layer)
-      if (!styles.includes(value)) throw SeedFieldInvalid(field, `STYLES=${value}`, `not a style of layer ${layer.qualifiedName}; allowed: ${styles.join(', ') || '(default only)'}`)
+      if (!styles.includes(value)) throw invalid(field, `STYLES=${value}`, `not a style of layer ${layer.qualifiedName}; allowed: ${styles.join(', ') || '(default only)'}`)
       if (value === defaultStyleOf(layer)) continue
     }
     out[name] = value

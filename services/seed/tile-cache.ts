@@ -4,7 +4,7 @@
 import path from 'node:path'
 import type { LayerInfo, LayerStore } from '../catalog/layers.js'
 import { splitLayerName } from '../catalog/layers.js'
-import { isMapwardenError, TileLayerNotFound, TileOutOfRange, UnknownTileLayer } from '../errors.js'
+import { isMapwardenError, TileLayerNotFound, TileOutOfRange, TileParameterInvalid, UnknownTileLayer } from '../errors.js'
 import { createBlobStore, type StoredTile, type TileKey } from './blob-store.js'
 import { createTileBreeder, renderIntoStore, type MetatileRenderer } from './tile-breeder.js'
 import { gridSubset, type GridSet } from './grid-sets.js'
@@ -45,6 +45,8 @@ export interface TileRequest {
   x: number
   /** Row counted from the bottom (grid set origin). */
   y: number
+  /** The tile as the request named it (its own axis order and row origin), for messages. */
+  asked?: string
 }
 
 export function createTileCache (deps: TileCacheDeps) {
@@ -114,13 +116,13 @@ export function createTileCache (deps: TileCacheDeps) {
     async readTile (req: TileRequest, principal?: Principal): Promise<StoredTile & { cached: boolean, public: boolean }> {
       const layer = await this.tileLayer(req.layer, principal)
       const isPublic = principal === undefined || await this.isPublic(layer)
-      const params = normaliseParameters(layer, req.parameters, 'parameter')
+      const params = normaliseParameters(layer, req.parameters, 'parameter', TileParameterInvalid)
       const key: TileKey = { layer: layer.qualifiedName, gridSet: req.gridSet.id, format: req.format, parameterId: parameterId(params), z: req.z, x: req.x, y: req.y }
       const hit = await store.get(key)
       if (hit) return { ...hit, cached: true, public: isPublic }
       const subset = gridSubset(req.gridSet, layer.bbox)
       const rect = metaTileOf(subset, req.z, req.x, req.y)
-      if (!rect) throw TileOutOfRange(`${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
+      if (!rect) throw TileOutOfRange(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
       const mkey = `${key.layer}/${key.gridSet}/${key.format}/${key.parameterId}/${req.z}/${rect[0]}/${rect[1]}`
       let p = inflight.get(mkey)
       if (!p) {
@@ -130,7 +132,7 @@ export function createTileCache (deps: TileCacheDeps) {
       }
       await p
       const tile = await store.get(key)
-      if (!tile) throw TileOutOfRange(`${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
+      if (!tile) throw TileOutOfRange(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
       return { ...tile, cached: false, public: isPublic }
     },
 

@@ -54,7 +54,7 @@ t.test('a cache miss renders the metatile on the pool, stores it, and serves the
 
   res = await app.inject({ method: 'GET', url: `${SERVICE}/xyz/${layer}/EPSG:4326/2/0/0.png` })
   t.equal(res.statusCode, 404)
-  t.equal(res.body, 'Tile 2/0/3 is outside the coverage of layer topp:world in grid set EPSG:4326')
+  t.equal(res.body, 'Tile XYZ 2/0/0 is outside the coverage of layer topp:world in grid set EPSG:4326', 'in the request\'s own coordinates')
   res = await app.inject({ method: 'GET', url: `${SERVICE}/xyz/topp:nosuch/EPSG:4326/2/0/0.png` })
   t.equal(res.statusCode, 404)
   t.equal(res.body, 'Unknown layer topp:nosuch')
@@ -96,7 +96,7 @@ t.test('parameter sets: a CQL_FILTER that selects no granule is its own (empty) 
   t.match(sets[0].parameterId, /^[0-9a-f]{40}$/)
   const styled = await app.inject({ method: 'GET', url: `${SERVICE}/xyz/${layer}/EPSG:4326/2/4/1.png?STYLES=nosuch` })
   t.equal(styled.statusCode, 400)
-  t.match(styled.body, /STYLES=nosuch: not a style of layer topp:world/)
+  t.match(styled.body, /^Invalid tile request: parameter STYLES=nosuch: not a style of layer topp:world/)
 })
 
 t.test('render threads and the other background threads yield to the event loop (MAPWARDEN_RENDER_NICE)', { skip: process.platform !== 'linux' && 'thread priorities are set on Linux only' }, async (t) => {
