@@ -48,6 +48,7 @@ export const WorkspaceNotEmpty = createError('MW_CORE_WORKSPACE_NOT_EMPTY', 'for
 export const InvalidName = createError('MW_CORE_INVALID_NAME', 'invalid', 'Invalid %s name: %s')
 export const InvalidBody = createError('MW_CORE_INVALID_BODY', 'invalid', '%s')
 export const DataDirInUse = createError('MW_CORE_DATA_DIR_IN_USE', 'conflict', 'The data directory %s is in use by another mapwarden process (pid %s): stop it first, or give this one another MAPWARDEN_DATA_DIR')
+export const UploadAborted = createError('MW_CORE_UPLOAD_ABORTED', 'invalid', 'The upload was cut short after %d bytes')
 export const InvalidFlag = createError('MW_CORE_INVALID_FLAG', 'invalid', 'Invalid %s=%s: expected true or false')
 export const UnknownField = createError('MW_CORE_UNKNOWN_FIELD', 'invalid', 'Unknown field %s in %s')
 export const MalformedXml = createError('MW_CORE_MALFORMED_XML', 'invalid', 'Malformed XML: %s')

@@ -17,7 +17,7 @@ import { Transform, type Readable } from 'node:stream'
 import sjson from 'secure-json-parse'
 import { parseXml, assertNoDoctype } from '../../services/files/xml.js'
 import {
-  BodyTooLarge, MalformedJson, NotAcceptable, TooDeep, UnsupportedCharset, UnsupportedMediaType
+  BodyTooLarge, MalformedJson, NotAcceptable, TooDeep, UnsupportedCharset, UnsupportedMediaType, UploadAborted
 } from '../../services/errors.js'
 import { MEDIA_TYPES, serialize, type Document, type Format } from './representation.js'
 
@@ -104,7 +104,14 @@ function decode (body: Buffer, contentType: string): string {
   }
 }
 
-async function streamToFile (payload: Readable, target: string, limit: number): Promise<number> {
+/** A body the client stopped sending (closed the connection): nobody waits for an answer. */
+function clientAborted (err: unknown): boolean {
+  const e = err as NodeJS.ErrnoException
+  return e?.code === 'ECONNRESET' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE' || e?.message === 'aborted'
+}
+
+async function streamToFile (payload: Readable, target: string, limit: number,
+  onAbort: (bytes: number) => void = () => {}): Promise<number> {
   let size = 0
   const cap = new Transform({
     transform (chunk: Buffer, _enc, cb) {
@@ -121,6 +128,7 @@ async function streamToFile (payload: Readable, target: string, limit: number): 
     // before the file is open would have it created after the rm below. Wait for the close first.
     if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()))
     await fs.promises.rm(target, { force: true })
+    if (clientAborted(err)) { onAbort(size); throw UploadAborted(size) }
     throw err
   }
   return size
@@ -226,7 +234,8 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
     const declared = Number(req.headers['content-length'])
     if (Number.isFinite(declared) && declared > opts.uploadLimit) throw BodyTooLarge(opts.uploadLimit)
     const target = path.join(opts.uploadDir, `${Date.now()}-${randomBytes(8).toString('hex')}.upload`)
-    const size = await streamToFile(payload, target, opts.uploadLimit)
+    const size = await streamToFile(payload, target, opts.uploadLimit,
+      (bytes) => req.log.warn({ route: `${req.method} ${req.routeOptions.url ?? req.url.split('?')[0]}`, bytes }, 'upload aborted by the client'))
     req.upload = { path: target, size, mediaType: 'application/zip' }
     return req.upload
   })
