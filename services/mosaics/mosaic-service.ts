@@ -201,6 +201,11 @@ export function createMosaicService (deps: MosaicServiceDeps) {
   async function harvestTarget (body: string): Promise<string> {
     const text = body.trim()
     if (text === '' || text.length > 4096 || /[\u0000-\u001f]/.test(text)) throw HarvestBadLocation('the request body', 'expected a file: URL or an absolute path')
+    // Refused outright rather than normalised away (after the roots check below for '..', so a way
+    // out of the roots keeps its 403): a location that needs them is not one an administrator meant.
+    let decoded = text
+    try { decoded = decodeURIComponent(text) } catch { /* refused below as not a valid file: URL */ }
+    if (decoded.includes('\u0000')) throw HarvestBadLocation('the location', 'it holds a NUL character')
     let p: string
     const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(text)
     if (scheme && scheme[1].length > 1) {
@@ -217,6 +222,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
     const lexical = path.resolve(p)
     // The lexical check comes first so that nothing outside the roots is even looked at.
     if (!roots.some((r) => isUnder(r, lexical))) throw HarvestOutsideRoots('the location is outside them')
+    if (decoded.split(/[\\/]/).includes('..')) throw HarvestBadLocation('the location', "'..' segments are not allowed")
     let real: string
     try { real = await fs.promises.realpath(lexical) } catch { throw HarvestBadLocation('the location', 'no such file or directory under the harvest roots') }
     if (!(await realRoots()).some((r) => isUnder(r, real))) throw HarvestOutsideRoots('the location leaves them through a symbolic link')
@@ -371,6 +377,9 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         now: now(),
         verify: opts.verify
       })
+      if (files.length > 0 && read.granules.length === 0) {
+        throw NoGoodGranules(read.skipped.map((s) => `${s.file}: ${s.reason}`).join('; '))
+      }
       fault('mosaic.harvestBeforeIndex')
       const settings = adoptCrsAttribute(mosaic.settings, read)
       index.transaction(() => {
