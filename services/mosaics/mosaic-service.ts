@@ -19,7 +19,7 @@ import {
 import { parseMosaicDefinition, withCrsAttribute, type DefinitionFiles, type MosaicSettings } from './indexer.js'
 import { worldFileSidecars } from './world-file.js'
 import { WORLD_IMAGE } from '../../workers/mosaic-types.js'
-import { findGranules, readGranules, type ReadResult, type Skipped } from './scan.js'
+import { findGranules, isGone, readGranules, type ReadResult, type Skipped } from './scan.js'
 import { createSqliteGranuleIndex, type Granule, type GranuleIndex, type MosaicRecord } from './granule-index.js'
 import { createCatalogRows, type CoverageConfig, type CoverageRow } from './catalog-rows.js'
 import { compileCql, type CompiledFilter } from './cql.js'
@@ -357,15 +357,23 @@ export function createMosaicService (deps: MosaicServiceDeps) {
       const target = await harvestTarget(body)
       return await exclusive(ws, store, async () => {
       const mosaic = await requireMosaic(ws, store, `${ws},${store}`)
-      const st = await fs.promises.stat(target)
+      const st = await fs.promises.stat(target).catch((err) => {
+        if (isGone(err)) throw HarvestBadLocation('the location', 'no such file or directory under the harvest roots')
+        throw err
+      })
       let files: string[]
+      const vanished: Skipped[] = []
       if (st.isDirectory()) {
         const found = await findGranules(target, mosaic.settings)
         const roots = await realRoots()
         files = []
         for (const f of found) {
-          const real = await fs.promises.realpath(f)
-          if (roots.some((r) => isUnder(r, real))) files.push(real)
+          // A file listed a moment ago may be gone (a granule DELETE with purge, another process).
+          const real = await fs.promises.realpath(f).catch((err) => {
+            if (isGone(err)) { vanished.push({ file: path.basename(f), reason: 'it vanished during the harvest' }); return undefined }
+            throw err
+          })
+          if (real && roots.some((r) => isUnder(r, real))) files.push(real)
         }
       } else if (st.isFile()) files = [target]
       else throw HarvestBadLocation('the location', 'not a regular file or directory')
@@ -377,7 +385,8 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         now: now(),
         verify: opts.verify
       })
-      if (files.length > 0 && read.granules.length === 0) {
+      read.skipped.unshift(...vanished)
+      if (files.length + vanished.length > 0 && read.granules.length === 0) {
         throw NoGoodGranules(read.skipped.map((s) => `${s.file}: ${s.reason}`).join('; '))
       }
       fault('mosaic.harvestBeforeIndex')

@@ -14,6 +14,12 @@ import { TooManyGranules } from '../errors.js'
 
 export interface Skipped { file: string, reason: string }
 
+/** A file or folder that went away between being listed and being read. */
+export function isGone (err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException)?.code
+  return code === 'ENOENT' || code === 'ENOTDIR'
+}
+
 const GEOTIFF_EXT = /\.(tif|tiff|gtif)$/i
 export const MAX_GRANULES_PER_REQUEST = 100_000
 
@@ -26,7 +32,11 @@ function isGranuleName (name: string, siblings: Set<string>, settings: Pick<Mosa
 export async function findGranules (dir: string, settings: Pick<MosaicSettings, 'wildcard' | 'recursive'>, max = MAX_GRANULES_PER_REQUEST): Promise<string[]> {
   const out: string[] = []
   const walk = async (d: string, depth: number) => {
-    const entries = await fs.promises.readdir(d, { withFileTypes: true })
+    let entries: fs.Dirent[]
+    try { entries = await fs.promises.readdir(d, { withFileTypes: true }) } catch (err) {
+      if (depth > 0 && isGone(err)) return // a sub-folder removed while the walk ran
+      throw err
+    }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     const names = new Set(entries.filter((e) => e.isFile()).map((e) => e.name))
     for (const e of entries) {
@@ -107,7 +117,8 @@ export async function readGranules (files: string[], settings: MosaicSettings, o
       })
     } catch (err) {
       if (!(err instanceof GranuleError) && (err as NodeJS.ErrnoException).code === undefined) throw err
-      skipped.push({ file: opts.displayName(file), reason: err instanceof GranuleError ? err.message : 'cannot be read' })
+      const reason = err instanceof GranuleError ? err.message : isGone(err) ? 'it vanished during the harvest' : 'cannot be read'
+      skipped.push({ file: opts.displayName(file), reason })
     }
   }
   return { granules, skipped, crs, heterogeneous }

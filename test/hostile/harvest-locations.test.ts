@@ -54,3 +54,26 @@ t.test('a harvest whose every granule is skipped answers 400 naming each reason'
   t.equal(some.statusCode, 201, 'one good granule among bad ones: 201, the others in the Warning header')
   t.match(String(some.headers.warning), /broken\.tif/)
 })
+
+t.test('harvests racing granule deletes with purge=all: never a 500; a vanished file is skipped with the reason', async (t) => {
+  const { app, root } = await setup(t)
+  const statuses = new Set<number>()
+  const reasons = new Set<string>()
+  for (let round = 0; round < 20; round++) {
+    const dir = path.join(root, `r${round}`)
+    fs.mkdirSync(dir)
+    for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(dir, `g${round}_${i}.tif`), GOOD)
+    // Index half of them first, so the delete has files to purge while the next harvest walks the folder.
+    await harvest(app, path.join(dir, `g${round}_0.tif`))
+    const [h, d] = await Promise.all([
+      harvest(app, dir),
+      app.inject({ method: 'DELETE', url: `${R}/m/coverages/m/index/granules?filter=${encodeURIComponent(`location LIKE '%g${round}_%'`)}&purge=all`, headers: ADMIN })
+    ])
+    statuses.add(h.statusCode)
+    t.ok([201, 400].includes(h.statusCode), `round ${round}: harvest ${h.statusCode} ${h.statusCode === 400 ? h.body.slice(0, 80) : ''}`)
+    t.equal(d.statusCode, 200, `round ${round}: delete`)
+    for (const m of String(h.headers.warning ?? '').matchAll(/: ([^"]+)"/g)) reasons.add(m[1])
+  }
+  t.ok(statuses.has(201), 'harvests went through')
+  t.ok([...reasons].every((r) => r === 'it vanished during the harvest'), `skips say why: ${[...reasons].join(' | ') || '(none this run)'}`)
+})
