@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import type { Db } from '../storage/database.js'
 import type { WorkspaceService } from '../catalog/workspaces.js'
-import { checkName } from '../files/names.js'
+import { checkName, MAX_FILE_NAME_BYTES } from '../files/names.js'
 import { extractZip, type ZipLimits } from '../files/zip.js'
 import { fsyncTree, renameDurable, withStaging, within, writeFileAtomic } from '../files/atomic.js'
 import { createKeyedQueue } from '../keyed-queue.js'
@@ -110,7 +110,7 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
   const upload = async (input: UploadInput): Promise<UploadResult> => {
     const ws = await workspaces.get(input.workspace)
     const store = checkName(input.store, 'data store')
-    const filename = input.text !== undefined ? checkName(input.filename ?? `${store}.appschema`, 'mapping file') : undefined
+    const filename = input.text !== undefined ? checkName(input.filename ?? `${store}.appschema`, 'mapping file', MAX_FILE_NAME_BYTES) : undefined
     return serialized(ws.name, async () => {
       const existing = rows.getStore(ws.name, store)
       if (existing && existing.type !== STORE_TYPE) throw NotAnAppSchemaStore(store, ws.name)

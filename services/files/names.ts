@@ -3,21 +3,32 @@
 // device names, trailing dots or spaces) is refused before any path is built.
 import { InvalidName } from '../errors.js'
 
-const NAME = /^[\p{L}\p{N}_][\p{L}\p{N}_.\- ]{0,127}$/u
+const NAME = /^[\p{L}\p{N}_][\p{L}\p{N}_.\- ]*$/u
 const DEVICE = /^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$/i
+/**
+ * Longest name in UTF-8 bytes: file systems limit a path segment to 255 bytes, and a name gets
+ * up to about 40 more on its way to disk (a style's `.sld` and revision, a temp file's
+ * `.<name>.<12 hex>.mwtmp`). 128 ASCII characters as before; 64 'ü' (2 bytes each).
+ */
+export const MAX_NAME_BYTES = 128
+/** File names made from a name (a style's `<name>.sld`, a mapping file) may add an extension. */
+export const MAX_FILE_NAME_BYTES = MAX_NAME_BYTES + 16
 
-export function isSafeName (value: unknown): value is string {
+export function isSafeName (value: unknown, maxBytes = MAX_NAME_BYTES): value is string {
   return typeof value === 'string' && NAME.test(value) && !value.includes('..') &&
-    !/[. ]$/.test(value) && !DEVICE.test(value)
+    !/[. ]$/.test(value) && !DEVICE.test(value) && Buffer.byteLength(value, 'utf8') <= maxBytes
 }
 
-export function checkName (value: unknown, what: string): string {
-  if (!isSafeName(value)) {
+export function checkName (value: unknown, what: string, maxBytes = MAX_NAME_BYTES): string {
+  if (!isSafeName(value, maxBytes)) {
+    const tooLong = typeof value === 'string' && Buffer.byteLength(value, 'utf8') > maxBytes
     // Quoted, cut, and with markup characters escaped: the message is text, but it may be shown in a browser.
     const shown = typeof value === 'string'
       ? JSON.stringify(value.length > 64 ? value.slice(0, 64) + '...' : value).replace(/[<>&]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'))
       : String(value)
-    throw InvalidName(what, shown)
+    throw InvalidName(what, tooLong
+      ? `${shown} (${Buffer.byteLength(value, 'utf8')} bytes in UTF-8, more than the ${maxBytes} a name may have: names become folder and file names)`
+      : shown)
   }
   return value
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { extractZip, listZip, type ZipLimits } from '../files/zip.js'
 import { assertNoDoctype } from '../files/xml.js'
-import { checkName } from '../files/names.js'
+import { checkName, MAX_FILE_NAME_BYTES } from '../files/names.js'
 import { NoSldInZip, SeveralSldsInZip } from '../errors.js'
 
 export const IMAGE_EXTENSIONS = ['.svg', '.png', '.jpg', '.jpeg', '.gif', '.bmp']
@@ -30,7 +30,7 @@ export async function unpackStylePackage (zipPath: string, stage: string, limits
   if (slds.length === 0) throw NoSldInZip()
   if (slds.length > 1) throw SeveralSldsInZip(slds.map((e) => e.name).join(', '))
   const images = entries.filter((e) => IMAGE_EXTENSIONS.includes(path.extname(e.name).toLowerCase()))
-    .map((e) => checkName(e.name, 'style image'))
+    .map((e) => checkName(e.name, 'style image', MAX_FILE_NAME_BYTES))
   const wanted = new Set([slds[0].name, ...images])
   await extractZip(zipPath, stage, limits, (e) => wanted.has(e.name))
   const sld = decodeXml(await fs.readFile(path.join(stage, slds[0].name)))

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import type { Db } from '../storage/database.js'
 import type { RasterStyle } from '../../workers/render-types.js'
 import { withStaging, writeFileAtomic, within } from '../files/atomic.js'
-import { checkName } from '../files/names.js'
+import { checkName, MAX_FILE_NAME_BYTES } from '../files/names.js'
 import type { ZipLimits } from '../files/zip.js'
 import {
   InvalidStyleEntry, StyleExists, StyleHasNoContent, StyleImageTaken, StyleInUse, StyleNotFound,
@@ -47,7 +47,7 @@ function fileForRevision (filename: string, rev: number): string {
 }
 
 function checkFilename (value: unknown): string {
-  const filename = checkName(value, 'style file')
+  const filename = checkName(value, 'style file', MAX_FILE_NAME_BYTES)
   if (!/\.sld$/i.test(filename)) throw InvalidStyleEntry(`filename ${JSON.stringify(filename)} must end with .sld`)
   return filename
 }
