@@ -43,6 +43,7 @@ export function isMapwardenError (err: unknown): err is MapwardenError {
 
 // --- core (foundation) ---
 export const WorkspaceNotFound = createError('MW_CORE_WORKSPACE_NOT_FOUND', 'not_found', "No such workspace: '%s' found")
+export const StoreNameClash = createError('MW_CORE_STORE_NAME_CLASH', 'conflict', "Store '%s' clashes with the existing store '%s': names that differ only in case would share one folder")
 export const WorkspaceExists = createError('MW_CORE_WORKSPACE_EXISTS', 'conflict', "Workspace '%s' already exists")
 export const WorkspaceNotEmpty = createError('MW_CORE_WORKSPACE_NOT_EMPTY', 'forbidden', 'Workspace not empty')
 export const InvalidName = createError('MW_CORE_INVALID_NAME', 'invalid', 'Invalid %s name: %s')

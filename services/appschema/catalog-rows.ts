@@ -64,7 +64,7 @@ export function createCatalogRows (db: Db) {
     deleteStore: db.prepare('DELETE FROM stores WHERE workspace = ? AND name = ?'),
     fts: db.prepare("SELECT * FROM resources WHERE workspace = ? AND store = ? AND kind = 'featureType' ORDER BY rowid"),
     ft: db.prepare("SELECT * FROM resources WHERE workspace = ? AND store = ? AND name = ? AND kind = 'featureType'"),
-    resourceName: db.prepare('SELECT store FROM resources WHERE workspace = ? AND name = ?').pluck(),
+    resourceName: db.prepare('SELECT store FROM resources WHERE workspace = ? AND mw_fold(name) = mw_fold(?)').pluck(),
     insertFt: db.prepare("INSERT INTO resources (workspace, store, name, kind, native_name, title, srs, bbox, config) VALUES (?, ?, ?, 'featureType', ?, ?, ?, ?, ?)"),
     updateFt: db.prepare('UPDATE resources SET srs = ?, bbox = ?, config = ? WHERE workspace = ? AND store = ? AND name = ?'),
     insertLayer: db.prepare("INSERT OR IGNORE INTO layers (workspace, name, type, styles, enabled) VALUES (?, ?, 'VECTOR', '[]', 1)")

@@ -4,6 +4,7 @@
 // checked there, renamed into place, and only then does the catalog transaction point the store
 // at it. A failed upload therefore changes nothing, and a crash leaves at worst an unreferenced
 // version directory that the next start removes.
+import { checkStoreName } from '../catalog/store-names.js'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -113,6 +114,7 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
     const filename = input.text !== undefined ? checkName(input.filename ?? `${store}.appschema`, 'mapping file', MAX_FILE_NAME_BYTES) : undefined
     return serialized(ws.name, async () => {
       const existing = rows.getStore(ws.name, store)
+      if (!existing) checkStoreName(db, ws.name, store)
       if (existing && existing.type !== STORE_TYPE) throw NotAnAppSchemaStore(store, ws.name)
       return withStaging(dataDir, 'appschema', async (stage) => {
         let placed: string | undefined

@@ -30,11 +30,12 @@ export function createSqliteWorkspaceStore (db: Db): WorkspaceStore {
   const q = {
     list: db.prepare('SELECT * FROM workspaces ORDER BY name'),
     get: db.prepare('SELECT * FROM workspaces WHERE name = ?'),
-    getFolded: db.prepare('SELECT * FROM workspaces WHERE name = ? COLLATE NOCASE'),
-    // Refused when a name equal ignoring (ASCII) case exists: on a case-insensitive file system
-    // their tile and style folders would be one folder. One statement, so two racing creates cannot both pass.
+    getFolded: db.prepare('SELECT * FROM workspaces WHERE mw_fold(name) = mw_fold(?)'),
+    // Refused when a name equal under Unicode case folding exists: on a case-insensitive file
+    // system their tile and style folders would be one folder. One statement, so two racing
+    // creates cannot both pass.
     insert: db.prepare(`INSERT INTO workspaces (name, namespace_uri, isolated, created_at)
-      SELECT @name, @uri, @isolated, @at WHERE NOT EXISTS (SELECT 1 FROM workspaces WHERE name = @name COLLATE NOCASE)`),
+      SELECT @name, @uri, @isolated, @at WHERE NOT EXISTS (SELECT 1 FROM workspaces WHERE mw_fold(name) = mw_fold(@name))`),
     update: db.prepare('UPDATE workspaces SET name = ?, namespace_uri = ?, isolated = ? WHERE name = ?'),
     stores: db.prepare('SELECT count(*) FROM stores WHERE workspace = ?').pluck(),
     remove: db.prepare('DELETE FROM workspaces WHERE name = ?')

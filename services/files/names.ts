@@ -14,6 +14,16 @@ export const MAX_NAME_BYTES = 128
 /** File names made from a name (a style's `<name>.sld`, a mapping file) may add an extension. */
 export const MAX_FILE_NAME_BYTES = MAX_NAME_BYTES + 16
 
+/**
+ * The key under which two names are the same: Unicode full case folding after NFC normalisation
+ * ('ÄÖ' = 'äö', 'STRAẞE' = 'straße' = 'STRASSE'), as case-insensitive file systems and Unicode
+ * default caseless matching see them. Lower, upper, lower: toLowerCase alone leaves 'ß' and
+ * 'ẞ' apart and 'ss' different from both. Also the SQL function mw_fold (storage/database.ts).
+ */
+export function foldName (name: string): string {
+  return name.normalize('NFC').toLowerCase().toUpperCase().toLowerCase().normalize('NFC')
+}
+
 export function isSafeName (value: unknown, maxBytes = MAX_NAME_BYTES): value is string {
   return typeof value === 'string' && NAME.test(value) && !value.includes('..') &&
     !/[. ]$/.test(value) && !DEVICE.test(value) && Buffer.byteLength(value, 'utf8') <= maxBytes

@@ -4,6 +4,7 @@
 // case collisions, too many entries, too large a declared size. While extracting, the inflated
 // bytes of each entry are held to what its header declared, so a lying header cannot expand past
 // the total cap.
+import { foldName } from './names.js'
 import fs from 'node:fs'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
@@ -75,7 +76,7 @@ export async function listZip (file: string, limits: ZipLimits): Promise<ZipEntr
         const bad = checkEntry(entry)
         if (bad) return reject(UnsafeZipEntry(JSON.stringify(entry.fileName.slice(0, 200)), bad))
         const directory = entry.fileName.endsWith('/')
-        const key = entry.fileName.replace(/\/$/, '').toLowerCase()
+        const key = foldName(entry.fileName.replace(/\/$/, ''))
         if (seen.has(key)) return reject(UnsafeZipEntry(JSON.stringify(entry.fileName.slice(0, 200)), 'duplicate or case-colliding name'))
         seen.add(key)
         total += entry.uncompressedSize
@@ -90,10 +91,10 @@ export async function listZip (file: string, limits: ZipLimits): Promise<ZipEntr
     // A file whose name is also used as a directory prefix ('a' and 'a/b') cannot be extracted.
     const dirs = new Set<string>()
     for (const e of entries) {
-      const parts = e.name.toLowerCase().split('/')
+      const parts = foldName(e.name).split('/')
       for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'))
     }
-    for (const e of entries) if (!e.directory && dirs.has(e.name.toLowerCase())) throw UnsafeZipEntry(JSON.stringify(e.name), 'file and directory share a name')
+    for (const e of entries) if (!e.directory && dirs.has(foldName(e.name))) throw UnsafeZipEntry(JSON.stringify(e.name), 'file and directory share a name')
     return entries
   } finally {
     zip.close()

@@ -41,7 +41,8 @@ export function createCatalogRows (db: Db) {
     deleteStore: db.prepare('DELETE FROM stores WHERE workspace = ? AND name = ?'),
     coverages: db.prepare("SELECT * FROM resources WHERE workspace = ? AND store = ? AND kind = 'coverage' ORDER BY name"),
     coverage: db.prepare("SELECT * FROM resources WHERE workspace = ? AND store = ? AND name = ? AND kind = 'coverage'"),
-    resource: db.prepare('SELECT * FROM resources WHERE workspace = ? AND name = ?'),
+    // Folded: a layer's tile folder is named after it (see services/files/names.ts foldName).
+    resource: db.prepare('SELECT * FROM resources WHERE workspace = ? AND mw_fold(name) = mw_fold(?)'),
     insertCoverage: db.prepare(`INSERT INTO resources (workspace, store, name, kind, native_name, title, srs, bbox, config)
       VALUES (@workspace, @store, @name, 'coverage', @nativeName, @title, @srs, @bbox, @config)`),
     updateCoverage: db.prepare('UPDATE resources SET title = @title, srs = @srs, bbox = @bbox, config = @config WHERE workspace = @workspace AND name = @name'),

@@ -2,6 +2,7 @@
 // under <dataDir>/tmp and renamed into <dataDir>/data/<ws>/<store> only once everything checked
 // out, then the catalog and the index change in one transaction; a failure on the way leaves the
 // data directory and the catalog as they were.
+import { checkStoreName } from '../catalog/store-names.js'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -291,6 +292,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
       checkName(store, 'coverage store')
       if (opts.coverageName !== undefined) checkName(opts.coverageName, 'coverage')
       const existing = rows.store(ws, store)
+      if (!existing) checkStoreName(db, ws, store)
       if (existing && existing.type !== 'ImageMosaic') throw InvalidCoverage(`store ${store} exists and is a ${existing.type} store, not an ImageMosaic`)
       return await exclusive(ws, store, () => withStaging(dataDir, 'mosaic', async (staging) => {
         const extracted = path.join(staging, 'files')

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3'
 import fs from 'node:fs'
 import path from 'node:path'
 import { ALL_MIGRATIONS, type Migration } from './migrations.js'
+import { foldName } from '../files/names.js'
 
 export type Db = Database.Database
 
@@ -14,6 +15,8 @@ export function openDatabase (dataDir: string, migrations: Migration[] = ALL_MIG
   db.pragma('synchronous = FULL')
   db.pragma('foreign_keys = ON')
   db.pragma('busy_timeout = 5000')
+  // Name comparisons that ignore case use the same folding in SQL as in JavaScript.
+  db.function('mw_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? foldName(s) : s))
   migrate(db, migrations)
   return db
 }

@@ -45,8 +45,8 @@ export function createStyleStore (db: Db) {
     namesWs: db.prepare('SELECT name FROM styles WHERE workspace = ? ORDER BY name').pluck(),
     get: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND name = ?'),
     // Names and files that would be the same file on a case-insensitive file system.
-    getFolded: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND name = ? COLLATE NOCASE'),
-    byFilenameFolded: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND filename = ? COLLATE NOCASE'),
+    getFolded: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND mw_fold(name) = mw_fold(?)'),
+    byFilenameFolded: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND mw_fold(filename) = mw_fold(?)'),
     owningImage: db.prepare('SELECT s.* FROM styles s, json_each(s.images) j WHERE ifnull(s.workspace, \'\') = ? AND j.value = ?'),
     insert: db.prepare(`INSERT INTO styles (workspace, name, format, language_version, filename, file, revision, images, created_at, modified_at)
       VALUES (@workspace, @name, @format, @languageVersion, @filename, @file, @revision, @images, @now, @now)`),
