@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { resolveConfig, type MapwardenConfig, type MapwardenOptions } from './infra/config.js'
-import errors from './infra/errors.js'
+import errors, { escapeControls } from './infra/errors.js'
 import services from './infra/services.js'
 import negotiate from './infra/negotiate.js'
 import auth from './infra/auth.js'
@@ -41,7 +41,7 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
   app.addHook('onRequest', (req, reply, done) => { reply.header('x-request-id', req.id); done() })
   app.addHook('onRequest', refuseCrossSite(config.trustedOrigins))
   app.setNotFoundHandler((req, reply) => {
-    reply.code(404).type('text/plain; charset=utf-8').send(`No such resource: ${req.method} ${req.url.split('?')[0]}`)
+    reply.code(404).type('text/plain; charset=utf-8').send(escapeControls(`No such resource: ${req.method} ${req.url.split('?')[0]}`))
   })
   const ping = app.db.prepare('SELECT 1')
   app.get('/health', { config: { access: 'public' } }, async () => {

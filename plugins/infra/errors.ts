@@ -43,6 +43,12 @@ export function statusOf (err: FastifyError | Error): number {
   return 500
 }
 
+/** Control characters in a message (a path segment with NUL, a name echoed back) as \\uXXXX;
+ *  tabs and newlines stay (multi-line problem lists). */
+export function escapeControls (message: string): string {
+  return message.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'))
+}
+
 function messageOf (err: FastifyError | Error, status: number): string {
   if (isMapwardenError(err)) return err.message
   const e = err as FastifyError & { code?: string }
@@ -63,7 +69,7 @@ async function errors (app: FastifyInstance) {
     else reply.removeHeader('www-authenticate')
     // A full render queue, a shutdown, granules changing under a render: worth trying again soon.
     if (status === 503 && isMapwardenError(err)) reply.header('Retry-After', '1')
-    return reply.code(status).type('text/plain; charset=utf-8').send(messageOf(err, status))
+    return reply.code(status).type('text/plain; charset=utf-8').send(escapeControls(messageOf(err, status)))
   })
 }
 

@@ -17,7 +17,7 @@ import { Transform, type Readable } from 'node:stream'
 import sjson from 'secure-json-parse'
 import { parseXml, assertNoDoctype } from '../../services/files/xml.js'
 import {
-  BodyTooLarge, MalformedJson, NotAcceptable, TooDeep, UnsupportedCharset, UnsupportedMediaType, UploadAborted
+  BodyTooLarge, InvalidBody, MalformedJson, NotAcceptable, TooDeep, UnsupportedCharset, UnsupportedMediaType, UploadAborted
 } from '../../services/errors.js'
 import { MEDIA_TYPES, serialize, type Document, type Format } from './representation.js'
 
@@ -85,10 +85,31 @@ function checkJsonDepth (text: string): void {
 export function parseJson (text: string): unknown {
   if (text.charCodeAt(0) === 0xfeff) throw MalformedJson('byte order mark before the JSON text')
   checkJsonDepth(text)
+  let value: unknown
   try {
-    return sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })
+    value = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })
   } catch (err) {
     throw MalformedJson((err as Error).message)
+  }
+  checkXmlText(value)
+  return value
+}
+
+/**
+ * Every resource has an XML representation too: a text field that XML 1.0 cannot carry (C0
+ * controls but tab, newline and carriage return; U+FFFE, U+FFFF; lone surrogates) would make it
+ * not well-formed. Refused whatever the body format, naming the field.
+ */
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/u
+function checkXmlText (value: unknown, where = ''): void {
+  if (typeof value === 'string') {
+    if (NOT_XML.test(value)) throw InvalidBody(`Field ${where || '(the body)'} holds a character that XML cannot carry (a control character or a lone surrogate)`)
+  } else if (Array.isArray(value)) value.forEach((v, i) => checkXmlText(v, `${where}[${i}]`))
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (NOT_XML.test(k)) throw InvalidBody(`A field name in ${where || 'the body'} holds a character that XML cannot carry`)
+      checkXmlText(v, where ? `${where}.${k}` : k)
+    }
   }
 }
 
