@@ -7,6 +7,8 @@
 // - a Link under key 'href' is an atom:link in XML and "href":"...json" in JSON; under any other
 //   key it is <key><atom:link .../></key> in XML and "key":"...json" in JSON
 // - XML is pretty-printed with 2 spaces and no declaration
+import { stringifyExact } from '../../services/exact-json.js'
+
 export class Link {
   readonly base: string
   readonly type: string
@@ -17,7 +19,7 @@ export class Link {
   }
 }
 
-export type Value = string | number | boolean | null | undefined | Link | Value[] | { [key: string]: Value }
+export type Value = string | number | bigint | boolean | null | undefined | Link | Value[] | { [key: string]: Value }
 export type Document = Record<string, Value>
 export type Format = 'xml' | 'json'
 
@@ -82,7 +84,7 @@ function jsonValue (v: Value): unknown {
 }
 
 export function toJson (doc: Document): string {
-  return JSON.stringify(jsonValue(doc as Value))
+  return stringifyExact(jsonValue(doc as Value))
 }
 
 export function serialize (doc: Document, format: Format): string {

@@ -2,6 +2,7 @@
 // seed/reseed/truncate requests, task lists, kill_all, 405s; plus a per-task resource and a
 // server-sent-events stream of task progress. Mounted twice (tilecache and gwc): all state lives
 // in app.tileCache.
+import { stringifyExact } from '../../services/exact-json.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { bodyRoot } from '../infra/routes.js'
 import { KillAllInvalid, MethodNotAllowed, SeedTaskNotFound, ThreadIdInvalid, UnknownTileLayer } from '../../services/errors.js'
@@ -123,7 +124,7 @@ export default async function seed (app: FastifyInstance) {
     streams.add(res)
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' })
     res.write(': task progress of the tile cache\n\n') // sends the headers now
-    const send = (view: unknown) => res.write(`event: task\ndata: ${JSON.stringify(view)}\n\n`)
+    const send = (view: unknown) => res.write(`event: task\ndata: ${stringifyExact(view)}\n\n`)
     for (const t of cache.breeder.list()) send(viewOf(t, Date.now()))
     cache.breeder.events.on('task', send)
     res.on('close', () => { cache.breeder.events.off('task', send); streams.delete(res) })

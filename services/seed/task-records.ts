@@ -4,6 +4,7 @@
 // become ABORTED with the reason "aborted: restart" (they are not resumed). Ids come from an
 // AUTOINCREMENT key, so they never repeat across restarts. Finished records are kept an hour, and
 // at most 1000 of them.
+import { parseExact, stringifyExact } from '../exact-json.js'
 import { relaxedSync, type Db } from '../storage/database.js'
 import { STATUS_CODE, type TaskState, type TaskView } from './task.js'
 import { noFaults, type FaultPoint } from '../faults.js'
@@ -39,7 +40,7 @@ export function createTaskRecords (db: Db, deps: TaskRecordsDeps = {}) {
     /** Allocates the id of a new task (never reused) and records it as pending. */
     create (layer: string, view: Omit<TaskView, 'id'>): number {
       fault('seed.taskRecordWrite')
-      const id = Number(q.insert.run('pending', layer, JSON.stringify(view), now()).lastInsertRowid)
+      const id = Number(q.insert.run('pending', layer, stringifyExact(view), now()).lastInsertRowid)
       fault('seed.afterTaskRecord')
       return id
     },
@@ -57,7 +58,7 @@ export function createTaskRecords (db: Db, deps: TaskRecordsDeps = {}) {
       const write = db.transaction(() => {
         for (const { view, finishedAt } of items) {
           fault('seed.taskRecordWrite')
-          q.update.run(view.state, JSON.stringify(view), view.error ?? null, finishedAt ?? null, view.id)
+          q.update.run(view.state, stringifyExact(view), view.error ?? null, finishedAt ?? null, view.id)
           fault('seed.afterTaskRecord')
         }
       })
@@ -68,7 +69,7 @@ export function createTaskRecords (db: Db, deps: TaskRecordsDeps = {}) {
     get (id: number): TaskView | undefined {
       const r = q.get.get(id) as { id: number, state: TaskState, view: string, error: string | null } | undefined
       if (!r) return undefined
-      const view = JSON.parse(r.view) as TaskView
+      const view = parseExact(r.view) as TaskView
       const finished = r.state !== 'pending' && r.state !== 'running'
       return {
         ...view,

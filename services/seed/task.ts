@@ -1,5 +1,6 @@
 // One seed, reseed or truncate task, after GWC's GWCTask: an id, a type, a state and progress.
 // The tasks of one request share a Job: its tile range, its metatile iterator and its total.
+import { exactCount } from '../exact-json.js'
 import type { SeedSpec, TaskType } from './seed-request.js'
 import type { TileRange } from './tile-range.js'
 import type { MetaTile } from './tile-range.js'
@@ -57,8 +58,9 @@ export interface TaskView {
   state: TaskState
   status: number
   tilesDone: number
-  tilesTotal: number
-  tilesRemaining: number
+  /** Exact: a bigint past 2^53 (a world seed to zoom 30 is 18053587901014829 tiles). */
+  tilesTotal: number | bigint
+  tilesRemaining: number | bigint
   tilesPerSecond: number
   etaSeconds: number
   error?: string
@@ -70,8 +72,8 @@ export interface TaskView {
 export function viewOf (t: Task, now: number): TaskView {
   const counted = t.type !== 'truncate' && t.state !== 'pending'
   const done = jobDone(t.job)
-  const total = counted ? Number(t.job.total) : -1
-  const remaining = counted ? Math.max(0, total - done) : -1
+  const total = counted ? t.job.total : -1n
+  const remaining = counted ? (total > BigInt(done) ? total - BigInt(done) : 0n) : -1n
   const since = t.job.startedAt ?? now
   const end = t.state === 'running' ? now : (t.finishedAt ?? now)
   const secs = Math.max(0.001, (end - since) / 1000)
@@ -87,10 +89,10 @@ export function viewOf (t: Task, now: number): TaskView {
     state: t.state,
     status: STATUS_CODE[t.state],
     tilesDone: t.state === 'pending' ? -1 : t.tilesDone,
-    tilesTotal: total,
-    tilesRemaining: remaining,
+    tilesTotal: exactCount(total),
+    tilesRemaining: exactCount(remaining),
     tilesPerSecond: tps,
-    etaSeconds: !counted ? -1 : t.state !== 'running' ? 0 : tps > 0 ? Math.round(remaining / tps) : -1,
+    etaSeconds: !counted ? -1 : t.state !== 'running' ? 0 : tps > 0 ? Math.round(Number(remaining) / tps) : -1,
     error: t.error,
     ...(t.failedMetatiles ? { failedMetatiles: t.failedMetatiles, failure: t.failure } : {})
   }
