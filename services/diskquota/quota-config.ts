@@ -92,9 +92,9 @@ function timeUnit (v: unknown): TimeUnit {
 export function parseQuota (name: string, q: unknown): number {
   if (q === null || typeof q !== 'object' || Array.isArray(q)) return fail(`${name} shall be an object with value and units: ${show(q)}`)
   const o = q as Record<string, unknown>
-  let bytes: number
+  let bytes: bigint
   if (o.value === undefined && o.bytes !== undefined) {
-    bytes = number(`${name}.bytes`, o.bytes)
+    bytes = wholeBytes(`${name}.bytes`, o.bytes, 1n)
   } else {
     const units = typeof o.units === 'string' ? o.units.trim() : o.units
     if (units === undefined) return fail(`${name}.units is required; valid units: ${STORAGE_UNITS.join(', ')}`)
@@ -102,18 +102,29 @@ export function parseQuota (name: string, q: unknown): number {
       return fail(`Unknown storage unit ${show(units)} in ${name}.units; valid units: ${STORAGE_UNITS.join(', ')}`)
     }
     if (o.value === undefined) return fail(`${name}.value is required`)
-    bytes = number(`${name}.value`, o.value) * unitBytes(units as StorageUnit)
+    bytes = wholeBytes(`${name}.value`, o.value, BigInt(unitBytes(units as StorageUnit)))
   }
-  if (!Number.isFinite(bytes)) return fail(`${name} is too large: ${show(o.value ?? o.bytes)}`)
-  return bytes
+  if (bytes > BigInt(Number.MAX_SAFE_INTEGER)) {
+    return fail(`${name} is too large: ${show(o.value ?? o.bytes)} ${o.value === undefined ? 'bytes' : String(o.units).trim()}; the largest quota is ${Number.MAX_SAFE_INTEGER} bytes (8 PiB)`)
+  }
+  return Number(bytes)
 }
-function number (name: string, v: unknown): number {
+
+/**
+ * A decimal number of `unit`-byte units as whole bytes, computed exactly (no float rounding:
+ * 0.0000001 GiB is 107 bytes, not 107.3741824; a value past 2^53 bytes is refused, not rounded).
+ * Double.parseDouble's plain forms: digits, a point, an exponent; no hex, Infinity or NaN.
+ * A fraction of a byte is dropped: a quota holds whole bytes.
+ */
+function wholeBytes (name: string, v: unknown, unit: bigint): bigint {
   const s = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : ''
-  // Double.parseDouble's plain forms; no hex, no Infinity/NaN.
-  if (!/^[+]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return fail(`${name} shall be a non-negative number: ${show(v)}`)
-  const n = Number(s)
-  if (!Number.isFinite(n)) return fail(`${name} is too large: ${show(v)}`)
-  return n
+  const m = /^[+]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d{1,4}))?$/.exec(s)
+  if (!m || (m[1] + (m[2] ?? '')) === '') return fail(`${name} shall be a non-negative number: ${show(v)}`)
+  const digits = BigInt((m[1] || '0') + (m[2] ?? ''))
+  const exp = Number(m[3] ?? 0) - (m[2] ?? '').length
+  if (digits === 0n) return 0n
+  if (exp > 40) return fail(`${name.replace(/\.(value|bytes)$/, '')} is too large: ${show(v)}`)
+  return exp >= 0 ? digits * unit * 10n ** BigInt(exp) : (digits * unit) / 10n ** BigInt(-exp)
 }
 
 /** Layer quota items: XML `<layerQuotas><LayerQuota>..`, JSON a list or `{LayerQuota: [...]}`. */

@@ -150,7 +150,7 @@ t.test('disk quota settings refused whole, nothing applied', async (t) => {
       dq('ZZiB', '{"globalQuota":{"value":"1","units":"ZZiB"}}', `Unknown storage unit ZZiB in globalQuota.units; ${units}`),
       dq('mb', '{"globalQuota":{"value":"1","units":"mb"}}', `Unknown storage unit mb in globalQuota.units; ${units}`),
       dq('-1', '{"globalQuota":{"value":"-1","units":"MiB"}}', 'globalQuota.value shall be a non-negative number: -1'),
-      dq('1e309', '{"globalQuota":{"value":"1e309","units":"MiB"}}', 'globalQuota.value is too large: 1e309'),
+      dq('1e309', '{"globalQuota":{"value":"1e309","units":"MiB"}}', 'globalQuota is too large: 1e309'),
       dq('NaN', '{"globalQuota":{"value":"NaN","units":"MiB"}}', 'globalQuota.value shall be a non-negative number: NaN'),
       dq('class name as unit', '{"globalQuota":{"value":"1","units":"org.geowebcache.diskquota.storage.StorageUnit"}}', /^Unknown storage unit org\.geowebcache/),
       { label: 'XML ZZiB', method: 'PUT', url: `${DQ}.xml`, headers: XML, payload: '<gwcQuotaConfiguration><globalQuota><value>1</value><units>ZZiB</units></globalQuota></gwcQuotaConfiguration>', status: 400, message: `Unknown storage unit ZZiB in globalQuota.units; ${units}` }

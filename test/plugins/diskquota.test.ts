@@ -148,7 +148,7 @@ t.test('[hostile #45] [hostile #46] [hostile #47] [hostile #48] bad PUTs are 400
     ['{"globalQuota":{"value":"-1","units":"MiB"}}', 'globalQuota.value shall be a non-negative number: -1'],
     ['{"globalQuota":{"value":"NaN","units":"MiB"}}', 'globalQuota.value shall be a non-negative number: NaN'],
     ['{"globalQuota":{"value":"ten","units":"MiB"}}', 'globalQuota.value shall be a non-negative number: ten'],
-    ['{"globalQuota":{"value":"1e309","units":"MiB"}}', 'globalQuota.value is too large: 1e309'],
+    ['{"globalQuota":{"value":"1e309","units":"MiB"}}', 'globalQuota is too large: 1e309'],
     ['{"globalQuota":{"value":"1e300","units":"YiB"}}', 'globalQuota is too large: 1e300'],
     ['{"globalQuota":"big"}', 'globalQuota shall be an object with value and units: big'],
     ['{"layerQuotas":[{"layer":"topp:states","quota":{"value":"1","units":"XB"}}]}', `Unknown storage unit XB in layerQuotas[0].quota.units; ${units}`],
