@@ -7,6 +7,7 @@ import { resolveConfig, type MapwardenConfig, type MapwardenOptions } from './in
 import errors, { escapeControls } from './infra/errors.js'
 import services from './infra/services.js'
 import negotiate from './infra/negotiate.js'
+import slowClients from './infra/slow-clients.js'
 import auth from './infra/auth.js'
 import catalog from './catalog/index.js'
 import styles from './styles/index.js'
@@ -33,6 +34,12 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
   const announce = opts.announce ?? ((m: string) => { process.stderr.write(m) })
   await app.register(errors)
   await app.register(services, { config, prefix: app.prefix, announce })
+  await app.register(slowClients, {
+    bodyMinRate: config.bodyMinRate,
+    bodyTimeoutMs: config.bodyTimeout * 1000,
+    uploadTimeoutMs: config.uploadTimeout * 1000,
+    maxConnectionsPerAddress: config.maxConnectionsPerAddress
+  })
   await app.register(negotiate, { bodyLimit: config.bodyLimit, uploadLimit: config.uploadLimit, uploadDir: path.join(config.dataDir, 'tmp', 'uploads') })
   await app.register(auth, { authenticator: app.authenticator, requireHttps: config.requireHttps })
   // Before every route, so the OpenAPI document ({base}/rest/openapi.json) lists them all.

@@ -24,6 +24,10 @@ export interface MapwardenConfig {
   adminPassword?: string      // used once, on first start with an empty catalog
   authCacheSeconds: number    // how long a verified password is remembered (0 = never)
   tileMaxAge: number          // Cache-Control max-age of tiles, seconds
+  bodyMinRate: number         // bytes/s a request body must average (over 5 s windows)
+  bodyTimeout: number         // seconds to receive a request body (uploads: uploadTimeout)
+  uploadTimeout: number       // seconds to receive a ZIP upload
+  maxConnectionsPerAddress: number // open connections per client address (0: no cap)
   requireHttps: boolean       // refuse Basic credentials over plain HTTP (behind a TLS proxy: x-forwarded-proto)
   trustedOrigins: string[]    // browser origins besides the server's own that may send state-changing requests
   masterKey?: string          // secret that encrypts the master password; default: key file security/master.key (0600)
@@ -112,6 +116,10 @@ export const SETTINGS: Setting[] = [
     describe: 'Directories (separated by ' + path.delimiter + ') that harvesting may read; empty = no external harvesting'
   },
   { key: 'adminPassword', env: 'MAPWARDEN_ADMIN_PASSWORD', parse: (s) => s, describe: 'Password of user admin on first start; generated and printed once when unset' },
+  { key: 'bodyMinRate', env: 'MAPWARDEN_BODY_MIN_RATE', parse: int(0, 1_000_000_000), default: 1024, describe: 'Bytes per second a request body must average over each 5-second window; slower: 408 and the connection closed (0: no minimum)' },
+  { key: 'bodyTimeout', env: 'MAPWARDEN_BODY_TIMEOUT', parse: int(1, 86400), default: 60, describe: 'Seconds a request may take to send its body (uploads: MAPWARDEN_UPLOAD_TIMEOUT); past it: 408 and the connection closed' },
+  { key: 'uploadTimeout', env: 'MAPWARDEN_UPLOAD_TIMEOUT', parse: int(1, 604800), default: 3600, describe: 'Seconds a ZIP upload may take to arrive; past it: 408, the connection closed and the partial file removed' },
+  { key: 'maxConnectionsPerAddress', env: 'MAPWARDEN_MAX_CONNECTIONS_PER_ADDRESS', parse: int(0, 1_000_000), default: 256, describe: 'Open connections one client address may hold (0: no cap); past it a new connection is answered 503 and closed' },
   { key: 'tileMaxAge', env: 'MAPWARDEN_TILE_MAX_AGE', parse: int(0, 31536000), default: 60, describe: 'Cache-Control max-age of tiles (seconds); clients revalidate with the ETag after it' },
   { key: 'authCacheSeconds', env: 'MAPWARDEN_AUTH_CACHE_SECONDS', parse: int(0, 3600), default: 60, describe: 'How long a verified password is remembered' },
   {

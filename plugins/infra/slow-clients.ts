@@ -1,0 +1,85 @@
+// Slow clients cannot hold the server: a request body that arrives slower than a minimum rate, or
+// a request still receiving its body past a total time (uploads get a longer one), is answered
+// 408 and its connection closed (an upload's temp file goes with it: the upload parser removes it
+// when its stream fails); connections per client address are capped; running out of file
+// descriptors is a 503 for the request that hit it, never a 500 (plugins/infra/errors.ts).
+// Slow headers are Node's business (headersTimeout). The watchdog reads the socket's byte counter,
+// so it never touches the body stream the parsers read.
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Socket } from 'node:net'
+
+export interface SlowClientOptions {
+  /** Bytes per second a body must average over each RATE_WINDOW_MS. */
+  bodyMinRate: number
+  /** Longest time to receive a body, milliseconds; uploads (ZIP) get uploadTimeoutMs. */
+  bodyTimeoutMs: number
+  uploadTimeoutMs: number
+  /** Open connections one client address may hold (0: no cap). */
+  maxConnectionsPerAddress: number
+}
+
+export const RATE_WINDOW_MS = 5000
+const CHECK_MS = 500
+const UPLOAD = /^application\/(zip|x-zip|x-zip-compressed)\b|^multipart\/form-data\b/i
+
+function refuse (socket: Socket, status: string, message: string): void {
+  if (socket.writable) {
+    socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`)
+  }
+  setTimeout(() => socket.destroy(), 1000).unref() // the answer first, then the socket, even if the client reads nothing
+}
+
+async function slowClients (app: FastifyInstance, opts: SlowClientOptions) {
+  const watched = new WeakMap<FastifyRequest, NodeJS.Timeout>()
+  const stop = (req: FastifyRequest) => { const timer = watched.get(req); if (timer) { clearInterval(timer); watched.delete(req) } }
+
+  app.addHook('onRequest', (req, reply, done) => {
+    const length = Number(req.headers['content-length'] ?? 0)
+    if (!(length > 0 || req.headers['transfer-encoding'] !== undefined) || req.raw.complete) return done()
+    // Watched until the whole body has arrived, also after a route answered without reading it.
+    const socket = req.raw.socket
+    const limit = UPLOAD.test(req.headers['content-type'] ?? '') ? opts.uploadTimeoutMs : opts.bodyTimeoutMs
+    const started = Date.now()
+    let windowStart = started
+    let windowBytes = socket.bytesRead
+    const timer = setInterval(() => {
+      if (req.raw.complete || socket.destroyed) return stop(req)
+      const now = Date.now()
+      let why: string | undefined
+      if (now - started > limit) why = `the request body did not arrive within ${Math.round(limit / 1000)} s`
+      else if (now - windowStart >= RATE_WINDOW_MS) {
+        const rate = (socket.bytesRead - windowBytes) * 1000 / (now - windowStart)
+        if (rate < opts.bodyMinRate) why = `the request body arrived at ${Math.floor(rate)} bytes/s, below the ${opts.bodyMinRate} bytes/s required`
+        windowStart = now
+        windowBytes = socket.bytesRead
+      }
+      if (!why) return
+      stop(req)
+      req.log.warn({ route: `${req.method} ${req.url.split('?')[0]}`, bytes: socket.bytesRead, reason: why }, 'slow request body cut')
+      // A route that never reads its body (a tile GET) has answered already; Node goes on reading
+      // the declared body after the answer, so the socket is closed all the same.
+      if (reply.raw.headersSent) socket.destroy()
+      else refuse(socket, '408 Request Timeout', `Request timeout: ${why}`)
+    }, CHECK_MS)
+    timer.unref()
+    watched.set(req, timer)
+    req.raw.once('close', () => stop(req))
+    done()
+  })
+
+  if (opts.maxConnectionsPerAddress > 0) {
+    const open = new Map<string, number>()
+    app.server.on('connection', (socket: Socket) => {
+      const address = socket.remoteAddress ?? ''
+      const n = (open.get(address) ?? 0) + 1
+      open.set(address, n)
+      socket.once('close', () => { const left = (open.get(address) ?? 1) - 1; if (left > 0) open.set(address, left); else open.delete(address) })
+      if (n > opts.maxConnectionsPerAddress) {
+        refuse(socket, '503 Service Unavailable', `Too many connections from your address (at most ${opts.maxConnectionsPerAddress}); try again later`)
+      }
+    })
+  }
+}
+
+export default fp(slowClients, { name: 'slow-clients' })
