@@ -4,6 +4,8 @@
 //   1. 200 connections for MW_BENCH_LOAD_SECONDS (default 60) on list endpoints while a seed task
 //      runs: errors (non-2xx and socket errors), p99 latency, the server's event-loop delay p99
 //      (target < 50 ms);
+//   1b. 50 clients panning over uncached tiles while a seed runs: errors (503s count), tile p99,
+//      the seed's throughput meanwhile;
 //   2. 10,000 seed POSTs in a burst: how many are accepted before the pending-task cap
 //      (MAPWARDEN_MAX_PENDING_TASKS) and how many get 429; RSS before and after;
 //   3. with MW_BENCH_SOAK=1 only: a soak (MW_BENCH_SOAK_SECONDS, default 600) mixing reads, writes
@@ -20,6 +22,8 @@ import { fileURLToPath } from 'node:url'
 import { pipeline } from 'node:stream/promises'
 import yazl from 'yazl'
 import { demoZip } from '../scripts/demo.js'
+import { GRID_SETS, gridSubset } from '../services/seed/grid-sets.js'
+import { rectAt, tileRange } from '../services/seed/tile-range.js'
 
 type Figure = { name: string, value: number, unit: string, note?: string }
 const HERE = path.dirname(fileURLToPath(import.meta.url))
@@ -189,6 +193,46 @@ async function listsWhileSeeding (s: Server, layer: string): Promise<Figure[]> {
   ]
 }
 
+/**
+ * Phase 1b (hostile round two, 1): 50 clients panning a map over uncached tiles (each request a
+ * tile of a metatile nobody asked for yet, zooms 6-14 of the layer) while a seed task runs:
+ * errors (a 503 counts; target 0), tile p99, and the seed's throughput meanwhile.
+ */
+async function panningWhileSeeding (s: Server, layer: string): Promise<Figure[]> {
+  const [ws, name] = layer.split(':')
+  const store = ws === 'bench' ? 'mosaic' : 'watertemp'
+  const cov = JSON.parse((await call(s, 'GET', `/rest/workspaces/${ws}/coveragestores/${store}/coverages/${name}.json`)).text).coverage.latLonBoundingBox
+  const subset = gridSubset(GRID_SETS['EPSG:900913'], [cov.minx, cov.miny, cov.maxx, cov.maxy])
+  const tiles: string[] = []
+  for (let z = 6; z <= 14 && tiles.length < 200_000; z++) {
+    const r = rectAt(tileRange(subset, z, z), z)
+    if (!r) continue
+    const rows = 2 ** z
+    // One tile per metatile (4 x 4), so every request is a render nobody else asked for.
+    for (let x = r[0] - (r[0] % 4); x <= r[2]; x += 4) for (let y = r[1] - (r[1] % 4); y <= r[3]; y += 4) {
+      if (x >= r[0] && y >= r[1]) tiles.push(`/geoserver/gwc/service/xyz/${layer}/EPSG:900913/${z}/${x}/${rows - 1 - y}.png`)
+    }
+  }
+  const started = await call(s, 'POST', `/gwc/rest/seed/${layer}.json`, seedBody(layer, 12, 'seed', 1), 'application/json')
+  if (started.status !== 200) throw new Error(`seed: ${started.status} ${started.text}`)
+  const done = async () => (await tasks(s)).reduce((n, row) => n + Math.max(0, row[0]), 0)
+  const seconds = Math.min(20, SECONDS)
+  const before = await done()
+  let next = 0
+  const r = await autocannon({
+    url: s.root, connections: 50, duration: seconds,
+    requests: [{ method: 'GET', setupRequest: (req: any) => ({ ...req, path: tiles[next++ % tiles.length] }) }]
+  })
+  const seeded = await done() - before
+  await killAll(s)
+  return [
+    { name: 'panning while seeding: tiles served', value: r.requests.total, unit: 'req', note: `50 connections, ${seconds} s, each an uncached metatile (${tiles.length} distinct); ${r.requests.average} req/s; statuses ${statuses(r)}` },
+    { name: 'panning while seeding: errors', value: r.errors + r.non2xx + r.timeouts, unit: 'req', note: 'a 503 (render queue full) counts; target 0' },
+    { name: 'panning while seeding: tile latency p99', value: r.latency.p99, unit: 'ms', note: `p50 ${r.latency.p50} ms, max ${r.latency.max} ms` },
+    { name: 'panning while seeding: seed throughput meanwhile', value: Math.round(seeded / seconds), unit: 'tiles/s', note: 'interactive renders go first; the seed takes what they leave' }
+  ]
+}
+
 /** Phase 2: 10,000 seed POSTs in a burst against the pending-task cap. */
 async function seedBurst (s: Server, layer: string): Promise<Figure[]> {
   await killAll(s)
@@ -283,6 +327,7 @@ export async function run (): Promise<Figure[]> {
     figures.push({ name: 'server RSS at start (after the mosaic upload)', value: Math.round(idle.rss / MB), unit: 'MiB' })
     figures.push(...await listsIdle(s, layer))
     figures.push(...await listsWhileSeeding(s, layer))
+    figures.push(...await panningWhileSeeding(s, layer))
     figures.push(...await seedBurst(s, layer))
     if (process.env.MW_BENCH_SOAK === '1') figures.push(...await soak(s, layer))
     else figures.push({ name: 'soak', value: 0, unit: '', note: 'skipped; MW_BENCH_SOAK=1 runs it (10 minutes)' })
