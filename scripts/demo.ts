@@ -1,7 +1,9 @@
 // npm run demo: generates a small deterministic sample mosaic (4 GeoTIFF granules over Europe,
 // two times x two elevations in their file names) and loads it into a running mapwarden through
 // the REST API, so there is a layer (demo:watertemp) to look at and seed in one step.
-//   MAPWARDEN_URL       base URL of the server (default http://127.0.0.1:8080/geoserver)
+//   MAPWARDEN_PORT, MAPWARDEN_HOST, MAPWARDEN_BASE_PATH   where the server listens, read as the server
+//                       reads them (plugins/infra/config.ts): the demo finds the server npm start ran
+//   MAPWARDEN_URL       base URL of the server, when it is elsewhere (wins over the three above)
 //   MAPWARDEN_USER      admin user (default admin)
 //   MAPWARDEN_PASSWORD  its password (or MAPWARDEN_ADMIN_PASSWORD)
 //   --zip <file>        only write the mosaic ZIP, do not upload
@@ -10,6 +12,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { writeArrayBuffer } from 'geotiff'
 import yazl from 'yazl'
+import { resolveConfig } from '../plugins/infra/config.js'
 
 const TIMES = ['20240601T000000', '20240602T000000']
 const ELEVATIONS = [0, 100]
@@ -61,6 +64,13 @@ export async function demoZip (): Promise<Buffer> {
   return Buffer.concat(chunks)
 }
 
+/** The URL the server started with the same MAPWARDEN_* settings listens on. */
+function serverUrl (): string {
+  const { host, port, basePath } = resolveConfig({ env: { MAPWARDEN_HOST: process.env.MAPWARDEN_HOST, MAPWARDEN_PORT: process.env.MAPWARDEN_PORT, MAPWARDEN_BASE_PATH: process.env.MAPWARDEN_BASE_PATH } })
+  const reach = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host
+  return `http://${reach}:${port}${basePath}`
+}
+
 async function main () {
   const zipArg = process.argv.indexOf('--zip')
   const zip = await demoZip()
@@ -69,7 +79,7 @@ async function main () {
     console.log(`wrote ${process.argv[zipArg + 1] ?? 'demo-mosaic.zip'} (${zip.length} bytes)`)
     return
   }
-  const base = (process.env.MAPWARDEN_URL ?? 'http://127.0.0.1:8080/geoserver').replace(/\/+$/, '')
+  const base = (process.env.MAPWARDEN_URL ?? serverUrl()).replace(/\/+$/, '')
   const user = process.env.MAPWARDEN_USER ?? 'admin'
   const password = process.env.MAPWARDEN_PASSWORD ?? process.env.MAPWARDEN_ADMIN_PASSWORD
   if (!password) {

@@ -22,3 +22,26 @@ t.test('the demo mosaic loads through the REST API and renders with its nodata i
   t.equal(img.rgba[((60 - 48) * 40 + 22) * 4 + 3], 0, 'lon 12, lat 48: nodata')
   t.equal(img.rgba[3], 255)
 })
+
+t.test('npm run demo finds the server by the same MAPWARDEN_PORT and MAPWARDEN_BASE_PATH as the server', async (t) => {
+  const { makeEnv, start, kill, PASSWORD } = await import('../crash/harness.js')
+  const { execFile } = await import('node:child_process')
+  const net = await import('node:net')
+  const srv = net.createServer()
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))
+  const port = String((srv.address() as import('node:net').AddressInfo).port)
+  await new Promise<void>((resolve) => srv.close(() => resolve()))
+  const env = makeEnv('mw-demo')
+  t.teardown(env.cleanup)
+  const settings = { MAPWARDEN_PORT: port, MAPWARDEN_BASE_PATH: '/maps' }
+  const server = await start(env, undefined, settings)
+  t.teardown(() => kill(server))
+  const demo = new URL('../../scripts/demo.js', import.meta.url)
+  const out = await new Promise<{ code: number | null, stdout: string, stderr: string }>((resolve) => {
+    const child = execFile(process.execPath, [demo.pathname], { env: { PATH: process.env.PATH, ...settings, MAPWARDEN_PASSWORD: PASSWORD } }, (err, stdout, stderr) => resolve({ code: err ? (err as any).code ?? 1 : 0, stdout, stderr }))
+    child.stdin?.end()
+  })
+  t.equal(out.code, 0, out.stderr)
+  t.match(out.stdout, /demo: layer demo:watertemp is ready \(4 granules/)
+  t.match(out.stdout, new RegExp(`http://127\\.0\\.0\\.1:${port}/maps/rest/workspaces/demo/`))
+})
