@@ -103,6 +103,22 @@ export default async function coverages (app: FastifyInstance) {
     })
   }
 
+  // All coverages of a workspace (GeoServer's CoverageController without a store), and each by name.
+  for (const url of suffixed('/workspaces/:ws/coverages')) {
+    app.get(url, async (req, reply) => {
+      const { ws } = req.params as Params
+      const list = await mosaics.listWorkspaceCoverages(ws)
+      return reply.resource({
+        coverages: { coverage: list.map((c) => ({ name: c.name, href: new Link(urls.rest(req, 'workspaces', ws, 'coverages', c.name), 'application/atom+xml') })) }
+      })
+    })
+  }
+  app.get('/workspaces/:ws/coverages/:c', async (req, reply) => {
+    const { ws, c } = req.params as Params
+    const { coverage, mosaic } = await mosaics.getWorkspaceCoverage(ws, c)
+    return reply.resource(coverageDoc(req, coverage, mosaic))
+  })
+
   app.get(`${COVERAGES}/:c`, async (req, reply) => {
     const { ws, store, c } = req.params as Params
     const { coverage, mosaic } = await mosaics.getCoverage(ws, store, c)

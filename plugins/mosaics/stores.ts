@@ -2,6 +2,7 @@
 // external.imagemosaic), and GET/DELETE of the store.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Link, type Document } from '../infra/representation.js'
+import { suffixed } from '../infra/routes.js'
 import { InvalidFlag, UnsupportedMediaType, UnsupportedUploadFormat, UnsupportedUploadMethod, MethodNotAllowed } from '../../services/errors.js'
 import type { StoreInfo } from '../../services/mosaics/mosaic-service.js'
 import type { Skipped } from '../../services/mosaics/scan.js'
@@ -75,6 +76,17 @@ export default async function stores (app: FastifyInstance) {
     warn(reply, result.skipped)
     return reply.code(201).send() // DECISIONS.md: 201 (GeoServer answers 202)
   })
+
+  // The coverage stores of a workspace (geoserver-node-client's getCoverageStores).
+  for (const url of suffixed('/workspaces/:ws/coveragestores')) {
+    app.get(url, async (req, reply) => {
+      const { ws } = req.params as { ws: string }
+      const names = await mosaics.listStores(ws)
+      return reply.resource({
+        coverageStores: { coverageStore: names.map((name) => ({ name, href: new Link(urls.rest(req, 'workspaces', ws, 'coveragestores', name)) })) }
+      })
+    })
+  }
 
   app.get(STORE, async (req, reply) => {
     const { ws, store } = req.params as StoreParams

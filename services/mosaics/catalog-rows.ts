@@ -40,6 +40,8 @@ export function createCatalogRows (db: Db) {
     updateStore: db.prepare('UPDATE stores SET config = ? WHERE workspace = ? AND name = ?'),
     deleteStore: db.prepare('DELETE FROM stores WHERE workspace = ? AND name = ?'),
     coverages: db.prepare("SELECT * FROM resources WHERE workspace = ? AND store = ? AND kind = 'coverage' ORDER BY name"),
+    workspaceCoverages: db.prepare("SELECT * FROM resources WHERE workspace = ? AND kind = 'coverage' ORDER BY name"),
+    workspaceStores: db.prepare("SELECT name FROM stores WHERE workspace = ? AND kind = 'coverage' ORDER BY name").pluck(),
     coverage: db.prepare("SELECT * FROM resources WHERE workspace = ? AND store = ? AND name = ? AND kind = 'coverage'"),
     // Folded: a layer's tile folder is named after it (see services/files/names.ts foldName).
     resource: db.prepare('SELECT * FROM resources WHERE workspace = ? AND mw_fold(name) = mw_fold(?)'),
@@ -81,6 +83,10 @@ export function createCatalogRows (db: Db) {
     },
     deleteStore (workspace: string, name: string) { q.deleteStore.run(workspace, name) },
     coverages (workspace: string, store: string): CoverageRow[] { return (q.coverages.all(workspace, store) as any[]).map(toCoverage) },
+    /** Every coverage of a workspace, of all its stores. */
+    workspaceCoverages (workspace: string): CoverageRow[] { return (q.workspaceCoverages.all(workspace) as any[]).map(toCoverage) },
+    /** The names of a workspace's coverage stores. */
+    workspaceStores (workspace: string): string[] { return q.workspaceStores.all(workspace) as string[] },
     coverage (workspace: string, store: string, name: string): CoverageRow | undefined {
       const r = q.coverage.get(workspace, store, name)
       return r ? toCoverage(r) : undefined

@@ -403,6 +403,26 @@ export function createMosaicService (deps: MosaicServiceDeps) {
       })
     },
 
+    /** GET workspaces/<ws>/coveragestores: the workspace's coverage stores (404 for an unknown workspace). */
+    async listStores (ws: string): Promise<string[]> {
+      await requireWorkspace(ws)
+      return rows.workspaceStores(ws)
+    },
+
+    /** GET workspaces/<ws>/coverages: every coverage of the workspace. */
+    async listWorkspaceCoverages (ws: string): Promise<CoverageRow[]> {
+      await requireWorkspace(ws)
+      return rows.workspaceCoverages(ws)
+    },
+
+    /** GET workspaces/<ws>/coverages/<c>: a coverage by its name in the workspace. */
+    async getWorkspaceCoverage (ws: string, coverage: string): Promise<{ coverage: CoverageRow, mosaic: MosaicRecord }> {
+      await requireWorkspace(ws)
+      const row = rows.workspaceCoverages(ws).find((c) => c.name === coverage)
+      if (!row) throw CoverageNotFound(coverage)
+      return await requireCoverage(ws, row.store, coverage)
+    },
+
     async listCoverages (ws: string, store: string): Promise<CoverageRow[]> {
       await requireMosaic(ws, store)
       return rows.coverages(ws, store)
