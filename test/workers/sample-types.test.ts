@@ -81,7 +81,8 @@ function gdal (dir: string, v: Variant): string {
   for (let b = 1; b <= bands; b++) args.push('-b', String(b))
   if (v.mask) args.push('-mask', String(bands + 1), '--config', 'GDAL_TIFF_INTERNAL_MASK', 'YES')
   if (v.nodata !== undefined) args.push('-a_nodata', String(v.nodata))
-  execFileSync('gdal_translate', [...args, base(dir, v), out])
+  // The Float32 base carries its mask as a plain extra band, which libtiff warns about: kept quiet.
+  execFileSync('gdal_translate', [...args, base(dir, v), out], { stdio: 'pipe' })
   if (v.overviews) execFileSync('gdaladdo', ['-q', '-r', 'nearest', ...(v.overviews === 'external' ? ['-ro'] : []), out, '2', '4'])
   return out
 }
