@@ -63,9 +63,25 @@ function checkEntry (entry: Entry): string | undefined {
   return undefined
 }
 
-/** Reads and validates the central directory; nothing is extracted. */
+/**
+ * The name in an entry's local file header, which extractors that read the archive front to back
+ * (streaming unzip, some virus scanners) use instead of the central directory's: two tools would
+ * see two different files (an archive smuggling trick). Undefined when the header is not there.
+ */
+async function localName (fh: fs.promises.FileHandle, entry: Entry): Promise<Buffer | undefined> {
+  const head = Buffer.alloc(30)
+  const { bytesRead } = await fh.read(head, 0, 30, entry.relativeOffsetOfLocalHeader)
+  if (bytesRead < 30 || head.readUInt32LE(0) !== 0x04034b50) return undefined
+  const length = head.readUInt16LE(26)
+  const name = Buffer.alloc(length)
+  const got = await fh.read(name, 0, length, entry.relativeOffsetOfLocalHeader + 30)
+  return got.bytesRead === length ? name : undefined
+}
+
+/** Reads and validates the central directory (and each entry's local header); nothing is extracted. */
 export async function listZip (file: string, limits: ZipLimits): Promise<ZipEntryInfo[]> {
   const zip = await openZip(file)
+  const fh = await fs.promises.open(file, 'r')
   try {
     if (zip.entryCount > limits.maxEntries) throw TooManyZipEntries(limits.maxEntries)
     const entries: ZipEntryInfo[] = []
@@ -82,7 +98,13 @@ export async function listZip (file: string, limits: ZipLimits): Promise<ZipEntr
         total += entry.uncompressedSize
         if (total > limits.maxBytes) return reject(ZipTooLarge(limits.maxBytes))
         entries.push({ name: entry.fileName.replace(/\/$/, ''), size: entry.uncompressedSize, directory })
-        zip.readEntry()
+        localName(fh, entry).then((local) => {
+          if (!local) return reject(NotAZip(`entry ${JSON.stringify(entry.fileName.slice(0, 200))} has no local header where the central directory says`))
+          if (!local.equals(entry.fileNameRaw)) {
+            return reject(UnsafeZipEntry(JSON.stringify(entry.fileName.slice(0, 200)), `its local header names another file (${JSON.stringify(local.toString('utf8').slice(0, 200))})`))
+          }
+          zip.readEntry()
+        }, reject)
       })
       zip.on('end', () => resolve())
       zip.on('error', (err) => reject(mapOpenError(err)))
@@ -98,6 +120,7 @@ export async function listZip (file: string, limits: ZipLimits): Promise<ZipEntr
     return entries
   } finally {
     zip.close()
+    await fh.close()
   }
 }
 
