@@ -117,12 +117,27 @@ function checkXmlText (value: unknown, where = ''): void {
 const charsetOf = (contentType: string): string | undefined => /charset\s*=\s*"?([^";]+)"?/i.exec(contentType)?.[1].trim()
 
 function decode (body: Buffer, contentType: string): string {
-  const charset = charsetOf(contentType)
+  const parameter = charsetOf(contentType)
+  const charset = parameter ?? xmlEncoding(body)
   try {
     return new TextDecoder(charset ?? 'utf-8', { fatal: false }).decode(body)
   } catch {
+    if (parameter === undefined) throw InvalidBody(`Unknown encoding ${JSON.stringify(charset)} in the XML declaration`)
     throw UnsupportedCharset(JSON.stringify(charset))
   }
+}
+
+/**
+ * The encoding of an XML body sent without a charset parameter, as the XML specification's
+ * appendix F detects it: a byte order mark (UTF-8, UTF-16 LE/BE), else the encoding declaration
+ * (`<?xml version="1.0" encoding="ISO-8859-1"?>`), else UTF-8. A charset parameter wins (RFC 7303).
+ */
+function xmlEncoding (body: Buffer): string | undefined {
+  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return 'utf-8'
+  if (body[0] === 0xff && body[1] === 0xfe) return 'utf-16le'
+  if (body[0] === 0xfe && body[1] === 0xff) return 'utf-16be'
+  const head = body.subarray(0, 200).toString('latin1')
+  return /^\s*<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z][A-Za-z0-9._-]*)["']/.exec(head)?.[1]
 }
 
 /** A body the client stopped sending (closed the connection): nobody waits for an answer. */
