@@ -2,8 +2,8 @@
 // the task list, the per-task resource in JSON and XML, its stored record, and the SSE stream.
 import t from 'tap'
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { build, ADMIN, BASE } from '../helper.js'
+import { ADMIN, BASE } from '../helper.js'
+import { hostileApp } from './refuse.js'
 import { createMosaic, pattern, rgbTiff } from '../fixtures/seed/mosaic.js'
 import { parseExact, stringifyExact } from '../../services/exact-json.js'
 import { GRID_SETS, gridSubset } from '../../services/seed/grid-sets.js'
@@ -21,12 +21,10 @@ t.test('stringifyExact and parseExact keep every digit', async (t) => {
 })
 
 t.test('a world seed to zoom 30: the exact total in seed.json, the task resource (JSON, XML), its record and the event stream', async (t) => {
-  const app = await build(t, { taskSlots: 1 })
+  const { app, port } = await hostileApp(t, { taskSlots: 1, listen: true })
   const layer = await createMosaic(app, 'topp', 'world', { 'w.tif': rgbTiff(64, 32, BBOX, pattern) })
   t.ok(BigInt(WORLD_TO_30) > BigInt(Number.MAX_SAFE_INTEGER), `${WORLD_TO_30} tiles`)
   // Listen to the progress stream first.
-  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve))
-  const port = (app.server.address() as AddressInfo).port
   let events = ''
   const req = http.get({ port, host: '127.0.0.1', path: `${SEED}/events`, headers: ADMIN }, (res) => res.on('data', (d) => { events += d.toString() }))
   t.teardown(() => req.destroy())

@@ -3,9 +3,8 @@
 // says the limit. Everything accepted can then hold stores, styles and layers without a 500.
 import t from 'tap'
 import fs from 'node:fs'
-import Fastify from 'fastify'
-import { exposedMapwarden, serverOptions } from '../../plugins/app.js'
-import { ADMIN, ADMIN_PASSWORD, BASE, tempDir } from '../helper.js'
+import { ADMIN, BASE } from '../helper.js'
+import { hostileApp } from './refuse.js'
 import { makeTiff, makeZip } from '../fixtures/mosaics/make.js'
 import { manifest } from '../manifest.js'
 
@@ -16,14 +15,7 @@ const createWorkspace = (app: any, name: string) => app.inject({ method: 'POST',
 
 t.test('names over 128 UTF-8 bytes are refused with the limit; names up to it work everywhere', async (t) => {
   // The standalone server's options (path segments up to 1000 characters: a 128-byte name is 384 once percent-encoded).
-  const root = Fastify({ ...serverOptions({ logLevel: 'silent', bodyLimit: 1024 * 1024 }), logger: false })
-  let app: any
-  await root.register(async (scope) => {
-    await scope.register(exposedMapwarden, { env: {}, adminPassword: ADMIN_PASSWORD, announce: () => {}, dataDir: tempDir(t) })
-    app = scope
-  }, { prefix: BASE })
-  await root.ready()
-  t.teardown(() => root.close())
+  const app = (await hostileApp(t)).app
   const before = manifest(app.config.dataDir)
   for (const [name, bytes] of [['ü'.repeat(128), 256], ['a'.repeat(129), 129], ['ü'.repeat(64) + 'a', 129]] as Array<[string, number]>) {
     const res = await createWorkspace(app, name)
