@@ -70,9 +70,17 @@ export default async function stores (app: FastifyInstance) {
   app.post(`${STORE}/:upload`, async (req, reply) => {
     const { ws, store, upload } = req.params as StoreParams & { upload: string }
     const method = parseUpload(upload)
-    if (method !== 'external') throw UnsupportedUploadMethod(`${method} with POST; harvest with external.imagemosaic and a file: URL`)
+    const verify = flag(req.query as Record<string, unknown>, 'verify')
+    if (method === 'file') {
+      // GeoServer's recipe: a ZIP of granules POSTed to file.imagemosaic adds them to the mosaic.
+      if (!req.upload) throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'application/zip')
+      const result = await mosaics.harvestUpload(ws, store, req.upload.path, { verify })
+      warn(reply, result.skipped)
+      return reply.code(201).send()
+    }
+    if (method !== 'external') throw UnsupportedUploadMethod(`${method} with POST; harvest with external.imagemosaic and a file: URL, or file.imagemosaic and a ZIP`)
     if (typeof req.body !== 'string') throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'text/plain')
-    const result = await mosaics.harvest(ws, store, req.body, { verify: flag(req.query as Record<string, unknown>, 'verify') })
+    const result = await mosaics.harvest(ws, store, req.body, { verify })
     warn(reply, result.skipped)
     return reply.code(201).send() // DECISIONS.md: 201 (GeoServer answers 202)
   })

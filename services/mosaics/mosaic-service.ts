@@ -353,6 +353,70 @@ export function createMosaicService (deps: MosaicServiceDeps) {
       }))
     },
 
+    /**
+     * POST file.imagemosaic: adds the granules of a ZIP to an existing mosaic in one step. The archive
+     * is staged and validated like an upload, its granules read; the files are then moved into the
+     * store's folder and indexed in one transaction. A failure before the commit removes what was
+     * moved, so no half of an archive stays behind. A granule whose file name the store holds
+     * already is skipped (harvest that file with external.imagemosaic to re-index it).
+     */
+    async harvestUpload (ws: string, store: string, zipFile: string, opts: { verify?: boolean } = {}): Promise<{ harvested: number, skipped: Skipped[] }> {
+      await requireMosaic(ws, store)
+      return await exclusive(ws, store, () => withStaging(dataDir, 'harvest', async (staging) => {
+        const mosaic = await requireMosaic(ws, store)
+        const extracted = path.join(staging, 'files')
+        const entries = await extractZip(zipFile, extracted, deps.zipLimits)
+        await fs.promises.mkdir(extracted, { recursive: true })
+        const root = await mosaicRoot(extracted, entries.map((e) => e.name))
+        const found = await findGranules(root, mosaic.settings)
+        const taken: Skipped[] = []
+        const files: string[] = []
+        for (const f of found) {
+          if (fs.existsSync(path.join(mosaic.dir, path.relative(root, f)))) taken.push({ file: posixRel(root, f), reason: 'the store holds a granule of that name already' })
+          else files.push(f)
+        }
+        const read = await readGranules(files, mosaic.settings, {
+          crs: mosaic.crs,
+          displayName: (f) => posixRel(root, f),
+          locationOf: (f) => (mosaic.settings.absolutePath ? path.join(mosaic.dir, path.relative(root, f)) : posixRel(root, f)),
+          finalPath: (f) => path.join(mosaic.dir, path.relative(root, f)),
+          now: now(),
+          verify: opts.verify
+        })
+        read.skipped.unshift(...taken)
+        if (read.granules.length === 0) throw NoGoodGranules(read.skipped.map((s) => `${s.file}: ${s.reason}`).join('; ') || 'the archive holds no granule')
+        // Each granule with its sidecars (world file, .prj, .ovr...): every extracted file that is not
+        // a definition file goes along, so a harvested granule keeps what describes it.
+        const keep = new Set(read.granules.map((g) => path.relative(mosaic.dir, g.path)))
+        const stems = [...keep].map((g) => g.replace(/\.[^./]+$/, '.'))
+        const moving = entries.filter((e) => !e.directory).map((e) => path.relative(root, path.join(extracted, e.name)))
+          .filter((rel) => !rel.startsWith('..') && (keep.has(rel) || stems.some((s) => rel.startsWith(s))))
+          .filter((rel) => !fs.existsSync(path.join(mosaic.dir, rel)))
+        await fsyncTree(root)
+        const moved: string[] = []
+        try {
+          for (const rel of moving) {
+            const target = path.join(mosaic.dir, rel)
+            await fs.promises.mkdir(path.dirname(target), { recursive: true })
+            await renameDurable(path.join(root, rel), target)
+            moved.push(target)
+          }
+          fault('mosaic.harvestBeforeIndex')
+          const settings = adoptCrsAttribute(mosaic.settings, read)
+          index.transaction(() => {
+            if (!mosaic.crs && read.crs) { index.setCrs(ws, store, read.crs); mosaic.crs = read.crs }
+            if (settings) { index.setCrsAttribute(ws, store, settings); mosaic.settings = settings }
+            index.addGranules(ws, store, read.granules)
+            refreshCoverages(mosaic)
+          })
+        } catch (err) {
+          for (const f of moved) await fs.promises.rm(f, { force: true })
+          throw err
+        }
+        return { harvested: read.granules.length, skipped: read.skipped }
+      }))
+    },
+
     /** POST external.imagemosaic: indexes (or re-indexes) files under the harvest roots. */
     async harvest (ws: string, store: string, body: string, opts: { verify?: boolean } = {}): Promise<{ harvested: number, skipped: Skipped[] }> {
       await requireMosaic(ws, store, `${ws},${store}`)
