@@ -10,10 +10,30 @@ export function stringifyExact (value: unknown): string {
   return text.includes('\\u0000bigint:') ? text.replace(/"\\u0000bigint:(-?\d+)"/g, '$1') : text
 }
 
-/** JSON.parse that reads integers beyond Number.MAX_SAFE_INTEGER as bigint. */
+/** JSON.parse that reads integers beyond Number.MAX_SAFE_INTEGER as bigint (numbers, not digits in strings). */
 export function parseExact (text: string): unknown {
-  const marked = text.replace(/(?<=[:[,]\s*)(-?\d{16,})(?=\s*[,\]}])/g, (digits) =>
-    Number.isSafeInteger(Number(digits)) ? digits : `"\\u0000bigint:${digits}"`)
+  let out = ''
+  let from = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (inString) {
+      if (c === '\\') i++
+      else if (c === '"') inString = false
+      continue
+    }
+    if (c === '"') { inString = true; continue }
+    if (c !== '-' && (c < '0' || c > '9')) continue
+    let j = i + 1
+    while (j < text.length && /[0-9.eE+-]/.test(text[j])) j++
+    const token = text.slice(i, j)
+    if (/^-?\d{16,}$/.test(token) && !Number.isSafeInteger(Number(token))) {
+      out += text.slice(from, i) + `"\\u0000bigint:${token}"`
+      from = j
+    }
+    i = j - 1
+  }
+  const marked = out + text.slice(from)
   return JSON.parse(marked, (_k, v) => (typeof v === 'string' && v.startsWith(MARK) ? BigInt(v.slice(MARK.length)) : v))
 }
 

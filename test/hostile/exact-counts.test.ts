@@ -18,6 +18,7 @@ t.test('stringifyExact and parseExact keep every digit', async (t) => {
   const big = 18053587901014829n
   t.equal(stringifyExact({ a: big, b: 1, c: 'x' }), '{"a":18053587901014829,"b":1,"c":"x"}')
   t.same(parseExact(`{"a":18053587901014829,"b":[1,-9007199254740993],"c":"12345678901234567"}`), { a: big, b: [1, -9007199254740993n], c: '12345678901234567' })
+  t.same(parseExact('{"error":"tile 12345678901234567, \\"quoted\\" 98765432109876543]","n":1.5e300}'), { error: 'tile 12345678901234567, "quoted" 98765432109876543]', n: 1.5e300 }, 'digits inside strings stay text')
 })
 
 t.test('a world seed to zoom 30: the exact total in seed.json, the task resource (JSON, XML), its record and the event stream', async (t) => {
