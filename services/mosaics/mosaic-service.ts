@@ -255,6 +255,20 @@ export function createMosaicService (deps: MosaicServiceDeps) {
     return next
   }
 
+  /** Commits harvested granules in one transaction: the mosaic's CRS and crs attribute when they
+   *  are new, the rows, the coverages' extent and ranges. */
+  function indexHarvest (mosaic: MosaicRecord, read: ReadResult): void {
+    fault('mosaic.harvestBeforeIndex')
+    const { workspace: ws, store } = mosaic
+    const settings = adoptCrsAttribute(mosaic.settings, read)
+    index.transaction(() => {
+      if (!mosaic.crs && read.crs) { index.setCrs(ws, store, read.crs); mosaic.crs = read.crs }
+      if (settings) { index.setCrsAttribute(ws, store, settings); mosaic.settings = settings }
+      index.addGranules(ws, store, read.granules)
+      refreshCoverages(mosaic)
+    })
+  }
+
   function compile (mosaic: MosaicRecord, filter: string): CompiledFilter {
     return compileCql(filter, {
       schema: mosaic.settings.schema,
@@ -401,14 +415,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
             await renameDurable(path.join(root, rel), target)
             moved.push(target)
           }
-          fault('mosaic.harvestBeforeIndex')
-          const settings = adoptCrsAttribute(mosaic.settings, read)
-          index.transaction(() => {
-            if (!mosaic.crs && read.crs) { index.setCrs(ws, store, read.crs); mosaic.crs = read.crs }
-            if (settings) { index.setCrsAttribute(ws, store, settings); mosaic.settings = settings }
-            index.addGranules(ws, store, read.granules)
-            refreshCoverages(mosaic)
-          })
+          indexHarvest(mosaic, read)
         } catch (err) {
           for (const f of moved) await fs.promises.rm(f, { force: true })
           throw err
@@ -455,14 +462,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
       if (files.length + vanished.length > 0 && read.granules.length === 0) {
         throw NoGoodGranules(read.skipped.map((s) => `${s.file}: ${s.reason}`).join('; '))
       }
-      fault('mosaic.harvestBeforeIndex')
-      const settings = adoptCrsAttribute(mosaic.settings, read)
-      index.transaction(() => {
-        if (!mosaic.crs && read.crs) { index.setCrs(ws, store, read.crs); mosaic.crs = read.crs }
-        if (settings) { index.setCrsAttribute(ws, store, settings); mosaic.settings = settings }
-        index.addGranules(ws, store, read.granules)
-        refreshCoverages(mosaic)
-      })
+      indexHarvest(mosaic, read)
       return { harvested: read.granules.length, skipped: read.skipped }
       })
     },
