@@ -6,7 +6,7 @@
 // Slow headers are Node's business (headersTimeout). The watchdog reads the socket's byte counter,
 // so it never touches the body stream the parsers read.
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { Socket } from 'node:net'
 
 export interface SlowClientOptions {
@@ -31,8 +31,15 @@ function refuse (socket: Socket, status: string, message: string): void {
 }
 
 async function slowClients (app: FastifyInstance, opts: SlowClientOptions) {
-  const watched = new WeakMap<FastifyRequest, NodeJS.Timeout>()
-  const stop = (req: FastifyRequest) => { const timer = watched.get(req); if (timer) { clearInterval(timer); watched.delete(req) } }
+  // One timer for every body in flight (a burst of small POSTs must not mean a timer each).
+  interface Watch { check (now: number): boolean }
+  const watched = new Set<Watch>()
+  let timer: NodeJS.Timeout | undefined
+  const tick = () => {
+    const now = Date.now()
+    for (const w of watched) if (w.check(now)) watched.delete(w)
+    if (watched.size === 0 && timer) { clearInterval(timer); timer = undefined }
+  }
 
   app.addHook('onRequest', (req, reply, done) => {
     const length = Number(req.headers['content-length'] ?? 0)
@@ -43,30 +50,35 @@ async function slowClients (app: FastifyInstance, opts: SlowClientOptions) {
     const started = Date.now()
     let windowStart = started
     let windowBytes = socket.bytesRead
-    const timer = setInterval(() => {
-      if (req.raw.complete || socket.destroyed) return stop(req)
-      const now = Date.now()
-      let why: string | undefined
-      if (now - started > limit) why = `the request body did not arrive within ${Math.round(limit / 1000)} s`
-      else if (now - windowStart >= RATE_WINDOW_MS) {
-        const rate = (socket.bytesRead - windowBytes) * 1000 / (now - windowStart)
-        if (rate < opts.bodyMinRate) why = `the request body arrived at ${Math.floor(rate)} bytes/s, below the ${opts.bodyMinRate} bytes/s required`
-        windowStart = now
-        windowBytes = socket.bytesRead
+    const watch: Watch = {
+      /** True once the request needs no more watching (body in, socket gone, or cut now). */
+      check (now) {
+        if (req.raw.complete || socket.destroyed) return true
+        let why: string | undefined
+        if (now - started > limit) why = `the request body did not arrive within ${Math.round(limit / 1000)} s`
+        else if (now - windowStart >= RATE_WINDOW_MS) {
+          const rate = (socket.bytesRead - windowBytes) * 1000 / (now - windowStart)
+          if (rate < opts.bodyMinRate) why = `the request body arrived at ${Math.floor(rate)} bytes/s, below the ${opts.bodyMinRate} bytes/s required`
+          windowStart = now
+          windowBytes = socket.bytesRead
+        }
+        if (!why) return false
+        req.log.warn({ route: `${req.method} ${req.url.split('?')[0]}`, bytes: socket.bytesRead, reason: why }, 'slow request body cut')
+        // A route that never reads its body (a tile GET) has answered already; Node goes on reading
+        // the declared body after the answer, so the socket is closed all the same.
+        if (reply.raw.headersSent) socket.destroy()
+        else refuse(socket, '408 Request Timeout', `Request timeout: ${why}`)
+        return true
       }
-      if (!why) return
-      stop(req)
-      req.log.warn({ route: `${req.method} ${req.url.split('?')[0]}`, bytes: socket.bytesRead, reason: why }, 'slow request body cut')
-      // A route that never reads its body (a tile GET) has answered already; Node goes on reading
-      // the declared body after the answer, so the socket is closed all the same.
-      if (reply.raw.headersSent) socket.destroy()
-      else refuse(socket, '408 Request Timeout', `Request timeout: ${why}`)
-    }, CHECK_MS)
-    timer.unref()
-    watched.set(req, timer)
-    req.raw.once('close', () => stop(req))
+    }
+    watched.add(watch)
+    const forget = () => watched.delete(watch)
+    req.raw.once('end', forget) // the body is in ('end' does not start the stream flowing)
+    req.raw.once('close', forget)
+    if (!timer) { timer = setInterval(tick, CHECK_MS); timer.unref() }
     done()
   })
+  app.addHook('onClose', async () => { if (timer) clearInterval(timer) })
 
   if (opts.maxConnectionsPerAddress > 0) {
     const open = new Map<string, number>()
