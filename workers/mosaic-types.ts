@@ -6,10 +6,6 @@ import type { RasterStyle } from './render-types.js'
 /** CRS codes the worker understands; 'EPSG:900913' is treated as 'EPSG:3857'. */
 export type CrsCode = string
 
-/** Granules that are plain images placed by a world file (services/mosaics/world-file.ts); any
- *  other granule is a GeoTIFF. */
-export const WORLD_IMAGE = /\.(png|jpe?g|gif)$/i
-
 /** One granule (a GeoTIFF or a world-file image), north-up, as indexed. */
 export interface GranuleRef {
   /** Absolute path of the GeoTIFF or world-file image. */

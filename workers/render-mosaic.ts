@@ -16,7 +16,8 @@ import threads from 'node:worker_threads'
 import type { GeoTIFF, GeoTIFFImage } from 'geotiff'
 import { applyRasterStyle } from './raster-style.js'
 import type { BandData } from './render-types.js'
-import { WORLD_IMAGE, type GranuleRef, type RenderJob, type RenderResult } from './mosaic-types.js'
+import type { GranuleRef, RenderJob, RenderResult } from './mosaic-types.js'
+import { WORLD_IMAGE } from '../services/mosaics/granule-files.js'
 import { axisTransform, isSeparable, pointTransform } from './crs.js'
 
 // geotiff.js loads the 'web-worker' package, which, evaluated in a worker thread whose workerData is

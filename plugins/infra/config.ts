@@ -132,7 +132,7 @@ export const SETTINGS: Setting[] = [
       return url.origin
     }),
     default: [],
-    describe: 'Web origins (separated by commas) besides the server\'s own whose pages may send POST, PUT and DELETE requests through a browser'
+    describe: 'Web origins (separated by commas) besides the server\'s own whose pages may send POST, PUT, DELETE and PATCH requests through a browser'
   },
   { key: 'requireHttps', env: 'MAPWARDEN_REQUIRE_HTTPS', parse: bool, default: false, describe: 'Refuse Basic credentials over plain HTTP' },
   // Never echoed: its length (at least 16 characters) is checked by services/security/master-password.ts.

@@ -19,7 +19,7 @@ import {
 } from '../errors.js'
 import { parseMosaicDefinition, withCrsAttribute, type DefinitionFiles, type MosaicSettings } from './indexer.js'
 import { worldFileSidecars } from './world-file.js'
-import { WORLD_IMAGE } from '../../workers/mosaic-types.js'
+import { WORLD_IMAGE } from './granule-files.js'
 import { findGranules, isGone, readGranules, type ReadResult, type Skipped } from './scan.js'
 import { createSqliteGranuleIndex, type Granule, type GranuleIndex, type MosaicRecord } from './granule-index.js'
 import { createCatalogRows, type CoverageConfig, type CoverageRow } from './catalog-rows.js'

@@ -7,9 +7,9 @@ import { collectAttributes } from './collect.js'
 import { GranuleError, readGranuleInfo, type GranuleInfo } from './geotiff-info.js'
 import { verifyGranule } from './verify.js'
 import { hasWorldFile, readWorldImageInfo, type WorldImageInfo } from './world-file.js'
-import { WORLD_IMAGE } from '../../workers/mosaic-types.js'
+import { WORLD_IMAGE } from './granule-files.js'
 import type { NewGranule } from './granule-index.js'
-import { normalizeCrs, transformBbox } from '../../workers/crs.js'
+import { isSupportedCrs, normalizeCrs, transformBbox } from '../../workers/crs.js'
 import { TooManyGranules } from '../errors.js'
 
 export interface Skipped { file: string, reason: string }
@@ -91,7 +91,8 @@ export async function readGranules (files: string[], settings: MosaicSettings, o
       const read = infos[n]
       if (read instanceof Error) throw read
       if (opts.verify) await verifyGranule(file)
-      const info = { ...read, crs: read.crs ?? defaultCrs }
+      const info = { ...read, crs: normalizeCrs(read.crs ?? defaultCrs) }
+      if (!isSupportedCrs(info.crs)) throw new GranuleError(`unsupported CRS ${info.crs}`)
       crs ??= info.crs
       const native = normalizeCrs(info.crs) === normalizeCrs(crs)
       const footprint = native ? info.bbox : transformBbox(info.bbox, info.crs, crs)

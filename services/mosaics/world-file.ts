@@ -7,8 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import sharp, { type Metadata } from 'sharp'
-import { WORLD_IMAGE } from '../../workers/mosaic-types.js'
-import { isSupportedCrs, normalizeCrs } from '../../workers/crs.js'
+import { WORLD_IMAGE } from './granule-files.js'
 import { GranuleError, type GranuleInfo } from './geotiff-info.js'
 
 /** Sidecar names that may place `file`, most specific first. */
@@ -46,7 +45,7 @@ function parseWorldFile (text: string): { a: number, e: number, c: number, f: nu
 export function crsFromPrj (wkt: string): string {
   const text = wkt.trim()
   const authorities = [...text.matchAll(/AUTHORITY\s*\[\s*"EPSG"\s*,\s*"?(\d+)"?\s*\]/gi)]
-  if (authorities.length) return normalizeCrs(`EPSG:${authorities[authorities.length - 1][1]}`)
+  if (authorities.length) return `EPSG:${authorities[authorities.length - 1][1]}`
   const name = /^(?:PROJCS|GEOGCS)\s*\[\s*"([^"]*)"/i.exec(text)?.[1] ?? ''
   const flat = name.toLowerCase().replace(/[\s_]+/g, ' ')
   if (/^geogcs/i.test(text) && /(gcs )?wgs 1984|wgs 84/.test(flat)) return 'EPSG:4326'
@@ -71,8 +70,8 @@ async function readIfPresent (file: string): Promise<string | undefined> {
 }
 
 /**
- * Size, bands, CRS (undefined without a .prj: the caller gives the mosaic's) and extent of a
- * world-file image. Only the headers are read.
+ * Size, bands, CRS (as the .prj names it, undefined without one: the caller gives the mosaic's and
+ * checks that it is supported) and extent of a world-file image. Only the headers are read.
  */
 export async function readWorldImageInfo (file: string): Promise<WorldImageInfo> {
   let world: string | undefined
@@ -81,7 +80,6 @@ export async function readWorldImageInfo (file: string): Promise<WorldImageInfo>
   const { a, e, c, f } = parseWorldFile(world)
   const prj = await readIfPresent(file.slice(0, -path.extname(file).length) + '.prj')
   const crs = prj === undefined ? undefined : crsFromPrj(prj)
-  if (crs !== undefined && !isSupportedCrs(crs)) throw new GranuleError(`unsupported CRS ${crs}`)
   let meta: Metadata
   try {
     meta = await sharp(file, { limitInputPixels: false }).metadata()
