@@ -92,7 +92,6 @@ export const InvalidStyle = createError('MW_STYLES_INVALID', 'invalid', 'Invalid
 export const InvalidStyleEntry = createError('MW_STYLES_INVALID_ENTRY', 'invalid', 'Invalid style entry: %s')
 export const NoSldInZip = createError('MW_STYLES_NO_SLD_IN_ZIP', 'invalid', 'No sld file provided: the ZIP holds no .sld file at its top level')
 export const SeveralSldsInZip = createError('MW_STYLES_SEVERAL_SLDS_IN_ZIP', 'invalid', 'The ZIP holds more than one .sld file at its top level (%s); send one style per package')
-export const StyleImageTaken = createError('MW_STYLES_IMAGE_TAKEN', 'conflict', 'Style resource %s already belongs to style %s')
 export const StyleMediaType = createError('MW_STYLES_MEDIA_TYPE', 'unsupported', 'Unsupported media type %s for %s; accepted: %s')
 export const LayerNotFound = createError('MW_STYLES_LAYER_NOT_FOUND', 'not_found', 'No such layer: %s')
 export const LayerStyleUnknown = createError('MW_STYLES_LAYER_STYLE_UNKNOWN', 'invalid', 'No such style: %s')

@@ -95,7 +95,7 @@ export default async function appschema (app: FastifyInstance) {
     const { ws, store, format } = req.params as P<'ws' | 'store' | 'format'>
     if (format.toLowerCase() !== 'appschema') throw UnsupportedStoreFormat(format)
     const { dir, files } = await service.files(ws, store)
-    return reply.type('application/zip').header('content-disposition', `attachment; filename=${store}.zip`).send(await zipOf(dir, files))
+    return reply.type('application/zip').header('content-disposition', `attachment; filename=${store}.zip`).send(zipOf(dir, files))
   })
 
   for (const method of ['POST', 'DELETE'] as const) {

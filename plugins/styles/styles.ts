@@ -3,6 +3,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Link, MEDIA_TYPES, serialize, type Document } from '../infra/representation.js'
 import { bodyRoot, suffixed } from '../infra/routes.js'
+import { zipStream } from '../infra/zip-stream.js'
+import fs from 'node:fs/promises'
 import { checkName } from '../../services/files/names.js'
 import { MethodNotAllowed, NotAZip, StyleMediaType } from '../../services/errors.js'
 import type { StyleRow } from '../../services/styles/service.js'
@@ -117,6 +119,12 @@ export default async function styleRoutes (app: FastifyInstance) {
       const accept = (req.headers.accept ?? '').toLowerCase()
       if (req.format === 'sld' || (!req.formatFromSuffix && SLD_TYPES.some((t) => accept.includes(t)))) {
         return reply.type('application/vnd.ogc.sld+xml').send(await styles.sld(ws, name))
+      }
+      // GeoServer's StyleController answers the package (SLD and images) for .zip / application/zip.
+      if (req.format === 'zip' || (!req.formatFromSuffix && ZIP_TYPES.some((t) => accept.includes(t)))) {
+        const files = styles.packageFiles(ws, name)
+        await Promise.all(files.map((f) => fs.access(f.path))) // a file removed by hand: an error before the first byte
+        return reply.type('application/zip').header('Content-Disposition', `attachment; filename="${encodeURIComponent(name)}.zip"`).send(zipStream(files))
       }
       return reply.resource(entry(styles.get(ws, name)))
     })
