@@ -153,6 +153,7 @@ async function tilePool (app: FastifyInstance, { config }: { config: MapwardenCo
   if (aborted > 0) app.log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
   const cache = createTileCache({
     dataDir: config.dataDir,
+    db: app.db,
     records,
     fault: app.faults,
     layers: app.layers,
@@ -165,7 +166,13 @@ async function tilePool (app: FastifyInstance, { config }: { config: MapwardenCo
   app.decorate('tilePool', { run })
   app.decorate('tileCache', cache)
   app.workspaces.onRemoved((ws) => cache.store.removeWorkspace(ws))
-  app.layers.onRemoved((layer) => cache.store.removeLayer(layer))
+  app.layers.onRemoved((layer) => { cache.invalidation.layerRemoved(layer); return cache.store.removeLayer(layer) })
+  // Cached tiles follow their style and their data (services/seed/tile-invalidation.ts).
+  app.styles.onChanged((uses, reason) => cache.invalidation.stylesChanged(uses, reason))
+  app.layers.onStylesChanged((before, after) => cache.invalidation.layerStylesChanged(before, after))
+  app.mosaics.onDataChanged((layers, areas, reason) => cache.invalidation.dataChanged(layers, areas, reason))
+  const resumed = cache.invalidation.resume()
+  if (resumed > 0) app.log.info({ drops: resumed }, 'tile cache: dropping stale tiles a stop left behind')
   app.addHook('preClose', async () => { await cache.close() })
   app.addHook('onClose', async () => { await pool.close({ force: true }) })
 }

@@ -40,6 +40,8 @@ export interface TruncateSelection {
   signal?: AbortSignal
   /** Called after each deleted tile (task progress). */
   onDeleted?: () => void
+  /** Only tiles last written before this time (ms since the epoch); undefined: every tile. */
+  olderThan?: number
 }
 
 const gridDir = (id: string) => id.replace(':', '_')
@@ -70,9 +72,14 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
   }
   const etagOf = (size: number, mtimeMs: number) => `"${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`
 
-  async function remove (file: string, key: TileKey): Promise<boolean> {
+  async function remove (file: string, key: TileKey, olderThan?: number): Promise<boolean> {
     let size = 0
-    try { size = (await fs.stat(file)).size; await fs.unlink(file) } catch (err) {
+    try {
+      const st = await fs.stat(file)
+      if (olderThan !== undefined && st.mtimeMs >= olderThan) return false
+      size = st.size
+      await fs.unlink(file)
+    } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false
       throw err
     }
@@ -119,6 +126,11 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
 
     async exists (key: TileKey): Promise<boolean> {
       try { await fs.access(tilePath(key)); return true } catch { return false }
+    },
+
+    /** When the tile was last written (ms since the epoch), undefined when it is not cached. */
+    async writtenAt (key: TileKey): Promise<number | undefined> {
+      try { return (await fs.stat(tilePath(key))).mtimeMs } catch { return undefined }
     },
 
     /** Writes one tile on the calling thread (tools and tests; seeding writes in the workers). */
@@ -187,7 +199,7 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
               const y = Number(m[1])
               if (y < r[1] || y > r[3]) continue
               if (sel.signal?.aborted) return n
-              if (await remove(path.join(xdir, name), { ...s, z, x, y })) { n++; sel.onDeleted?.() }
+              if (await remove(path.join(xdir, name), { ...s, z, x, y }, sel.olderThan)) { n++; sel.onDeleted?.() }
             }
             await fs.rmdir(xdir).catch(() => {}) // only when empty
           }

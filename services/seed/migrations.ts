@@ -18,5 +18,26 @@ export const seedMigrations: Migration[] = [
       );
       CREATE INDEX seed_tasks_finished ON seed_tasks (finished_at);
     `
+  },
+  {
+    // services/seed/tile-invalidation.ts: the parameters behind each non-default tile set (its
+    // directory is a hash of them), and the tile drops a style or data change has pending.
+    id: 'seed/002-tile-invalidation',
+    sql: `
+      CREATE TABLE tile_parameter_sets (
+        layer TEXT NOT NULL,
+        parameter_id TEXT NOT NULL,
+        parameters TEXT NOT NULL,
+        PRIMARY KEY (layer, parameter_id)
+      );
+      CREATE TABLE tile_drops (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        layer TEXT NOT NULL,
+        parameter_id TEXT,
+        area TEXT,
+        before_ms INTEGER NOT NULL,
+        reason TEXT NOT NULL
+      );
+    `
   }
 ]

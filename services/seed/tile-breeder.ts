@@ -53,6 +53,8 @@ export interface BreederDeps {
   keepFinishedMs?: number
   /** Persistent task records (ids, and what happened to a task after a restart). */
   records?: TaskRecords
+  /** Whether a cached tile must be drawn again although it exists (its style or data changed). */
+  isStale?: (layer: string, parameterId: string, mtimeMs: number) => boolean
 }
 
 export type KillCode = 'running' | 'pending' | 'all'
@@ -138,7 +140,8 @@ export function createTileBreeder (deps: BreederDeps) {
       let missing = false
       for (let y = mt.wanted[1]; y <= mt.wanted[3] && !missing; y++) {
         for (let x = mt.wanted[0]; x <= mt.wanted[2]; x++) {
-          if (!(await deps.store.exists({ ...set, z: mt.z, x, y }))) { missing = true; break }
+          const at = await deps.store.writtenAt({ ...set, z: mt.z, x, y })
+          if (at === undefined || deps.isStale?.(set.layer, set.parameterId, at)) { missing = true; break }
         }
       }
       if (!missing) return

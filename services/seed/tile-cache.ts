@@ -15,6 +15,8 @@ import type { TileFormat } from './formats.js'
 import type { Principal } from '../auth/authenticator.js'
 import type { TaskRecords } from './task-records.js'
 import { noFaults, type FaultPoint } from '../faults.js'
+import type { Db } from '../storage/database.js'
+import { createTileInvalidation } from './tile-invalidation.js'
 
 /** 'list': whether a capabilities document shows the layer; 'metadata': a description of one layer
  *  (TMS TileMap). The catalog mode may list and describe layers whose tiles it refuses. */
@@ -24,12 +26,13 @@ export type TileAuthorizer = (action: TileAction, layer: LayerInfo, principal: P
 
 export interface TileCacheDeps {
   dataDir: string
+  db: Db
   layers: LayerStore
   render: MetatileRenderer
   taskSlots: number
   maxPendingTasks: number
   maxSeedThreads: number
-  log?: { warn: (obj: object, msg: string) => void }
+  log?: { info: (obj: object, msg: string) => void, warn: (obj: object, msg: string) => void }
   now?: () => number
   records?: TaskRecords
   fault?: FaultPoint
@@ -51,7 +54,10 @@ export interface TileRequest {
 
 export function createTileCache (deps: TileCacheDeps) {
   const store = createBlobStore({ root: path.join(deps.dataDir, 'tiles'), tmpDir: path.join(deps.dataDir, 'tmp', 'tiles'), fault: deps.fault ?? noFaults })
-  const breeder = createTileBreeder({ store, render: deps.render, taskSlots: deps.taskSlots, maxPendingTasks: deps.maxPendingTasks, log: deps.log, now: deps.now, records: deps.records })
+  const invalidation = createTileInvalidation({ db: deps.db, store, log: deps.log, now: deps.now })
+  const breeder = createTileBreeder({
+    store, render: deps.render, taskSlots: deps.taskSlots, maxPendingTasks: deps.maxPendingTasks, log: deps.log, now: deps.now, records: deps.records, isStale: invalidation.isStale
+  })
   const inflight = new Map<string, Promise<void>>()
   let authorize: TileAuthorizer = () => {}
 
@@ -65,6 +71,7 @@ export function createTileCache (deps: TileCacheDeps) {
   return {
     store,
     breeder,
+    invalidation,
     setAuthorizer (fn: TileAuthorizer) { authorize = fn },
 
     /** A tile layer for the seed API: unknown layers are 400 (DECISIONS.md). */
@@ -100,6 +107,7 @@ export function createTileCache (deps: TileCacheDeps) {
       const layer = await this.seedLayer(layerName)
       await authorize('write', layer, principal)
       const spec = parseSeedRequest(body, layer, deps.maxSeedThreads)
+      if (spec.parameters) invalidation.recordSet(layer.qualifiedName, parameterId(spec.parameters), spec.parameters)
       return breeder.submit(spec)
     },
 
@@ -119,7 +127,8 @@ export function createTileCache (deps: TileCacheDeps) {
       const params = normaliseParameters(layer, req.parameters, 'parameter', TileParameterInvalid)
       const key: TileKey = { layer: layer.qualifiedName, gridSet: req.gridSet.id, format: req.format, parameterId: parameterId(params), z: req.z, x: req.x, y: req.y }
       const hit = await store.get(key)
-      if (hit) return { ...hit, cached: true, public: isPublic }
+      if (hit && !invalidation.isStale(key.layer, key.parameterId, hit.mtimeMs)) return { ...hit, cached: true, public: isPublic }
+      invalidation.recordSet(key.layer, key.parameterId, params)
       const subset = gridSubset(req.gridSet, layer.bbox)
       const rect = metaTileOf(subset, req.z, req.x, req.y)
       if (!rect) throw TileOutOfRange(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
@@ -136,7 +145,7 @@ export function createTileCache (deps: TileCacheDeps) {
       return { ...tile, cached: false, public: isPublic }
     },
 
-    async close () { await breeder.close() }
+    async close () { await breeder.close(); await invalidation.idle() }
   }
 }
 

@@ -19,6 +19,7 @@ import { parseSld, rasterStyleOf } from './sld.js'
 import { createStyleStore, styleRef, type LayerRef, type StyleImage, type StyleRow } from './store.js'
 import { unpackStylePackage } from './package.js'
 import { noFaults, type FaultPoint } from '../faults.js'
+import type { StyleUse } from '../seed/tile-invalidation.js'
 
 export type { StyleImage, StyleRow } from './store.js'
 export { styleRef } from './store.js'
@@ -105,6 +106,20 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
   const usersOf = (s: StyleRow): LayerRef[] =>
     store.layersNaming(styleRef(s), s.name).filter((l) =>
       [l.defaultStyle, ...l.styles].some((ref) => ref !== undefined && resolve(l.workspace, ref)?.id === s.id))
+
+  // Told after a change of what a style draws or is called, with the layers that used it (the tile
+  // cache drops the tile sets drawn with it).
+  const changedHooks: Array<(uses: StyleUse[], reason: string) => void> = []
+  /** How each user layer named the style before a change (computed while the references still resolve). */
+  const usesOf = (s: StyleRow, users: LayerRef[]): StyleUse[] => users.map((l) => ({
+    layer: `${l.workspace}:${l.name}`,
+    defaultStyle: l.defaultStyle,
+    refs: [...new Set([l.defaultStyle, ...l.styles].filter((ref): ref is string => ref !== undefined && resolve(l.workspace, ref)?.id === s.id))]
+  }))
+  const changed = (uses: StyleUse[], reason: string) => {
+    if (uses.length === 0) return
+    for (const hook of changedHooks) { try { hook(uses, reason) } catch { /* a listener never undoes a committed change */ } }
+  }
 
   /** Rewrites the references of layers to a style (rename, move, detach). */
   const rewriteRefs = (users: LayerRef[], s: StyleRow, to: string | undefined) => {
@@ -252,6 +267,7 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
       const images = [...kept.map(({ name, file }) => ({ name, file })), ...placed]
       // Images the style alone uses are replaced in place (each old or new); new files and the new
       // revision are recorded first, so a crash before the switch leaves no file nobody owns.
+      const uses = usesOf(s, usersOf(s))
       const had = new Set(s.images.map((i) => i.file))
       const intents = store.addIntents(workspace, [...images.map((i) => i.file).filter((f) => !had.has(f)), file])
       const stale = [s.file, ...s.images.map((i) => i.file)].filter((f): f is string => f !== undefined && f !== file && !images.some((i) => i.file === f))
@@ -267,6 +283,7 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
         })
       })
       fault('style.afterRow')
+      changed(uses, `style ${styleRef(s)} changed`)
       await settle(staleIntents) // files no style points to any more (a shared image stays)
       return store.get(workspace, name)!
     })
@@ -280,6 +297,8 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
   }
 
   return {
+    /** Registers a listener for changes of styles that layers use (after each commit). */
+    onChanged (hook: (uses: StyleUse[], reason: string) => void): void { changedHooks.push(hook) },
     /** Changes whenever a style is created, changed or removed. */
     generation: () => generation,
     /** Names of the global styles (no workspace) or of one workspace's styles, sorted. */
@@ -370,6 +389,7 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
         const owner = store.byFilenameFolded(target, filename)
         if (owner && owner.id !== s.id) throw StyleResourceExists(filename)
         const users = usersOf(s)
+        const uses = usesOf(s, users)
         const [from, to] = [dirOf(s.workspace), dirOf(target)]
         let file = s.file
         let revision = s.revision
@@ -400,6 +420,7 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
           return dropOld ? store.addIntents(s.workspace, [s.file!, ...(moving ? s.images.map((i) => i.file) : [])]) : []
         })
         fault('style.afterRow')
+        if (moving || newName !== s.name) changed(uses, `style ${styleRef(s)} renamed to ${styleRef(next)}`)
         await settle(staleIntents) // what no style of the old folder points to any more
         return store.get(target, newName)!
       })
@@ -416,12 +437,14 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
         if (!s) throw StyleToDeleteNotFound(name)
         const users = usersOf(s)
         if (users.length > 0 && !recurse) throw StyleInUse()
+        const uses = usesOf(s, users)
         const intents = store.transaction(() => {
           rewriteRefs(users, s, undefined)
           store.remove(s.id)
           if (!s.file) return []
           return purge ? store.addIntents(workspace, [s.file, ...s.images.map((i) => i.file)]) : store.addIntents(workspace, [s.file], `${s.filename}.bak`)
         })
+        changed(uses, `style ${styleRef(s)} deleted`)
         // Removes (or keeps as .bak) what no other style points to: an image another style uses stays.
         await settle(intents)
       })

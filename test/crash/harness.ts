@@ -309,7 +309,9 @@ export function checkFiles (dataDir: string): Failure[] {
       const dir = folder(st.workspace)
       const set = owned.get(dir) ?? new Set<string>()
       owned.set(dir, set)
-      for (const f of [...(st.file ? [st.file] : []), ...JSON.parse(st.images) as string[]]) {
+      // An image is a plain name (older rows) or { name, file } (file relative to the folder).
+      const images = (JSON.parse(st.images) as Array<string | { file: string }>).map((i) => typeof i === 'string' ? i : i.file)
+      for (const f of [...(st.file ? [st.file] : []), ...images]) {
         set.add(f)
         if (!fs.existsSync(path.join(dir, f))) fails.push({ invariant: 2, message: `style ${st.name}: ${f} is in the catalog but not on disk` })
       }
@@ -317,8 +319,9 @@ export function checkFiles (dataDir: string): Failure[] {
     const dirs = [path.join(dataDir, 'styles'), ...(fs.existsSync(path.join(dataDir, 'workspaces')) ? fs.readdirSync(path.join(dataDir, 'workspaces')).map((w) => path.join(dataDir, 'workspaces', w, 'styles')) : [])]
     for (const dir of dirs) {
       if (!fs.existsSync(dir)) continue
-      for (const f of fs.readdirSync(dir)) {
-        if (f.endsWith('.bak')) continue
+      // Files of styles with a sub-folder of their own (packages/<id>/...) are listed with it.
+      for (const f of fs.readdirSync(dir, { recursive: true }).map(String)) {
+        if (f.endsWith('.bak') || fs.statSync(path.join(dir, f)).isDirectory()) continue
         if (!owned.get(dir)?.has(f)) fails.push({ invariant: 2, message: `${path.relative(dataDir, path.join(dir, f))} is on disk but no style has it` })
       }
     }
