@@ -505,7 +505,15 @@ export function createMosaicService (deps: MosaicServiceDeps) {
       checkName(name, 'coverage')
       const nativeName = String(body.nativeCoverageName ?? body.nativeName ?? (name === mosaic.typeName ? name : mosaic.typeName))
       if (rows.coverage(ws, store, name) || rows.resourceExists(ws, name)) throw CoverageExists(name, ws)
-      return index.transaction(() => configureCoverage(mosaic, name, nativeName))
+      // GeoServer's POST of a partly described coverage keeps the fields it carries: the rest of the
+      // body is applied as a PUT would apply it (or refused by name, and nothing is configured).
+      return index.transaction(() => {
+        const row = configureCoverage(mosaic, name, nativeName)
+        const next = editCoverage(body, row, mosaic)
+        rows.updateCoverage(next)
+        if (next.config.enabled !== row.config.enabled) rows.publish(ws, name, next.config.enabled)
+        return rows.coverage(ws, store, name)!
+      })
     },
 
     /**
