@@ -19,8 +19,8 @@ export default async function acl (app: FastifyInstance) {
     })
     app.put(url, async (req, reply) => {
       const body = mapBody(req, 'catalog')
-      checkFields(body, 'catalog', ['mode'])
       if (!('mode' in body)) throw CatalogModeMissing()
+      checkFields(body, 'catalog', ['mode'])
       const mode = typeof body.mode === 'string' ? body.mode.trim() : body.mode
       if (!CATALOG_MODES.includes(mode as CatalogMode)) throw InvalidCatalogMode(typeof mode === 'string' ? mode : JSON.stringify(mode))
       access.setCatalogMode(mode as CatalogMode)

@@ -92,7 +92,8 @@ function timeUnit (v: unknown): TimeUnit {
 export function parseQuota (name: string, q: unknown): number {
   if (q === null || typeof q !== 'object' || Array.isArray(q)) return fail(`${name} shall be an object with value and units: ${show(q)}`)
   const o = q as Record<string, unknown>
-  onlyFields(o, name, ['value', 'units', 'bytes'])
+  // id: GWC's storage key of the quota row, in its own GET; it identifies nothing to change here.
+  onlyFields(o, name, ['value', 'units', 'bytes'], ['id'])
   if (o.value !== undefined && o.bytes !== undefined) return fail(`${name}: give value and units, or bytes, not both`)
   let bytes: bigint
   if (o.value === undefined && o.bytes !== undefined) {
