@@ -3,84 +3,41 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Link, type Document, type Value } from '../infra/representation.js'
 import { bodyRoot, suffixed } from '../infra/routes.js'
-import { asArray } from '../../services/files/xml.js'
-import { InvalidCoverage } from '../../services/errors.js'
+import { coverageView } from '../../services/mosaics/coverage-fields.js'
 import type { CoverageRow } from '../../services/mosaics/catalog-rows.js'
 import type { MosaicRecord } from '../../services/mosaics/granule-index.js'
 
 const COVERAGES = '/workspaces/:ws/coveragestores/:store/coverages'
 type Params = { ws: string, store: string, c: string }
 
-const DIMENSION_TYPES: Record<string, string> = {
-  Byte: 'UNSIGNED_8BITS', Int8: 'SIGNED_8BITS', UInt16: 'UNSIGNED_16BITS', Int16: 'SIGNED_16BITS',
-  UInt32: 'UNSIGNED_32BITS', Int32: 'SIGNED_32BITS', Float32: 'REAL_32BITS', Float64: 'REAL_64BITS'
-}
-
-function bandNames (n: number): string[] {
-  if (n === 1) return ['GRAY_INDEX']
-  if (n === 3) return ['RED_BAND', 'GREEN_BAND', 'BLUE_BAND']
-  if (n === 4) return ['RED_BAND', 'GREEN_BAND', 'BLUE_BAND', 'ALPHA_BAND']
-  return Array.from({ length: n }, (_, i) => `Band${i + 1}`)
-}
-
-function bool (v: unknown): boolean | undefined {
-  if (v === true || v === 'true') return true
-  if (v === false || v === 'false') return false
-  if (v === undefined || v === '') return undefined
-  throw InvalidCoverage(`expected true or false, got ${JSON.stringify(String(v).slice(0, 20))}`)
-}
-
-function bboxDoc (b: [number, number, number, number] | null, crs: string | null) {
-  if (!b) return undefined
-  return { minx: b[0], maxx: b[2], miny: b[1], maxy: b[3], crs: crs ?? undefined }
-}
-
 export default async function coverages (app: FastifyInstance) {
   const { mosaics, urls } = app
 
   const coverageDoc = (req: FastifyRequest, c: CoverageRow, mosaic: MosaicRecord): Document => {
-    const entries: Value[] = []
-    const dims: Array<['time' | 'elevation', string | undefined]> = [['time', mosaic.settings.timeAttribute], ['elevation', mosaic.settings.elevationAttribute]]
-    for (const [dim, attr] of dims) {
-      if (!attr) continue
-      const info = c.config.dimensionInfo?.[dim] ?? {}
-      entries.push({
-        '@key': dim,
-        dimensionInfo: {
-          enabled: c.config.dimensions[dim],
-          attribute: attr,
-          presentation: String(info.presentation ?? 'LIST'),
-          units: String(info.units ?? (dim === 'time' ? 'ISO8601' : 'EPSG:5030')),
-          unitSymbol: dim === 'elevation' ? String(info.unitSymbol ?? 'm') : undefined,
-          defaultValue: { strategy: dim === 'time' ? 'MAXIMUM' : 'MINIMUM' }
-        }
-      })
-    }
+    const v = coverageView(c, mosaic)
+    const entries: Value[] = [
+      ...v.dimensionInfo.map(([dim, info]): Value => ({ '@key': dim, dimensionInfo: { ...info } })),
+      ...v.metadata.map(([key, value]): Value => ({ '@key': key, $: value }))
+    ]
     return {
       coverage: {
-        name: c.name,
-        nativeName: c.nativeName,
-        namespace: { name: c.workspace, href: new Link(urls.rest(req, 'namespaces', c.workspace)) },
-        title: c.title ?? c.name,
-        abstract: c.config.abstract,
-        nativeCRS: c.srs ?? undefined,
-        srs: c.srs ?? undefined,
-        nativeBoundingBox: bboxDoc(c.config.nativeBbox, c.srs),
-        latLonBoundingBox: bboxDoc(c.bbox, 'EPSG:4326'),
-        projectionPolicy: 'REPROJECT_TO_DECLARED',
-        enabled: c.config.enabled !== false,
+        name: v.name,
+        nativeName: v.nativeName,
+        namespace: { name: v.workspace, href: new Link(urls.rest(req, 'namespaces', v.workspace)) },
+        title: v.title,
+        abstract: v.abstract,
+        keywords: v.keywords.length ? { string: v.keywords } : undefined,
+        nativeCRS: v.nativeCRS,
+        srs: v.srs,
+        nativeBoundingBox: v.nativeBoundingBox,
+        latLonBoundingBox: v.latLonBoundingBox,
+        projectionPolicy: v.projectionPolicy,
+        enabled: v.enabled,
         metadata: entries.length ? { entry: entries } : undefined,
-        store: { '@class': 'coverageStore', name: `${c.workspace}:${c.store}`, href: new Link(urls.rest(req, 'workspaces', c.workspace, 'coveragestores', c.store)) },
-        nativeFormat: 'ImageMosaic',
-        dimensions: {
-          coverageDimension: bandNames(c.config.bands).map((name, i) => ({
-            name,
-            description: `${name} of ${c.config.dataType}`,
-            range: c.config.ranges[i] ? { min: c.config.ranges[i].min, max: c.config.ranges[i].max } : undefined,
-            dimensionType: { name: DIMENSION_TYPES[c.config.dataType] ?? c.config.dataType }
-          }))
-        },
-        nativeCoverageName: c.nativeName
+        store: { '@class': 'coverageStore', name: `${v.workspace}:${v.store}`, href: new Link(urls.rest(req, 'workspaces', v.workspace, 'coveragestores', v.store)) },
+        nativeFormat: v.nativeFormat,
+        dimensions: { coverageDimension: v.bands.map((b) => ({ ...b })) },
+        nativeCoverageName: v.nativeName
       }
     }
   }
@@ -125,28 +82,11 @@ export default async function coverages (app: FastifyInstance) {
     return reply.resource(coverageDoc(req, coverage, mosaic))
   })
 
+  // GeoServer's PUT: the fields sent are applied, the others kept; one that cannot be applied is
+  // a 400 naming it (services/mosaics/coverage-fields.ts).
   app.put(`${COVERAGES}/:c`, async (req, reply) => {
     const { ws, store, c } = req.params as Params
-    const body = bodyRoot(req.body, 'coverage')
-    if (body.name !== undefined && body.name !== c) throw InvalidCoverage('renaming a coverage is not supported')
-    const dimensions: Record<string, { enabled: boolean, info: Record<string, unknown> }> = {}
-    const entries = body.metadata && typeof body.metadata === 'object' ? asArray(body.metadata.entry) : []
-    for (const e of entries as any[]) {
-      const key = e?.$?.key ?? e?.['@key']
-      const info = e?.dimensionInfo
-      if (typeof key !== 'string' || !info || typeof info !== 'object') continue
-      const enabled = bool(info.enabled)
-      dimensions[key] = {
-        enabled: enabled ?? true,
-        info: Object.fromEntries(['presentation', 'units', 'unitSymbol'].filter((k) => typeof info[k] === 'string').map((k) => [k, info[k]]))
-      }
-    }
-    await mosaics.updateCoverage(ws, store, c, {
-      title: typeof body.title === 'string' ? body.title : undefined,
-      abstract: typeof body.abstract === 'string' ? body.abstract : undefined,
-      enabled: bool(body.enabled),
-      dimensions
-    })
+    await mosaics.updateCoverage(ws, store, c, bodyRoot(req.body, 'coverage'))
     return reply.code(200).send()
   })
 }

@@ -7,6 +7,7 @@ import { escapeXml } from '../infra/representation.js'
 import { createAccounts } from '../../services/security/accounts.js'
 import { ADMIN_ROLES } from '../infra/auth.js'
 import { mapBody, mapFormat } from './maps.js'
+import { checkFields } from '../../services/body-fields.js'
 
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
 
@@ -31,6 +32,7 @@ export default async function accounts (app: FastifyInstance) {
     })
     app.post(url, async (req, reply) => {
       const u = mapBody(req, 'user')
+      checkFields(u, 'user', ['userName', 'password', 'enabled'])
       const name = await service.addUser({ name: u.userName, password: u.password, enabled: u.enabled })
       req.log.info({ user: req.principal.name, created: name }, 'user created')
       return reply.code(201).send()
@@ -39,6 +41,8 @@ export default async function accounts (app: FastifyInstance) {
   app.post('/usergroup/user/:user', async (req, reply) => {
     const { user } = req.params as { user: string }
     const u = mapBody(req, 'user')
+    // The name is the path's: sent back unchanged it passes, a rename is refused by name.
+    checkFields(u, 'user', ['password', 'enabled'], { userName: user })
     await service.updateUser(user, { password: u.password, enabled: u.enabled })
     forget(user)
     req.log.info({ user: req.principal.name, updated: user }, 'user updated')

@@ -5,6 +5,7 @@ import { suffixed } from '../infra/routes.js'
 import { CATALOG_MODES, parseRuleEntries, ruleKey, type CatalogMode } from '../../services/security/rules.js'
 import { CatalogModeMissing, InvalidCatalogMode, MethodNotAllowed } from '../../services/errors.js'
 import { mapBody, mapFormat, mapXml, ruleEntries, rulesXml } from './maps.js'
+import { checkFields } from '../../services/body-fields.js'
 
 export default async function acl (app: FastifyInstance) {
   const access = app.layerAccess
@@ -19,6 +20,7 @@ export default async function acl (app: FastifyInstance) {
     app.put(url, async (req, reply) => {
       const body = mapBody(req, 'catalog')
       if (!('mode' in body)) throw CatalogModeMissing()
+      checkFields(body, 'catalog', ['mode'])
       const mode = typeof body.mode === 'string' ? body.mode.trim() : body.mode
       if (!CATALOG_MODES.includes(mode as CatalogMode)) throw InvalidCatalogMode(typeof mode === 'string' ? mode : JSON.stringify(mode))
       access.setCatalogMode(mode as CatalogMode)

@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify'
 import { escapeXml } from '../infra/representation.js'
 import { InvalidBody, NotAcceptable } from '../../services/errors.js'
 import { asArray } from '../../services/files/xml.js'
-import { refuseTypeHints } from '../../services/body-fields.js'
+import { checkFields, refuseTypeHints, unifyShape } from '../../services/body-fields.js'
 
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>'
 
@@ -59,6 +59,8 @@ export function ruleEntries (req: FastifyRequest): Array<[string, unknown]> {
     if (name !== 'rule') throw InvalidBody(`Unexpected element ${name} in rules; expected rule elements`)
     for (const item of asArray(value as unknown)) {
       const attrs = isObject(item) && isObject(item.$) ? item.$ : undefined
+      // A rule is its resource and its roles; any other attribute or child would be dropped, so it is refused.
+      if (isObject(item)) checkFields(unifyShape(item) as Record<string, unknown>, 'rule', ['@resource', '$'])
       const resource = attrs?.resource
       if (typeof resource !== 'string') throw InvalidBody('Every rule element needs a resource attribute')
       const text = isObject(item) ? item._ : undefined

@@ -6,6 +6,7 @@ import { openMasterPassword } from '../../services/security/master-password.js'
 import { createSqliteRuleStore } from '../../services/security/rules.js'
 import { MasterPasswordAdminOnly } from '../../services/errors.js'
 import { mapBody, mapFormat, mapXml } from './maps.js'
+import { checkFields } from '../../services/body-fields.js'
 
 export default async function masterpw (app: FastifyInstance) {
   const master = openMasterPassword({ settings: createSqliteRuleStore(app.db), dataDir: app.config.dataDir, secret: app.config.masterKey, fault: app.faults })
@@ -24,6 +25,7 @@ export default async function masterpw (app: FastifyInstance) {
     app.put(url, { config: { access: 'authenticated' } }, async (req, reply) => {
       if (!isAdmin(req.principal)) throw MasterPasswordAdminOnly()
       const body = mapBody(req, 'masterPassword')
+      checkFields(body, 'masterPassword', ['oldMasterPassword', 'newMasterPassword'])
       master.change(body.oldMasterPassword, body.newMasterPassword)
       req.log.info({ user: req.principal.name }, 'master password changed')
       return reply.code(200).send()

@@ -10,9 +10,10 @@ import {
   InvalidBody, LayerNotFound, LayerStyleOtherWorkspace, LayerStyleUnknown, StyleWorkspaceNotFound
 } from '../../services/errors.js'
 import { styleRef } from '../../services/styles/service.js'
+import { checkFields, unifyShape } from '../../services/body-fields.js'
 
 export default async function layerRoutes (app: FastifyInstance) {
-  const { layers, styles, urls, workspaces } = app
+  const { layers, styles, urls, workspaces, mosaics } = app
 
   /** A qualified 'ws:name', or a bare name that only one workspace has. */
   const findLayer = async (ws: string | undefined, layer: string): Promise<LayerInfo> => {
@@ -62,6 +63,7 @@ export default async function layerRoutes (app: FastifyInstance) {
     let name: unknown = v
     let ws: unknown
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      checkFields(v as Record<string, unknown>, 'a style reference', ['name', 'workspace'])
       name = (v as Record<string, unknown>).name
       ws = (v as Record<string, unknown>).workspace
       if (ws !== null && typeof ws === 'object') ws = (ws as Record<string, unknown>).name
@@ -74,16 +76,30 @@ export default async function layerRoutes (app: FastifyInstance) {
     return styleRef(s)
   }
 
-  const update = async (l: LayerInfo, body: Record<string, any>) => {
+  const update = async (l: LayerInfo, sent: Record<string, any>) => {
+    // Every field GET shows is applied or, read-only, accepted only unchanged (issue 16).
+    const body = unifyShape(sent) as Record<string, any>
+    const raster = l.type === 'RASTER'
+    const readOnly: Record<string, unknown> = { name: l.name, type: l.type, resource: { '@class': raster ? 'coverage' : 'featureType', name: l.qualifiedName } }
+    if (!raster) readOnly.enabled = l.enabled // a feature type's layer follows its mapping; no switch of its own
+    checkFields(body, 'layer', raster ? ['defaultStyle', 'styles', 'enabled'] : ['defaultStyle', 'styles'], readOnly)
+    let enabled: boolean | undefined
+    if (raster && body.enabled !== undefined) {
+      if (body.enabled !== true && body.enabled !== false && body.enabled !== 'true' && body.enabled !== 'false') throw InvalidBody(`layer enabled must be true or false, got ${JSON.stringify(String(body.enabled).slice(0, 20))}`)
+      enabled = body.enabled === true || body.enabled === 'true'
+    }
     const defaultStyle = body.defaultStyle === undefined ? l.defaultStyle
       : body.defaultStyle === '' || body.defaultStyle === null ? undefined : refIn(l, body.defaultStyle)
     let list = l.styles
     if (body.styles !== undefined) {
       const raw = body.styles
+      if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) checkFields(raw, 'layer.styles', ['style'], { '@class': 'linked-hash-set' })
       const items = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? asArray(raw.style) : asArray(raw)
       list = [...new Set(items.map((v: unknown) => refIn(l, v)))]
     }
     await layers.setStyles(l.workspace, l.name, defaultStyle, list)
+    // A raster layer and its coverage share one switch: the coverage edit applies it to both.
+    if (enabled !== undefined && enabled !== l.enabled) await mosaics.updateCoverage(l.workspace, l.store, l.name, { enabled })
   }
 
   for (const url of suffixed('/layers')) {

@@ -1,14 +1,21 @@
 // Workspaces: the first thing every GeoServer client touches. The store is an interface so that a
 // PostgreSQL catalog can replace the embedded one without touching plugins.
 import type { Db } from '../storage/database.js'
-import { WorkspaceExists, WorkspaceNotEmpty, WorkspaceNotFound } from '../errors.js'
+import { InvalidBody, WorkspaceExists, WorkspaceNotEmpty, WorkspaceNotFound } from '../errors.js'
 import { checkName } from '../files/names.js'
 import { onlyFields } from '../body-fields.js'
 import { noFaults, type FaultPoint } from '../faults.js'
 
-// GeoServer's workspace representation; the store links are read-only (GET-modify-PUT sends them back).
+// GeoServer's workspace representation; the store links are links only, derived from the name
+// (GET-modify-PUT sends them back). Anything else (dateCreated, which GET does not show) is refused.
 const WORKSPACE_FIELDS = ['name', 'isolated']
-const WORKSPACE_READ_ONLY = ['dataStores', 'coverageStores', 'wmsStores', 'wmtsStores', 'dateCreated', 'dateModified']
+const WORKSPACE_READ_ONLY = ['dataStores', 'coverageStores', 'wmsStores', 'wmtsStores']
+
+function isolatedFlag (v: unknown): boolean {
+  if (v === true || v === 'true') return true
+  if (v === false || v === 'false' || v === '') return false
+  throw InvalidBody(`workspace isolated must be true or false, got ${JSON.stringify(String(v).slice(0, 20))}`)
+}
 
 export interface Workspace { name: string, namespaceUri: string, isolated: boolean }
 
@@ -75,7 +82,7 @@ export function createWorkspaceService ({ store, namespaceBase, fault = noFaults
     async create (input: { name?: unknown, isolated?: unknown }) {
       onlyFields(input, 'workspace', WORKSPACE_FIELDS, WORKSPACE_READ_ONLY)
       const name = checkName(input.name, 'workspace')
-      const ws = { name, namespaceUri: `${namespaceBase}/${encodeURIComponent(name)}`, isolated: input.isolated === true || input.isolated === 'true' }
+      const ws = { name, namespaceUri: `${namespaceBase}/${encodeURIComponent(name)}`, isolated: input.isolated === undefined ? false : isolatedFlag(input.isolated) }
       fault('workspace.beforeCommit')
       if (!(await store.insert(ws))) throw WorkspaceExists(name)
       changed()
@@ -88,7 +95,7 @@ export function createWorkspaceService ({ store, namespaceBase, fault = noFaults
       const next = {
         ...old,
         name: input.name === undefined ? old.name : checkName(input.name, 'workspace'),
-        isolated: input.isolated === undefined ? old.isolated : (input.isolated === true || input.isolated === 'true')
+        isolated: input.isolated === undefined ? old.isolated : isolatedFlag(input.isolated)
       }
       if (next.name !== old.name) {
         // Renaming would orphan stores, styles and tile sets; GeoServer refuses it for non-empty ones too.

@@ -92,6 +92,9 @@ function timeUnit (v: unknown): TimeUnit {
 export function parseQuota (name: string, q: unknown): number {
   if (q === null || typeof q !== 'object' || Array.isArray(q)) return fail(`${name} shall be an object with value and units: ${show(q)}`)
   const o = q as Record<string, unknown>
+  // id: GWC's storage key of the quota row, in its own GET; it identifies nothing to change here.
+  onlyFields(o, name, ['value', 'units', 'bytes'], ['id'])
+  if (o.value !== undefined && o.bytes !== undefined) return fail(`${name}: give value and units, or bytes, not both`)
   let bytes: bigint
   if (o.value === undefined && o.bytes !== undefined) {
     bytes = wholeBytes(`${name}.bytes`, o.bytes, 1n)
@@ -147,16 +150,17 @@ export interface ParseContext {
 
 /**
  * Applies a partial body to a copy of `current` and returns the whole result, validated; throws
- * before anything is applied. Unknown properties are ignored, as GWC's reader does (diskBlockSize
- * and quotaStore included), except a switch to another quota store, which mapwarden cannot do.
+ * before anything is applied. Unknown properties are refused by name (GWC's reader ignores them,
+ * which turns a typo into a 200 that changes nothing); quotaStore is accepted only as the embedded
+ * store it is, since mapwarden cannot switch to another.
  */
 const QUOTA_FIELDS = ['enabled', 'diskBlockSize', 'cacheCleanUpFrequency', 'cacheCleanUpUnits', 'maxConcurrentCleanUps',
   'globalExpirationPolicyName', 'globalQuota', 'quotaStore', 'layerQuotas', 'jdbcConfiguration', 'JDBCConfiguration', 'dialect', 'jndiSource', 'connectionPool']
-// What GWC's DiskQuotaConfig also carries and writes out; sent back by GET-modify-PUT clients.
-const QUOTA_READ_ONLY = ['lastCleanUpTime', 'globalUsedQuota', 'version']
 
 export async function applyPartial (current: QuotaConfig, body: Record<string, unknown>, ctx: ParseContext): Promise<QuotaConfig> {
-  onlyFields(body, 'the disk quota configuration', QUOTA_FIELDS, QUOTA_READ_ONLY)
+  // GWC's computed fields (lastCleanUpTime, globalUsedQuota) are not shown by GET and not taken:
+  // a field that is accepted is applied, so they are refused by name (issue 16).
+  onlyFields(body, 'the disk quota configuration', QUOTA_FIELDS)
   const next: QuotaConfig = { ...current, layerQuotas: [...current.layerQuotas] }
   const has = (k: string) => body[k] !== undefined
   if (has('enabled')) next.enabled = bool('enabled', body.enabled)
@@ -178,6 +182,7 @@ export async function applyPartial (current: QuotaConfig, body: Record<string, u
     for (const [i, item] of layerQuotaItems(body.layerQuotas).entries()) {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) fail(`layerQuotas[${i}] shall be an object: ${show(item)}`)
       const o = item as Record<string, unknown>
+      onlyFields(o, `layerQuotas[${i}]`, ['layer', 'expirationPolicyName', 'quota'])
       const layer = typeof o.layer === 'string' ? o.layer.trim() : ''
       if (!layer) fail(`layerQuotas[${i}].layer is required`)
       if (seen.has(layer)) fail(`layerQuotas: layer ${layer} appears twice`)

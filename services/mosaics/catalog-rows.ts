@@ -17,6 +17,13 @@ export interface CoverageConfig {
   abstract?: string
   /** Dimension presentation settings as last PUT (metadata/entry dimensionInfo), echoed on GET. */
   dimensionInfo?: Record<string, Record<string, unknown>>
+  /** Band names and descriptions as last PUT (dimensions/coverageDimension); absent = GeoServer's defaults. */
+  bandNames?: string[]
+  bandDescriptions?: string[]
+  keywords?: string[]
+  projectionPolicy?: 'REPROJECT_TO_DECLARED' | 'FORCE_DECLARED' | 'NONE'
+  /** Metadata entries other than the dimensions, kept and echoed as GeoServer keeps its metadata map. */
+  metadata?: Record<string, string>
 }
 
 export interface CoverageRow {

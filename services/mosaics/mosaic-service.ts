@@ -24,6 +24,7 @@ import { findGranules, isGone, readGranules, type ReadResult, type Skipped } fro
 import { createSqliteGranuleIndex, type Granule, type GranuleIndex, type MosaicRecord } from './granule-index.js'
 import { createCatalogRows, type CoverageConfig, type CoverageRow } from './catalog-rows.js'
 import { compileCql, type CompiledFilter } from './cql.js'
+import { editCoverage } from './coverage-fields.js'
 import { transformBbox } from '../../workers/crs.js'
 import { prepareRenderJob } from './render-job.js'
 import type { RenderRequest } from '../../workers/render-types.js'
@@ -518,28 +519,28 @@ export function createMosaicService (deps: MosaicServiceDeps) {
       checkName(name, 'coverage')
       const nativeName = String(body.nativeCoverageName ?? body.nativeName ?? (name === mosaic.typeName ? name : mosaic.typeName))
       if (rows.coverage(ws, store, name) || rows.resourceExists(ws, name)) throw CoverageExists(name, ws)
-      return index.transaction(() => configureCoverage(mosaic, name, nativeName))
+      // GeoServer's POST of a partly described coverage keeps the fields it carries: the rest of the
+      // body is applied as a PUT would apply it (or refused by name, and nothing is configured).
+      return index.transaction(() => {
+        const row = configureCoverage(mosaic, name, nativeName)
+        const next = editCoverage(body, row, mosaic)
+        rows.updateCoverage(next)
+        if (next.config.enabled !== row.config.enabled) rows.publish(ws, name, next.config.enabled)
+        return rows.coverage(ws, store, name)!
+      })
     },
 
-    /** PUT coverages/<c>: merges the given fields (title, abstract, enabled, dimensions). */
-    async updateCoverage (ws: string, store: string, coverage: string, patch: {
-      title?: string, abstract?: string, enabled?: boolean, dimensions?: Record<string, { enabled: boolean, info: Record<string, unknown> }>
-    }): Promise<void> {
+    /**
+     * PUT coverages/<c>: applies the fields the body carries (services/mosaics/coverage-fields.ts);
+     * a field that cannot be applied is refused by name and nothing changes. Read, check and write
+     * run without a pause, so a harvest cannot slip between them.
+     */
+    async updateCoverage (ws: string, store: string, coverage: string, body: Record<string, unknown>): Promise<void> {
       const { coverage: c, mosaic } = await requireCoverage(ws, store, coverage)
-      const config: CoverageConfig = { ...c.config, dimensions: { ...c.config.dimensions }, dimensionInfo: { ...(c.config.dimensionInfo ?? {}) } }
-      for (const [dim, v] of Object.entries(patch.dimensions ?? {})) {
-        if (dim === 'time' || dim === 'elevation') {
-          const attr = dim === 'time' ? mosaic.settings.timeAttribute : mosaic.settings.elevationAttribute
-          if (v.enabled && !attr) throw InvalidCoverage(`the mosaic has no ${dim === 'time' ? 'TimeAttribute' : 'ElevationAttribute'}, so ${dim} cannot be enabled`)
-          config.dimensions[dim] = v.enabled
-        }
-        config.dimensionInfo![dim] = v.info
-      }
-      if (patch.enabled !== undefined) config.enabled = patch.enabled
-      if (patch.abstract !== undefined) config.abstract = patch.abstract
+      const next = editCoverage(body, c, mosaic)
       index.transaction(() => {
-        rows.updateCoverage({ ...c, title: patch.title ?? c.title, config })
-        if (patch.enabled !== undefined) rows.publish(ws, coverage, patch.enabled)
+        rows.updateCoverage(next)
+        if (body.enabled !== undefined || next.config.enabled !== c.config.enabled) rows.publish(ws, coverage, next.config.enabled)
       })
       // Dimensions decide which granules a tile without TIME or ELEVATION draws.
       if (JSON.stringify(config.dimensions) !== JSON.stringify(c.config.dimensions)) await dataChanged(mosaic, undefined, `coverage ${ws}:${coverage} changed`, coverage)

@@ -18,6 +18,7 @@ import {
 import { parseSld, rasterStyleOf } from './sld.js'
 import { createStyleStore, styleRef, type LayerRef, type StyleImage, type StyleRow } from './store.js'
 import { unpackStylePackage } from './package.js'
+import { checkFields, unchanged, unifyShape } from '../body-fields.js'
 import { noFaults, type FaultPoint } from '../faults.js'
 import type { StyleUse } from '../seed/tile-invalidation.js'
 
@@ -33,6 +34,12 @@ export interface StyleServiceDeps {
 }
 
 export interface EntryInput { name?: unknown, filename?: unknown, workspace?: unknown, format?: unknown, languageVersion?: unknown }
+
+/** A style entry body in one shape (XML or JSON), its workspace as { name } either way. */
+function entryShape (input: EntryInput): Record<string, unknown> {
+  const b = unifyShape(input) as Record<string, unknown>
+  return typeof b.workspace === 'string' && b.workspace !== '' ? { ...b, workspace: { name: b.workspace } } : b
+}
 
 /**
  * GeoServer's built-in default styles. Unless a style of that name was created, they name the
@@ -329,6 +336,8 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
     /** POST of a catalog entry: the row only; the content follows by PUT (two-step create). */
     async createEntry (workspace: string | undefined, input: EntryInput): Promise<StyleRow> {
       requireWorkspace(workspace)
+      // Each field is applied or refused by name (issue 16); the workspace is the path's.
+      checkFields(entryShape(input), 'style', ['name', 'filename', 'format', 'languageVersion'], { workspace: workspace === undefined ? undefined : { name: workspace } })
       const name = checkName(input.name, 'style')
       if (input.format !== undefined && input.format !== 'sld') throw InvalidStyleEntry(`format ${JSON.stringify(input.format)} is not supported; only sld`)
       const filename = checkFilename(input.filename === undefined || input.filename === '' ? `${name}.sld` : input.filename)
@@ -345,6 +354,8 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
           file = filename
           revision = 1
         }
+        // The SLD version comes from the file (1.0.0 for an entry without one yet).
+        unchanged(entryShape(input).languageVersion, { version: languageVersion }, 'languageVersion', 'style')
         store.insert({ workspace, name, format: 'sld', languageVersion, filename, file, revision, images: [] })
         return store.get(workspace, name)!
       })
@@ -371,7 +382,9 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
 
     /** PUT of a catalog entry: rename, new filename, or a move to another workspace ('' = global). */
     async updateEntry (workspace: string | undefined, name: string, input: EntryInput): Promise<StyleRow> {
-      get(workspace, name)
+      const current = get(workspace, name)
+      // Format and version follow the SLD content (PUT the SLD to change them); each other field is applied.
+      checkFields(entryShape(input), 'style', ['name', 'workspace', 'filename'], { format: current.format, languageVersion: { version: current.languageVersion } })
       return serial(async () => {
         const s = get(workspace, name)
         let target = s.workspace

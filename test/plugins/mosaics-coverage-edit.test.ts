@@ -1,0 +1,162 @@
+// Coverage PUT (issue 16 item 1): every field GET shows is applied by PUT, in XML and in JSON, and
+// kept across a restart, or refused with a 400 naming it that changes nothing.
+import t from 'tap'
+import { build, ADMIN, BASE, tempDir } from '../helper.js'
+import { makeTiff, makeZip, INDEXER, TIMEREGEX, ELEVATIONREGEX } from '../fixtures/mosaics/make.js'
+
+const R = `${BASE}/rest/workspaces/ws/coveragestores`
+const C = `${R}/temp/coverages/temp`
+const rows = (_x: number, y: number) => y
+
+async function setup (t: any, opts: { dataDir?: string, bands?: number } = {}) {
+  const app = await build(t, { dataDir: opts.dataDir, keepOpen: opts.dataDir !== undefined })
+  await app.workspaces.create({ name: 'ws' })
+  const bands = opts.bands ?? 1
+  const zip = await makeZip({
+    'indexer.properties': INDEXER,
+    'timeregex.properties': TIMEREGEX,
+    'elevationregex.properties': ELEVATIONREGEX,
+    'temp_20081101T000000_0.tif': makeTiff({ width: 20, height: 20, bbox: [0, 40, 10, 50], value: rows, bands }),
+    'temp_20081102T000000_100.tif': makeTiff({ width: 20, height: 20, bbox: [5, 45, 15, 55], value: rows, bands })
+  })
+  const r = await app.inject({ method: 'PUT', url: `${R}/temp/file.imagemosaic`, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: zip })
+  t.equal(r.statusCode, 200, 'mosaic uploaded')
+  return app
+}
+
+const get = (app: any, url: string) => app.inject({ method: 'GET', url, headers: ADMIN })
+const putJson = (app: any, body: unknown) =>
+  app.inject({ method: 'PUT', url: `${C}.json`, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: typeof body === 'string' ? body : JSON.stringify(body) })
+const putXml = (app: any, body: string) =>
+  app.inject({ method: 'PUT', url: `${C}.xml`, headers: { ...ADMIN, 'content-type': 'text/xml' }, payload: body })
+const coverageJson = async (app: any) => JSON.parse((await get(app, `${C}.json`)).body).coverage
+
+t.test("geoserver-node-client's renameCoverageBands renames the band, and GET (store and workspace paths, XML and JSON) shows it", async (t) => {
+  const app = await setup(t)
+  const range = (await coverageJson(app)).dimensions.coverageDimension[0].range
+  const r = await putJson(app, '{"coverage":{"dimensions":{"coverageDimension":[{"name":"sst"}]}}}')
+  t.equal(r.statusCode, 200)
+  const cov = await coverageJson(app)
+  t.same(cov.dimensions.coverageDimension.map((d: any) => [d.name, d.description]), [['sst', 'sst of Byte']])
+  t.same(cov.dimensions.coverageDimension[0].range, range, 'range untouched')
+  t.match((await get(app, `${C}.xml`)).body, /<coverageDimension>\n {6}<name>sst<\/name>/)
+  const byWorkspace = JSON.parse((await get(app, `${BASE}/rest/workspaces/ws/coverages/temp.json`)).body).coverage
+  t.equal(byWorkspace.dimensions.coverageDimension[0].name, 'sst')
+})
+
+t.test('GET, change every writable field, PUT back in XML: the next GET shows each change, and so does a restart', async (t) => {
+  const dataDir = tempDir(t, 'mwdata')
+  const app = await setup(t, { dataDir })
+  const before = (await get(app, `${C}.xml`)).body as string
+  const edited = before
+    .replace('<title>temp</title>', '<title>Water temperature</title>\n  <abstract>Sea surface, daily</abstract>\n  <keywords>\n    <string>ocean</string>\n    <string>sst</string>\n  </keywords>')
+    .replace('<projectionPolicy>REPROJECT_TO_DECLARED</projectionPolicy>', '<projectionPolicy>FORCE_DECLARED</projectionPolicy>')
+    .replace('<enabled>true</enabled>\n  <metadata>', '<enabled>false</enabled>\n  <metadata>')
+    .replace(/(<entry key="time">\s*<dimensionInfo>\s*)<enabled>true<\/enabled>(\s*<attribute>ingestion<\/attribute>\s*)<presentation>LIST<\/presentation>/,
+      '$1<enabled>true</enabled>$2<presentation>DISCRETE_INTERVAL</presentation>\n        <resolution>86400000</resolution>')
+    .replace(/(<entry key="elevation">\s*<dimensionInfo>\s*)<enabled>true<\/enabled>/, '$1<enabled>false</enabled>')
+    .replace('<unitSymbol>m</unitSymbol>', '<unitSymbol>ft</unitSymbol>')
+    .replace('</metadata>', '  <entry key="dirName">temp_temp</entry>\n  </metadata>')
+    .replace('<name>GRAY_INDEX</name>\n      <description>GRAY_INDEX of Byte</description>', '<name>sst</name>\n      <description>Sea surface temperature</description>')
+  t.not(edited, before)
+  t.equal((await putXml(app, edited)).statusCode, 200)
+  const check = async (a: any, label: string) => {
+    const cov = await coverageJson(a)
+    t.equal(cov.title, 'Water temperature', `${label}: title`)
+    t.equal(cov.abstract, 'Sea surface, daily', `${label}: abstract`)
+    t.same(cov.keywords, { string: ['ocean', 'sst'] }, `${label}: keywords`)
+    t.equal(cov.projectionPolicy, 'FORCE_DECLARED', `${label}: projectionPolicy`)
+    t.equal(cov.enabled, false, `${label}: enabled`)
+    const entries = Object.fromEntries(cov.metadata.entry.map((e: any) => [e['@key'], e.dimensionInfo ?? e.$]))
+    t.match(entries.time, { enabled: true, presentation: 'DISCRETE_INTERVAL', resolution: '86400000' }, `${label}: time`)
+    t.match(entries.elevation, { enabled: false, unitSymbol: 'ft' }, `${label}: elevation`)
+    t.equal(entries.dirName, 'temp_temp', `${label}: other metadata`)
+    t.same(cov.dimensions.coverageDimension.map((d: any) => [d.name, d.description]), [['sst', 'Sea surface temperature']], `${label}: band`)
+    t.equal((await a.layers.get('ws', 'temp'))!.enabled, false, `${label}: the layer follows enabled`)
+  }
+  await check(app, 'after PUT')
+  // The whole document sent back as GET shows it (GET-modify-PUT with nothing modified) changes nothing.
+  const now = (await get(app, `${C}.xml`)).body
+  t.equal((await putXml(app, now)).statusCode, 200)
+  t.equal((await get(app, `${C}.xml`)).body, now)
+  await app.close()
+  await check(await setup2(t, dataDir), 'after a restart')
+})
+
+async function setup2 (t: any, dataDir: string) { return await build(t, { dataDir }) }
+
+t.test('GET, change every writable field, PUT back in JSON: the next GET shows each change', async (t) => {
+  const app = await setup(t, { bands: 3 })
+  const cov = await coverageJson(app)
+  t.same(cov.dimensions.coverageDimension.map((d: any) => d.name), ['RED_BAND', 'GREEN_BAND', 'BLUE_BAND'])
+  cov.title = 'RGB'
+  cov.abstract = 'Three bands'
+  cov.keywords = { string: ['rgb'] }
+  cov.projectionPolicy = 'NONE'
+  cov.enabled = true
+  cov.metadata.entry[0].dimensionInfo.presentation = 'CONTINUOUS_INTERVAL'
+  cov.metadata.entry[0].dimensionInfo.units = 'ISO8601'
+  cov.metadata.entry.push({ '@key': 'note', $: 'kept' })
+  cov.dimensions.coverageDimension[0].name = 'red'
+  cov.dimensions.coverageDimension[2].name = 'blue'
+  cov.dimensions.coverageDimension[2].description = 'Blue light'
+  const r = await putJson(app, { coverage: cov })
+  t.equal(r.statusCode, 200, r.body)
+  const after = await coverageJson(app)
+  t.equal(after.title, 'RGB')
+  t.equal(after.abstract, 'Three bands')
+  t.same(after.keywords, { string: ['rgb'] })
+  t.equal(after.projectionPolicy, 'NONE')
+  t.equal(after.metadata.entry[0].dimensionInfo.presentation, 'CONTINUOUS_INTERVAL')
+  t.same(after.metadata.entry[2], { '@key': 'note', $: 'kept' })
+  t.same(after.dimensions.coverageDimension.map((d: any) => [d.name, d.description]),
+    [['red', 'RED_BAND of Byte'], ['GREEN_BAND', 'GREEN_BAND of Byte'], ['blue', 'Blue light']], 'a description sent back as it was is kept as sent')
+  // Clearing: empty abstract and keywords, the metadata entry with no value.
+  t.equal((await putJson(app, { coverage: { abstract: '', keywords: '', metadata: { entry: [{ '@key': 'note', $: '' }] } } })).statusCode, 200)
+  const cleared = await coverageJson(app)
+  t.equal(cleared.abstract, undefined)
+  t.equal(cleared.keywords, undefined)
+  t.same(cleared.metadata.entry.map((e: any) => e['@key']), ['time', 'elevation'])
+})
+
+t.test('the renderer sees dimensions switched off by PUT: without them it draws every granule, not only the default one', async (t) => {
+  const app = await setup(t)
+  const job = async () => (await app.mosaics.prepareRender({ layer: 'ws:temp', crs: 'EPSG:4326', bbox: [0, 40, 15, 55], width: 20, height: 20 }))
+    .granules.map((g: any) => g.path.replace(/.*[\\/]/, ''))
+  t.same(await job(), ['temp_20081102T000000_100.tif'], 'time and elevation on: the latest time')
+  t.equal((await putXml(app, '<coverage><metadata><entry key="time"><dimensionInfo><enabled>false</enabled></dimensionInfo></entry></metadata></coverage>')).statusCode, 200)
+  t.same(await job(), ['temp_20081101T000000_0.tif'], 'time off: the lowest elevation')
+  t.equal((await putJson(app, { coverage: { metadata: { entry: [{ '@key': 'elevation', dimensionInfo: { enabled: false } }] } } })).statusCode, 200)
+  t.same((await job()).sort(), ['temp_20081101T000000_0.tif', 'temp_20081102T000000_100.tif'], 'both off: every granule')
+})
+
+t.test('a changed read-only field, another srs or an unknown field is a 400 naming it, and nothing changes', async (t) => {
+  const app = await setup(t)
+  const xml = (await get(app, `${C}.xml`)).body as string
+  const json = (await get(app, `${C}.json`)).body as string
+  const refused: Array<[string, () => Promise<any>, RegExp]> = [
+    ['nativeName (XML)', () => putXml(app, xml.replace('<title>temp</title>', '<title>new</title>').replace('<nativeName>temp</nativeName>', '<nativeName>other</nativeName>')), /Field "nativeName" of coverage is read-only: it is "temp", the request sends "other"/],
+    ['name (JSON)', () => putJson(app, { coverage: { name: 'renamed', title: 'new' } }), /Field "name" of coverage is read-only/],
+    ['srs', () => putJson(app, { coverage: { srs: 'EPSG:3857', projectionPolicy: 'FORCE_DECLARED' } }), /srs "EPSG:3857" cannot be declared/],
+    ['latLonBoundingBox', () => putJson(app, { coverage: { latLonBoundingBox: { minx: -180, maxx: 180, miny: -90, maxy: 90, crs: 'EPSG:4326' } } }), /Field "latLonBoundingBox" of coverage is read-only/],
+    ['store', () => putXml(app, '<coverage><title>new</title><store class="coverageStore"><name>ws:other</name></store></coverage>'), /Field "store" of coverage is read-only/],
+    ['band range', () => putJson(app, { coverage: { dimensions: { coverageDimension: [{ name: 'sst', range: { min: 0, max: 1000 } }] } } }), /Field "range" of coverage.dimensions.coverageDimension\[0\] is read-only/],
+    ['band count', () => putJson(app, { coverage: { dimensions: { coverageDimension: [{ name: 'a' }, { name: 'b' }] } } }), /lists 2 band\(s\), the coverage has 1/],
+    ['band field', () => putXml(app, '<coverage><dimensions><coverageDimension><name>sst</name><nullValues><double>0</double></nullValues></coverageDimension></dimensions></coverage>'), /Unknown field "nullValues" in coverage.dimensions.coverageDimension\[0\]/],
+    ['unknown field', () => putJson(app, { coverage: { title: 'new', advertised: false } }), /Unknown field "advertised" in coverage/],
+    ['dimension attribute', () => putXml(app, '<coverage><metadata><entry key="time"><dimensionInfo><attribute>other</attribute></dimensionInfo></entry></metadata></coverage>'), /Field "attribute" of coverage.metadata.entry\[time\].dimensionInfo is read-only/],
+    ['dimension default', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { defaultValue: { strategy: 'MINIMUM' } } }] } } }), /Field "defaultValue"/],
+    ['custom dimension', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'custom_dimension_depth', dimensionInfo: { enabled: true } }] } } }), /custom dimensions are not supported/],
+    ['projectionPolicy', () => putJson(app, { coverage: { projectionPolicy: 'SOMETIMES' } }), /projectionPolicy "SOMETIMES" is not one of/],
+    ['presentation', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { presentation: 'GRID' } }] } } }), /presentation "GRID" is not one of/],
+    ['type hint', () => putJson(app, { coverage: { '@class': 'java.lang.Runtime', title: 'x' } }), /Unknown field "@class" in coverage/]
+  ]
+  for (const [label, send, message] of refused) {
+    const r = await send()
+    t.equal(r.statusCode, 400, label)
+    t.match(r.headers['content-type'], /^text\/plain/, label)
+    t.match(r.body, message, label)
+  }
+  t.equal((await get(app, `${C}.xml`)).body, xml, 'nothing changed (XML)')
+  t.equal((await get(app, `${C}.json`)).body, json, 'nothing changed (JSON)')
+})
