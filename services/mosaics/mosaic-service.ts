@@ -543,7 +543,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         if (body.enabled !== undefined || next.config.enabled !== c.config.enabled) rows.publish(ws, coverage, next.config.enabled)
       })
       // Dimensions decide which granules a tile without TIME or ELEVATION draws.
-      if (JSON.stringify(config.dimensions) !== JSON.stringify(c.config.dimensions)) await dataChanged(mosaic, undefined, `coverage ${ws}:${coverage} changed`, coverage)
+      if (JSON.stringify(next.config.dimensions) !== JSON.stringify(c.config.dimensions)) await dataChanged(mosaic, undefined, `coverage ${ws}:${coverage} changed`, coverage)
     },
 
     async indexSchema (ws: string, store: string, coverage: string) {
