@@ -64,6 +64,34 @@ export async function demoZip (): Promise<Buffer> {
   return Buffer.concat(chunks)
 }
 
+/** A style for the demo's values (1-255, 0 is nodata): a ColorMap ramp from cold blue to warm red. */
+export function demoSld (): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<StyledLayerDescriptor version="1.0.0" xmlns="http://www.opengis.net/sld">
+  <NamedLayer>
+    <Name>watertemp</Name>
+    <UserStyle>
+      <Name>watertemp</Name>
+      <Title>Water temperature</Title>
+      <FeatureTypeStyle>
+        <Rule>
+          <RasterSymbolizer>
+            <ColorMap type="ramp">
+              <ColorMapEntry color="#000000" quantity="0" opacity="0" label="nodata"/>
+              <ColorMapEntry color="#2C7BB6" quantity="1" label="cold"/>
+              <ColorMapEntry color="#ABD9E9" quantity="80" label="cool"/>
+              <ColorMapEntry color="#FDAE61" quantity="140" label="mild"/>
+              <ColorMapEntry color="#D7191C" quantity="220" label="warm"/>
+            </ColorMap>
+          </RasterSymbolizer>
+        </Rule>
+      </FeatureTypeStyle>
+    </UserStyle>
+  </NamedLayer>
+</StyledLayerDescriptor>
+`
+}
+
 /** The URL the server started with the same MAPWARDEN_* settings listens on. */
 function serverUrl (): string {
   const { host, port, basePath } = resolveConfig({ env: { MAPWARDEN_HOST: process.env.MAPWARDEN_HOST, MAPWARDEN_PORT: process.env.MAPWARDEN_PORT, MAPWARDEN_BASE_PATH: process.env.MAPWARDEN_BASE_PATH } })
