@@ -12,7 +12,7 @@ import { isAdmin } from '../infra/auth.js'
 import { GRID_SETS, maxZoom } from '../../services/seed/grid-sets.js'
 import { TILE_FORMATS } from '../../services/seed/formats.js'
 import { allowedStyles, defaultStyleOf } from '../../services/seed/parameters.js'
-import { LayerNotFound, LegendLayerMissing, LegendStyleInvalid, WebPageNotBuilt } from '../../services/errors.js'
+import { LayerNotFound, LegendLayerMissing, UnknownField, LegendStyleInvalid, WebPageNotBuilt } from '../../services/errors.js'
 
 export const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
@@ -54,9 +54,9 @@ export default async function web (app: FastifyInstance, opts: { dir?: string })
     if (req.headers['if-none-match'] === a.etag) return reply.code(304).send()
     return reply.type(a.type).send(a.body)
   }
-  app.get('/web', AUTH, async (req, reply) => reply.redirect(`${app.prefix}/web/`))
-  app.get('/web/', AUTH, send('index.html'))
-  for (const name of Object.keys(FILES)) app.get(`/web/${name}`, AUTH, send(name))
+  app.get('/web', { ...AUTH, schema: { summary: 'The admin page (redirects to web/)' } }, async (req, reply) => reply.redirect(`${app.prefix}/web/`))
+  app.get('/web/', { ...AUTH, schema: { summary: 'The admin page' } }, send('index.html'))
+  for (const name of Object.keys(FILES)) app.get(`/web/${name}`, { ...AUTH, schema: { summary: 'A file of the admin page' } }, send(name))
 
   app.get('/session', { ...AUTH, schema: { summary: 'Who is logged in' } }, async (req) => ({
     user: req.principal.name,
@@ -96,9 +96,11 @@ export default async function web (app: FastifyInstance, opts: { dir?: string })
     ...AUTH,
     schema: {
       summary: "A layer style's legend: the entries of its color map",
-      querystring: { type: 'object', properties: { layer: { type: 'string' }, style: { type: 'string' } }, additionalProperties: false }
+      querystring: { type: 'object', properties: { layer: { type: 'string' }, style: { type: 'string' } } }
     }
   }, async (req) => {
+    const unknown = Object.keys(req.query).find((k) => k !== 'layer' && k !== 'style')
+    if (unknown !== undefined) throw UnknownField(JSON.stringify(unknown), 'the query (layer, style)')
     const name = req.query.layer ?? ''
     if (name === '') throw LegendLayerMissing()
     const layer = (await tileCache.tileLayers(req.principal, ['list', 'read'])).find((l) => l.qualifiedName === name)
