@@ -213,7 +213,7 @@ async function showLegend () {
     } else {
       const fmt = (q: number | null) => q === null ? '∞' : String(q)
       const items = legend.entries.map((e) => {
-        const swatch = el('span', { class: 'swatch' })
+        const swatch = el('span', { class: e.opacity === 0 ? 'swatch transparent' : 'swatch', title: e.opacity === 0 ? 'transparent' : e.color })
         swatch.style.background = e.color
         swatch.style.opacity = String(e.opacity)
         const range = legend.type === 'intervals' ? `< ${fmt(e.quantity)}` : legend.type === 'values' ? `= ${fmt(e.quantity)}` : fmt(e.quantity)
