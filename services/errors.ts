@@ -161,6 +161,8 @@ export const GranuleDamaged = createError('MW_TILES_GRANULE_DAMAGED', 'unprocess
 export const GranulesChanged = createError('MW_TILES_GRANULES_CHANGED', 'unavailable', 'The granules of layer %s changed while a tile was being rendered; try again')
 // --- web (admin page) ---
 export const WebPageNotBuilt = createError('MW_WEB_NOT_BUILT', 'unavailable', 'The admin page is not built: run npm run build')
+export const LegendLayerMissing = createError('MW_WEB_LEGEND_LAYER', 'invalid', 'Query parameter layer is required (a layer name such as demo:watertemp)')
+export const LegendStyleInvalid = createError('MW_WEB_LEGEND_STYLE', 'invalid', 'Style %s is not a style of layer %s; allowed: %s')
 // --- mosaics ---
 export const MosaicWorkspaceNotFound = createError('MW_MOSAIC_WORKSPACE_NOT_FOUND', 'not_found', 'No such workspace : %s')
 export const CoverageStoreNotFound = createError('MW_MOSAIC_STORE_NOT_FOUND', 'not_found', 'No such coverage store: %s')

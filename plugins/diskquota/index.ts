@@ -18,19 +18,19 @@ function sendConfig (req: FastifyRequest, reply: FastifyReply, c: QuotaConfig) {
 }
 
 // Refused in onRequest, before any body is read.
-const notAllowed = { onRequest: async (req: FastifyRequest) => { throw MethodNotAllowed(req.method) } }
+const notAllowed = { onRequest: async (req: FastifyRequest) => { throw MethodNotAllowed(req.method) }, schema: { summary: 'Not allowed: answers 405 (as GeoWebCache)' } }
 const never = async () => {}
 
 export default async function diskquota (app: FastifyInstance) {
   const dq = app.diskQuota
   for (const url of suffixed('/diskquota')) {
-    app.get(url, async (req, reply) => sendConfig(req, reply, dq.config))
-    app.put(url, async (req, reply) => sendConfig(req, reply, await dq.update(bodyRoot(req.body, ...ROOTS))))
+    app.get(url, { schema: { summary: 'Disk-quota configuration' } }, async (req, reply) => sendConfig(req, reply, dq.config))
+    app.put(url, { schema: { summary: 'Change the disk-quota configuration (partial; answers the whole result)' } }, async (req, reply) => sendConfig(req, reply, await dq.update(bodyRoot(req.body, ...ROOTS))))
     app.post(url, notAllowed, never)
     app.delete(url, notAllowed, never)
   }
   for (const url of suffixed('/diskquota/usage')) {
-    app.get(url, async (req, reply) => reply.resource(usageDocument(await dq.usage())))
+    app.get(url, { schema: { summary: 'Disk usage of the tile cache, globally and per layer' } }, async (req, reply) => reply.resource(usageDocument(await dq.usage())))
     app.put(url, notAllowed, never)
     app.post(url, notAllowed, never)
     app.delete(url, notAllowed, never)

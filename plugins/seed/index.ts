@@ -42,7 +42,7 @@ function killCode (body: unknown): KillCode {
 const isSeedBody = (req: FastifyRequest) => req.formatFromSuffix || /^(application\/json|application\/xml|text\/xml)\b/i.test(req.headers['content-type'] ?? '')
 // Refused in onRequest, before any body is read or parsed.
 const refuse = async (req: FastifyRequest) => { throw MethodNotAllowed(req.method) }
-const notAllowed = { onRequest: refuse }
+const notAllowed = { onRequest: refuse, schema: { summary: 'Not allowed: answers 405 (as GeoWebCache)' } }
 const never = async () => {}
 
 export default async function seed (app: FastifyInstance) {
@@ -78,9 +78,9 @@ export default async function seed (app: FastifyInstance) {
   }
 
   // All layers: GET seed.json (and seed.xml); POST seed = kill_all; the rest 405.
-  app.get('/seed.json', async (req, reply) => sendList(reply, 'json', cache.breeder.list()))
-  app.get('/seed.xml', async (req, reply) => sendList(reply, 'xml', cache.breeder.list()))
-  app.post('/seed', async (req, reply) => kill(req, reply))
+  app.get('/seed.json', { schema: { summary: 'Pending and running tasks of all layers, as [done, total, remaining, id, status] rows' } }, async (req, reply) => sendList(reply, 'json', cache.breeder.list()))
+  app.get('/seed.xml', { schema: { summary: 'Pending and running tasks of all layers, as [done, total, remaining, id, status] rows' } }, async (req, reply) => sendList(reply, 'xml', cache.breeder.list()))
+  app.post('/seed', { schema: { summary: 'Kill tasks of all layers (kill_all=running|pending|all)' } }, async (req, reply) => kill(req, reply))
   for (const url of ['/seed.json', '/seed.xml']) {
     app.post(url, notAllowed, never)
     app.put(url, notAllowed, never)
@@ -92,14 +92,14 @@ export default async function seed (app: FastifyInstance) {
 
   // One layer: the suffixed path is the task list and the seed request; unsuffixed POST is a
   // seed request by media type, else the kill form; GET/PUT/DELETE without suffix 405.
-  app.get<{ Params: { layer: string } }>('/seed/:layer', async (req, reply) => {
+  app.get<{ Params: { layer: string } }>('/seed/:layer', { schema: { summary: 'Pending and running tasks of one layer (with a .json or .xml suffix)' } }, async (req, reply) => {
     if (!req.formatFromSuffix) throw MethodNotAllowed(req.method)
     const layer = await cache.seedLayer(req.params.layer)
     return sendList(reply, req.format, cache.breeder.list(layer.qualifiedName))
   })
   // Any logged-in user reaches it: writing a layer's cache needs w on the layer (or a on its
   // workspace, or ADMIN), checked by the tile cache's authorizer (security area).
-  app.post<{ Params: { layer: string } }>('/seed/:layer', { config: { access: 'authenticated' } }, async (req, reply) => {
+  app.post<{ Params: { layer: string } }>('/seed/:layer', { schema: { summary: 'Seed, reseed or truncate a layer (a seedRequest body), or kill its tasks (a kill_all or kill_thread form)' }, config: { access: 'authenticated' } }, async (req, reply) => {
     if (!isSeedBody(req)) return kill(req, reply, req.params.layer)
     await cache.submitSeed(req.params.layer, bodyRoot(req.body, 'seedRequest'), req.principal)
     return reply.code(200).type('text/plain; charset=utf-8').send('')
@@ -108,7 +108,7 @@ export default async function seed (app: FastifyInstance) {
   app.delete('/seed/:layer', notAllowed, never)
 
   // Beyond GWC: one task (kept an hour after it ends, ABORTED after a kill) and a progress stream.
-  app.get<{ Params: { id: string } }>('/seed/tasks/:id', async (req, reply) => {
+  app.get<{ Params: { id: string } }>('/seed/tasks/:id', { schema: { summary: 'One task: its own share of the work, the request\'s sum, state, rate and ETA (kept an hour after it ends)' } }, async (req, reply) => {
     const id = /^\d{1,15}$/.test(req.params.id) ? Number(req.params.id) : NaN
     const task = cache.breeder.task(id)
     const stored = task ? viewOf(task, Date.now()) : cache.breeder.record(id)
@@ -118,7 +118,7 @@ export default async function seed (app: FastifyInstance) {
   })
   const streams = new Set<import('node:http').ServerResponse>()
   app.addHook('preClose', async () => { for (const s of streams) s.end() })
-  app.get('/seed/events', async (req, reply) => {
+  app.get('/seed/events', { schema: { summary: 'Task progress as server-sent events' } }, async (req, reply) => {
     reply.hijack()
     const res = reply.raw
     streams.add(res)

@@ -103,13 +103,13 @@ export default async function layerRoutes (app: FastifyInstance) {
   }
 
   for (const url of suffixed('/layers')) {
-    app.get(url, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List layers' } }, async (req, reply) => {
       const all = await layers.list()
       return reply.resource({ layers: { layer: all.map((l) => ({ name: l.qualifiedName, href: new Link(urls.rest(req, 'layers', l.qualifiedName), 'application/atom+xml') })) } })
     })
   }
   for (const url of suffixed('/workspaces/:ws/layers')) {
-    app.get(url, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List the layers of a workspace' } }, async (req, reply) => {
       const { ws } = req.params as { ws: string }
       if (!(await workspaces.exists(ws))) throw StyleWorkspaceNotFound(ws)
       const all = await layers.list(ws)
@@ -118,11 +118,11 @@ export default async function layerRoutes (app: FastifyInstance) {
   }
 
   for (const path of ['/layers/:layer', '/workspaces/:ws/layers/:layer']) {
-    app.get(path, async (req, reply) => {
+    app.get(path, { schema: { summary: 'A layer: its default style and styles' } }, async (req, reply) => {
       const { ws, layer } = req.params as { ws?: string, layer: string }
       return reply.resource(layerDoc(req, await findLayer(ws, layer)))
     })
-    app.put(path, async (req, reply) => {
+    app.put(path, { schema: { summary: 'Change a layer\'s default style and styles' } }, async (req, reply) => {
       const { ws, layer } = req.params as { ws?: string, layer: string }
       await update(await findLayer(ws, layer), bodyRoot(req.body, 'layer'))
       return reply.code(200).send()

@@ -63,7 +63,7 @@ export default async function tiles (app: FastifyInstance) {
   }
 
   // --- WMTS KVP ---
-  app.get('/wmts', PUBLIC, async (req, reply) => {
+  app.get('/wmts', { ...PUBLIC, schema: { summary: 'WMTS KVP: GetCapabilities and GetTile' } }, async (req, reply) => {
     const q = kvp(req.query)
     const request = (q.REQUEST ?? '').toLowerCase()
     if (q.SERVICE !== undefined && q.SERVICE.toUpperCase() !== 'WMTS') throw TileRequestInvalid(`SERVICE must be WMTS, got ${q.SERVICE}`)
@@ -85,13 +85,13 @@ export default async function tiles (app: FastifyInstance) {
     return sendTile(req, reply, q.LAYER, gs, format, z, col, tilesHigh(gs, z) - 1 - row, { ...q, STYLES: q.STYLE ?? q.STYLES },
       `WMTS TileMatrix ${gs.id}:${z} TileRow ${row} TileCol ${col}`)
   })
-  app.get('/wmts/1.0.0/WMTSCapabilities.xml', PUBLIC, async (req, reply) =>
+  app.get('/wmts/1.0.0/WMTSCapabilities.xml', { ...PUBLIC, schema: { summary: 'WMTS capabilities document (RESTful)' } }, async (req, reply) =>
     reply.type('application/vnd.ogc.wmts+xml; charset=utf-8').header('cache-control', 'no-cache')
       .send(wmtsCapabilities(await cache.tileLayers(req.principal), serviceUrl(req))))
 
   // --- WMTS RESTful: {layer}/{style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?format= ---
   app.get<{ Params: { layer: string, style: string, tms: string, tm: string, row: string, col: string } }>(
-    '/wmts/rest/:layer/:style/:tms/:tm/:row/:col', PUBLIC, async (req, reply) => {
+    '/wmts/rest/:layer/:style/:tms/:tm/:row/:col', { ...PUBLIC, schema: { summary: 'WMTS tile (RESTful)' } }, async (req, reply) => {
       const q = kvp(req.query)
       const gs = grid(req.params.tms)
       const m = /(\d{1,2})$/.exec(req.params.tm)
@@ -108,7 +108,7 @@ export default async function tiles (app: FastifyInstance) {
     })
 
   // --- TMS 1.0.0: <layer>@<gridset>@<ext>/<z>/<x>/<y>.<ext>, y from the bottom ---
-  app.get('/tms/1.0.0', PUBLIC, async (req, reply) =>
+  app.get('/tms/1.0.0', { ...PUBLIC, schema: { summary: 'TMS: the tile maps' } }, async (req, reply) =>
     reply.type('text/xml; charset=utf-8').send(tmsService(await cache.tileLayers(req.principal), `${serviceUrl(req)}/tms`)))
   const tileMap = (name: string) => {
     const m = /^(.+)@(EPSG:\d+)@(\w+)$/.exec(name)
@@ -116,12 +116,12 @@ export default async function tiles (app: FastifyInstance) {
     if (!m || !format) throw TileRequestInvalid(`TileMap must be <layer>@<gridset>@<png|jpeg|webp>, got ${name}`)
     return { layer: m[1], gs: grid(m[2]), ext: m[3], format }
   }
-  app.get<{ Params: { map: string } }>('/tms/1.0.0/:map', PUBLIC, async (req, reply) => {
+  app.get<{ Params: { map: string } }>('/tms/1.0.0/:map', { ...PUBLIC, schema: { summary: 'TMS: one tile map' } }, async (req, reply) => {
     const t = tileMap(req.params.map)
     const layer = await cache.tileLayer(t.layer, req.principal, 'metadata')
     return reply.type('text/xml; charset=utf-8').send(tmsTileMap(layer, t.gs, t.ext, t.format, `${serviceUrl(req)}/tms`))
   })
-  app.get<{ Params: { map: string, z: string, x: string, y: string } }>('/tms/1.0.0/:map/:z/:x/:y', PUBLIC, async (req, reply) => {
+  app.get<{ Params: { map: string, z: string, x: string, y: string } }>('/tms/1.0.0/:map/:z/:x/:y', { ...PUBLIC, schema: { summary: 'TMS tile' } }, async (req, reply) => {
     const t = tileMap(req.params.map)
     const ym = /^(\d{1,10})\.(\w+)$/.exec(req.params.y)
     if (!ym || formatOfExtension(ym[2]) !== t.format) throw TileRequestInvalid(`tile must be <y>.${t.ext}, got ${req.params.y}`)
@@ -130,7 +130,7 @@ export default async function tiles (app: FastifyInstance) {
   })
 
   // --- XYZ: y from the top, as web maps count ---
-  app.get<{ Params: { layer: string, gridset: string, z: string, x: string, y: string } }>('/xyz/:layer/:gridset/:z/:x/:y', PUBLIC, async (req, reply) => {
+  app.get<{ Params: { layer: string, gridset: string, z: string, x: string, y: string } }>('/xyz/:layer/:gridset/:z/:x/:y', { ...PUBLIC, schema: { summary: 'XYZ tile' } }, async (req, reply) => {
     const gs = grid(req.params.gridset)
     const ym = /^(\d{1,10})\.(\w+)$/.exec(req.params.y)
     const format = ym ? formatOfExtension(ym[2]) : undefined

@@ -77,6 +77,7 @@ export function createTaskRecords (db: Db, deps: TaskRecordsDeps = {}) {
         state: r.state,
         status: STATUS_CODE[r.state],
         etaSeconds: finished ? 0 : view.etaSeconds,
+        request: view.request && finished ? { ...view.request, etaSeconds: 0 } : view.request,
         error: r.error ?? undefined
       }
     },

@@ -9,7 +9,7 @@ import type { SeedSpec } from './seed-request.js'
 import { countTiles, metaTileIterator, rectAt, tileRange, type MetaTile } from './tile-range.js'
 import { parameterId } from './parameters.js'
 import { rectArea, type Rect } from './grid-sets.js'
-import { viewOf, type Job, type Task, type TaskState, type TaskView } from './task.js'
+import { shareOf, viewOf, type Job, type Task, type TaskState, type TaskView } from './task.js'
 import type { LayerInfo } from '../catalog/layers.js'
 import type { TileFormat } from './formats.js'
 import type { ParameterSet } from './parameters.js'
@@ -125,11 +125,15 @@ export function createTileBreeder (deps: BreederDeps) {
   }
 
   function finish (t: Task, state: TaskState, error?: string) {
+    // A task stopped half-way keeps the share it had (what it did plus its part of the rest then).
+    if (state === 'aborted' && t.state === 'running') t.share = shareOf(t)
     t.state = state
     t.finishedAt = now()
     if (error) t.error = error
     changed(t)
     persist(t)
+    // The request's other live tasks now share what is left without this one: their shares changed.
+    for (const x of t.job.tasks) if (x !== t && (x.state === 'running' || x.state === 'pending') && !x.killed) changed(x)
   }
 
   async function processMetatile (t: Task, mt: MetaTile) {
