@@ -49,6 +49,16 @@ export default async function seed (app: FastifyInstance) {
   const cache = app.tileCache
   const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
 
+  /**
+   * One `Link: <.../seed/tasks/<id>.json>; rel="item"` header per task a seed POST created (RFC 8288;
+   * "item", RFC 6573: a member of the collection the request was sent to). GWC's POST says nothing
+   * (GWC issue #1112, "Can REST API seed return Task ID"); the status and the empty body stay as the
+   * owner's text fixes them, and a request with threadCount N makes N tasks, which one Location
+   * header could not name. The link is under the prefix the request came in by (tilecache or gwc).
+   */
+  const taskLinks = (req: FastifyRequest, tasks: Task[]): string[] =>
+    tasks.map((t) => `<${req.protocol}://${req.host}${app.prefix}/seed/tasks/${t.id}.json>; rel="item"`)
+
   /** The layer of a kill request, once the principal may write it. */
   async function writableLayer (req: FastifyRequest, layer: string): Promise<string> {
     const l = await cache.seedLayer(layer)
@@ -101,8 +111,8 @@ export default async function seed (app: FastifyInstance) {
   // workspace, or ADMIN), checked by the tile cache's authorizer (security area).
   app.post<{ Params: { layer: string } }>('/seed/:layer', { config: { access: 'authenticated' } }, async (req, reply) => {
     if (!isSeedBody(req)) return kill(req, reply, req.params.layer)
-    await cache.submitSeed(req.params.layer, bodyRoot(req.body, 'seedRequest'), req.principal)
-    return reply.code(200).type('text/plain; charset=utf-8').send('')
+    const tasks = await cache.submitSeed(req.params.layer, bodyRoot(req.body, 'seedRequest'), req.principal)
+    return reply.code(200).header('link', taskLinks(req, tasks)).type('text/plain; charset=utf-8').send('')
   })
   app.put('/seed/:layer', notAllowed, never)
   app.delete('/seed/:layer', notAllowed, never)
