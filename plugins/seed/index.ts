@@ -114,6 +114,14 @@ export default async function seed (app: FastifyInstance) {
     const tasks = await cache.submitSeed(req.params.layer, bodyRoot(req.body, 'seedRequest'), req.principal)
     return reply.code(200).header('link', taskLinks(req, tasks)).type('text/plain; charset=utf-8').send('')
   })
+  // Beyond GWC: seed, reseed or truncate by a GeoJSON Polygon or MultiPolygon (and a reseed of
+  // tiles older than a date); the same answer as the seed POST.
+  app.post<{ Params: { layer: string }, Querystring: { olderThan?: string | string[] } }>('/seed/:layer/area.json', { config: { access: 'authenticated' } }, async (req, reply) => {
+    const q = req.query.olderThan
+    const olderThan = Array.isArray(q) ? q.join(',') : q
+    const tasks = await cache.submitSeed(req.params.layer, req.body as Record<string, unknown>, req.principal, { olderThan })
+    return reply.code(200).header('link', taskLinks(req, tasks)).type('text/plain; charset=utf-8').send('')
+  })
   app.put('/seed/:layer', notAllowed, never)
   app.delete('/seed/:layer', notAllowed, never)
 

@@ -8,6 +8,7 @@ import type { TileWrite } from './tile-files.js'
 import type { SeedSpec } from './seed-request.js'
 import { countTiles, metaTileIterator, rectAt, tileRange, type MetaTile } from './tile-range.js'
 import { parameterId } from './parameters.js'
+import { areaMetaTileIterator, areaTileFilter, countAreaTiles } from './area.js'
 import { rectArea, type Rect } from './grid-sets.js'
 import { viewOf, type Job, type Task, type TaskState, type TaskView } from './task.js'
 import type { LayerInfo } from '../catalog/layers.js'
@@ -142,6 +143,17 @@ export function createTileBreeder (deps: BreederDeps) {
         }
       }
       if (!missing) return
+    } else if (t.type === 'reseed' && spec.olderThan !== undefined) {
+      // Reseed of tiles older than a date: a metatile whose tiles all exist and are at least that
+      // recent is left alone; one missing or older tile renders the metatile (its tiles are one image).
+      let stale = false
+      for (let y = mt.wanted[1]; y <= mt.wanted[3] && !stale; y++) {
+        for (let x = mt.wanted[0]; x <= mt.wanted[2]; x++) {
+          const mtime = await deps.store.mtime({ ...set, z: mt.z, x, y })
+          if (mtime === undefined || mtime < spec.olderThan) { stale = true; break }
+        }
+      }
+      if (!stale) return
     }
     await renderIntoStore(deps.render, deps.store, set, {
       layer: spec.layer, gridSet: spec.gridSet, z: mt.z, rect: mt.render, format,
@@ -168,6 +180,7 @@ export function createTileBreeder (deps: BreederDeps) {
           layer: spec.layer.qualifiedName, gridSet: spec.gridSet.id, formats: spec.formats,
           parameterId: t.job.parameterId, zoomStart: spec.zoomStart, zoomStop: spec.zoomStop,
           rectAt: (z) => rectAt(t.job.range, z),
+          keep: spec.area ? areaTileFilter(t.job.range, spec.area) : undefined,
           signal: stop.signal,
           onDeleted: () => { t.tilesDone++ }
         })
@@ -231,12 +244,12 @@ export function createTileBreeder (deps: BreederDeps) {
       const count = spec.type === 'truncate' ? 1 : spec.threadCount
       if (queue.length + count > deps.maxPendingTasks) throw TooManyPendingTasks(deps.maxPendingTasks)
       const range = tileRange(spec.subset, spec.zoomStart, spec.zoomStop, spec.bounds)
-      const iter = metaTileIterator(range)
+      const iter = spec.area ? areaMetaTileIterator(range, spec.area) : metaTileIterator(range)
       const job: Job = {
         spec,
         parameterId: spec.parameters ? parameterId(spec.parameters) : undefined,
         range,
-        total: countTiles(range),
+        total: spec.area ? countAreaTiles(range, spec.area) : countTiles(range),
         next: () => iter.next(),
         tasks: []
       }

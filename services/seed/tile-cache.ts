@@ -10,7 +10,7 @@ import { createTileBreeder, renderIntoStore, type MetatileRenderer } from './til
 import { gridSubset, type GridSet } from './grid-sets.js'
 import { metaTileOf } from './tile-range.js'
 import { normaliseParameters, parameterId } from './parameters.js'
-import { parseSeedRequest } from './seed-request.js'
+import { parseAreaRequest, parseSeedRequest } from './seed-request.js'
 import type { TileFormat } from './formats.js'
 import type { Principal } from '../auth/authenticator.js'
 import type { TaskRecords } from './task-records.js'
@@ -95,11 +95,16 @@ export function createTileCache (deps: TileCacheDeps) {
       return out
     },
 
-    /** The single entry point of cache writes (seed, reseed, truncate). */
-    async submitSeed (layerName: string, body: Record<string, unknown>, principal?: Principal) {
+    /**
+     * The single entry point of cache writes (seed, reseed, truncate). With `area`, `body` is the
+     * area resource's `{ seedRequest, geometry, olderThan }` (area.ts), `olderThan` its query parameter.
+     */
+    async submitSeed (layerName: string, body: Record<string, unknown>, principal?: Principal, area?: { olderThan?: string }) {
       const layer = await this.seedLayer(layerName)
       await authorize('write', layer, principal)
-      const spec = parseSeedRequest(body, layer, deps.maxSeedThreads)
+      const spec = area
+        ? parseAreaRequest(body, layer, deps.maxSeedThreads, area.olderThan)
+        : parseSeedRequest(body, layer, deps.maxSeedThreads)
       return breeder.submit(spec)
     },
 
