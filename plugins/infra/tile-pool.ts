@@ -10,6 +10,7 @@ import { Piscina } from 'piscina'
 import type { MapwardenConfig } from './config.js'
 import { createTileCache, type TileCache } from '../../services/seed/tile-cache.js'
 import { createTaskRecords } from '../../services/seed/task-records.js'
+import { createTileLayerSettings } from '../../services/seed/layer-settings.js'
 import { createRenderQueue, type RenderQueue } from '../../services/seed/render-queue.js'
 import type { MetatileRequest, RenderedMetatile } from '../../services/seed/tile-breeder.js'
 import { rectBounds } from '../../services/seed/grid-sets.js'
@@ -151,9 +152,11 @@ async function tilePool (app: FastifyInstance, { config }: { config: MapwardenCo
   const records = createTaskRecords(app.db, { fault: app.faults })
   const aborted = records.abortUnfinished()
   if (aborted > 0) app.log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
+  const settings = createTileLayerSettings(app.db)
   const cache = createTileCache({
     dataDir: config.dataDir,
     records,
+    settings,
     fault: app.faults,
     layers: app.layers,
     render: metatileRenderer(app, { run }, createRenderQueue({ slots: config.workerThreads, interactive: config.tileQueue })),
@@ -164,8 +167,8 @@ async function tilePool (app: FastifyInstance, { config }: { config: MapwardenCo
   })
   app.decorate('tilePool', { run })
   app.decorate('tileCache', cache)
-  app.workspaces.onRemoved((ws) => cache.store.removeWorkspace(ws))
-  app.layers.onRemoved((layer) => cache.store.removeLayer(layer))
+  app.workspaces.onRemoved((ws) => { settings.forgetWorkspace(ws); return cache.store.removeWorkspace(ws) })
+  app.layers.onRemoved((layer) => { settings.forget(layer); return cache.store.removeLayer(layer) })
   app.addHook('preClose', async () => { await cache.close() })
   app.addHook('onClose', async () => { await pool.close({ force: true }) })
 }

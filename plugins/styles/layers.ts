@@ -10,9 +10,10 @@ import {
   InvalidBody, LayerNotFound, LayerStyleOtherWorkspace, LayerStyleUnknown, StyleWorkspaceNotFound
 } from '../../services/errors.js'
 import { styleRef } from '../../services/styles/service.js'
+import { isDefault, parseTileSettings } from '../../services/seed/layer-settings.js'
 
 export default async function layerRoutes (app: FastifyInstance) {
-  const { layers, styles, urls, workspaces } = app
+  const { layers, styles, urls, workspaces, tileCache } = app
 
   /** A qualified 'ws:name', or a bare name that only one workspace has. */
   const findLayer = async (ws: string | undefined, layer: string): Promise<LayerInfo> => {
@@ -52,9 +53,17 @@ export default async function layerRoutes (app: FastifyInstance) {
           name: l.qualifiedName,
           href: new Link(urls.rest(req, 'workspaces', l.workspace, raster ? 'coveragestores' : 'datastores', l.store, raster ? 'coverages' : 'featuretypes', l.name))
         },
-        enabled: l.enabled
+        enabled: l.enabled,
+        // The tile cache's per-layer settings (GWC names), shown once one differs from its default,
+        // so that GeoServer's own document stays as it is for every other layer.
+        ...tileSettingsDoc(l)
       }
     }
+  }
+
+  const tileSettingsDoc = (l: LayerInfo): Record<string, Value> => {
+    const s = tileCache.settings?.get(l.workspace, l.name)
+    return !s || isDefault(s) ? {} : { expireCache: s.expireCache, expireClients: s.expireClients, cachedOnly: s.cachedOnly, cachedOnlyMissing: s.cachedOnlyMissing }
   }
 
   /** A style named in a PUT body: 'name', 'ws:name', or { name, workspace }; must exist and fit the layer. */
@@ -75,6 +84,9 @@ export default async function layerRoutes (app: FastifyInstance) {
   }
 
   const update = async (l: LayerInfo, body: Record<string, any>) => {
+    // Everything is validated before anything is written (a refused PUT changes nothing).
+    const store = tileCache.settings
+    const tileSettings = store ? parseTileSettings(l.qualifiedName, body, store.get(l.workspace, l.name)) : undefined
     const defaultStyle = body.defaultStyle === undefined ? l.defaultStyle
       : body.defaultStyle === '' || body.defaultStyle === null ? undefined : refIn(l, body.defaultStyle)
     let list = l.styles
@@ -84,6 +96,7 @@ export default async function layerRoutes (app: FastifyInstance) {
       list = [...new Set(items.map((v: unknown) => refIn(l, v)))]
     }
     await layers.setStyles(l.workspace, l.name, defaultStyle, list)
+    if (tileSettings) store!.set(l.workspace, l.name, tileSettings)
   }
 
   for (const url of suffixed('/layers')) {

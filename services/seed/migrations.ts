@@ -18,5 +18,23 @@ export const seedMigrations: Migration[] = [
       );
       CREATE INDEX seed_tasks_finished ON seed_tasks (finished_at);
     `
+  },
+  {
+    // services/seed/layer-settings.ts: GWC's per-layer expireCache and expireClients, and the
+    // cached-only switch. A row only for layers whose settings differ from the defaults; it goes
+    // with its layer (ON DELETE CASCADE).
+    id: 'seed/002-tile-layer-settings',
+    sql: `
+      CREATE TABLE tile_layer_settings (
+        workspace TEXT NOT NULL,
+        name TEXT NOT NULL,
+        expire_cache INTEGER NOT NULL DEFAULT 0,
+        expire_clients INTEGER NOT NULL DEFAULT 0,
+        cached_only INTEGER NOT NULL DEFAULT 0,
+        cached_only_missing TEXT NOT NULL DEFAULT 'notFound',
+        PRIMARY KEY (workspace, name),
+        FOREIGN KEY (workspace, name) REFERENCES layers(workspace, name) ON DELETE CASCADE
+      );
+    `
   }
 ]

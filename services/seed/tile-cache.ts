@@ -4,7 +4,7 @@
 import path from 'node:path'
 import type { LayerInfo, LayerStore } from '../catalog/layers.js'
 import { splitLayerName } from '../catalog/layers.js'
-import { isMapwardenError, TileLayerNotFound, TileOutOfRange, TileParameterInvalid, UnknownTileLayer } from '../errors.js'
+import { isMapwardenError, TileLayerNotFound, TileNotCached, TileOutOfRange, TileParameterInvalid, UnknownTileLayer } from '../errors.js'
 import { createBlobStore, type StoredTile, type TileKey } from './blob-store.js'
 import { createTileBreeder, renderIntoStore, type MetatileRenderer } from './tile-breeder.js'
 import { gridSubset, type GridSet } from './grid-sets.js'
@@ -15,6 +15,8 @@ import type { TileFormat } from './formats.js'
 import type { Principal } from '../auth/authenticator.js'
 import type { TaskRecords } from './task-records.js'
 import { noFaults, type FaultPoint } from '../faults.js'
+import { DEFAULT_TILE_SETTINGS, type TileLayerSettings, type TileLayerSettingsStore } from './layer-settings.js'
+import { blankTile } from './blank-tile.js'
 
 /** 'list': whether a capabilities document shows the layer; 'metadata': a description of one layer
  *  (TMS TileMap). The catalog mode may list and describe layers whose tiles it refuses. */
@@ -33,6 +35,18 @@ export interface TileCacheDeps {
   now?: () => number
   records?: TaskRecords
   fault?: FaultPoint
+  /** Per-layer expiry and cached-only settings (layer-settings.ts); defaults when absent. */
+  settings?: TileLayerSettingsStore
+}
+
+/** A tile as readTile answers it. */
+export interface ServedTile extends StoredTile {
+  cached: boolean
+  public: boolean
+  /** The layer's settings: expireClients decides the Cache-Control max-age. */
+  settings: TileLayerSettings
+  /** A transparent stand-in for a missing tile of a cached-only layer (never stored). */
+  placeholder?: boolean
 }
 
 export interface TileRequest {
@@ -65,6 +79,8 @@ export function createTileCache (deps: TileCacheDeps) {
   return {
     store,
     breeder,
+    /** Per-layer expiry and cached-only settings (the layer resource reads and writes them). */
+    settings: deps.settings,
     setAuthorizer (fn: TileAuthorizer) { authorize = fn },
 
     /** A tile layer for the seed API: unknown layers are 400 (DECISIONS.md). */
@@ -118,16 +134,25 @@ export function createTileCache (deps: TileCacheDeps) {
 
     /** The single entry point of tile reads: the stored tile, or the metatile rendered on a miss;
      *  `public` when the layer is readable anonymously. */
-    async readTile (req: TileRequest, principal?: Principal): Promise<StoredTile & { cached: boolean, public: boolean }> {
+    async readTile (req: TileRequest, principal?: Principal): Promise<ServedTile> {
       const layer = await this.tileLayer(req.layer, principal)
       const isPublic = principal === undefined || await this.isPublic(layer)
+      const settings = deps.settings?.get(layer.workspace, layer.name) ?? DEFAULT_TILE_SETTINGS
       const params = normaliseParameters(layer, req.parameters, 'parameter', TileParameterInvalid)
       const key: TileKey = { layer: layer.qualifiedName, gridSet: req.gridSet.id, format: req.format, parameterId: parameterId(params), z: req.z, x: req.x, y: req.y }
-      const hit = await store.get(key)
-      if (hit) return { ...hit, cached: true, public: isPublic }
+      const hit = settings.expireCache === -1 && !settings.cachedOnly ? undefined : await store.get(key)
+      // expireCache: a tile older than that is rendered again (a cached-only layer serves it still).
+      const fresh = hit && (settings.cachedOnly || settings.expireCache <= 0 || (deps.now ?? Date.now)() - hit.mtimeMs < settings.expireCache * 1000)
+      if (hit && fresh) return { ...hit, cached: true, public: isPublic, settings }
       const subset = gridSubset(req.gridSet, layer.bbox)
       const rect = metaTileOf(subset, req.z, req.x, req.y)
       if (!rect) throw TileOutOfRange(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
+      if (settings.cachedOnly) {
+        if (settings.cachedOnlyMissing === 'notFound') throw TileNotCached(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
+        const data = await blankTile(req.format, req.gridSet.tileWidth, req.gridSet.tileHeight)
+        const now = (deps.now ?? Date.now)()
+        return { data, size: data.length, mtimeMs: now, etag: `"blank-${data.length.toString(16)}"`, cached: false, public: isPublic, settings, placeholder: true }
+      }
       const mkey = `${key.layer}/${key.gridSet}/${key.format}/${key.parameterId}/${req.z}/${rect[0]}/${rect[1]}`
       let p = inflight.get(mkey)
       if (!p) {
@@ -138,7 +163,7 @@ export function createTileCache (deps: TileCacheDeps) {
       await p
       const tile = await store.get(key)
       if (!tile) throw TileOutOfRange(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
-      return { ...tile, cached: false, public: isPublic }
+      return { ...tile, cached: false, public: isPublic, settings }
     },
 
     async close () { await breeder.close() }
