@@ -8,6 +8,7 @@ import { bodyRoot } from '../infra/routes.js'
 import { KillAllInvalid, MethodNotAllowed, SeedTaskNotFound, ThreadIdInvalid, UnknownTileLayer } from '../../services/errors.js'
 import { rowOf, viewOf, type Task } from '../../services/seed/task.js'
 import type { KillCode } from '../../services/seed/tile-breeder.js'
+import exportRoutes from './export.js'
 
 /** `long[][]` as GWC's XStream writes it (2-space indent, no declaration; empty = `<long-array-array/>`). */
 export function taskListXml (tasks: Task[]): string {
@@ -134,6 +135,8 @@ export default async function seed (app: FastifyInstance) {
     const { error, ...view } = stored
     return reply.resource({ task: { ...view, error } })
   })
+  await exportRoutes(app)
+
   const streams = new Set<import('node:http').ServerResponse>()
   app.addHook('preClose', async () => { for (const s of streams) s.end() })
   app.get('/seed/events', async (req, reply) => {

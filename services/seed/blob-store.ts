@@ -94,6 +94,8 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
   return {
     root,
     tilePath,
+    /** The folder of a tile set (its zoom levels below). */
+    tileSetDir (s: TileSet): string { return setDir(s) },
     onTileWritten (fn: TileListener) { written.push(fn) },
     onTileDeleted (fn: TileListener) { deleted.push(fn) },
     onTileRead (fn: TileListener) { read.push(fn) },

@@ -4,10 +4,12 @@
 import path from 'node:path'
 import type { LayerInfo, LayerStore } from '../catalog/layers.js'
 import { splitLayerName } from '../catalog/layers.js'
-import { isMapwardenError, TileLayerNotFound, TileNotCached, TileOutOfRange, TileParameterInvalid, UnknownTileLayer } from '../errors.js'
+import { ExportInvalid, isMapwardenError, TileLayerNotFound, TileNotCached, TileOutOfRange, TileParameterInvalid, UnknownTileLayer } from '../errors.js'
 import { createBlobStore, type StoredTile, type TileKey } from './blob-store.js'
 import { createTileBreeder, renderIntoStore, type MetatileRenderer } from './tile-breeder.js'
-import { gridSubset, type GridSet } from './grid-sets.js'
+import { gridSet, gridSubset, maxZoom, type GridSet } from './grid-sets.js'
+import { exportTiles, highestCachedZoom, parseExportQuery, tableName, type ExportKind } from './export.js'
+import { isTileFormat } from './formats.js'
 import { metaTileOf } from './tile-range.js'
 import { normaliseParameters, parameterId } from './parameters.js'
 import { parseAreaRequest, parseSeedRequest } from './seed-request.js'
@@ -164,6 +166,29 @@ export function createTileCache (deps: TileCacheDeps) {
       const tile = await store.get(key)
       if (!tile) throw TileOutOfRange(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
       return { ...tile, cached: false, public: isPublic, settings }
+    },
+
+    /**
+     * An MBTiles or GeoPackage file of the layer's cached tiles (export.ts), under the layer's read
+     * rule; the caller streams and removes it. Nothing is rendered: it holds what the cache holds.
+     */
+    async exportTiles (layerName: string, kind: ExportKind, query: Record<string, unknown>, principal?: Principal, signal?: AbortSignal) {
+      const layer = await this.tileLayer(layerName, principal)
+      const q = parseExportQuery(kind, query, { gridSet, maxZoom, isFormat: isTileFormat, invalid: ExportInvalid })
+      const params = normaliseParameters(layer, q.parameters, 'parameter', (_f, name, why) => ExportInvalid('parameter', name, why))
+      const set = { layer: layer.qualifiedName, gridSet: q.gridSet.id, format: q.format, parameterId: parameterId(params) }
+      const subset = gridSubset(q.gridSet, layer.bbox)
+      if (q.bounds) {
+        const e = subset.extent
+        if (q.bounds[2] <= e[0] || q.bounds[0] >= e[2] || q.bounds[3] <= e[1] || q.bounds[1] >= e[3]) {
+          throw ExportInvalid('bounds', q.bounds.join(','), `do not intersect the layer's extent ${e.join(',')} in grid set ${q.gridSet.id}`)
+        }
+      }
+      const zoomStop = q.zoomStop ?? Math.max(q.zoomStart, (await highestCachedZoom(store, set)) ?? q.zoomStart)
+      const out = await exportTiles(store, path.join(deps.dataDir, 'tmp', 'exports'), {
+        kind, layer: layer.qualifiedName, set, subset, zoomStart: q.zoomStart, zoomStop, bounds: q.bounds
+      }, signal)
+      return { ...out, name: `${tableName(layer.qualifiedName)}.${kind}` }
     },
 
     async close () { await breeder.close() }
