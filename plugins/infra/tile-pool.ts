@@ -148,14 +148,19 @@ async function tilePool (app: FastifyInstance, { config }: { config: MapwardenCo
   lowerThreads()
   // Before and after each render: a new render thread brings threads of its own along.
   const run: TilePool['run'] = (payload, opts) => { lowerThreads(); return pool.run(payload, opts).finally(lowerThreads) }
-  // Tasks of the previous run that were pending or running when it stopped: ABORTED, "aborted: restart".
+  // Tasks of the previous run that were pending or running when it stopped: resumed once every
+  // area is registered (onReady: the renderer needs the mosaics), or with MAPWARDEN_RESUME_TASKS
+  // false, ABORTED with "aborted: restart".
   const records = createTaskRecords(app.db, { fault: app.faults })
-  const aborted = records.abortUnfinished()
-  if (aborted > 0) app.log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
+  if (!config.resumeTasks) {
+    const aborted = records.abortUnfinished()
+    if (aborted > 0) app.log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
+  }
   const settings = createTileLayerSettings(app.db)
   const cache = createTileCache({
     dataDir: config.dataDir,
     records,
+    resume: config.resumeTasks,
     settings,
     fault: app.faults,
     layers: app.layers,
@@ -169,6 +174,12 @@ async function tilePool (app: FastifyInstance, { config }: { config: MapwardenCo
   app.decorate('tileCache', cache)
   app.workspaces.onRemoved((ws) => { settings.forgetWorkspace(ws); return cache.store.removeWorkspace(ws) })
   app.layers.onRemoved((layer) => { settings.forget(layer); return cache.store.removeLayer(layer) })
+  if (config.resumeTasks) {
+    app.addHook('onReady', async () => {
+      const { resumed, aborted } = await cache.resumeTasks()
+      if (resumed + aborted > 0) app.log.warn({ resumed, aborted }, 'seed tasks of the previous run taken up again')
+    })
+  }
   app.addHook('preClose', async () => { await cache.close() })
   app.addHook('onClose', async () => { await pool.close({ force: true }) })
 }

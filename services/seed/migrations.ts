@@ -36,5 +36,18 @@ export const seedMigrations: Migration[] = [
         FOREIGN KEY (workspace, name) REFERENCES layers(workspace, name) ON DELETE CASCADE
       );
     `
+  },
+  {
+    // Resuming tasks after a restart (task-records.ts): the request that made a task (to rebuild
+    // its job), the job it shares with the other tasks of that request (the first task's id),
+    // whether it was killed (a killed task never resumes) and when it started (a resumed reseed
+    // leaves alone the tiles it already wrote).
+    id: 'seed/003-task-resume',
+    sql: `
+      ALTER TABLE seed_tasks ADD COLUMN request TEXT;
+      ALTER TABLE seed_tasks ADD COLUMN job INTEGER;
+      ALTER TABLE seed_tasks ADD COLUMN killed INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE seed_tasks ADD COLUMN started_at INTEGER;
+    `
   }
 ]

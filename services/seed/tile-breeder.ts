@@ -54,6 +54,11 @@ export interface BreederDeps {
   keepFinishedMs?: number
   /** Persistent task records (ids, and what happened to a task after a restart). */
   records?: TaskRecords
+  /**
+   * Tasks stopped by close() (a shutdown) keep their pending or running record, so that the next
+   * start resumes them (tile-cache.ts resumeTasks); otherwise they end ABORTED.
+   */
+  resume?: boolean
 }
 
 export type KillCode = 'running' | 'pending' | 'all'
@@ -94,7 +99,7 @@ export function createTileBreeder (deps: BreederDeps) {
     if (!deps.records || unsaved.size === 0) return
     const pending = [...unsaved.values()]
     try {
-      deps.records.saveAll(pending.map((t) => ({ view: viewOf(t, now()), finishedAt: t.finishedAt, durable: durable.has(t.id) })))
+      deps.records.saveAll(pending.map((t) => ({ view: viewOf(t, now()), finishedAt: t.finishedAt, durable: durable.has(t.id), killed: t.killed, startedAt: t.startedAt })))
       for (const t of pending) { unsaved.delete(t.id); durable.delete(t.id) }
     } catch (err) {
       deps.log?.warn({ err, tasks: pending.length }, 'could not write seed task records; retrying')
@@ -165,7 +170,9 @@ export function createTileBreeder (deps: BreederDeps) {
     t.state = 'running'
     t.startedAt = now()
     t.job.startedAt ??= t.startedAt
-    t.tilesDone = 0
+    // A resumed truncate goes on counting what it deleted before; a resumed seed or reseed walks
+    // its range again and counts the metatiles it finds written as done.
+    t.tilesDone = t.baseDone ?? 0
     changed(t)
     persist(t)
     try {
@@ -204,9 +211,11 @@ export function createTileBreeder (deps: BreederDeps) {
         }
       }
       t.cancel = undefined
+      if (closing && deps.resume && !t.killed) return persist(t) // resumed after the next start
       finish(t, t.killed || closing ? 'aborted' : 'done')
     } catch (err) {
       t.cancel = undefined
+      if (closing && deps.resume && !t.killed) return persist(t) // the shutdown stopped it: resumed
       deps.log?.warn({ err, task: t.id, layer: t.layer }, 'seed task failed')
       finish(t, 'aborted', abortReason(err))
     }
@@ -221,8 +230,40 @@ export function createTileBreeder (deps: BreederDeps) {
     if (t.state === 'pending') {
       queue.splice(queue.indexOf(t), 1)
       finish(t, 'aborted')
-    } else changed(t)
+    } else {
+      changed(t)
+      persist(t) // the kill is on record before the metatile in hand ends: a crash never resumes it
+    }
     return { task: t, was }
+  }
+
+  function makeJob (spec: SeedSpec, count: number): { job: Job, fresh: Task[] } {
+    const range = tileRange(spec.subset, spec.zoomStart, spec.zoomStop, spec.bounds)
+    const iter = spec.area ? areaMetaTileIterator(range, spec.area) : metaTileIterator(range)
+    const job: Job = {
+      spec,
+      parameterId: spec.parameters ? parameterId(spec.parameters) : undefined,
+      range,
+      total: spec.area ? countAreaTiles(range, spec.area) : countTiles(range),
+      next: () => iter.next(),
+      tasks: []
+    }
+    const fresh: Task[] = []
+    for (let i = 0; i < count; i++) {
+      fresh.push({ id: 0, type: spec.type, layer: spec.layer.qualifiedName, job, state: 'pending', tilesDone: -1, killed: false, createdAt: now() })
+    }
+    return { job, fresh }
+  }
+
+  function enqueue (job: Job, fresh: Task[], ids: number[]) {
+    fresh.forEach((t, i) => {
+      t.id = ids[i]
+      job.tasks.push(t)
+      tasks.set(t.id, t)
+      queue.push(t)
+      changed(t)
+    })
+    pump()
   }
 
   function pump () {
@@ -237,38 +278,33 @@ export function createTileBreeder (deps: BreederDeps) {
   return {
     events,
 
-    /** Creates the tasks of a validated request and starts them when slots are free. */
-    submit (spec: SeedSpec): Task[] {
+    /**
+     * Creates the tasks of a validated request and starts them when slots are free. `request`
+     * (JSON) is recorded with them, for a restart to rebuild the job from.
+     */
+    submit (spec: SeedSpec, request?: string): Task[] {
       if (closing) throw TileCacheClosing()
       prune()
       const count = spec.type === 'truncate' ? 1 : spec.threadCount
       if (queue.length + count > deps.maxPendingTasks) throw TooManyPendingTasks(deps.maxPendingTasks)
-      const range = tileRange(spec.subset, spec.zoomStart, spec.zoomStop, spec.bounds)
-      const iter = spec.area ? areaMetaTileIterator(range, spec.area) : metaTileIterator(range)
-      const job: Job = {
-        spec,
-        parameterId: spec.parameters ? parameterId(spec.parameters) : undefined,
-        range,
-        total: spec.area ? countAreaTiles(range, spec.area) : countTiles(range),
-        next: () => iter.next(),
-        tasks: []
-      }
-      const fresh: Task[] = []
-      for (let i = 0; i < count; i++) {
-        fresh.push({ id: 0, type: spec.type, layer: spec.layer.qualifiedName, job, state: 'pending', tilesDone: -1, killed: false, createdAt: now() })
-      }
+      const { job, fresh } = makeJob(spec, count)
       // Ids come from the records (never reused across restarts); a full disk refuses the request here.
       const ids = deps.records
-        ? deps.records.createAll(fresh.map((t) => { const { id, ...view } = viewOf(t, now()); void id; return { layer: t.layer, view } }))
+        ? deps.records.createAll(fresh.map((t) => { const { id, ...view } = viewOf(t, now()); void id; return { layer: t.layer, view } }), request)
         : fresh.map(() => nextId++)
-      fresh.forEach((t, i) => {
-        t.id = ids[i]
-        job.tasks.push(t)
-        tasks.set(t.id, t)
-        queue.push(t)
-        changed(t)
-      })
-      pump()
+      enqueue(job, fresh, ids)
+      return job.tasks
+    },
+
+    /**
+     * Takes back the tasks of a previous run (same ids, pending again): `baseDone` is what a
+     * truncate had already deleted. The spec is the request as validated again at this start.
+     */
+    resume (spec: SeedSpec, entries: Array<{ id: number, baseDone?: number }>): Task[] {
+      if (closing) throw TileCacheClosing()
+      const { job, fresh } = makeJob(spec, entries.length)
+      fresh.forEach((t, i) => { t.baseDone = entries[i].baseDone })
+      enqueue(job, fresh, entries.map((e) => e.id))
       return job.tasks
     },
 
@@ -307,7 +343,10 @@ export function createTileBreeder (deps: BreederDeps) {
     async close () {
       closing = true
       if (retry) { clearTimeout(retry); retry = undefined }
-      for (const t of queue.splice(0)) { t.killed = true; finish(t, 'aborted') }
+      // Pending tasks keep their record as it is when they resume at the next start.
+      for (const t of queue.splice(0)) {
+        if (deps.resume) { t.state = 'aborted'; t.finishedAt = now() } else { t.killed = true; finish(t, 'aborted') }
+      }
       for (const t of tasks.values()) t.cancel?.()
       aborter.abort()
       await Promise.allSettled([...runs])

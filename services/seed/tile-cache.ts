@@ -15,7 +15,7 @@ import { normaliseParameters, parameterId } from './parameters.js'
 import { parseAreaRequest, parseSeedRequest } from './seed-request.js'
 import type { TileFormat } from './formats.js'
 import type { Principal } from '../auth/authenticator.js'
-import type { TaskRecords } from './task-records.js'
+import { RESTART_REASON, type TaskRecords } from './task-records.js'
 import { noFaults, type FaultPoint } from '../faults.js'
 import { DEFAULT_TILE_SETTINGS, type TileLayerSettings, type TileLayerSettingsStore } from './layer-settings.js'
 import { blankTile } from './blank-tile.js'
@@ -37,6 +37,8 @@ export interface TileCacheDeps {
   now?: () => number
   records?: TaskRecords
   fault?: FaultPoint
+  /** Tasks stopped by a shutdown keep their records for resumeTasks at the next start. */
+  resume?: boolean
   /** Per-layer expiry and cached-only settings (layer-settings.ts); defaults when absent. */
   settings?: TileLayerSettingsStore
 }
@@ -65,9 +67,12 @@ export interface TileRequest {
   asked?: string
 }
 
+/** What a task's record keeps of its request (resumeTasks). */
+interface StoredRequest { layer: string, body: Record<string, unknown>, area?: { olderThan?: string } }
+
 export function createTileCache (deps: TileCacheDeps) {
   const store = createBlobStore({ root: path.join(deps.dataDir, 'tiles'), tmpDir: path.join(deps.dataDir, 'tmp', 'tiles'), fault: deps.fault ?? noFaults })
-  const breeder = createTileBreeder({ store, render: deps.render, taskSlots: deps.taskSlots, maxPendingTasks: deps.maxPendingTasks, log: deps.log, now: deps.now, records: deps.records })
+  const breeder = createTileBreeder({ store, render: deps.render, taskSlots: deps.taskSlots, maxPendingTasks: deps.maxPendingTasks, log: deps.log, now: deps.now, records: deps.records, resume: deps.resume })
   const inflight = new Map<string, Promise<void>>()
   let authorize: TileAuthorizer = () => {}
 
@@ -123,7 +128,49 @@ export function createTileCache (deps: TileCacheDeps) {
       const spec = area
         ? parseAreaRequest(body, layer, deps.maxSeedThreads, area.olderThan)
         : parseSeedRequest(body, layer, deps.maxSeedThreads)
-      return breeder.submit(spec)
+      const request: StoredRequest = { layer: layer.qualifiedName, body, area }
+      return breeder.submit(spec, JSON.stringify(request))
+    },
+
+    /**
+     * At start (MAPWARDEN_RESUME_TASKS): the tasks of the previous run that were pending or running
+     * go back in the queue with their ids, their job rebuilt from the recorded request and checked
+     * again. A seed walks its range again (metatiles on disk are skipped and count as done); a
+     * reseed leaves alone the metatiles written since it started; a truncate deletes what is left
+     * and keeps its count. Killed tasks end ABORTED; a request no longer valid (layer removed...)
+     * ends ABORTED with the reason.
+     */
+    async resumeTasks (): Promise<{ resumed: number, aborted: number }> {
+      const records = deps.records
+      if (!records) return { resumed: 0, aborted: 0 }
+      const jobs = new Map<number, ReturnType<TaskRecords['unfinished']>>()
+      for (const r of records.unfinished()) {
+        const key = r.job ?? r.id
+        jobs.set(key, [...(jobs.get(key) ?? []), r])
+      }
+      let resumed = 0
+      let aborted = 0
+      for (const rows of jobs.values()) {
+        const live = rows.filter((r) => !r.killed)
+        for (const r of rows) if (r.killed) { records.abort(r.id, null); aborted++ }
+        if (live.length === 0) continue
+        let spec
+        try {
+          if (!live[0].request) throw new Error('no request on record')
+          const req = JSON.parse(live[0].request) as StoredRequest
+          const layer = await this.seedLayer(req.layer)
+          spec = req.area ? parseAreaRequest(req.body, layer, deps.maxSeedThreads, req.area.olderThan) : parseSeedRequest(req.body, layer, deps.maxSeedThreads)
+        } catch (err) {
+          const why = isMapwardenError(err) ? `${RESTART_REASON}, and its request is no longer valid: ${err.message}` : RESTART_REASON
+          for (const r of live) { records.abort(r.id, why); aborted++ }
+          continue
+        }
+        const started = live.map((r) => r.startedAt).filter((v): v is number => v !== undefined)
+        if (spec.type === 'reseed' && started.length > 0) spec.olderThan = Math.min(spec.olderThan ?? Infinity, ...started)
+        breeder.resume(spec, live.map((r) => ({ id: r.id, baseDone: spec.type === 'truncate' && r.view.tilesDone > 0 ? r.view.tilesDone : undefined })))
+        resumed += live.length
+      }
+      return { resumed, aborted }
     },
 
     /** Whether anyone may read the layer's tiles without logging in (shared caches may keep them). */
