@@ -159,6 +159,10 @@ export const RenderQueueFull = createError('MW_TILES_RENDER_QUEUE_FULL', 'unavai
 // Bad data is not a server fault: 422 names the granule, so the administrator knows which file to replace.
 export const GranuleDamaged = createError('MW_TILES_GRANULE_DAMAGED', 'unprocessable', 'Granule %s of layer %s cannot be decoded (%s)')
 export const GranulesChanged = createError('MW_TILES_GRANULES_CHANGED', 'unavailable', 'The granules of layer %s changed while a tile was being rendered; try again')
+// Tile-cache users' requests (issue 22): per-layer tile settings, cached-only layers, exports.
+export const TileSettingInvalid = createError('MW_TILES_SETTING_INVALID', 'invalid', 'Invalid layer %s: %s: %s')
+export const TileNotCached = createError('MW_TILES_NOT_CACHED', 'not_found', 'Tile %s of layer %s in grid set %s is not cached, and the layer serves cached tiles only')
+export const ExportInvalid = createError('MW_TILES_EXPORT_INVALID', 'invalid', 'Invalid export request: %s %s: %s')
 // --- web (admin page) ---
 export const WebPageNotBuilt = createError('MW_WEB_NOT_BUILT', 'unavailable', 'The admin page is not built: run npm run build')
 export const LegendLayerMissing = createError('MW_WEB_LEGEND_LAYER', 'invalid', 'Query parameter layer is required (a layer name such as demo:watertemp)')

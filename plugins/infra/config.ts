@@ -20,6 +20,7 @@ export interface MapwardenConfig {
   taskSlots: number           // seed tasks that run at once; more wait as PENDING
   tileQueue: number           // on-demand tile renders that may wait for a render thread (past it: 503)
   maxPendingTasks: number     // past this, seed requests are answered 429
+  resumeTasks: boolean        // seed tasks pending or running at a stop resume after the next start
   harvestRoots: string[]      // absolute directories that external.imagemosaic may read
   adminPassword?: string      // used once, on first start with an empty catalog
   authCacheSeconds: number    // how long a verified password is remembered (0 = never)
@@ -134,6 +135,7 @@ export const SETTINGS: Setting[] = [
     default: [],
     describe: 'Web origins (separated by commas) besides the server\'s own whose pages may send POST, PUT, DELETE and PATCH requests through a browser'
   },
+  { key: 'resumeTasks', env: 'MAPWARDEN_RESUME_TASKS', parse: bool, default: true, describe: 'Seed, reseed and truncate tasks pending or running when the process stopped resume after the next start (same ids); false ends them ABORTED (aborted: restart)' },
   { key: 'requireHttps', env: 'MAPWARDEN_REQUIRE_HTTPS', parse: bool, default: false, describe: 'Refuse Basic credentials over plain HTTP' },
   // Never echoed: its length (at least 16 characters) is checked by services/security/master-password.ts.
   { key: 'masterKey', env: 'MAPWARDEN_MASTER_KEY', parse: (s) => s, describe: 'Secret (16+ characters) that encrypts the master password at rest; default: a generated key file security/master.key (0600) in the data directory' },

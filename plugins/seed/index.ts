@@ -8,6 +8,7 @@ import { bodyRoot } from '../infra/routes.js'
 import { KillAllInvalid, MethodNotAllowed, SeedTaskNotFound, ThreadIdInvalid, UnknownTileLayer } from '../../services/errors.js'
 import { rowOf, viewOf, type Task } from '../../services/seed/task.js'
 import type { KillCode } from '../../services/seed/tile-breeder.js'
+import exportRoutes from './export.js'
 
 /** `long[][]` as GWC's XStream writes it (2-space indent, no declaration; empty = `<long-array-array/>`). */
 export function taskListXml (tasks: Task[]): string {
@@ -48,6 +49,16 @@ const never = async () => {}
 export default async function seed (app: FastifyInstance) {
   const cache = app.tileCache
   const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
+
+  /**
+   * One `Link: <.../seed/tasks/<id>.json>; rel="item"` header per task a seed POST created (RFC 8288;
+   * "item", RFC 6573: a member of the collection the request was sent to). GWC's POST says nothing
+   * (GWC issue #1112, "Can REST API seed return Task ID"); the status and the empty body stay as the
+   * owner's text fixes them, and a request with threadCount N makes N tasks, which one Location
+   * header could not name. The link is under the prefix the request came in by (tilecache or gwc).
+   */
+  const taskLinks = (req: FastifyRequest, tasks: Task[]): string[] =>
+    tasks.map((t) => `<${req.protocol}://${req.host}${app.prefix}/seed/tasks/${t.id}.json>; rel="item"`)
 
   /** The layer of a kill request, once the principal may write it. */
   async function writableLayer (req: FastifyRequest, layer: string): Promise<string> {
@@ -101,8 +112,16 @@ export default async function seed (app: FastifyInstance) {
   // workspace, or ADMIN), checked by the tile cache's authorizer (security area).
   app.post<{ Params: { layer: string } }>('/seed/:layer', { schema: { summary: 'Seed, reseed or truncate a layer (a seedRequest body), or kill its tasks (a kill_all or kill_thread form)' }, config: { access: 'authenticated' } }, async (req, reply) => {
     if (!isSeedBody(req)) return kill(req, reply, req.params.layer)
-    await cache.submitSeed(req.params.layer, bodyRoot(req.body, 'seedRequest'), req.principal)
-    return reply.code(200).type('text/plain; charset=utf-8').send('')
+    const tasks = await cache.submitSeed(req.params.layer, bodyRoot(req.body, 'seedRequest'), req.principal)
+    return reply.code(200).header('link', taskLinks(req, tasks)).type('text/plain; charset=utf-8').send('')
+  })
+  // Beyond GWC: seed, reseed or truncate by a GeoJSON Polygon or MultiPolygon (and a reseed of
+  // tiles older than a date); the same answer as the seed POST.
+  app.post<{ Params: { layer: string }, Querystring: { olderThan?: string | string[] } }>('/seed/:layer/area.json', { config: { access: 'authenticated' } }, async (req, reply) => {
+    const q = req.query.olderThan
+    const olderThan = Array.isArray(q) ? q.join(',') : q
+    const tasks = await cache.submitSeed(req.params.layer, req.body as Record<string, unknown>, req.principal, { olderThan })
+    return reply.code(200).header('link', taskLinks(req, tasks)).type('text/plain; charset=utf-8').send('')
   })
   app.put('/seed/:layer', notAllowed, never)
   app.delete('/seed/:layer', notAllowed, never)
@@ -116,6 +135,8 @@ export default async function seed (app: FastifyInstance) {
     const { error, ...view } = stored
     return reply.resource({ task: { ...view, error } })
   })
+  await exportRoutes(app)
+
   const streams = new Set<import('node:http').ServerResponse>()
   app.addHook('preClose', async () => { for (const s of streams) s.end() })
   app.get('/seed/events', { schema: { summary: 'Task progress as server-sent events' } }, async (req, reply) => {

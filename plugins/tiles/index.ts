@@ -10,6 +10,7 @@ import { gridSet, tilesHigh, type GridSet } from '../../services/seed/grid-sets.
 import { formatOfExtension, isTileFormat, type TileFormat } from '../../services/seed/formats.js'
 import { TileRequestInvalid } from '../../services/errors.js'
 import { tmsService, tmsTileMap, wmtsCapabilities } from './capabilities.js'
+import { NEVER_EXPIRES_SECONDS } from '../../services/seed/layer-settings.js'
 
 const PUBLIC = { config: { access: 'public' as const } }
 const PARAMS = ['STYLES', 'CQL_FILTER', 'TIME', 'ELEVATION']
@@ -53,7 +54,11 @@ export default async function tiles (app: FastifyInstance) {
     for (const p of PARAMS) if (params[p] !== undefined) parameters[p] = params[p]
     const tile = await cache.readTile({ layer, gridSet: gs, format, parameters, z, x, y, asked }, req.principal)
     // A tile that needs a login is private: a shared proxy must not hand it to anyone else.
-    const cacheControl = `${tile.public ? 'public' : 'private'}, max-age=${app.config.tileMaxAge}`
+    // The layer's expireClients (GWC) when set: -1 no-cache, -2 a year; 0 the server's setting.
+    // A cached-only layer's stand-in for a missing tile is revalidated every time (it may be seeded).
+    const clients = tile.settings.expireClients
+    const age = tile.placeholder || clients === -1 ? 'no-cache' : `max-age=${clients === -2 ? NEVER_EXPIRES_SECONDS : clients > 0 ? clients : app.config.tileMaxAge}`
+    const cacheControl = `${tile.public ? 'public' : 'private'}, ${age}`
     reply.header('geowebcache-cache-result', tile.cached ? 'HIT' : 'MISS').header('etag', tile.etag).header('cache-control', cacheControl).header('last-modified', new Date(tile.mtimeMs).toUTCString())
     if (req.headers['if-none-match'] === tile.etag) return reply.code(304).send()
     // HTTP dates count whole seconds: a tile modified within the second named is not newer.

@@ -33,6 +33,8 @@ export interface Task {
   createdAt: number
   startedAt?: number
   finishedAt?: number
+  /** A resumed truncate: tiles it deleted before the restart. */
+  baseDone?: number
   /** When the task's record was last written. */
   savedAt?: number
   error?: string

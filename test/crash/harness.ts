@@ -69,6 +69,9 @@ export function start (env: Env, fault?: string, extra: Record<string, string> =
       MAPWARDEN_LOG_LEVEL: 'info',
       MAPWARDEN_WORKER_THREADS: '1',
       MAPWARDEN_HARVEST_ROOTS: env.harvestRoot,
+      // Invariant 7 checks the tasks a kill interrupts end ABORTED with a reason: the setting that
+      // keeps that behaviour. Resuming them (the default) has its own crash test, resume.test.ts.
+      MAPWARDEN_RESUME_TASKS: 'false',
       ...(fault ? { MAPWARDEN_FAULT_KILL_AT: fault } : {}),
       ...extra
     },
