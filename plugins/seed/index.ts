@@ -146,6 +146,9 @@ export default async function seed (app: FastifyInstance) {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' })
     res.write(': task progress of the tile cache\n\n') // sends the headers now
     const send = (view: unknown) => res.write(`event: task\ndata: ${stringifyExact(view)}\n\n`)
+    // First the tasks that ended within the hour (oldest first, at most 20: a page opened now
+    // shows them as recent), then the pending and running ones, then every change.
+    for (const t of cache.breeder.recent(20).reverse()) send(viewOf(t, Date.now()))
     for (const t of cache.breeder.list()) send(viewOf(t, Date.now()))
     cache.breeder.events.on('task', send)
     res.on('close', () => { cache.breeder.events.off('task', send); streams.delete(res) })

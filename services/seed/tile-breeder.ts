@@ -318,6 +318,14 @@ export function createTileBreeder (deps: BreederDeps) {
 
     task (id: number): Task | undefined { prune(); return tasks.get(id) },
 
+    /** Finished and aborted tasks still kept (an hour), newest first, at most `limit`. */
+    recent (limit: number): Task[] {
+      prune()
+      const out: Task[] = []
+      for (const t of tasks.values()) if (t.state === 'done' || t.state === 'aborted') out.push(t)
+      return out.sort((a, b) => b.id - a.id).slice(0, limit)
+    },
+
     /** A task of this run or an earlier one, from its record (after a restart: ABORTED, "aborted: restart"). */
     record (id: number): TaskView | undefined { return deps.records?.get(id) },
 

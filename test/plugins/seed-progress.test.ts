@@ -2,6 +2,7 @@
 // whole request's total), but the per-task resource shows the task's own share at the top and the
 // request's sum under `request`; a DONE task reads 100 % of what it had to do.
 import t from 'tap'
+import http from 'node:http'
 import { build, ADMIN, BASE } from '../helper.js'
 import { createMosaic, pattern, rgbTiff } from '../fixtures/seed/mosaic.js'
 import { GRID_SETS, gridSubset } from '../../services/seed/grid-sets.js'
@@ -90,4 +91,25 @@ t.test('a truncate task counts what it deleted once done: 100 %', async (t) => {
   const { task } = (await app.inject({ method: 'GET', url: `${SEED}/tasks/2.json`, headers: ADMIN })).json()
   t.match(task, { type: 'truncate', state: 'done', tilesDone: 10, tilesTotal: 10, tilesRemaining: 0, percentDone: 100 })
   t.match(task.request, { taskIds: { id: [2] }, tilesDone: 10, tilesTotal: 10, percentDone: 100 })
+})
+
+t.test('the event stream starts with the tasks that ended within the hour, then the live ones', async (t) => {
+  const app = await build(t, { taskSlots: 1 })
+  const layer = await createMosaic(app, 'topp', 'world', { 'world.tif': rgbTiff(80, 80, BBOX, pattern) })
+  await app.inject({ method: 'POST', url: `${SEED}/${layer}.json`, headers: JSON_TYPE, payload: seedJson({ zoomStart: 0, zoomStop: 2, threadCount: 2 }) })
+  await app.tileCache.breeder.idle()
+  await app.inject({ method: 'POST', url: `${SEED}/${layer}.json`, headers: JSON_TYPE, payload: seedJson({ zoomStart: 0, zoomStop: 20 }) })
+  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve))
+  const { port } = app.server.address() as { port: number }
+  let text = ''
+  const sse = await new Promise<http.IncomingMessage>((resolve) => { http.get({ host: '127.0.0.1', port, path: `${SEED}/events`, headers: ADMIN }, resolve) })
+  sse.setEncoding('utf8')
+  await new Promise<void>((resolve) => sse.on('data', (chunk: string) => { text += chunk; if (text.split('\n\n').filter((e) => e.startsWith('event:')).length >= 3) resolve() }))
+  sse.destroy()
+  const views = text.split('\n\n').filter((e) => e.startsWith('event:')).slice(0, 3).map((e) => JSON.parse(e.replace(/^event: task\ndata: /, '')))
+  t.same(views.map((v) => [v.id, v.state]), [[1, 'done'], [2, 'done'], [3, 'running']])
+  t.same(views.slice(0, 2).map((v) => v.percentDone), [100, 100])
+  t.same(views[0].request.taskIds, { id: [1, 2] })
+  await app.inject({ method: 'POST', url: SEED, headers: { ...ADMIN, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'kill_all=all' })
+  await app.tileCache.breeder.idle()
 })
