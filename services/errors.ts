@@ -159,6 +159,19 @@ export const RenderQueueFull = createError('MW_TILES_RENDER_QUEUE_FULL', 'unavai
 // Bad data is not a server fault: 422 names the granule, so the administrator knows which file to replace.
 export const GranuleDamaged = createError('MW_TILES_GRANULE_DAMAGED', 'unprocessable', 'Granule %s of layer %s cannot be decoded (%s)')
 export const GranulesChanged = createError('MW_TILES_GRANULES_CHANGED', 'unavailable', 'The granules of layer %s changed while a tile was being rendered; try again')
+// --- wms (OGC exception codes in the code's suffix: services/wms/exceptions.ts) ---
+export const WmsLayerNotDefined = createError('MW_WMS_LAYER_NOT_DEFINED', 'invalid', 'Could not find layer %s')
+export const WmsStyleNotDefined = createError('MW_WMS_STYLE_NOT_DEFINED', 'invalid', 'No such style %s for layer %s; allowed: %s')
+export const WmsInvalidCrs = createError('MW_WMS_INVALID_CRS', 'invalid', 'Error occurred decoding the espg code %s: %s')
+export const WmsInvalidFormat = createError('MW_WMS_INVALID_FORMAT', 'invalid', 'Unsupported %s %s; supported: %s')
+export const WmsMissingParameter = createError('MW_WMS_MISSING_PARAMETER', 'invalid', '%s parameter is mandatory')
+export const WmsInvalidParameter = createError('MW_WMS_INVALID_PARAMETER', 'invalid', 'Invalid %s %s: %s')
+export const WmsInvalidDimension = createError('MW_WMS_INVALID_DIMENSION', 'invalid', 'Invalid %s value %s: %s')
+export const WmsOperationNotSupported = createError('MW_WMS_OPERATION_NOT_SUPPORTED', 'invalid', 'No such operation WMS %s; supported: GetCapabilities, GetMap, GetFeatureInfo')
+export const WmsInvalidPoint = createError('MW_WMS_INVALID_POINT', 'invalid', '%s %s is outside the map of %d pixels')
+export const WmsLayerNotQueryable = createError('MW_WMS_LAYER_NOT_QUERYABLE', 'invalid', 'Layer %s is not among the LAYERS of the map')
+export const WmsTooLarge = createError('MW_WMS_TOO_LARGE', 'invalid', '%s %d is larger than the largest map size of %d pixels (MAPWARDEN_WMS_MAX_SIZE)')
+export const WmsNotTileAligned = createError('MW_WMS_NOT_TILE_ALIGNED', 'invalid', 'Not a tile of the cache: %s')
 // --- web (admin page) ---
 export const WebPageNotBuilt = createError('MW_WEB_NOT_BUILT', 'unavailable', 'The admin page is not built: run npm run build')
 // --- mosaics ---

@@ -26,6 +26,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     tilePool: TilePool
     tileCache: TileCache
+    /** The queue in front of the pool: on-demand renders (tiles, WMS maps) go ahead of seeding. */
+    renderQueue: RenderQueue
   }
 }
 
@@ -151,12 +153,13 @@ async function tilePool (app: FastifyInstance, { config }: { config: MapwardenCo
   const records = createTaskRecords(app.db, { fault: app.faults })
   const aborted = records.abortUnfinished()
   if (aborted > 0) app.log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
+  const queue = createRenderQueue({ slots: config.workerThreads, interactive: config.tileQueue })
   const cache = createTileCache({
     dataDir: config.dataDir,
     records,
     fault: app.faults,
     layers: app.layers,
-    render: metatileRenderer(app, { run }, createRenderQueue({ slots: config.workerThreads, interactive: config.tileQueue })),
+    render: metatileRenderer(app, { run }, queue),
     taskSlots: config.taskSlots,
     maxPendingTasks: config.maxPendingTasks,
     maxSeedThreads: config.maxSeedThreads,
@@ -164,6 +167,7 @@ async function tilePool (app: FastifyInstance, { config }: { config: MapwardenCo
   })
   app.decorate('tilePool', { run })
   app.decorate('tileCache', cache)
+  app.decorate('renderQueue', queue)
   app.workspaces.onRemoved((ws) => cache.store.removeWorkspace(ws))
   app.layers.onRemoved((layer) => cache.store.removeLayer(layer))
   app.addHook('preClose', async () => { await cache.close() })

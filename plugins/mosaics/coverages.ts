@@ -5,7 +5,7 @@ import { Link, type Document, type Value } from '../infra/representation.js'
 import { bodyRoot, suffixed } from '../infra/routes.js'
 import { asArray } from '../../services/files/xml.js'
 import { InvalidCoverage } from '../../services/errors.js'
-import type { CoverageRow } from '../../services/mosaics/catalog-rows.js'
+import { bandNames, type CoverageRow } from '../../services/mosaics/catalog-rows.js'
 import type { MosaicRecord } from '../../services/mosaics/granule-index.js'
 
 const COVERAGES = '/workspaces/:ws/coveragestores/:store/coverages'
@@ -16,12 +16,6 @@ const DIMENSION_TYPES: Record<string, string> = {
   UInt32: 'UNSIGNED_32BITS', Int32: 'SIGNED_32BITS', Float32: 'REAL_32BITS', Float64: 'REAL_64BITS'
 }
 
-function bandNames (n: number): string[] {
-  if (n === 1) return ['GRAY_INDEX']
-  if (n === 3) return ['RED_BAND', 'GREEN_BAND', 'BLUE_BAND']
-  if (n === 4) return ['RED_BAND', 'GREEN_BAND', 'BLUE_BAND', 'ALPHA_BAND']
-  return Array.from({ length: n }, (_, i) => `Band${i + 1}`)
-}
 
 function bool (v: unknown): boolean | undefined {
   if (v === true || v === 'true') return true

@@ -19,6 +19,14 @@ export interface CoverageConfig {
   dimensionInfo?: Record<string, Record<string, unknown>>
 }
 
+/** The coverage's band names, as GeoServer names a GeoTIFF's sample dimensions (REST coverageDimension, WMS GetFeatureInfo). */
+export function bandNames (n: number): string[] {
+  if (n === 1) return ['GRAY_INDEX']
+  if (n === 3) return ['RED_BAND', 'GREEN_BAND', 'BLUE_BAND']
+  if (n === 4) return ['RED_BAND', 'GREEN_BAND', 'BLUE_BAND', 'ALPHA_BAND']
+  return Array.from({ length: n }, (_, i) => `Band${i + 1}`)
+}
+
 export interface CoverageRow {
   workspace: string
   store: string
