@@ -52,7 +52,10 @@ export default async function wms (app: FastifyInstance) {
   })
 
   app.setErrorHandler(async (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const q = (req as WithKvp)[kKvp] ?? {}
+    const q = (req as WithKvp)[kKvp]
+    // Refused before the WMS read the request (credentials, a cross-site POST): answered as every
+    // other route answers it, by the parent handler (plugins/infra/errors.ts).
+    if (q === undefined) throw err
     const status = statusOf(err)
     const known = isMapwardenError(err)
     if (status >= 500 && status !== 503 && status !== 507) req.log.error({ err }, 'unexpected failure')
