@@ -18,6 +18,7 @@ import seed from './seed/index.js'
 import diskquota from './diskquota/index.js'
 import tiles from './tiles/index.js'
 import web from './web/index.js'
+import wms from './wms/index.js'
 import { registerOpenApi } from './openapi/index.js'
 import { createRequire } from 'node:module'
 import path from 'node:path'
@@ -71,6 +72,8 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
       await cache.register(tiles, { prefix: '/service' })
     }, { prefix })
   }
+  // WMS 1.1.1/1.3.0: {base}/wms, {base}/ows, {base}/<ws>/wms, {base}/gwc/service/wms.
+  await app.register(wms)
   // The admin page ({base}/web/) and {base}/session.
   await app.register(web)
 }

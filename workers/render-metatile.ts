@@ -126,3 +126,6 @@ export async function encodeLoop (p: { rgba: Uint8Array, size: number, count: nu
   for (let i = 0; i < p.count; i++) bytes += (await cutAndEncode(p.rgba, 1, 1, p.size, p.format, p.png))[0].length
   return bytes
 }
+
+// The WMS's tasks run on the same pool (this is its entry file).
+export { renderMap, pixelValues, exceptionImage } from './render-map.js'

@@ -27,6 +27,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     tilePool: TilePool
     tileCache: TileCache
+    /** The queue in front of the pool: on-demand renders (tiles, WMS maps) go ahead of seeding. */
+    renderQueue: RenderQueue
   }
 }
 
@@ -157,6 +159,7 @@ async function tilePool (app: FastifyInstance, { config }: { config: MapwardenCo
     if (aborted > 0) app.log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
   }
   const settings = createTileLayerSettings(app.db)
+  const queue = createRenderQueue({ slots: config.workerThreads, interactive: config.tileQueue })
   const cache = createTileCache({
     dataDir: config.dataDir,
     db: app.db,
@@ -165,7 +168,7 @@ async function tilePool (app: FastifyInstance, { config }: { config: MapwardenCo
     settings,
     fault: app.faults,
     layers: app.layers,
-    render: metatileRenderer(app, { run }, createRenderQueue({ slots: config.workerThreads, interactive: config.tileQueue })),
+    render: metatileRenderer(app, { run }, queue),
     taskSlots: config.taskSlots,
     maxPendingTasks: config.maxPendingTasks,
     maxSeedThreads: config.maxSeedThreads,
@@ -173,6 +176,7 @@ async function tilePool (app: FastifyInstance, { config }: { config: MapwardenCo
   })
   app.decorate('tilePool', { run })
   app.decorate('tileCache', cache)
+  app.decorate('renderQueue', queue)
   app.workspaces.onRemoved((ws) => { settings.forgetWorkspace(ws); return cache.store.removeWorkspace(ws) })
   app.layers.onRemoved((layer) => { settings.forget(layer); cache.invalidation.layerRemoved(layer); return cache.store.removeLayer(layer) })
   // Cached tiles follow their style and their data (services/seed/tile-invalidation.ts).

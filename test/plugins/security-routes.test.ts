@@ -11,7 +11,9 @@ import type { FastifyInstance } from 'fastify'
 // Public: anonymous callers reach them; data routes check app.layerAccess inside.
 const PUBLIC = [
   /^\/geoserver\/health$/,
-  /^\/geoserver\/(tilecache|gwc)\/service(\/|$)/
+  /^\/geoserver\/(tilecache|gwc)\/service(\/|$)/,
+  // WMS: each layer goes through the tile cache's authorizer (services/wms).
+  /^\/geoserver\/(:ws\/)?(wms|ows)$/
 ]
 // Authenticated: any logged-in user reaches them; the handler checks the role or the layer rules.
 const AUTHENTICATED = [
