@@ -121,7 +121,7 @@ export function metatileRenderer (app: FastifyInstance, pool: TilePool, queue: R
       // the middle of its writes would leave tiles on disk that the disk quota never heard of.
       req.signal?.throwIfAborted()
       try {
-        return await pool.run({ job, cols, rows, tileSize, format: req.format, target: req.target }, { name: 'renderMetatile' }) as MetatileResult
+        return await pool.run({ job, cols, rows, tileSize, format: req.format, quality: app.config.jpegQuality, target: req.target }, { name: 'renderMetatile' }) as MetatileResult
       } catch (err) { // (the queue in front keeps the pool's own queue empty; kept for safety)
         if (/queue is at limit/i.test((err as Error).message)) throw RenderQueueFull()
         throw err

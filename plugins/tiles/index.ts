@@ -7,7 +7,7 @@
 // where the security area checks per-layer read access (GeoServer's default `*.*.r=*` meanwhile).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { gridSet, tilesHigh, type GridSet } from '../../services/seed/grid-sets.js'
-import { formatOfExtension, isTileFormat, type TileFormat } from '../../services/seed/formats.js'
+import { FORMATS, formatOfExtension, isTileFormat, mediaTypeOf, TILE_FORMATS, type TileFormat } from '../../services/seed/formats.js'
 import { TileRequestInvalid } from '../../services/errors.js'
 import { tmsService, tmsTileMap, wmtsCapabilities } from './capabilities.js'
 import { NEVER_EXPIRES_SECONDS } from '../../services/seed/layer-settings.js'
@@ -64,7 +64,7 @@ export default async function tiles (app: FastifyInstance) {
     // HTTP dates count whole seconds: a tile modified within the second named is not newer.
     const since = req.headers['if-none-match'] === undefined && req.headers['if-modified-since'] ? Date.parse(req.headers['if-modified-since']) : NaN
     if (Math.floor(tile.mtimeMs / 1000) * 1000 <= since) return reply.code(304).send()
-    return reply.type(format).send(tile.data)
+    return reply.type(mediaTypeOf(format, tile.data)).send(tile.data)
   }
 
   // --- WMTS KVP ---
@@ -103,7 +103,7 @@ export default async function tiles (app: FastifyInstance) {
       if (!m || (req.params.tm !== m[1] && req.params.tm !== `${gs.id}:${m[1]}`)) throw TileRequestInvalid(`TileMatrix must be ${gs.id}:<z>, got ${req.params.tm}`)
       const z = Number(m[1])
       if (z >= gs.resolutions.length) throw TileRequestInvalid(`TileMatrix ${req.params.tm} is not in ${gs.id}`)
-      const colMatch = /^(\d{1,10})(?:\.(\w+))?$/.exec(req.params.col)
+      const colMatch = /^(\d{1,10})(?:\.([\w-]+))?$/.exec(req.params.col)
       const format = q.FORMAT ?? (colMatch?.[2] ? formatOfExtension(colMatch[2]) : 'image/png')
       if (!format || !isTileFormat(format)) throw TileRequestInvalid(`Unsupported format ${q.FORMAT ?? colMatch?.[2]}`)
       const col = int('TileCol', colMatch?.[1])
@@ -116,9 +116,9 @@ export default async function tiles (app: FastifyInstance) {
   app.get('/tms/1.0.0', { ...PUBLIC, schema: { summary: 'TMS: the tile maps' } }, async (req, reply) =>
     reply.type('text/xml; charset=utf-8').send(tmsService(await cache.tileLayers(req.principal), `${serviceUrl(req)}/tms`)))
   const tileMap = (name: string) => {
-    const m = /^(.+)@(EPSG:\d+)@(\w+)$/.exec(name)
+    const m = /^(.+)@(EPSG:\d+)@([\w-]+)$/.exec(name)
     const format = m ? formatOfExtension(m[3]) : undefined
-    if (!m || !format) throw TileRequestInvalid(`TileMap must be <layer>@<gridset>@<png|jpeg|webp>, got ${name}`)
+    if (!m || !format) throw TileRequestInvalid(`TileMap must be <layer>@<gridset>@<${TILE_FORMATS.map((f) => FORMATS[f].ext).join('|')}>, got ${name}`)
     return { layer: m[1], gs: grid(m[2]), ext: m[3], format }
   }
   app.get<{ Params: { map: string } }>('/tms/1.0.0/:map', { ...PUBLIC, schema: { summary: 'TMS: one tile map' } }, async (req, reply) => {
@@ -128,7 +128,7 @@ export default async function tiles (app: FastifyInstance) {
   })
   app.get<{ Params: { map: string, z: string, x: string, y: string } }>('/tms/1.0.0/:map/:z/:x/:y', { ...PUBLIC, schema: { summary: 'TMS tile' } }, async (req, reply) => {
     const t = tileMap(req.params.map)
-    const ym = /^(\d{1,10})\.(\w+)$/.exec(req.params.y)
+    const ym = /^(\d{1,10})\.([\w-]+)$/.exec(req.params.y)
     if (!ym || formatOfExtension(ym[2]) !== t.format) throw TileRequestInvalid(`tile must be <y>.${t.ext}, got ${req.params.y}`)
     const [z, x, y] = [int('z', req.params.z), int('x', req.params.x), Number(ym[1])]
     return sendTile(req, reply, t.layer, t.gs, t.format, z, x, y, kvp(req.query), `TMS ${z}/${x}/${y}`)
@@ -137,7 +137,7 @@ export default async function tiles (app: FastifyInstance) {
   // --- XYZ: y from the top, as web maps count ---
   app.get<{ Params: { layer: string, gridset: string, z: string, x: string, y: string } }>('/xyz/:layer/:gridset/:z/:x/:y', { ...PUBLIC, schema: { summary: 'XYZ tile' } }, async (req, reply) => {
     const gs = grid(req.params.gridset)
-    const ym = /^(\d{1,10})\.(\w+)$/.exec(req.params.y)
+    const ym = /^(\d{1,10})\.([\w-]+)$/.exec(req.params.y)
     const format = ym ? formatOfExtension(ym[2]) : undefined
     if (!ym || !format) throw TileRequestInvalid(`tile must be <y>.png, .jpeg or .webp, got ${req.params.y}`)
     const z = int('z', req.params.z)

@@ -16,7 +16,7 @@ import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import Database from 'better-sqlite3'
 import type { BlobStore, TileSet } from './blob-store.js'
-import { FORMATS, type TileFormat } from './formats.js'
+import { FORMATS, TILE_FORMATS, type TileFormat } from './formats.js'
 import { MERCATOR_HALF, tilesHigh, tilesWide, type BBox, type GridSet, type GridSubset, type Rect } from './grid-sets.js'
 import { rectAt, tileRange } from './tile-range.js'
 
@@ -60,16 +60,18 @@ async function numericEntries (dir: string): Promise<number[]> {
   }
 }
 
+/** MBTiles' format names; paletted PNG is PNG, and JPEG-or-PNG tiles are read by their bytes (GDAL sniffs each). */
+const MBTILES_FORMAT: Record<TileFormat, string> = { 'image/png': 'png', 'image/png8': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/vnd.jpeg-png': 'png' }
+
 function createSchema (db: Database.Database, req: ExportRequest, table: string, lonLat: BBox, dataBounds: BBox): void {
   const gs = req.subset.gridSet
-  const ext = FORMATS[req.set.format].ext
   if (req.kind === 'mbtiles') {
     db.exec(`CREATE TABLE metadata (name TEXT, value TEXT);
       CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
       CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);`)
     const meta = db.prepare('INSERT INTO metadata (name, value) VALUES (?, ?)')
     const rows: Array<[string, string]> = [
-      ['name', req.layer], ['description', req.title ?? `Cached tiles of ${req.layer}`], ['format', ext === 'jpeg' ? 'jpg' : ext],
+      ['name', req.layer], ['description', req.title ?? `Cached tiles of ${req.layer}`], ['format', MBTILES_FORMAT[req.set.format]],
       ['bounds', lonLat.map((v) => v.toFixed(8)).join(',')], ['minzoom', String(req.zoomStart)], ['maxzoom', String(req.zoomStop)],
       ['type', 'overlay'], ['version', '1.1'], ['scheme', 'tms']
     ]
@@ -241,7 +243,7 @@ export function parseExportQuery (kind: ExportKind, query: Record<string, unknow
     bounds = nums as BBox
   }
   const f = one('format') ?? 'image/png'
-  if (!lookup.isFormat(f)) throw lookup.invalid('format', f, 'must be image/png, image/jpeg or image/webp')
+  if (!lookup.isFormat(f)) throw lookup.invalid('format', f, `must be one of ${TILE_FORMATS.join(', ')}`)
   const parameters: Record<string, string> = {}
   for (const k of Object.keys(query)) if (!['gridSetId', 'zoomStart', 'zoomStop', 'bounds', 'format'].includes(k)) parameters[k] = one(k) ?? ''
   return { gridSet: gs, format: f, zoomStart, zoomStop, bounds, parameters }
