@@ -3,13 +3,12 @@ import type { FastifyInstance } from 'fastify'
 import { suffixed } from '../infra/routes.js'
 import { isAdmin } from '../infra/auth.js'
 import { openMasterPassword } from '../../services/security/master-password.js'
-import { createSqliteRuleStore } from '../../services/security/rules.js'
 import { MasterPasswordAdminOnly } from '../../services/errors.js'
 import { mapBody, mapFormat, mapXml } from './maps.js'
 import { checkFields } from '../../services/body-fields.js'
 
 export default async function masterpw (app: FastifyInstance) {
-  const master = openMasterPassword({ settings: createSqliteRuleStore(app.db), dataDir: app.config.dataDir, secret: app.config.masterKey, fault: app.faults })
+  const master = openMasterPassword({ settings: app.rules, dataDir: app.config.dataDir, secret: app.config.masterKey, fault: app.faults })
 
   for (const url of suffixed('/masterpw')) {
     app.get(url, { schema: { summary: 'The master password (administrators only)' } }, async (req, reply) => {
