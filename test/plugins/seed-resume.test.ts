@@ -56,8 +56,9 @@ t.test('tasks running or pending at a shutdown resume after the next start with 
   t.ok(before > 0, `${before} tiles written before the stop`)
   await second.tileCache.breeder.idle()
   const views = await Promise.all(seedIds.map((id) => task(second, id)))
-  const total = views[0].tilesTotal
-  for (const v of views) t.match(v, { state: 'done', status: 2, tilesTotal: total, tilesRemaining: 0 })
+  // Each task's own share at the top; the request's sum (the whole range) under request.
+  const total = views[0].request.tilesTotal
+  for (const v of views) t.match(v, { state: 'done', status: 2, tilesTotal: v.tilesDone, tilesRemaining: 0, request: { tilesTotal: total, tilesRemaining: 0 } })
   t.equal(views[0].tilesDone + views[1].tilesDone, total, 'progress is honest: tiles already on disk count as done')
   t.equal(count(dir), total, 'every tile of the range exactly once')
   t.match(await task(second, reseedId), { state: 'done', type: 'reseed' })
