@@ -1,6 +1,6 @@
 // The catalog of domain failures. Services throw these; plugins/infra/errors.ts is the only place
 // that turns a failure's `kind` into an HTTP status. Messages follow GeoServer's wording where
-// clients parse them (../shared/spec/geoserver-wire-formats.md section 0.2).
+// clients parse them (plain text bodies).
 import { format } from 'node:util'
 
 export type ErrorKind =
@@ -80,7 +80,7 @@ export const ZipTooLarge = createError('MW_ZIP_TOO_LARGE', 'too_large', 'ZIP arc
 
 // --- styles ---
 // Messages as GeoServer's StyleController and LayerController word them
-// (../shared/spec/geoserver-wire-formats.md section 4); statuses per ../shared/spec/DECISIONS.md.
+// (a duplicate or a style in use is 403, as GeoServer; a broken SLD 400).
 export const StyleNotFound = createError('MW_STYLES_NOT_FOUND', 'not_found', 'No such style: %s')
 export const StyleNotFoundInWorkspace = createError('MW_STYLES_NOT_FOUND_IN_WORKSPACE', 'not_found', 'No such style %s in workspace %s')
 export const StyleToDeleteNotFound = createError('MW_STYLES_DELETE_NOT_FOUND', 'not_found', 'Style %s not found')

@@ -1,6 +1,6 @@
 // {base}/rest/workspaces/<ws>/datastores...: application-schema data stores (GeoServer's
 // DataStoreFileController for `file.appschema`, DataStoreController and FeatureTypeController
-// shapes; ../shared/spec/geoserver-wire-formats.md section 5). Statuses follow DECISIONS.md.
+// shapes): 201 when a single-file upload creates the store, 200 when it updates one and for ZIPs.
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { createAppSchemaService, parseConfigure } from '../../services/appschema/service.js'

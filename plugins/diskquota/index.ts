@@ -1,5 +1,5 @@
-// GeoWebCache's disk quota resource (../shared/spec/geoserver-wire-formats.md section 3,
-// DECISIONS.md): GET/PUT diskquota(.xml|.json), POST/DELETE 405, plus diskquota/usage with what
+// GeoWebCache's disk quota resource (DiskQuotaConfig in XML and JSON, root
+// tilecacheQuotaConfiguration, GWC's gwcQuotaConfiguration accepted on PUT): GET/PUT diskquota(.xml|.json), POST/DELETE 405, plus diskquota/usage with what
 // is used, per layer and tile set, against which quota. Mounted twice (tilecache and gwc): all
 // state lives in app.diskQuota.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'

@@ -1,4 +1,4 @@
-// GeoWebCache's seed API (../shared/spec/geoserver-wire-formats.md section 1, DECISIONS.md):
+// GeoWebCache's seed API (SeedRestlet: 200 with an empty body for a request, long-array-array lists):
 // seed/reseed/truncate requests, task lists, kill_all, 405s; plus a per-task resource and a
 // server-sent-events stream of task progress. Mounted twice (tilecache and gwc): all state lives
 // in app.tileCache.

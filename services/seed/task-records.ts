@@ -1,4 +1,4 @@
-// Seed task records in SQLite (../shared/spec/hostile-inputs.md "Running seed/truncate tasks"):
+// Seed task records in SQLite, so that a task's fate survives the process:
 // GWC loses its tasks on a restart; we keep a record of each task so that after a restart or a
 // kill -9 the per-task resource says what happened. On boot, tasks that were pending or running
 // resume (MAPWARDEN_RESUME_TASKS, tile-cache.ts resumeTasks: the record keeps the request, the

@@ -1,6 +1,6 @@
 // The style catalog: SLD files under dataDir/styles/ (global) and dataDir/workspaces/<ws>/styles/,
 // one row per style in SQLite. Every change writes its new files first and then switches the
-// catalog row in one transaction (../shared/spec/hostile-inputs.md "What must survive"): a crash
+// catalog row in one transaction: a crash
 // leaves the old version or the new one, never a row without its file. Mutations run one at a
 // time (a single queue), so two concurrent POSTs of one name give one 201 and one 403.
 import fs from 'node:fs/promises'
