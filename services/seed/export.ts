@@ -14,7 +14,8 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import Database from 'better-sqlite3'
+import type BetterSqlite3 from 'better-sqlite3'
+import { Database } from '../storage/sqlite-driver.js'
 import type { BlobStore, TileSet } from './blob-store.js'
 import { FORMATS, TILE_FORMATS, type TileFormat } from './formats.js'
 import { MERCATOR_HALF, tilesHigh, tilesWide, type BBox, type GridSet, type GridSubset, type Rect } from './grid-sets.js'
@@ -63,7 +64,7 @@ async function numericEntries (dir: string): Promise<number[]> {
 /** MBTiles' format names; paletted PNG is PNG, and JPEG-or-PNG tiles are read by their bytes (GDAL sniffs each). */
 const MBTILES_FORMAT: Record<TileFormat, string> = { 'image/png': 'png', 'image/png8': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/vnd.jpeg-png': 'png' }
 
-function createSchema (db: Database.Database, req: ExportRequest, table: string, lonLat: BBox, dataBounds: BBox): void {
+function createSchema (db: BetterSqlite3.Database, req: ExportRequest, table: string, lonLat: BBox, dataBounds: BBox): void {
   const gs = req.subset.gridSet
   if (req.kind === 'mbtiles') {
     db.exec(`CREATE TABLE metadata (name TEXT, value TEXT);
