@@ -280,6 +280,7 @@ export function createWmsService (deps: WmsDeps) {
       if (!INFO_FORMATS.includes(infoFormat)) throw WmsInvalidFormat('INFO_FORMAT', JSON.stringify(infoFormat.slice(0, 60)), INFO_FORMATS.join(', '))
       const queryNames = list(required(q, 'QUERY_LAYERS'))
       const [i, j] = parsePoint(q, s.version, s.width, s.height)
+      // A raster layer has one "feature" under a point; FEATURE_COUNT is checked, never needed.
       const count = q.FEATURE_COUNT === undefined ? 1 : Number(q.FEATURE_COUNT)
       if (!Number.isInteger(count) || count < 1) throw WmsInvalidParameter('FEATURE_COUNT', JSON.stringify(q.FEATURE_COUNT), 'a positive integer is expected')
       const dx = (s.bbox[2] - s.bbox[0]) / s.width
@@ -294,7 +295,7 @@ export function createWmsService (deps: WmsDeps) {
         let bands = 1
         try { bands = (await deps.mosaics.getWorkspaceCoverage(layer.workspace, layer.name)).coverage.config.bands ?? 1 } catch { /* names by count */ }
         const names = bandNames(Math.max(bands, out.values?.length ?? 0))
-        results.push({ layer, bandNames: names, values: out.values?.slice(0, count === 0 ? 0 : names.length) })
+        results.push({ layer, bandNames: names, values: out.values })
       }
       return featureInfo(results, infoFormat)
     },
