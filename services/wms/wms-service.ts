@@ -158,6 +158,10 @@ export function createWmsService (deps: WmsDeps) {
       let styleName = styleNames[i] ?? ''
       const fromSld = sld?.get(name) ?? sld?.get(layer.qualifiedName)
       if (fromSld?.named) styleName = fromSld.named
+      // A style of the layer's workspace may be named without its prefix (GeoServer resolves it there first).
+      if (styleName !== '' && !allowedStyles(layer).includes(styleName) && allowedStyles(layer).includes(`${layer.workspace}:${styleName}`)) {
+        styleName = `${layer.workspace}:${styleName}`
+      }
       if (styleName !== '' && !allowedStyles(layer).includes(styleName)) {
         throw WmsStyleNotDefined(styleName, layer.qualifiedName, allowedStyles(layer).join(', ') || '(default only)')
       }
@@ -218,7 +222,14 @@ export function createWmsService (deps: WmsDeps) {
     if (s.q.CQL_FILTER) parameters.CQL_FILTER = s.q.CQL_FILTER
     if (s.q.TIME && dims.has('time')) parameters.TIME = s.q.TIME
     if (s.q.ELEVATION && dims.has('elevation')) parameters.ELEVATION = s.q.ELEVATION
-    const tile = await tileCache.readTile({ layer: s.layers[0].qualifiedName, gridSet: gs, format, parameters, z: t.z, x: t.x, y: t.y, asked: `WMS BBOX ${s.q.BBOX}` }, principal)
+    let tile
+    try {
+      tile = await tileCache.readTile({ layer: s.layers[0].qualifiedName, gridSet: gs, format, parameters, z: t.z, x: t.x, y: t.y, asked: `WMS BBOX ${s.q.BBOX}` }, principal)
+    } catch (err) {
+      // Outside the layer's coverage the cache has no tile; a map of it is empty, drawn as any map.
+      if ((err as { code?: string }).code === 'MW_TILES_OUT_OF_RANGE') return (err as Error).message
+      throw err
+    }
     return { data: tile.data, contentType: format, cacheResult: tile.cached ? 'HIT' : 'MISS' }
   }
 

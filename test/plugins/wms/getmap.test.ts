@@ -121,6 +121,8 @@ t.test('LAYERS drawn in order; a named style and the same style as SLD_BODY draw
   t.equal(res.statusCode, 200)
   const named = await get({ LAYERS: temp, STYLES: 'ws:ramp' })
   t.equal(named.statusCode, 200, named.body)
+  const local = await get({ LAYERS: temp, STYLES: 'ramp' })
+  t.same(local.rawPayload, named.rawPayload, 'a workspace style by its local name')
   const sld = await get({ LAYERS: temp, SLD_BODY: RAMP })
   t.equal(sld.statusCode, 200, sld.body)
   const sldOnly = await get({ SLD_BODY: RAMP })
