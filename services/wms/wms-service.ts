@@ -82,19 +82,24 @@ function gridSetOf (code: string): GridSet | undefined {
   return undefined
 }
 
-/** The tile (z, x, y from the bottom) a map is, or why it is not one. */
+/**
+ * The tile (z, x, y from the bottom) a map is, or why it is not one. Tolerances as GeoWebCache's
+ * GridSet.closestIndex: the resolution within 1 %, the corner within a tenth of a tile, so clients
+ * whose grid differs in the last digits (OpenLayers' EPSG:3857 extent is ±20037508.342789244,
+ * GWC's ±20037508.34) hit the same tiles.
+ */
 export function tileOf (gs: GridSet, bbox: [number, number, number, number], width: number, height: number): { z: number, x: number, y: number } | string {
   if (width !== gs.tileWidth || height !== gs.tileHeight) return `WIDTH and HEIGHT must be ${gs.tileWidth}x${gs.tileHeight}, got ${width}x${height}`
   const rx = (bbox[2] - bbox[0]) / width
   const ry = (bbox[3] - bbox[1]) / height
-  const z = gs.resolutions.findIndex((r) => Math.abs(rx - r) / r < 1e-6 && Math.abs(ry - r) / r < 1e-6)
+  const z = gs.resolutions.findIndex((r) => Math.abs(rx - r) / r < 0.01 && Math.abs(ry - r) / r < 0.01)
   if (z < 0) return `the resolution ${rx} is not one of grid set ${gs.id}`
   const span = gs.resolutions[z] * gs.tileWidth
   const fx = (bbox[0] - gs.extent[0]) / span
   const fy = (bbox[1] - gs.extent[1]) / (gs.resolutions[z] * gs.tileHeight)
   const x = Math.round(fx)
   const y = Math.round(fy)
-  if (Math.abs(fx - x) > 1e-4 || Math.abs(fy - y) > 1e-4) return `BBOX is not aligned with the tiles of grid set ${gs.id} at level ${z}`
+  if (Math.abs(fx - x) > 0.1 || Math.abs(fy - y) > 0.1) return `BBOX is not aligned with the tiles of grid set ${gs.id} at level ${z}`
   return { z, x, y }
 }
 
