@@ -15,7 +15,7 @@ import { allowedStyles, defaultStyleOf, layerDimensions } from '../seed/paramete
 import { bandNames, type CoverageRow } from '../mosaics/catalog-rows.js'
 import { children, parseSld, rasterStyleOf, text } from '../styles/sld.js'
 import {
-  GranuleDamaged, GranulesChanged, isMapwardenError, WmsInvalidDimension, WmsInvalidFormat, WmsInvalidParameter,
+  GranuleDamaged, GranulesChanged, WmsInvalidDimension, WmsInvalidFormat, WmsInvalidParameter,
   WmsLayerNotDefined, WmsLayerNotQueryable, WmsMissingParameter, WmsNotTileAligned, WmsOperationNotSupported, WmsStyleNotDefined
 } from '../errors.js'
 import type { RasterStyle, RenderRequest } from '../../workers/render-types.js'
@@ -195,7 +195,7 @@ export function createWmsService (deps: WmsDeps) {
     if (s.crs.proj4Defs) req.proj4Defs = s.crs.proj4Defs
     try { return await deps.mosaics.prepareRender(req) } catch (err) {
       const m = /^Invalid render request: bad (TIME|ELEVATION) (.*)$/.exec((err as Error).message ?? '')
-      if (isMapwardenError(err) && m) throw WmsInvalidDimension(m[1], m[2], m[1] === 'TIME' ? 'an ISO 8601 instant, a list or a start/end period is expected' : 'a number, a list or a min/max range is expected')
+      if ((err as { code?: string }).code === 'MW_MOSAIC_INVALID_RENDER' && m) throw WmsInvalidDimension(m[1], m[2], m[1] === 'TIME' ? 'an ISO 8601 instant, a list or a start/end period is expected' : 'a number, a list or a min/max range is expected')
       throw err
     }
   }
