@@ -1,10 +1,10 @@
 // npm run bench: every area's figures, each measured against its baseline in the same run.
-// Usage: npm run bench [-- area ...]   (areas: core mosaics tilecache diskquota styles security load)
+// Usage: npm run bench [-- area ...]   (areas: core mosaics tilecache diskquota styles security wms load)
 // load runs the built server as a child process (about 2 minutes; MW_BENCH_SOAK=1 adds a 10-minute soak).
 import { spawnSync } from 'node:child_process'
 import type { Figure } from './harness.js'
 
-const AREAS = ['core', 'mosaics', 'tilecache', 'diskquota', 'styles', 'security', 'load']
+const AREAS = ['core', 'mosaics', 'tilecache', 'diskquota', 'styles', 'security', 'wms', 'load']
 
 async function main () {
   // Measured as the server runs (npm start, the image): glibc limited to two malloc arenas, which

@@ -29,7 +29,7 @@ const GDAL2TILES = process.env.MW_BENCH_GDAL2TILES !== '0'
 const AUTH_HEADERS = { authorization: AUTH }
 
 /** The four bench granules as one mosaic layer `bench:mosaic`, loaded as a stored (uncompressed) ZIP. */
-async function createMosaic (app: FastifyInstance): Promise<string> {
+export async function createMosaic (app: FastifyInstance): Promise<string> {
   await app.workspaces.create({ name: 'bench' })
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-bench-zip-'))
   const file = path.join(dir, 'mosaic.zip')

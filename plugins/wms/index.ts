@@ -69,7 +69,13 @@ export default async function wms (app: FastifyInstance) {
       if (image) return sendMap(reply.code(200), image)
     }
     const version = versionOf(q, q.CRS !== undefined ? '1.3.0' : q.SRS !== undefined ? '1.1.1' : '1.3.0')
-    return reply.code(status).type(`${EXCEPTION_TYPES[version]}; charset=utf-8`)
+    // GeoServer's OWS dispatcher answers a refused request with its exception report and 200 (some
+    // clients give up on a 4xx before reading the report); W3CSTATUS=true asks for the HTTP status
+    // instead, as GeoServer Cloud offers. Challenges (401, 403), a missing service (404) and the
+    // server's own trouble (5xx) keep their status.
+    const w3c = String(q.W3CSTATUS ?? '').toLowerCase() === 'true'
+    const httpStatus = status >= 400 && status < 500 && ![401, 403, 404].includes(status) && !w3c ? 200 : status
+    return reply.code(httpStatus).type(`${EXCEPTION_TYPES[version]}; charset=utf-8`)
       .send(serviceExceptionReport(version, message, ogcCode(err, version)))
   })
 

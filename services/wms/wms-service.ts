@@ -16,7 +16,7 @@ import type { CoverageRow } from '../mosaics/catalog-rows.js'
 import { coverageBandNames, defaultBandNames } from '../mosaics/coverage-fields.js'
 import { children, parseSld, rasterStyleOf, text } from '../styles/sld.js'
 import {
-  GranuleDamaged, GranulesChanged, isMapwardenError, WmsInvalidDimension, WmsInvalidFormat, WmsInvalidParameter,
+  GranuleDamaged, GranulesChanged, WmsInvalidDimension, WmsInvalidFormat, WmsInvalidParameter,
   WmsLayerNotDefined, WmsLayerNotQueryable, WmsMissingParameter, WmsNotTileAligned, WmsOperationNotSupported, WmsStyleNotDefined
 } from '../errors.js'
 import type { RasterStyle, RenderRequest } from '../../workers/render-types.js'
@@ -83,19 +83,24 @@ function gridSetOf (code: string): GridSet | undefined {
   return undefined
 }
 
-/** The tile (z, x, y from the bottom) a map is, or why it is not one. */
+/**
+ * The tile (z, x, y from the bottom) a map is, or why it is not one. Tolerances as GeoWebCache's
+ * GridSet.closestIndex: the resolution within 1 %, the corner within a tenth of a tile, so clients
+ * whose grid differs in the last digits (OpenLayers' EPSG:3857 extent is ±20037508.342789244,
+ * GWC's ±20037508.34) hit the same tiles.
+ */
 export function tileOf (gs: GridSet, bbox: [number, number, number, number], width: number, height: number): { z: number, x: number, y: number } | string {
   if (width !== gs.tileWidth || height !== gs.tileHeight) return `WIDTH and HEIGHT must be ${gs.tileWidth}x${gs.tileHeight}, got ${width}x${height}`
   const rx = (bbox[2] - bbox[0]) / width
   const ry = (bbox[3] - bbox[1]) / height
-  const z = gs.resolutions.findIndex((r) => Math.abs(rx - r) / r < 1e-6 && Math.abs(ry - r) / r < 1e-6)
+  const z = gs.resolutions.findIndex((r) => Math.abs(rx - r) / r < 0.01 && Math.abs(ry - r) / r < 0.01)
   if (z < 0) return `the resolution ${rx} is not one of grid set ${gs.id}`
   const span = gs.resolutions[z] * gs.tileWidth
   const fx = (bbox[0] - gs.extent[0]) / span
   const fy = (bbox[1] - gs.extent[1]) / (gs.resolutions[z] * gs.tileHeight)
   const x = Math.round(fx)
   const y = Math.round(fy)
-  if (Math.abs(fx - x) > 1e-4 || Math.abs(fy - y) > 1e-4) return `BBOX is not aligned with the tiles of grid set ${gs.id} at level ${z}`
+  if (Math.abs(fx - x) > 0.1 || Math.abs(fy - y) > 0.1) return `BBOX is not aligned with the tiles of grid set ${gs.id} at level ${z}`
   return { z, x, y }
 }
 
@@ -159,6 +164,10 @@ export function createWmsService (deps: WmsDeps) {
       let styleName = styleNames[i] ?? ''
       const fromSld = sld?.get(name) ?? sld?.get(layer.qualifiedName)
       if (fromSld?.named) styleName = fromSld.named
+      // A style of the layer's workspace may be named without its prefix (GeoServer resolves it there first).
+      if (styleName !== '' && !allowedStyles(layer).includes(styleName) && allowedStyles(layer).includes(`${layer.workspace}:${styleName}`)) {
+        styleName = `${layer.workspace}:${styleName}`
+      }
       if (styleName !== '' && !allowedStyles(layer).includes(styleName)) {
         throw WmsStyleNotDefined(styleName, layer.qualifiedName, allowedStyles(layer).join(', ') || '(default only)')
       }
@@ -187,7 +196,7 @@ export function createWmsService (deps: WmsDeps) {
     if (s.crs.proj4Defs) req.proj4Defs = s.crs.proj4Defs
     try { return await deps.mosaics.prepareRender(req) } catch (err) {
       const m = /^Invalid render request: bad (TIME|ELEVATION) (.*)$/.exec((err as Error).message ?? '')
-      if (isMapwardenError(err) && m) throw WmsInvalidDimension(m[1], m[2], m[1] === 'TIME' ? 'an ISO 8601 instant, a list or a start/end period is expected' : 'a number, a list or a min/max range is expected')
+      if ((err as { code?: string }).code === 'MW_MOSAIC_INVALID_RENDER' && m) throw WmsInvalidDimension(m[1], m[2], m[1] === 'TIME' ? 'an ISO 8601 instant, a list or a start/end period is expected' : 'a number, a list or a min/max range is expected')
       throw err
     }
   }
@@ -219,7 +228,14 @@ export function createWmsService (deps: WmsDeps) {
     if (s.q.CQL_FILTER) parameters.CQL_FILTER = s.q.CQL_FILTER
     if (s.q.TIME && dims.has('time')) parameters.TIME = s.q.TIME
     if (s.q.ELEVATION && dims.has('elevation')) parameters.ELEVATION = s.q.ELEVATION
-    const tile = await tileCache.readTile({ layer: s.layers[0].qualifiedName, gridSet: gs, format, parameters, z: t.z, x: t.x, y: t.y, asked: `WMS BBOX ${s.q.BBOX}` }, principal)
+    let tile
+    try {
+      tile = await tileCache.readTile({ layer: s.layers[0].qualifiedName, gridSet: gs, format, parameters, z: t.z, x: t.x, y: t.y, asked: `WMS BBOX ${s.q.BBOX}` }, principal)
+    } catch (err) {
+      // Outside the layer's coverage the cache has no tile; a map of it is empty, drawn as any map.
+      if ((err as { code?: string }).code === 'MW_TILES_OUT_OF_RANGE') return (err as Error).message
+      throw err
+    }
     return { data: tile.data, contentType: format, cacheResult: tile.cached ? 'HIT' : 'MISS' }
   }
 
@@ -281,6 +297,7 @@ export function createWmsService (deps: WmsDeps) {
       if (!INFO_FORMATS.includes(infoFormat)) throw WmsInvalidFormat('INFO_FORMAT', JSON.stringify(infoFormat.slice(0, 60)), INFO_FORMATS.join(', '))
       const queryNames = list(required(q, 'QUERY_LAYERS'))
       const [i, j] = parsePoint(q, s.version, s.width, s.height)
+      // A raster layer has one "feature" under a point; FEATURE_COUNT is checked, never needed.
       const count = q.FEATURE_COUNT === undefined ? 1 : Number(q.FEATURE_COUNT)
       if (!Number.isInteger(count) || count < 1) throw WmsInvalidParameter('FEATURE_COUNT', JSON.stringify(q.FEATURE_COUNT), 'a positive integer is expected')
       const dx = (s.bbox[2] - s.bbox[0]) / s.width
@@ -295,7 +312,7 @@ export function createWmsService (deps: WmsDeps) {
         let names: string[] | undefined
         try { names = coverageBandNames((await deps.mosaics.getWorkspaceCoverage(layer.workspace, layer.name)).coverage) } catch { /* names by count */ }
         if (!names || names.length < (out.values?.length ?? 0)) names = defaultBandNames(out.values?.length ?? 1)
-        results.push({ layer, bandNames: names, values: out.values?.slice(0, count === 0 ? 0 : names.length) })
+        results.push({ layer, bandNames: names, values: out.values })
       }
       return featureInfo(results, infoFormat)
     },

@@ -125,6 +125,17 @@ t.test('the admin page in a real browser', async (t) => {
     await waitForTiles(page)
     await page.selectOption('#gridset', 'EPSG:900913')
 
+    // The same layer through WMS: OpenLayers' ImageWMS asks {base}/wms for one GetMap with the pickers' values.
+    const getMap = page.waitForResponse((r) => /\/wms\?.*REQUEST=GetMap/.test(r.url()), WAIT)
+    await page.selectOption('#service', 'WMS')
+    const wms = await getMap
+    t.equal(wms.status(), 200, 'ImageWMS GetMap answered')
+    t.equal(wms.headers()['content-type'], 'image/png')
+    t.match(wms.url(), /LAYERS=demo%3Awatertemp/)
+    t.match(wms.url(), /ELEVATION=100/)
+    t.match(wms.url(), /CRS=EPSG%3A900913|CRS=EPSG%3A3857/)
+    await page.selectOption('#service', 'WMTS')
+
     // The quota before, a seed from the form, the progress bar to done, the quota after.
     await page.waitForSelector('#quota-bar[data-used]', WAIT)
     const before = Number(await page.getAttribute('#quota-bar', 'data-used'))

@@ -1,9 +1,12 @@
-// The admin page: layers on an OpenLayers map (WMTS KVP from the tile cache), the seed form,
+// The admin page: layers on an OpenLayers map (WMTS KVP from the tile cache, or WMS GetMap images
+// from {base}/wms through OpenLayers' ImageWMS), the seed form,
 // live tasks from the server-sent-events stream, the disk quota, styles and mosaics. Everything
 // goes through the same REST API a script would use; no inline script (the page has a strict CSP).
 import OlMap from 'ol/Map.js'
 import View from 'ol/View.js'
 import TileLayer from 'ol/layer/Tile.js'
+import ImageLayer from 'ol/layer/Image.js'
+import ImageWMS from 'ol/source/ImageWMS.js'
 import VectorLayer from 'ol/layer/Vector.js'
 import VectorSource from 'ol/source/Vector.js'
 import WMTS from 'ol/source/WMTS.js'
@@ -111,12 +114,14 @@ map.addLayer(basemap)
 let renders = 0
 map.on('rendercomplete', () => { document.body.dataset.mapRendered = String(++renders) })
 const tileLayer = new TileLayer({ className: 'tiles' })
+const imageLayer = new ImageLayer({ className: 'wms' })
 const overlay = new VectorSource()
 const overlayLayer = new VectorLayer({
   source: overlay,
   style: new Style({ stroke: new Stroke({ color: '#d1242f', width: 2 }), fill: new Fill({ color: 'rgba(209,36,47,0.08)' }) })
 })
 map.addLayer(tileLayer)
+map.addLayer(imageLayer)
 map.addLayer(overlayLayer)
 
 const current = () => layers.find((l) => l.name === $<HTMLSelectElement>('layer').value)
@@ -131,7 +136,23 @@ function fillSelect (select: HTMLSelectElement, values: Array<string | number>, 
 function showLayer () {
   const layer = current()
   const gs = gridSet($<HTMLSelectElement>('gridset').value)
-  if (!layer || !gs) { tileLayer.setSource(null); return }
+  if (!layer || !gs) { tileLayer.setSource(null); imageLayer.setSource(null); return }
+  if ($<HTMLSelectElement>('service').value === 'WMS') {
+    tileLayer.setSource(null)
+    imageLayer.setSource(new ImageWMS({
+      url: `${BASE}/wms`,
+      params: { LAYERS: layer.name, STYLES: $<HTMLSelectElement>('style').value, FORMAT: 'image/png', TRANSPARENT: true, VERSION: '1.3.0', ...dimensionParams() },
+      projection: gs.id,
+      ratio: 1
+    }))
+  } else {
+    imageLayer.setSource(null)
+    showTiles(layer, gs)
+  }
+  fitView(layer, gs)
+}
+
+function showTiles (layer: LayerInfo, gs: GridSetInfo) {
   const origin: [number, number] = [gs.extent[0], gs.extent[3]]
   // Tiles only where the layer has data: the tile services answer 404 outside its coverage.
   const coverage = layer.bbox ? getIntersection(transformExtent(layer.bbox, 'EPSG:4326', gs.id), gs.extent) : gs.extent
@@ -154,6 +175,9 @@ function showLayer () {
     wrapX: false
   })
   tileLayer.setSource(source)
+}
+
+function fitView (layer: LayerInfo, gs: GridSetInfo) {
   const view = map.getView()
   if (view.getProjection().getCode() !== gs.id || !map.get('fitted')) {
     const extent = layer.bbox ? transformExtent(layer.bbox, 'EPSG:4326', gs.id) : gs.extent
@@ -228,6 +252,12 @@ async function showLegend () {
 
 function paramsChanged () {
   void showLegend()
+  const image = imageLayer.getSource()
+  if (image instanceof ImageWMS) {
+    const params: Record<string, unknown> = { STYLES: $<HTMLSelectElement>('style').value, TIME: undefined, ELEVATION: undefined, ...dimensionParams() }
+    image.updateParams(params)
+    return
+  }
   const source = tileLayer.getSource()
   if (source instanceof WMTS) {
     // Style is part of the source: rebuild; dimensions can be updated in place.
@@ -557,6 +587,7 @@ async function start () {
   $('no-layers').hidden = layers.length > 0
   $('layer').addEventListener('change', layerChanged)
   $('gridset').addEventListener('change', () => { map.set('fitted', false); showLayer() })
+  $('service').addEventListener('change', showLayer)
   for (const id of ['style', 'time', 'elevation']) $(id).addEventListener('change', paramsChanged)
   layerChanged()
 

@@ -4,7 +4,7 @@
 // land where the granules are. Both are installed by scripts/install-wms-tools.sh and
 // install-gdal.sh (npm's pretest).
 import t from 'tap'
-import { execFile } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -45,7 +45,10 @@ async function listen (app: Awaited<ReturnType<typeof build>>): Promise<string> 
   return `http://127.0.0.1:${port}${BASE}/wms`
 }
 
+const missing = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status !== 0
+
 t.test('OWSLib reads the capabilities of both versions and fetches maps', async (t) => {
+  if (missing('/usr/bin/python3', ['-c', 'import owslib'])) return t.fail('OWSLib is missing: run scripts/install-wms-tools.sh')
   const app = await build(t)
   await worldMosaic(app)
   await timeMosaic(app)
@@ -72,6 +75,7 @@ t.test('OWSLib reads the capabilities of both versions and fetches maps', async 
 })
 
 t.test('GDAL\'s WMS driver reads a map, block by block, with the pixels of a direct render', async (t) => {
+  if (missing('gdal_translate', ['--version'])) return t.fail('gdal_translate is missing: run scripts/install-gdal.sh')
   const app = await build(t)
   const layer = await worldMosaic(app)
   const url = await listen(app)

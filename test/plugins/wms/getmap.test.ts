@@ -49,7 +49,7 @@ t.test('EPSG:4326 is latitude first in 1.3.0, longitude first in 1.1.1 and CRS:8
   t.equal(at(p, 60, 50)[3], 255, 'on the data: opaque')
   t.equal(at(p, 150, 50)[3], 0, 'east of the data: transparent')
   const swapped = await get({ VERSION: '1.3.0', CRS: 'EPSG:4326', BBOX: '-30,-10,50,30' })
-  t.notSame((await pixels(swapped.rawPayload)).data, p.data, 'lon/lat sent to 1.3.0 is another area')
+  t.notOk((await pixels(swapped.rawPayload)).data.equals(p.data), 'lon/lat sent to 1.3.0 is another area')
 })
 
 t.test('a map taller than one strip has no seam: its rows equal a map of those rows alone', async (t) => {
@@ -121,6 +121,8 @@ t.test('LAYERS drawn in order; a named style and the same style as SLD_BODY draw
   t.equal(res.statusCode, 200)
   const named = await get({ LAYERS: temp, STYLES: 'ws:ramp' })
   t.equal(named.statusCode, 200, named.body)
+  const local = await get({ LAYERS: temp, STYLES: 'ramp' })
+  t.same(local.rawPayload, named.rawPayload, 'a workspace style by its local name')
   const sld = await get({ LAYERS: temp, SLD_BODY: RAMP })
   t.equal(sld.statusCode, 200, sld.body)
   const sldOnly = await get({ SLD_BODY: RAMP })
@@ -130,13 +132,13 @@ t.test('LAYERS drawn in order; a named style and the same style as SLD_BODY draw
   t.same((await pixels(sldOnly.rawPayload)).data, np.data)
   // Default TIME/ELEVATION: 2024-02-01 at 0 holds 30: 3/4 of the ramp from blue to red.
   t.same(at(np, 20, 20), [191, 0, 64, 255])
-  t.notSame(np.data, tempOnly.data, 'the style changes the map')
+  t.notOk(np.data.equals(tempOnly.data), 'the style changes the map')
   res = await get({ LAYERS: temp, SLD_BODY: RAMP.replace('0000ff', 'zz') })
-  t.equal(res.statusCode, 400)
+  t.equal(res.statusCode, 200)
   t.match(res.body, 'code="InvalidParameterValue"')
   t.match(res.body, 'colour')
   res = await get({ LAYERS: temp, SLD_BODY: `<!--${'x'.repeat(70000)}-->${RAMP}` })
-  t.equal(res.statusCode, 400)
+  t.equal(res.statusCode, 200)
   t.match(res.body, 'the limit is 65536')
 })
 
@@ -158,7 +160,7 @@ t.test('TIME, ELEVATION and CQL_FILTER select the granules', async (t) => {
   const a = await map({ TIME: '2024-01-01' })
   const b = await map({ TIME: '2024-02-01' })
   t.equal(a.statusCode, 200)
-  t.notSame((await pixels(a.rawPayload)).data, (await pixels(b.rawPayload)).data, 'another time, another map')
+  t.notOk((await pixels(a.rawPayload)).data.equals((await pixels(b.rawPayload)).data), 'another time, another map')
 })
 
 t.test('UTM and other CRSs proj4 knows; WIDTH and HEIGHT capped by MAPWARDEN_WMS_MAX_SIZE', async (t) => {
@@ -176,7 +178,7 @@ t.test('UTM and other CRSs proj4 knows; WIDTH and HEIGHT capped by MAPWARDEN_WMS
   t.same((await pixels(nad.rawPayload)).data, (await pixels(wgs.rawPayload)).data, 'NAD83 draws as WGS84 (same ellipsoid, no shift)')
 
   let res = await app.inject({ method: 'GET', url: wmsUrl({ ...MAP, VERSION: '1.3.0', LAYERS: layer, CRS: 'EPSG:4326', BBOX: '-10,-20,30,20', WIDTH: 513, HEIGHT: 10 }) })
-  t.equal(res.statusCode, 400)
+  t.equal(res.statusCode, 200)
   t.match(res.body, 'WIDTH 513 is larger than the largest map size of 512 pixels (MAPWARDEN_WMS_MAX_SIZE)')
   res = await app.inject({ method: 'GET', url: wmsUrl({ ...MAP, VERSION: '1.3.0', LAYERS: layer, CRS: 'EPSG:4326', BBOX: '-10,-20,30,20', WIDTH: 512, HEIGHT: 512 }) })
   t.equal(res.statusCode, 200, 'the cap itself is allowed')
