@@ -244,7 +244,7 @@ export function createTileBreeder (deps: BreederDeps) {
       spec,
       parameterId: spec.parameters ? parameterId(spec.parameters) : undefined,
       range,
-      total: spec.area ? countAreaTiles(range, spec.area) : countTiles(range),
+      total: spec.area ? spec.areaTiles ?? countAreaTiles(range, spec.area) : countTiles(range),
       next: () => iter.next(),
       tasks: []
     }
