@@ -163,6 +163,8 @@ export const GranulesChanged = createError('MW_TILES_GRANULES_CHANGED', 'unavail
 export const TileSettingInvalid = createError('MW_TILES_SETTING_INVALID', 'invalid', 'Invalid layer %s: %s: %s')
 export const TileNotCached = createError('MW_TILES_NOT_CACHED', 'not_found', 'Tile %s of layer %s in grid set %s is not cached, and the layer serves cached tiles only')
 export const ExportInvalid = createError('MW_TILES_EXPORT_INVALID', 'invalid', 'Invalid export request: %s %s: %s')
+// The client went away while its export was being built: nothing is sent, nothing is left (a 4xx in the log, not a fault).
+export const ExportCancelled = createError('MW_TILES_EXPORT_CANCELLED', 'invalid', 'Export of %s cancelled: the client closed the connection')
 // --- web (admin page) ---
 export const WebPageNotBuilt = createError('MW_WEB_NOT_BUILT', 'unavailable', 'The admin page is not built: run npm run build')
 // --- mosaics ---
