@@ -183,7 +183,8 @@ export function createTileBreeder (deps: BreederDeps) {
         const stop = new AbortController()
         t.cancel = () => stop.abort()
         if (t.killed || closing) stop.abort()
-        t.tilesDone = await deps.store.truncate({
+        const base = t.baseDone ?? 0
+        t.tilesDone = base + await deps.store.truncate({
           layer: spec.layer.qualifiedName, gridSet: spec.gridSet.id, formats: spec.formats,
           parameterId: t.job.parameterId, zoomStart: spec.zoomStart, zoomStop: spec.zoomStop,
           rectAt: (z) => rectAt(t.job.range, z),
