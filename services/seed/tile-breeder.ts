@@ -190,7 +190,8 @@ export function createTileBreeder (deps: BreederDeps) {
           rectAt: (z) => rectAt(t.job.range, z),
           keep: spec.area ? areaTileFilter(t.job.range, spec.area) : undefined,
           signal: stop.signal,
-          onDeleted: () => { t.tilesDone++ }
+          // Progress on record once a second, as seeds: a resumed truncate goes on from there.
+          onDeleted: () => { t.tilesDone++; if (now() - (t.savedAt ?? 0) >= 1000) persist(t, false) }
         })
       } else {
         // Killing stops the task after the metatile in hand (GWC terminate flag).
