@@ -176,6 +176,8 @@ export const WmsInvalidPoint = createError('MW_WMS_INVALID_POINT', 'invalid', '%
 export const WmsLayerNotQueryable = createError('MW_WMS_LAYER_NOT_QUERYABLE', 'invalid', 'Layer %s is not among the LAYERS of the map')
 export const WmsTooLarge = createError('MW_WMS_TOO_LARGE', 'invalid', '%s %d is larger than the largest map size of %d pixels (MAPWARDEN_WMS_MAX_SIZE)')
 export const WmsNotTileAligned = createError('MW_WMS_NOT_TILE_ALIGNED', 'invalid', 'Not a tile of the cache: %s')
+// The client went away while its export was being built: nothing is sent, nothing is left (a 4xx in the log, not a fault).
+export const ExportCancelled = createError('MW_TILES_EXPORT_CANCELLED', 'invalid', 'Export of %s cancelled: the client closed the connection')
 // --- web (admin page) ---
 export const WebPageNotBuilt = createError('MW_WEB_NOT_BUILT', 'unavailable', 'The admin page is not built: run npm run build')
 export const LegendLayerMissing = createError('MW_WEB_LEGEND_LAYER', 'invalid', 'Query parameter layer is required (a layer name such as demo:watertemp)')

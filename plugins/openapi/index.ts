@@ -21,6 +21,7 @@ const AREAS: Array<[RegExp, string]> = [
   [/\/rest\/layers/, 'layers'],
   [/\/rest\/openapi/, 'openapi'],
   [/\/(tilecache|gwc)\/rest\/seed/, 'seed'],
+  [/\/(tilecache|gwc)\/rest\/export/, 'export'],
   [/\/(tilecache|gwc)\/rest\/diskquota/, 'diskquota'],
   [/\/(tilecache|gwc)\/service\//, 'tiles'],
   [/\/(web|session)(\/|$)/, 'web'],

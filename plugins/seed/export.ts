@@ -10,7 +10,10 @@ const MEDIA = { mbtiles: 'application/vnd.sqlite3', gpkg: 'application/geopackag
 
 export default async function exportRoutes (app: FastifyInstance) {
   const cache = app.tileCache
-  app.get<{ Params: { file: string }, Querystring: Record<string, unknown> }>('/export/:file', { config: { access: 'authenticated' } }, async (req, reply) => {
+  app.get<{ Params: { file: string }, Querystring: Record<string, unknown> }>('/export/:file', {
+    config: { access: 'authenticated' },
+    schema: { summary: 'The cached tiles of <layer> as an MBTiles (.mbtiles) or GeoPackage (.gpkg) file; query gridSetId, zoomStart, zoomStop, bounds, format and parameter filters' }
+  }, async (req, reply) => {
     const m = /^(.+)\.(mbtiles|gpkg)$/.exec(req.params.file)
     if (!m) throw ExportInvalid('file', JSON.stringify(req.params.file.slice(0, 200)), 'must be <workspace>:<layer>.mbtiles or .gpkg')
     const kind = m[2] as 'mbtiles' | 'gpkg'

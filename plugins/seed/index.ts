@@ -117,7 +117,10 @@ export default async function seed (app: FastifyInstance) {
   })
   // Beyond GWC: seed, reseed or truncate by a GeoJSON Polygon or MultiPolygon (and a reseed of
   // tiles older than a date); the same answer as the seed POST.
-  app.post<{ Params: { layer: string }, Querystring: { olderThan?: string | string[] } }>('/seed/:layer/area.json', { config: { access: 'authenticated' } }, async (req, reply) => {
+  app.post<{ Params: { layer: string }, Querystring: { olderThan?: string | string[] } }>('/seed/:layer/area.json', {
+    config: { access: 'authenticated' },
+    schema: { summary: 'Seed, reseed or truncate the metatiles touching a GeoJSON Polygon or MultiPolygon ({ seedRequest, geometry, olderThan }); one Link rel="item" header per task' }
+  }, async (req, reply) => {
     const q = req.query.olderThan
     const olderThan = Array.isArray(q) ? q.join(',') : q
     const tasks = await cache.submitSeed(req.params.layer, req.body as Record<string, unknown>, req.principal, { olderThan })

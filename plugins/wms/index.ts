@@ -110,11 +110,16 @@ export default async function wms (app: FastifyInstance) {
   const perWs = handler((req) => ({ workspace: (req as WsReq).params.ws }), (req) => `/${encodeURIComponent((req as WsReq).params.ws)}/wms`)
   const perWsOws = handler((req) => ({ workspace: (req as WsReq).params.ws }), (req) => `/${encodeURIComponent((req as WsReq).params.ws)}/ows`, true)
   const gwc = handler(() => ({ cacheOnly: true }), () => '/gwc/service/wms')
+  const routes: Array<[string, typeof global, string]> = [
+    ['/wms', global, 'WMS 1.1.1/1.3.0: GetCapabilities, GetMap, GetFeatureInfo'],
+    ['/ows', ows, 'OWS endpoint (SERVICE=WMS): GetCapabilities, GetMap, GetFeatureInfo'],
+    ['/:ws/wms', perWs, "A workspace's WMS: its layers only, by their local names"],
+    ['/:ws/ows', perWsOws, "A workspace's OWS endpoint (SERVICE=WMS)"],
+    ['/gwc/service/wms', gwc, "GeoWebCache's WMS: tile-aligned GetMap from the tile cache"]
+  ]
   for (const method of ['GET', 'POST'] as const) {
-    app.route({ method, url: '/wms', ...PUBLIC, handler: global })
-    app.route({ method, url: '/ows', ...PUBLIC, handler: ows })
-    app.route({ method, url: '/:ws/wms', ...PUBLIC, handler: perWs })
-    app.route({ method, url: '/:ws/ows', ...PUBLIC, handler: perWsOws })
-    app.route({ method, url: '/gwc/service/wms', ...PUBLIC, handler: gwc })
+    for (const [url, h, summary] of routes) {
+      app.route({ method, url, ...PUBLIC, schema: { summary: method === 'POST' ? `${summary} (KVP as a POST form)` : summary }, handler: h })
+    }
   }
 }

@@ -199,13 +199,36 @@ export function countAreaTiles (range: TileRange, area: Area, metaX = 4, metaY =
   for (let z = range.zoomStart; z <= range.zoomStop; z++) {
     const r = rectAt(range, z)
     if (!r) continue
+    for (let my = r[1] - (r[1] % metaY); my <= r[3]; my += metaY) n += bandTiles(walker, z, my, r, metaX, metaY)
+  }
+  return n
+}
+
+/**
+ * The same count, giving the event loop back every `every` bands: a shape to zoom 25 has millions
+ * of metatile rows, which would hold every request for seconds.
+ */
+export async function countAreaTilesAsync (range: TileRange, area: Area, every = 4096, metaX = 4, metaY = 4): Promise<bigint> {
+  const walker = areaWalker(area, range.subset.gridSet, metaX, metaY)
+  let n = 0n
+  let bands = 0
+  for (let z = range.zoomStart; z <= range.zoomStop; z++) {
+    const r = rectAt(range, z)
+    if (!r) continue
     for (let my = r[1] - (r[1] % metaY); my <= r[3]; my += metaY) {
-      const rows = Math.min(my + metaY - 1, r[3]) - Math.max(my, r[1]) + 1
-      for (const [a, b] of walker.band(z, my, r)) {
-        const cols = Math.min(b + metaX - 1, r[2]) - Math.max(a, r[0]) + 1
-        n += BigInt(cols) * BigInt(rows)
-      }
+      n += bandTiles(walker, z, my, r, metaX, metaY)
+      if (++bands % every === 0) await new Promise((resolve) => setImmediate(resolve))
     }
+  }
+  return n
+}
+
+function bandTiles (walker: AreaWalker, z: number, my: number, r: Rect, metaX: number, metaY: number): bigint {
+  let n = 0n
+  const rows = Math.min(my + metaY - 1, r[3]) - Math.max(my, r[1]) + 1
+  for (const [a, b] of walker.band(z, my, r)) {
+    const cols = Math.min(b + metaX - 1, r[2]) - Math.max(a, r[0]) + 1
+    n += BigInt(cols) * BigInt(rows)
   }
   return n
 }

@@ -16,6 +16,7 @@ import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type BetterSqlite3 from 'better-sqlite3'
 import { Database } from '../storage/sqlite-driver.js'
+import { ExportCancelled } from '../errors.js'
 import type { BlobStore, TileSet } from './blob-store.js'
 import { FORMATS, TILE_FORMATS, type TileFormat } from './formats.js'
 import { MERCATOR_HALF, tilesHigh, tilesWide, type BBox, type GridSet, type GridSubset, type Rect } from './grid-sets.js'
@@ -169,7 +170,7 @@ export async function exportTiles (store: BlobStore, tmpDir: string, req: Export
           if (!m || m[2] !== ext) continue
           const y = Number(m[1])
           if (y < r[1] || y > r[3]) continue
-          signal?.throwIfAborted()
+          if (signal?.aborted) throw ExportCancelled(req.layer)
           let data: Buffer
           try { data = await fs.readFile(path.join(dir, name)) } catch (err) {
             if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue // truncated meanwhile

@@ -26,6 +26,8 @@ export interface SeedSpec {
   threadCount: number
   /** Area resource: only metatiles touching this shape (grid set CRS). */
   area?: Area
+  /** Area resource: the exact tile count, counted before the tasks are made (countAreaTilesAsync). */
+  areaTiles?: bigint
   /** Area resource, reseed: metatiles whose tiles all exist and are at least this recent (ms) are left alone. */
   olderThan?: number
 }

@@ -182,13 +182,15 @@ export function createTileBreeder (deps: BreederDeps) {
         const stop = new AbortController()
         t.cancel = () => stop.abort()
         if (t.killed || closing) stop.abort()
-        t.tilesDone = await deps.store.truncate({
+        const base = t.baseDone ?? 0
+        t.tilesDone = base + await deps.store.truncate({
           layer: spec.layer.qualifiedName, gridSet: spec.gridSet.id, formats: spec.formats,
           parameterId: t.job.parameterId, zoomStart: spec.zoomStart, zoomStop: spec.zoomStop,
           rectAt: (z) => rectAt(t.job.range, z),
           keep: spec.area ? areaTileFilter(t.job.range, spec.area) : undefined,
           signal: stop.signal,
-          onDeleted: () => { t.tilesDone++ }
+          // Progress on record once a second, as seeds: a resumed truncate goes on from there.
+          onDeleted: () => { t.tilesDone++; if (now() - (t.savedAt ?? 0) >= 1000) persist(t, false) }
         })
       } else {
         // Killing stops the task after the metatile in hand (GWC terminate flag).
@@ -243,7 +245,7 @@ export function createTileBreeder (deps: BreederDeps) {
       spec,
       parameterId: spec.parameters ? parameterId(spec.parameters) : undefined,
       range,
-      total: spec.area ? countAreaTiles(range, spec.area) : countTiles(range),
+      total: spec.area ? spec.areaTiles ?? countAreaTiles(range, spec.area) : countTiles(range),
       next: () => iter.next(),
       tasks: []
     }

@@ -10,9 +10,10 @@ import { createTileBreeder, renderIntoStore, type MetatileRenderer } from './til
 import { gridSet, gridSubset, maxZoom, type GridSet } from './grid-sets.js'
 import { exportTiles, highestCachedZoom, parseExportQuery, tableName, type ExportKind } from './export.js'
 import { isTileFormat } from './formats.js'
-import { metaTileOf } from './tile-range.js'
+import { metaTileOf, tileRange } from './tile-range.js'
+import { countAreaTilesAsync } from './area.js'
 import { normaliseParameters, parameterId } from './parameters.js'
-import { parseAreaRequest, parseSeedRequest } from './seed-request.js'
+import { parseAreaRequest, parseSeedRequest, type SeedSpec } from './seed-request.js'
 import type { TileFormat } from './formats.js'
 import type { Principal } from '../auth/authenticator.js'
 import { RESTART_REASON, type TaskRecords } from './task-records.js'
@@ -68,6 +69,11 @@ export interface TileRequest {
   y: number
   /** The tile as the request named it (its own axis order and row origin), for messages. */
   asked?: string
+}
+
+/** An area's exact tile count, made without holding the event loop (area.ts). */
+async function countArea (spec: SeedSpec): Promise<void> {
+  if (spec.area) spec.areaTiles = await countAreaTilesAsync(tileRange(spec.subset, spec.zoomStart, spec.zoomStop, spec.bounds), spec.area)
 }
 
 /** What a task's record keeps of its request (resumeTasks). */
@@ -136,6 +142,7 @@ export function createTileCache (deps: TileCacheDeps) {
       const spec = area
         ? parseAreaRequest(body, layer, deps.maxSeedThreads, area.olderThan)
         : parseSeedRequest(body, layer, deps.maxSeedThreads)
+      await countArea(spec)
       if (spec.parameters) invalidation.recordSet(layer.qualifiedName, parameterId(spec.parameters), spec.parameters)
       const request: StoredRequest = { layer: layer.qualifiedName, body, area }
       return breeder.submit(spec, JSON.stringify(request))
@@ -169,6 +176,7 @@ export function createTileCache (deps: TileCacheDeps) {
           const req = JSON.parse(live[0].request) as StoredRequest
           const layer = await this.seedLayer(req.layer)
           spec = req.area ? parseAreaRequest(req.body, layer, deps.maxSeedThreads, req.area.olderThan) : parseSeedRequest(req.body, layer, deps.maxSeedThreads)
+          await countArea(spec)
         } catch (err) {
           const why = isMapwardenError(err) ? `${RESTART_REASON}, and its request is no longer valid: ${err.message}` : RESTART_REASON
           for (const r of live) { records.abort(r.id, why); aborted++ }

@@ -221,6 +221,27 @@ t.test('the admin page in a real browser', async (t) => {
     t.match(config.tilecacheQuotaConfiguration, { enabled: true, globalQuota: { value: '2', units: 'GiB' } })
     t.match(await page.textContent('#quota-text'), 'of 2.0 GiB')
 
+    // The layer's tile cache settings form writes the layer resource, and reads it back.
+    await page.waitForSelector('#tile-settings-form[data-loaded="demo:watertemp"]', WAIT)
+    t.equal(await page.inputValue('#tile-settings-form input[name=expireCache]'), '0', 'defaults shown')
+    await page.fill('#tile-settings-form input[name=expireCache]', '86400')
+    await page.fill('#tile-settings-form input[name=expireClients]', '600')
+    await page.check('#tile-settings-form input[name=cachedOnly]')
+    await page.selectOption('#tile-settings-form select[name=cachedOnlyMissing]', 'transparent')
+    await page.click('#tile-settings-save')
+    await page.waitForFunction(() => document.getElementById('message')!.textContent === 'Tile cache settings of demo:watertemp saved.', undefined, WAIT)
+    const layerDoc = await (await fetch(`${origin}${BASE}/rest/layers/demo:watertemp.json`, { headers: ADMIN })).json()
+    t.match(layerDoc.layer, { expireCache: 86400, expireClients: 600, cachedOnly: true, cachedOnlyMissing: 'transparent' })
+    await page.uncheck('#tile-settings-form input[name=cachedOnly]')
+    await page.fill('#tile-settings-form input[name=expireCache]', '0')
+    await page.fill('#tile-settings-form input[name=expireClients]', '0')
+    await page.selectOption('#tile-settings-form select[name=cachedOnlyMissing]', 'notFound')
+    await page.evaluate(() => { document.getElementById('message')!.textContent = '' })
+    await page.click('#tile-settings-save')
+    await page.waitForFunction(() => document.getElementById('message')!.textContent === 'Tile cache settings of demo:watertemp saved.', undefined, WAIT)
+    const reset = await (await fetch(`${origin}${BASE}/rest/layers/demo:watertemp.json`, { headers: ADMIN })).json()
+    t.notOk('expireCache' in reset.layer, 'back at the defaults')
+
     // Footprints of the mosaic's granules, the styles list.
     await page.click('button.footprints[data-store="demo:watertemp"]')
     await page.waitForSelector('body[data-footprints="4"]', WAIT)

@@ -64,7 +64,8 @@ const SCHEMAS: Schema[] = [
   { name: 'workspace', method: 'POST', url: '/rest/workspaces', root: 'workspace', keys: ['name', 'isolated'] },
   { name: 'workspace (PUT)', method: 'PUT', url: '/rest/workspaces/topp', root: 'workspace', keys: ['name', 'isolated'] },
   { name: 'style entry', method: 'POST', url: '/rest/styles', root: 'style', keys: ['name', 'filename', 'format', 'languageVersion', 'version', 'workspace'] },
-  { name: 'layer', method: 'PUT', url: '/rest/layers/topp:states', root: 'layer', keys: ['defaultStyle', 'styles', 'style', 'name', 'workspace', 'enabled'] },
+  { name: 'layer', method: 'PUT', url: '/rest/layers/topp:states', root: 'layer', keys: ['defaultStyle', 'styles', 'style', 'name', 'workspace', 'enabled', 'expireCache', 'expireClients', 'cachedOnly', 'cachedOnlyMissing'] },
+  { name: 'area seed', method: 'POST', url: '/gwc/rest/seed/topp:states/area', keys: ['seedRequest', 'geometry', 'olderThan', 'type', 'coordinates', 'crs', 'properties', 'name', 'zoomStart', 'zoomStop', 'gridSetId', 'threadCount'] },
   { name: 'mosaic coverage', method: 'POST', url: '/rest/workspaces/topp/coveragestores/states/coverages', root: 'coverage', keys: ['name', 'nativeName', 'nativeCoverageName', 'title', 'enabled', 'srs', 'metadata', 'entry', 'dimensionInfo'] },
   { name: 'user', method: 'POST', url: '/rest/security/usergroup/users', root: 'user', keys: ['userName', 'password', 'enabled'] },
   { name: 'kill_all form', method: 'POST', url: '/gwc/rest/seed', keys: ['kill_all'] }
@@ -125,7 +126,8 @@ t.test('[hostile fuzz] arbitrary path names never answer 500', async (t) => {
     ['GET', (n) => `/gwc/rest/seed/${n}.json`], ['POST', (n) => `/gwc/rest/seed/${n}.json`], ['GET', (n) => `/rest/layers/${n}`],
     ['GET', (n) => `/rest/workspaces/${n}/coveragestores/${n}/coverages/${n}/index/granules.json`],
     ['PUT', (n) => `/rest/workspaces/topp/coveragestores/${n}/file.imagemosaic`], ['GET', (n) => `/gwc/service/tms/1.0.0/${n}@EPSG:4326@png/0/0/0.png`],
-    ['DELETE', (n) => `/rest/security/acl/layers/${n}`], ['GET', (n) => `/rest/workspaces/topp/datastores/${n}/featuretypes.json`]
+    ['DELETE', (n) => `/rest/security/acl/layers/${n}`], ['GET', (n) => `/rest/workspaces/topp/datastores/${n}/featuretypes.json`],
+    ['POST', (n) => `/gwc/rest/seed/${n}/area.json`], ['GET', (n) => `/gwc/rest/export/${n}.mbtiles`], ['GET', (n) => `/gwc/rest/export/topp:states.gpkg?bounds=${n}&zoomStop=${n}`]
   ]
   await fc.assert(fc.asyncProperty(fc.constantFrom(...routes), name, async ([method, url], n) => {
     const headers: Record<string, string> = { ...ADMIN }

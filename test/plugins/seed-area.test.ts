@@ -215,3 +215,24 @@ t.test('a bad area request is a 400 naming the problem, and creates no task', as
   const anon = await app.inject({ method: 'POST', url: `${BASE}/gwc/rest/seed/${layer}/area.json`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ seedRequest, geometry: square }) })
   t.equal(anon.statusCode, 401)
 })
+
+t.test('to zoom 20 an axis-aligned rectangle counts exactly the tiles of the same box as bounds', async (t) => {
+  const app = await build(t, { taskSlots: 1 })
+  const layer = await createMosaic(app, 'topp', 'world', { 'world.tif': rgbTiff(20, 20, LAYER_BOX, pattern) })
+  const box = [-7.3, 2.2, 11.9, 17.6]
+  const seedRequest = { gridSetId: 'EPSG:900913', zoomStart: 0, zoomStop: 20, format: 'image/png', type: 'seed', threadCount: 1 }
+  const totalOf = async (res: { headers: Record<string, unknown> }) => {
+    const id = /tasks\/(\d+)\.json/.exec(String(res.headers.link))![1]
+    const task = (await app.inject({ method: 'GET', url: `${BASE}/gwc/rest/seed/tasks/${id}.json`, headers: ADMIN })).json().task
+    await app.inject({ method: 'POST', url: `${BASE}/gwc/rest/seed`, headers: { ...ADMIN, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'kill_all=all' })
+    await app.tileCache.breeder.idle()
+    return task.tilesTotal
+  }
+  const ring = [[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]], [box[0], box[1]]]
+  const area = await totalOf(await app.inject({ method: 'POST', url: `${BASE}/gwc/rest/seed/${layer}/area.json`, headers: JSON_TYPE, payload: JSON.stringify({ seedRequest, geometry: { type: 'Polygon', coordinates: [ring] } }) }))
+  const merc = (lon: number, lat: number) => [lon * 20037508.34 / 180, Math.log(Math.tan((90 + lat) * Math.PI / 360)) * 6378137]
+  const [x0, y0] = merc(box[0], box[1]); const [x1, y1] = merc(box[2], box[3])
+  const plain = await totalOf(await app.inject({ method: 'POST', url: `${BASE}/gwc/rest/seed/${layer}.json`, headers: JSON_TYPE, payload: JSON.stringify({ seedRequest: { ...seedRequest, bounds: { coords: { double: [x0, y0, x1, y1] } } } }) }))
+  t.ok(Number(plain) > 1e8, `${plain} tiles`)
+  t.equal(String(area), String(plain))
+})

@@ -115,3 +115,26 @@ t.test('with MAPWARDEN_RESUME_TASKS=false the tasks of a stopped run end ABORTED
   t.equal((await second.inject({ method: 'GET', url: `${SEED}.json`, headers: ADMIN })).body, '{"long-array-array":[]}')
   for (const id of seedIds) t.match(await task(second, id), { state: 'aborted' })
 })
+
+t.test('a truncate stopped by a shutdown resumes and counts every tile it deleted, before and after', async (t) => {
+  const dataDir = tempDir(t)
+  const first = await build(t, { dataDir, keepOpen: true, taskSlots: 1 })
+  const layer = await createMosaic(first, 'topp', 'world', { 'world.tif': rgbTiff(80, 80, BBOX, pattern) })
+  let res = await first.inject({ method: 'POST', url: `${SEED}/${layer}.json`, headers: JSON_TYPE, payload: JSON.stringify({ seedRequest: { gridSetId: 'EPSG:4326', zoomStart: 0, zoomStop: 7, type: 'seed', threadCount: 2 } }) })
+  await first.tileCache.breeder.idle()
+  const dir = path.join(dataDir, 'tiles/topp/world/EPSG_4326/png/default')
+  const cached = count(dir)
+  res = await first.inject({ method: 'POST', url: `${SEED}/${layer}.json`, headers: JSON_TYPE, payload: JSON.stringify({ seedRequest: { gridSetId: 'EPSG:4326', zoomStart: 0, zoomStop: 7, type: 'truncate' } }) })
+  const [id] = ids(res.headers.link)
+  // Stop once it has deleted something (watched on disk, between two turns of the event loop).
+  while (count(dir) === cached) await new Promise((resolve) => setImmediate(resolve))
+  await first.close() // the truncate stops between two tiles
+  const left = count(dir)
+  t.ok(left < cached, 'it had begun')
+  t.comment(`${cached - left} of ${cached} deleted before the stop`)
+
+  const second = await build(t, { dataDir, taskSlots: 1 })
+  await second.tileCache.breeder.idle()
+  t.match(await task(second, id), { state: 'done', type: 'truncate', tilesDone: cached })
+  t.equal(count(dir), 0, 'nothing left')
+})

@@ -522,6 +522,42 @@ async function saveQuota (ev: SubmitEvent) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Per-layer tile cache settings (GWC's expireCache and expireClients, cached-only), through the
+// layer resource; it shows them only once one differs from its default.
+
+interface TileSettings { expireCache?: number, expireClients?: number, cachedOnly?: boolean, cachedOnlyMissing?: string }
+
+async function loadTileSettings () {
+  const form = $<HTMLFormElement>('tile-settings-form')
+  const name = $<HTMLSelectElement>('tile-settings-layer').value
+  if (!name) return
+  const { layer } = await getJson<{ layer: TileSettings }>(`${REST}/layers/${encodeURIComponent(name)}.json`)
+  const input = (k: string) => form.elements.namedItem(k) as HTMLInputElement
+  input('expireCache').value = String(layer.expireCache ?? 0)
+  input('expireClients').value = String(layer.expireClients ?? 0)
+  input('cachedOnly').checked = layer.cachedOnly ?? false
+  input('cachedOnlyMissing').value = layer.cachedOnlyMissing ?? 'notFound'
+  form.dataset.loaded = name
+}
+
+async function saveTileSettings (ev: SubmitEvent) {
+  ev.preventDefault()
+  const f = new FormData(ev.target as HTMLFormElement)
+  const name = String(f.get('layer'))
+  const layer = {
+    expireCache: Number(f.get('expireCache')),
+    expireClients: Number(f.get('expireClients')),
+    cachedOnly: f.get('cachedOnly') === 'on',
+    cachedOnlyMissing: String(f.get('cachedOnlyMissing'))
+  }
+  try {
+    await call(`${REST}/layers/${encodeURIComponent(name)}.json`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ layer }) })
+    await loadTileSettings()
+    say(`Tile cache settings of ${name} saved.`)
+  } catch (err) { say((err as Error).message, true) }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Styles and mosaics (read-only)
 
 async function loadStyles () {
@@ -584,6 +620,7 @@ async function start () {
   const names = layers.map((l) => l.name)
   fillSelect($<HTMLSelectElement>('layer'), names)
   fillSelect($<HTMLSelectElement>('seed-layer'), names)
+  fillSelect($<HTMLSelectElement>('tile-settings-layer'), names)
   $('no-layers').hidden = layers.length > 0
   $('layer').addEventListener('change', layerChanged)
   $('gridset').addEventListener('change', () => { map.set('fitted', false); showLayer() })
@@ -610,9 +647,11 @@ async function start () {
       if (layer) void kill({ kill_all: 'all' }, layer)
     })
     $('quota-form').addEventListener('submit', (ev) => { void saveQuota(ev as SubmitEvent) })
+    $('tile-settings-form').addEventListener('submit', (ev) => { void saveTileSettings(ev as SubmitEvent) })
+    $('tile-settings-layer').addEventListener('change', () => { loadTileSettings().catch((err) => say((err as Error).message, true)) })
     watchTasks()
     renderTasks()
-    await Promise.all([loadQuota(), loadQuotaForm(), loadStyles(), loadMosaics()])
+    await Promise.all([loadQuota(), loadQuotaForm(), loadStyles(), loadMosaics(), loadTileSettings()])
     window.setInterval(() => { void loadQuota() }, 5000)
   }
   document.body.dataset.ready = 'true'
