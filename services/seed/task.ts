@@ -52,15 +52,21 @@ export function jobDone (job: Job): number {
 }
 
 /** The whole request a task belongs to (its tasks share one tile range): the sum of their work. */
-export type RequestView = {
-  /** Ids of the request's tasks. */
-  taskIds: { id: number[] }
+/** Counts and rates, of one task or of its whole request. */
+export type Progress = {
   tilesDone: number
+  /** Exact: a bigint past 2^53 (a world seed to zoom 30 is 18053587901014829 tiles). */
   tilesTotal: number | bigint
   tilesRemaining: number | bigint
+  /** Share done, 0-100 (a task: 100 only once DONE); -1 while not counted. */
   percentDone: number
   tilesPerSecond: number
   etaSeconds: number
+}
+
+export type RequestView = Progress & {
+  /** Ids of the request's tasks. */
+  taskIds: { id: number[] }
 }
 
 /**
@@ -70,7 +76,7 @@ export type RequestView = {
  * request's live tasks) and its part still to do. `request` is the sum over the request's tasks
  * (the task list's positions 2 and 3, DECISIONS.md "Task record").
  */
-export interface TaskView {
+export interface TaskView extends Progress {
   id: number
   type: TaskType
   layer: string
@@ -80,14 +86,6 @@ export interface TaskView {
   zoomStop: number
   state: TaskState
   status: number
-  tilesDone: number
-  /** Exact: a bigint past 2^53 (a world seed to zoom 30 is 18053587901014829 tiles). */
-  tilesTotal: number | bigint
-  tilesRemaining: number | bigint
-  /** This task's share done, 0-100 (100 only once DONE); -1 while not counted. */
-  percentDone: number
-  tilesPerSecond: number
-  etaSeconds: number
   request?: RequestView
   error?: string
   failedMetatiles?: number

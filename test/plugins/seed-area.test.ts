@@ -7,43 +7,15 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { build, ADMIN, BASE } from '../helper.js'
 import { createMosaic, pattern, rgbTiff } from '../fixtures/seed/mosaic.js'
+import { boxMeets, type Ring } from '../fixtures/seed/area-brute.js'
 import { GRID_SETS, closestRectangle, gridSubset, intersectRect, rectBounds, type BBox, type GridSet, type Rect } from '../../services/seed/grid-sets.js'
 
 const JSON_TYPE = { ...ADMIN, 'content-type': 'application/json' }
 const LAYER_BOX: BBox = [-20, -10, 20, 30]
-type Ring = Array<[number, number]>
 
 function files (dir: string): string[] {
   if (!fs.existsSync(dir)) return []
   return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name))).sort()
-}
-
-// --- an independent intersection test: vertex in box, box corner in shape, or crossing edges ---
-function inRings (rings: Ring[], x: number, y: number): boolean {
-  let odd = false
-  for (const r of rings) {
-    for (let i = 1; i < r.length; i++) {
-      const [ax, ay] = r[i - 1]; const [bx, by] = r[i]
-      if ((ay > y) !== (by > y) && x < ax + (y - ay) * (bx - ax) / (by - ay)) odd = !odd
-    }
-  }
-  return odd
-}
-const cross = (o: number[], a: number[], b: number[]) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-function segmentsMeet (p1: number[], p2: number[], q1: number[], q2: number[]): boolean {
-  const d1 = cross(q1, q2, p1); const d2 = cross(q1, q2, p2); const d3 = cross(p1, p2, q1); const d4 = cross(p1, p2, q2)
-  return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
-}
-function boxMeets (rings: Ring[], b: BBox): boolean {
-  for (const r of rings) for (const [x, y] of r) if (x >= b[0] && x <= b[2] && y >= b[1] && y <= b[3]) return true
-  const corners = [[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]]
-  if (corners.some(([x, y]) => inRings(rings, x, y))) return true
-  for (const r of rings) {
-    for (let i = 1; i < r.length; i++) {
-      for (let k = 0; k < 4; k++) if (segmentsMeet(r[i - 1], r[i], corners[k], corners[(k + 1) % 4])) return true
-    }
-  }
-  return false
 }
 
 /** Tiles the request counts (wanted) and the tiles rendered (whole metatiles in the coverage). */
