@@ -2,7 +2,7 @@
 // intersect the request's bbox (in the granules' CRS), honouring TIME and ELEVATION (GeoServer's
 // defaults when absent: the latest time, the lowest elevation) and CQL_FILTER.
 import type { Db } from '../storage/database.js'
-import type { RenderRequest } from '../../workers/render-types.js'
+import type { RasterStyle, RenderRequest } from '../../workers/render-types.js'
 import type { RenderJob } from '../../workers/mosaic-types.js'
 import { isSupportedCrs, normalizeCrs, transformBbox } from '../../workers/crs.js'
 import { splitLayerName } from '../catalog/layers.js'
@@ -10,6 +10,7 @@ import { InvalidCql, InvalidRenderRequest, MosaicLayerNotFound } from '../errors
 import type { GranuleIndex, MosaicRecord } from './granule-index.js'
 import { isoInstant, type CompiledFilter } from './cql.js'
 import type { CoverageConfig } from './catalog-rows.js'
+import { defaultBandNames } from './coverage-fields.js'
 
 const MAX_SIZE = 8192
 const MAX_GRANULES = 5000
@@ -68,6 +69,24 @@ function elevationFilter (value: string, attr: string): CompiledFilter {
   return { sql: `(${sql.join(' OR ')})`, params }
 }
 
+/** A style that selects bands by name, with the names turned into this coverage's band indexes. */
+function withBandIndexes (style: RasterStyle, config: CoverageConfig, layer: string): RasterStyle {
+  if (!style.channelNames) return style
+  const names = config.bandNames?.length === config.bands ? config.bandNames : defaultBandNames(config.bands ?? 1)
+  const index = (name: string): number => {
+    let i = names.indexOf(name)
+    if (i < 0) i = names.findIndex((n) => n.toLowerCase() === name.toLowerCase())
+    if (i < 0) throw InvalidRenderRequest(`the style selects band ${JSON.stringify(name.slice(0, 60))}, which ${layer} does not have (its bands: ${names.join(', ').slice(0, 200)})`)
+    return i + 1
+  }
+  const channels = { ...style.channels }
+  for (const [key, name] of Object.entries(style.channelNames) as Array<[keyof typeof channels, string | undefined]>) {
+    if (name !== undefined) channels[key] = index(name)
+  }
+  const { channelNames: _, ...rest } = style
+  return { ...rest, channels }
+}
+
 function and (filters: CompiledFilter[]): CompiledFilter | undefined {
   if (filters.length === 0) return undefined
   return { sql: filters.map((f) => `(${f.sql})`).join(' AND '), params: filters.flatMap((f) => f.params) }
@@ -99,7 +118,7 @@ export async function prepareRenderJob (req: RenderRequest, deps: Deps): Promise
     bands: config.bands ?? 1,
     ranges: config.ranges ?? []
   }
-  if (req.style !== undefined) job.style = req.style
+  if (req.style !== undefined) job.style = withBandIndexes(req.style, config, req.layer)
   if (!mosaic.crs) return job
   if (!isSupportedCrs(mosaic.crs)) throw InvalidRenderRequest(`unsupported CRS ${mosaic.crs} of the granules`)
 

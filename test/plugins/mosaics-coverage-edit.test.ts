@@ -160,3 +160,26 @@ t.test('a changed read-only field, another srs or an unknown field is a 400 nami
   t.equal((await get(app, `${C}.xml`)).body, xml, 'nothing changed (XML)')
   t.equal((await get(app, `${C}.json`)).body, json, 'nothing changed (JSON)')
 })
+
+t.test('a style that selects a band by name (SourceChannelName) renders the band that carries that name after a rename', async (t) => {
+  const app = await setup(t, { bands: 3 })
+  const sld = (band: string) => `<?xml version="1.0" encoding="UTF-8"?>
+<StyledLayerDescriptor version="1.0.0" xmlns="http://www.opengis.net/sld"><NamedLayer><Name>x</Name><UserStyle><Name>by-name</Name>
+<FeatureTypeStyle><Rule><RasterSymbolizer><ChannelSelection><GrayChannel><SourceChannelName>${band}</SourceChannelName></GrayChannel></ChannelSelection></RasterSymbolizer></Rule></FeatureTypeStyle>
+</UserStyle></NamedLayer></StyledLayerDescriptor>`
+  for (const [name, band] of [['bydefault', 'BLUE_BAND'], ['byname', 'sst']]) {
+    const r = await app.inject({ method: 'POST', url: `${BASE}/rest/styles?name=${name}`, headers: { ...ADMIN, 'content-type': 'application/vnd.ogc.sld+xml' }, payload: sld(band) })
+    t.equal(r.statusCode, 201, r.body)
+  }
+  const render = async (styleName: string) => {
+    const style = await app.styles.rasterStyleFor(undefined, styleName)
+    return await app.mosaics.prepareRender({ layer: 'ws:temp', crs: 'EPSG:4326', bbox: [0, 40, 15, 55], width: 20, height: 20, style })
+  }
+  t.match((await render('bydefault')).style, { channels: { gray: 3 } }, "GeoServer's default name of band 3")
+  await t.rejects(render('byname'), /the style selects band "sst", which ws:temp does not have \(its bands: RED_BAND, GREEN_BAND, BLUE_BAND\)/)
+  const r = await putJson(app, { coverage: { dimensions: { coverageDimension: [{ name: 'red' }, { name: 'sst' }, { name: 'blue' }] } } })
+  t.equal(r.statusCode, 200, r.body)
+  const job = await render('byname')
+  t.same(job.style, { channels: { gray: 2 } }, 'the name resolves to band 2, and the worker gets indexes only')
+  await t.rejects(render('bydefault'), /which ws:temp does not have \(its bands: red, sst, blue\)/, 'the old name is gone')
+})
