@@ -5,6 +5,7 @@ import t from 'tap'
 import { build, ADMIN, BASE } from '../helper.js'
 import { makeTiff, makeZip } from '../fixtures/mosaics/make.js'
 import { SLD, fixture } from './styles-helpers.js'
+import { addLayer as addSeedLayer } from '../fixtures/seed/layers.js'
 
 const REST = `${BASE}/rest`
 const S = `${REST}/security`
@@ -201,4 +202,34 @@ t.test('catalog mode, users, master password and layer rules: applied in XML and
   await refused(t, app, `${S}/acl/layers.json`, [
     ['rule attribute', () => send(app, 'PUT', `${S}/acl/layers.xml`, XML, '<rules><rule resource="*.*.r" priority="1">ROLE_X</rule></rules>'), /Unknown field "@priority" in rule/]
   ])
+})
+
+t.test('seed request: name must be the layer of the path, GWC failure-tolerance fields are refused by name, and no task is created', async (t) => {
+  const app = await build(t)
+  await addSeedLayer(app, {})
+  const SEED = `${BASE}/tilecache/rest/seed`
+  const body = (over: Record<string, unknown>) => ({ seedRequest: { zoomStart: 0, zoomStop: 0, type: 'truncate', gridSetId: 'EPSG:4326', format: 'image/png', ...over } })
+  const cases: Array<[string, unknown, RegExp]> = [
+    ['another layer', body({ name: 'topp:roads' }), /^Invalid seed request: name "topp:roads": names another layer than the path's topp:states$/],
+    ['retry count', body({ tileFailureRetryCount: 3 }), /^Invalid seed request: tileFailureRetryCount "3": is not supported/],
+    ['retry wait', body({ tileFailureRetryWaitTime: 100 }), /^Invalid seed request: tileFailureRetryWaitTime "100": is not supported/],
+    ['abort count', body({ totalFailuresBeforeAborting: 1000 }), /^Invalid seed request: totalFailuresBeforeAborting "1000": is not supported/],
+    ['filterUpdate', body({ filterUpdate: true }), /^Invalid seed request: filterUpdate "true": is not supported/]
+  ]
+  for (const [label, payload, message] of cases) {
+    const r = await send(app, 'POST', `${SEED}/topp:states.json`, JSON_, payload)
+    t.equal(r.statusCode, 400, label)
+    t.match(r.body, message, label)
+  }
+  const xmlRefused = await send(app, 'POST', `${SEED}/topp:states.xml`, XML, '<seedRequest><name>other</name><zoomStart>0</zoomStart><zoomStop>0</zoomStop><type>truncate</type></seedRequest>')
+  t.equal(xmlRefused.statusCode, 400)
+  t.match(xmlRefused.body, /name "other": names another layer/)
+  t.equal(await get(app, `${SEED}.json`), '{"long-array-array":[]}', 'no task')
+  // The layer's own name, qualified or not, and filterUpdate false are what is done anyway.
+  for (const over of [{ name: 'topp:states' }, { name: 'states', filterUpdate: false }]) {
+    const r = await send(app, 'POST', `${SEED}/topp:states.json`, JSON_, body(over))
+    t.equal(r.statusCode, 200, JSON.stringify(over))
+  }
+  const r = await send(app, 'POST', `${SEED}/topp:states.xml`, XML, '<seedRequest><name>topp:states</name><zoomStart>0</zoomStart><zoomStop>0</zoomStop><type>truncate</type><filterUpdate>false</filterUpdate></seedRequest>')
+  t.equal(r.statusCode, 200, r.body)
 })
