@@ -233,3 +233,17 @@ t.test('seed request: name must be the layer of the path, GWC failure-tolerance 
   const r = await send(app, 'POST', `${SEED}/topp:states.xml`, XML, '<seedRequest><name>topp:states</name><zoomStart>0</zoomStart><zoomStop>0</zoomStop><type>truncate</type><filterUpdate>false</filterUpdate></seedRequest>')
   t.equal(r.statusCode, 200, r.body)
 })
+
+t.test('kill forms: a field other than kill_all, kill_thread and thread_id is refused by name and kills nothing', async (t) => {
+  const app = await build(t)
+  await addSeedLayer(app, {})
+  const form = { ...ADMIN, 'content-type': 'application/x-www-form-urlencoded' }
+  let r = await app.inject({ method: 'POST', url: `${BASE}/tilecache/rest/seed`, headers: form, payload: 'kill_all=all&layer=topp:states' })
+  t.equal(r.statusCode, 400)
+  t.equal(r.body, 'Unknown field "layer" in the kill form')
+  r = await app.inject({ method: 'POST', url: `${BASE}/tilecache/rest/seed/topp:states`, headers: form, payload: 'kill_thread=1&thread_id=1&force=true' })
+  t.equal(r.statusCode, 400)
+  t.equal(r.body, 'Unknown field "force" in the kill form')
+  r = await app.inject({ method: 'POST', url: `${BASE}/tilecache/rest/seed`, headers: form, payload: 'kill_all=all' })
+  t.equal(r.statusCode, 200)
+})
