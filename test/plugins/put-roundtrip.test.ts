@@ -247,3 +247,14 @@ t.test('kill forms: a field other than kill_all, kill_thread and thread_id is re
   r = await app.inject({ method: 'POST', url: `${BASE}/tilecache/rest/seed`, headers: form, payload: 'kill_all=all' })
   t.equal(r.statusCode, 200)
 })
+
+t.test('app-schema upload: a filename with a ZIP (whose entries keep their names) is refused by name, nothing created', async (t) => {
+  const app = await build(t)
+  await app.workspaces.create({ name: 'ws' })
+  const zip = await makeZip({ 'mapping.xml': '<as:AppSchemaDataAccess xmlns:as="http://www.geotools.org/app-schema"/>' })
+  const url = `${REST}/workspaces/ws/datastores/st/file.appschema`
+  const r = await app.inject({ method: 'PUT', url: `${url}?filename=other.xml`, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: zip })
+  t.equal(r.statusCode, 400)
+  t.match(r.body, /^filename="other.xml" names the file of a single mapping-file upload/)
+  t.equal((await app.inject({ method: 'GET', url, headers: ADMIN })).statusCode, 404, 'no store')
+})
