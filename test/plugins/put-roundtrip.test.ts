@@ -258,3 +258,19 @@ t.test('app-schema upload: a filename with a ZIP (whose entries keep their names
   t.match(r.body, /^filename="other.xml" names the file of a single mapping-file upload/)
   t.equal((await app.inject({ method: 'GET', url, headers: ADMIN })).statusCode, 404, 'no store')
 })
+
+t.test('mosaic uploads and harvests: a query parameter they do not read is refused by name, nothing created', async (t) => {
+  const app = await build(t)
+  await app.workspaces.create({ name: 'ws' })
+  const zip = await makeZip({ 'temp.tif': makeTiff({ width: 8, height: 8, bbox: [0, 40, 10, 50], value: (x) => x }) })
+  const url = `${REST}/workspaces/ws/coveragestores/temp`
+  let r = await app.inject({ method: 'PUT', url: `${url}/file.imagemosaic?configure=all&recalculate=nativebbox`, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: zip })
+  t.equal(r.statusCode, 400)
+  t.equal(r.body, 'Unknown query parameter "recalculate" for file.imagemosaic; known: configure, coverageName, verify')
+  t.equal((await app.inject({ method: 'GET', url: `${url}.json`, headers: ADMIN })).statusCode, 404, 'no store')
+  r = await app.inject({ method: 'PUT', url: `${url}/file.imagemosaic?coverageName=sst`, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: zip })
+  t.equal(r.statusCode, 200, r.body)
+  r = await app.inject({ method: 'POST', url: `${url}/file.imagemosaic?configure=all`, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: zip })
+  t.equal(r.statusCode, 400)
+  t.equal(r.body, 'Unknown query parameter "configure" for file.imagemosaic; known: verify')
+})
