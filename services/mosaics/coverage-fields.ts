@@ -7,6 +7,7 @@ import { checkFields, sameValue, unifyShape } from '../body-fields.js'
 import { InvalidCoverage } from '../errors.js'
 import type { CoverageConfig, CoverageRow } from './catalog-rows.js'
 import type { MosaicRecord } from './granule-index.js'
+import { isoInstant } from './cql.js'
 
 const DIMENSION_TYPES: Record<string, string> = {
   Byte: 'UNSIGNED_8BITS', Int8: 'SIGNED_8BITS', UInt16: 'UNSIGNED_16BITS', Int16: 'SIGNED_16BITS',
@@ -33,8 +34,19 @@ type Box = { minx: number, maxx: number, miny: number, maxy: number, crs?: strin
 
 export interface BandView { name: string, description: string, range?: { min: number, max: number }, dimensionType: { name: string } }
 export interface DimensionView {
-  enabled: boolean, attribute: string, presentation: string, resolution?: string, units: string, unitSymbol?: string,
-  defaultValue: { strategy: string }
+  enabled: boolean, attribute: string, presentation: string, resolution?: number, units: string, unitSymbol?: string,
+  defaultValue: DefaultValue
+}
+
+/** GeoServer's DimensionDefaultValueSetting: which value a request without TIME/ELEVATION gets. */
+export interface DefaultValue { strategy: 'MINIMUM' | 'MAXIMUM' | 'FIXED', referenceValue?: string }
+const STRATEGIES = ['MINIMUM', 'MAXIMUM', 'FIXED']
+
+/** The stored default of a dimension, else GeoServer's (latest time, lowest elevation). */
+export function defaultValueOf (dim: 'time' | 'elevation', info: Record<string, unknown> | undefined): DefaultValue {
+  const d = info?.defaultValue as DefaultValue | undefined
+  if (d && STRATEGIES.includes(d.strategy)) return d.referenceValue === undefined ? { strategy: d.strategy } : { strategy: d.strategy, referenceValue: d.referenceValue }
+  return { strategy: dim === 'time' ? 'MAXIMUM' : 'MINIMUM' }
 }
 
 /** A coverage as its GET shows it, in plain values (the plugin adds links). */
@@ -69,11 +81,11 @@ export function coverageView (c: CoverageRow, mosaic: MosaicRecord): CoverageVie
       enabled: c.config.dimensions[dim],
       attribute: attr,
       presentation: String(info.presentation ?? 'LIST'),
-      resolution: info.resolution === undefined ? undefined : String(info.resolution),
+      resolution: info.resolution === undefined ? undefined : Number(info.resolution),
       units: String(info.units ?? (dim === 'time' ? 'ISO8601' : 'EPSG:5030')),
       unitSymbol: dim === 'elevation' ? String(info.unitSymbol ?? 'm') : (info.unitSymbol === undefined ? undefined : String(info.unitSymbol)),
-      // What the renderer does without TIME/ELEVATION (services/mosaics/render-job.ts).
-      defaultValue: { strategy: dim === 'time' ? 'MAXIMUM' : 'MINIMUM' }
+      // What the renderer draws without TIME/ELEVATION (services/mosaics/render-job.ts reads it).
+      defaultValue: defaultValueOf(dim, info)
     }])
   }
   return {
@@ -168,8 +180,9 @@ function editDimension (dim: Dim, info: unknown, view: CoverageView, config: Cov
     if (Object.keys(info).length === 1 && info.enabled !== undefined && !bool(info.enabled, `${dim} enabled`)) return
     throw InvalidCoverage(`the mosaic has no ${attr}, so ${dim} cannot be enabled or configured (metadata entry ${dim})`)
   }
-  checkFields(info, where, ['enabled', 'presentation', 'resolution', 'units', 'unitSymbol'], {
-    attribute: current.attribute, defaultValue: current.defaultValue
+  // Nearest match is not done (a TIME or ELEVATION selects exactly), so only "off" is accepted for it.
+  checkFields(info, where, ['enabled', 'presentation', 'resolution', 'units', 'unitSymbol', 'defaultValue'], {
+    attribute: current.attribute, nearestMatchEnabled: false, rawNearestMatchEnabled: false, acceptableInterval: undefined
   })
   if (info.enabled !== undefined) config.dimensions[dim] = bool(info.enabled, `metadata entry ${dim}: enabled`)
   const next: Record<string, unknown> = { ...(config.dimensionInfo?.[dim] ?? {}) }
@@ -178,6 +191,7 @@ function editDimension (dim: Dim, info: unknown, view: CoverageView, config: Cov
     if (!PRESENTATIONS.includes(p)) throw InvalidCoverage(`metadata entry ${dim}: presentation ${JSON.stringify(p.slice(0, 40))} is not one of ${PRESENTATIONS.join(', ')}`)
     next.presentation = p
   }
+  // Kept whatever the presentation, as GeoServer keeps it (it describes DISCRETE_INTERVAL lists).
   if (info.resolution !== undefined) {
     const r = text(info.resolution, `metadata entry ${dim}: resolution`).trim()
     if (r === '') delete next.resolution
@@ -190,10 +204,33 @@ function editDimension (dim: Dim, info: unknown, view: CoverageView, config: Cov
     if (s === '') delete next[k]
     else next[k] = s
   }
-  if (next.resolution !== undefined && (next.presentation ?? 'LIST') !== 'DISCRETE_INTERVAL') {
-    throw InvalidCoverage(`metadata entry ${dim}: resolution applies to the DISCRETE_INTERVAL presentation only`)
+  if (info.defaultValue !== undefined) {
+    const d = editDefaultValue(dim, info.defaultValue)
+    if (d) next.defaultValue = d
+    else delete next.defaultValue
   }
   config.dimensionInfo = { ...(config.dimensionInfo ?? {}), [dim]: next }
+}
+
+/** defaultValue: MINIMUM or MAXIMUM of the values, or FIXED at a referenceValue; "" for GeoServer's default. */
+function editDefaultValue (dim: Dim, v: unknown): DefaultValue | undefined {
+  const where = `metadata entry ${dim}: defaultValue`
+  if (v === '' || v === null) return undefined
+  if (!isObject(v)) throw InvalidCoverage(`${where} must hold a strategy`)
+  checkFields(v, `coverage.metadata.entry[${dim}].dimensionInfo.defaultValue`, ['strategy', 'referenceValue'])
+  const strategy = text(v.strategy ?? '', `${where}.strategy`).trim()
+  if (strategy === 'NEAREST') throw InvalidCoverage(`${where}.strategy NEAREST is not supported; use MINIMUM, MAXIMUM or FIXED`)
+  if (!STRATEGIES.includes(strategy)) throw InvalidCoverage(`${where}.strategy ${JSON.stringify(strategy.slice(0, 40))} is not one of ${STRATEGIES.join(', ')}`)
+  const ref = v.referenceValue === undefined ? '' : text(v.referenceValue, `${where}.referenceValue`).trim()
+  if (strategy !== 'FIXED') {
+    if (ref !== '') throw InvalidCoverage(`${where}.referenceValue applies to the FIXED strategy only`)
+    return { strategy: strategy as DefaultValue['strategy'] }
+  }
+  if (ref === '') throw InvalidCoverage(`${where}: the FIXED strategy needs a referenceValue`)
+  if (dim === 'time') {
+    try { isoInstant(ref) } catch { throw InvalidCoverage(`${where}.referenceValue ${JSON.stringify(ref.slice(0, 40))} is not an ISO 8601 time`) }
+  } else if (!Number.isFinite(Number(ref))) throw InvalidCoverage(`${where}.referenceValue ${JSON.stringify(ref.slice(0, 40))} is not a number`)
+  return { strategy: 'FIXED', referenceValue: ref }
 }
 
 function editMetadata (v: unknown, view: CoverageView, config: CoverageConfig): void {

@@ -1,6 +1,7 @@
 // RenderRequest -> RenderJob: finds the layer's mosaic, queries the index for the granules that
-// intersect the request's bbox (in the granules' CRS), honouring TIME and ELEVATION (GeoServer's
-// defaults when absent: the latest time, the lowest elevation) and CQL_FILTER.
+// intersect the request's bbox (in the granules' CRS), honouring TIME and ELEVATION (when absent,
+// the coverage's defaultValue: GeoServer's latest time and lowest elevation unless a PUT set
+// another) and CQL_FILTER.
 import type { Db } from '../storage/database.js'
 import type { RasterStyle, RenderRequest } from '../../workers/render-types.js'
 import type { RenderJob } from '../../workers/mosaic-types.js'
@@ -10,7 +11,7 @@ import { InvalidCql, InvalidRenderRequest, MosaicLayerNotFound } from '../errors
 import type { GranuleIndex, MosaicRecord } from './granule-index.js'
 import { isoInstant, type CompiledFilter } from './cql.js'
 import type { CoverageConfig } from './catalog-rows.js'
-import { defaultBandNames } from './coverage-fields.js'
+import { defaultBandNames, defaultValueOf } from './coverage-fields.js'
 
 const MAX_SIZE = 8192
 const MAX_GRANULES = 5000
@@ -128,16 +129,21 @@ export async function prepareRenderJob (req: RenderRequest, deps: Deps): Promise
     const latest = () => deps.index.minMax(name.workspace, row.store, timeAttribute).max
     if (req.time !== undefined && req.time !== '') filters.push(timeFilter(req.time, timeAttribute, latest))
     else {
-      const t = latest()
+      // The dimension's default (coverage PUT defaultValue): latest unless set otherwise.
+      const d = defaultValueOf('time', config.dimensionInfo?.time)
+      const t = d.strategy === 'FIXED' ? isoInstant(d.referenceValue!)
+        : d.strategy === 'MINIMUM' ? deps.index.minMax(name.workspace, row.store, timeAttribute).min : latest()
       if (t !== null) filters.push({ sql: '(json_extract(g.attrs, ?) = ?)', params: [attrPath(timeAttribute), t] })
     }
   }
   if (config.dimensions?.elevation && elevationAttribute) {
     if (req.elevation !== undefined && req.elevation !== '') filters.push(elevationFilter(req.elevation, elevationAttribute))
     else {
-      // The lowest elevation among the granules of the selected time, so that the two defaults
-      // never select nothing when the latest time has no granule at the overall lowest elevation.
-      const e = deps.index.minMax(name.workspace, row.store, elevationAttribute, and(filters)).min
+      // The lowest (or highest) elevation among the granules of the selected time, so that the two
+      // defaults never select nothing when that time has no granule at the overall lowest elevation.
+      const d = defaultValueOf('elevation', config.dimensionInfo?.elevation)
+      const range = d.strategy === 'FIXED' ? undefined : deps.index.minMax(name.workspace, row.store, elevationAttribute, and(filters))
+      const e = d.strategy === 'FIXED' ? Number(d.referenceValue) : d.strategy === 'MAXIMUM' ? range!.max : range!.min
       if (e !== null) filters.push({ sql: '(json_extract(g.attrs, ?) = ?)', params: [attrPath(elevationAttribute), e] })
     }
   }

@@ -68,7 +68,7 @@ t.test('GET, change every writable field, PUT back in XML: the next GET shows ea
     t.equal(cov.projectionPolicy, 'FORCE_DECLARED', `${label}: projectionPolicy`)
     t.equal(cov.enabled, false, `${label}: enabled`)
     const entries = Object.fromEntries(cov.metadata.entry.map((e: any) => [e['@key'], e.dimensionInfo ?? e.$]))
-    t.match(entries.time, { enabled: true, presentation: 'DISCRETE_INTERVAL', resolution: '86400000' }, `${label}: time`)
+    t.match(entries.time, { enabled: true, presentation: 'DISCRETE_INTERVAL', resolution: 86400000 }, `${label}: time`)
     t.match(entries.elevation, { enabled: false, unitSymbol: 'ft' }, `${label}: elevation`)
     t.equal(entries.dirName, 'temp_temp', `${label}: other metadata`)
     t.same(cov.dimensions.coverageDimension.map((d: any) => [d.name, d.description]), [['sst', 'Sea surface temperature']], `${label}: band`)
@@ -145,7 +145,10 @@ t.test('a changed read-only field, another srs or an unknown field is a 400 nami
     ['band field', () => putXml(app, '<coverage><dimensions><coverageDimension><name>sst</name><nullValues><double>0</double></nullValues></coverageDimension></dimensions></coverage>'), /Unknown field "nullValues" in coverage.dimensions.coverageDimension\[0\]/],
     ['unknown field', () => putJson(app, { coverage: { title: 'new', advertised: false } }), /Unknown field "advertised" in coverage/],
     ['dimension attribute', () => putXml(app, '<coverage><metadata><entry key="time"><dimensionInfo><attribute>other</attribute></dimensionInfo></entry></metadata></coverage>'), /Field "attribute" of coverage.metadata.entry\[time\].dimensionInfo is read-only/],
-    ['dimension default', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { defaultValue: { strategy: 'MINIMUM' } } }] } } }), /Field "defaultValue"/],
+    ['default NEAREST', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { defaultValue: { strategy: 'NEAREST' } } }] } } }), /defaultValue.strategy NEAREST is not supported/],
+    ['default FIXED without value', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { defaultValue: { strategy: 'FIXED' } } }] } } }), /the FIXED strategy needs a referenceValue/],
+    ['default FIXED bad time', () => putXml(app, '<coverage><metadata><entry key="time"><dimensionInfo><defaultValue><strategy>FIXED</strategy><referenceValue>yesterday</referenceValue></defaultValue></dimensionInfo></entry></metadata></coverage>'), /referenceValue "yesterday" is not an ISO 8601 time/],
+    ['nearest match', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { enabled: true, nearestMatchEnabled: true, acceptableInterval: 'PT1H' } }] } } }), /Field "nearestMatchEnabled" of coverage.metadata.entry\[time\].dimensionInfo is read-only: it is false, the request sends true/],
     ['custom dimension', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'custom_dimension_depth', dimensionInfo: { enabled: true } }] } } }), /custom dimensions are not supported/],
     ['projectionPolicy', () => putJson(app, { coverage: { projectionPolicy: 'SOMETIMES' } }), /projectionPolicy "SOMETIMES" is not one of/],
     ['presentation', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { presentation: 'GRID' } }] } } }), /presentation "GRID" is not one of/],
@@ -182,4 +185,29 @@ t.test('a style that selects a band by name (SourceChannelName) renders the band
   const job = await render('byname')
   t.same(job.style, { channels: { gray: 2 } }, 'the name resolves to band 2, and the worker gets indexes only')
   await t.rejects(render('bydefault'), /which ws:temp does not have \(its bands: red, sst, blue\)/, 'the old name is gone')
+})
+
+t.test("geoserver-node-client's enableTimeCoverage body is applied, and defaultValue strategies choose what a request without TIME or ELEVATION draws", async (t) => {
+  const app = await setup(t)
+  const drawn = async () => (await app.mosaics.prepareRender({ layer: 'ws:temp', crs: 'EPSG:4326', bbox: [0, 40, 15, 55], width: 20, height: 20 }))
+    .granules.map((g: any) => g.path.replace(/.*[\\/]/, '')).sort()
+  const entry = (key: string, dimensionInfo: Record<string, unknown>) => ({ coverage: { metadata: { entry: [{ '@key': key, dimensionInfo }] } } })
+  // enableTimeCoverage(ws, store, name, 'LIST', 3600000, 'MINIMUM', false, false): nearest match off.
+  let r = await putJson(app, entry('time', { enabled: true, presentation: 'LIST', resolution: 3600000, units: 'ISO8601', defaultValue: { strategy: 'MINIMUM' }, nearestMatchEnabled: false, rawNearestMatchEnabled: false }))
+  t.equal(r.statusCode, 200, r.body)
+  const time = (await coverageJson(app)).metadata.entry.find((e: any) => e['@key'] === 'time').dimensionInfo
+  t.match(time, { enabled: true, presentation: 'LIST', resolution: 3600000, units: 'ISO8601', defaultValue: { strategy: 'MINIMUM' } })
+  t.same(await drawn(), ['temp_20081101T000000_0.tif'], 'time MINIMUM: the earliest granule')
+  r = await putXml(app, '<coverage><metadata><entry key="time"><dimensionInfo><defaultValue><strategy>FIXED</strategy><referenceValue>2008-11-02T00:00:00Z</referenceValue></defaultValue></dimensionInfo></entry></metadata></coverage>')
+  t.equal(r.statusCode, 200, r.body)
+  t.same(await drawn(), ['temp_20081102T000000_100.tif'], 'time FIXED: the granule of that time')
+  r = await putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { enabled: false } }, { '@key': 'elevation', dimensionInfo: { defaultValue: { strategy: 'MAXIMUM' } } }] } } })
+  t.equal(r.statusCode, 200, r.body)
+  t.same(await drawn(), ['temp_20081102T000000_100.tif'], 'elevation MAXIMUM: the highest')
+  r = await putJson(app, entry('elevation', { defaultValue: { strategy: 'FIXED', referenceValue: '0' } }))
+  t.equal(r.statusCode, 200, r.body)
+  t.same(await drawn(), ['temp_20081101T000000_0.tif'], 'elevation FIXED 0')
+  r = await putJson(app, entry('elevation', { defaultValue: '' }))
+  t.equal(r.statusCode, 200, r.body)
+  t.match((await coverageJson(app)).metadata.entry.find((e: any) => e['@key'] === 'elevation').dimensionInfo.defaultValue, { strategy: 'MINIMUM' }, 'back to the default')
 })
