@@ -1,12 +1,12 @@
 # mapwarden: the standalone server, data directory on a volume.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY . .
 # npm ci builds (the prepare script) once the sources are in.
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 # MALLOC_ARENA_MAX=2: glibc's per-thread malloc arenas otherwise add ~100 MB of RSS while render threads seed.
 ENV NODE_ENV=production MAPWARDEN_HOST=0.0.0.0 MAPWARDEN_PORT=8080 MAPWARDEN_DATA_DIR=/data MALLOC_ARENA_MAX=2

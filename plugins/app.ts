@@ -18,6 +18,7 @@ import seed from './seed/index.js'
 import diskquota from './diskquota/index.js'
 import tiles from './tiles/index.js'
 import web from './web/index.js'
+import wms from './wms/index.js'
 import { registerOpenApi } from './openapi/index.js'
 import { createRequire } from 'node:module'
 import path from 'node:path'
@@ -51,7 +52,7 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
     reply.code(404).type('text/plain; charset=utf-8').send(escapeControls(`No such resource: ${req.method} ${req.url.split('?')[0]}`))
   })
   const ping = app.db.prepare('SELECT 1')
-  app.get('/health', { config: { access: 'public' } }, async () => {
+  app.get('/health', { schema: { summary: 'Health check: 200 while the catalog database answers' }, config: { access: 'public' } }, async () => {
     ping.get()
     return { status: 'ok' }
   })
@@ -71,6 +72,8 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
       await cache.register(tiles, { prefix: '/service' })
     }, { prefix })
   }
+  // WMS 1.1.1/1.3.0: {base}/wms, {base}/ows, {base}/<ws>/wms, {base}/gwc/service/wms.
+  await app.register(wms)
   // The admin page ({base}/web/) and {base}/session.
   await app.register(web)
 }

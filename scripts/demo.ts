@@ -7,11 +7,17 @@
 //   MAPWARDEN_USER      admin user (default admin)
 //   MAPWARDEN_PASSWORD  its password (or MAPWARDEN_ADMIN_PASSWORD)
 //   --zip <file>        only write the mosaic ZIP, do not upload
+//   --files <dir>       only write every file the README's "Using the API" walk uploads, do not
+//                       upload: mosaic.zip, more-granules.zip (a third day, to harvest),
+//                       watertemp.sld (a ColorMap style), marker.zip (a style package: an SLD and
+//                       its image) and stations.zip (an app-schema mapping with its schema and a
+//                       property-file source, from test/fixtures/appschema/property)
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { writeArrayBuffer } from 'geotiff'
 import yazl from 'yazl'
+import sharp from 'sharp'
 import { resolveConfig } from '../plugins/infra/config.js'
 
 const TIMES = ['20240601T000000', '20240602T000000']
@@ -45,6 +51,13 @@ function granule (t: number, e: number): Buffer {
   } as any))
 }
 
+async function zipOf (zip: yazl.ZipFile): Promise<Buffer> {
+  zip.end()
+  const chunks: Buffer[] = []
+  for await (const c of zip.outputStream) chunks.push(c as Buffer)
+  return Buffer.concat(chunks)
+}
+
 export async function demoZip (): Promise<Buffer> {
   const zip = new yazl.ZipFile()
   zip.addBuffer(Buffer.from([
@@ -58,10 +71,100 @@ export async function demoZip (): Promise<Buffer> {
   zip.addBuffer(Buffer.from('regex=[0-9]{8}T[0-9]{6}\n'), 'timeregex.properties', { mtime: new Date(0) })
   zip.addBuffer(Buffer.from('regex=(?<=_)[0-9]+(?=\\.tif)\n'), 'elevationregex.properties', { mtime: new Date(0) })
   TIMES.forEach((time, t) => ELEVATIONS.forEach((e) => zip.addBuffer(granule(t, e), `watertemp_${time}_${e}.tif`, { mtime: new Date(0) })))
-  zip.end()
-  const chunks: Buffer[] = []
-  for await (const c of zip.outputStream) chunks.push(c as Buffer)
-  return Buffer.concat(chunks)
+  return zipOf(zip)
+}
+
+/** Granules of the day after the demo's two (same names, same regexes): a ZIP to harvest. */
+export async function moreGranulesZip (): Promise<Buffer> {
+  const zip = new yazl.ZipFile()
+  for (const e of ELEVATIONS) zip.addBuffer(granule(TIMES.length, e), `watertemp_20240603T000000_${e}.tif`, { mtime: new Date(0) })
+  return zipOf(zip)
+}
+
+/** A style package: an SLD whose PointSymbolizer draws marker.png, and that image (a red dot). */
+export async function markerZip (): Promise<Buffer> {
+  const sld = `<?xml version="1.0" encoding="UTF-8"?>
+<StyledLayerDescriptor version="1.0.0" xmlns="http://www.opengis.net/sld" xmlns:xlink="http://www.w3.org/1999/xlink">
+  <NamedLayer>
+    <Name>marker</Name>
+    <UserStyle>
+      <Name>marker</Name>
+      <FeatureTypeStyle>
+        <Rule>
+          <PointSymbolizer>
+            <Graphic>
+              <ExternalGraphic>
+                <OnlineResource xlink:type="simple" xlink:href="marker.png"/>
+                <Format>image/png</Format>
+              </ExternalGraphic>
+              <Size>16</Size>
+            </Graphic>
+          </PointSymbolizer>
+        </Rule>
+      </FeatureTypeStyle>
+    </UserStyle>
+  </NamedLayer>
+</StyledLayerDescriptor>
+`
+  const dot = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><circle cx="8" cy="8" r="6" fill="#d1242f"/></svg>')
+  const png = await sharp(dot).png().toBuffer()
+  const zip = new yazl.ZipFile()
+  zip.addBuffer(Buffer.from(sld), 'marker.sld', { mtime: new Date(0) })
+  zip.addBuffer(png, 'marker.png', { mtime: new Date(0) })
+  return zipOf(zip)
+}
+
+/** The repository's app-schema mapping of weather stations (test/fixtures/appschema/property) as a ZIP. */
+export async function stationsZip (): Promise<Buffer> {
+  const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'test', 'fixtures', 'appschema', 'property')
+  const zip = new yazl.ZipFile()
+  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((x) => x.isFile()).sort((a, b) => path.join(a.parentPath, a.name).localeCompare(path.join(b.parentPath, b.name)))) {
+    const full = path.join(e.parentPath, e.name)
+    zip.addBuffer(fs.readFileSync(full), path.relative(dir, full).split(path.sep).join('/'), { mtime: new Date(0) })
+  }
+  return zipOf(zip)
+}
+
+/** Writes every file the README's walk uploads into `dir`; returns their names. */
+export async function writeWalkFiles (dir: string): Promise<string[]> {
+  fs.mkdirSync(dir, { recursive: true })
+  const files: Record<string, Buffer | string> = {
+    'mosaic.zip': await demoZip(),
+    'more-granules.zip': await moreGranulesZip(),
+    'watertemp.sld': demoSld(),
+    'marker.zip': await markerZip(),
+    'stations.zip': await stationsZip()
+  }
+  for (const [name, data] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), data)
+  return Object.keys(files)
+}
+
+/** A style for the demo's values (1-255, 0 is nodata): a ColorMap ramp from cold blue to warm red. */
+export function demoSld (): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<StyledLayerDescriptor version="1.0.0" xmlns="http://www.opengis.net/sld">
+  <NamedLayer>
+    <Name>watertemp</Name>
+    <UserStyle>
+      <Name>watertemp</Name>
+      <Title>Water temperature</Title>
+      <FeatureTypeStyle>
+        <Rule>
+          <RasterSymbolizer>
+            <ColorMap type="ramp">
+              <ColorMapEntry color="#000000" quantity="0" opacity="0" label="nodata"/>
+              <ColorMapEntry color="#2C7BB6" quantity="1" label="cold"/>
+              <ColorMapEntry color="#ABD9E9" quantity="80" label="cool"/>
+              <ColorMapEntry color="#FDAE61" quantity="140" label="mild"/>
+              <ColorMapEntry color="#D7191C" quantity="220" label="warm"/>
+            </ColorMap>
+          </RasterSymbolizer>
+        </Rule>
+      </FeatureTypeStyle>
+    </UserStyle>
+  </NamedLayer>
+</StyledLayerDescriptor>
+`
 }
 
 /** The URL the server started with the same MAPWARDEN_* settings listens on. */
@@ -72,6 +175,13 @@ function serverUrl (): string {
 }
 
 async function main () {
+  const filesArg = process.argv.indexOf('--files')
+  if (filesArg > 0) {
+    const dir = process.argv[filesArg + 1] ?? '.'
+    const names = await writeWalkFiles(dir)
+    console.log(`wrote ${names.join(', ')} into ${dir}`)
+    return
+  }
   const zipArg = process.argv.indexOf('--zip')
   const zip = await demoZip()
   if (zipArg > 0) {

@@ -2,7 +2,7 @@
 // (GeoServer's and GWC's serializer) reads `class="..."` on an element and `"@class"` in JSON as
 // the Java type to build, the shape of its deserialization CVEs; mapwarden builds no types from a
 // body, but a hint is a sign of a hostile or confused client, so it is refused by name rather than
-// silently ignored (../shared/spec/hostile-inputs.md #14). XML namespace declarations and xsi:
+// silently ignored. XML namespace declarations and xsi:
 // attributes on the element are allowed (never fetched).
 import { ReadOnlyField, UnknownField } from './errors.js'
 

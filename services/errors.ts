@@ -1,6 +1,6 @@
 // The catalog of domain failures. Services throw these; plugins/infra/errors.ts is the only place
 // that turns a failure's `kind` into an HTTP status. Messages follow GeoServer's wording where
-// clients parse them (../shared/spec/geoserver-wire-formats.md section 0.2).
+// clients parse them (plain text bodies).
 import { format } from 'node:util'
 
 export type ErrorKind =
@@ -81,7 +81,7 @@ export const ZipTooLarge = createError('MW_ZIP_TOO_LARGE', 'too_large', 'ZIP arc
 
 // --- styles ---
 // Messages as GeoServer's StyleController and LayerController word them
-// (../shared/spec/geoserver-wire-formats.md section 4); statuses per ../shared/spec/DECISIONS.md.
+// (a duplicate or a style in use is 403, as GeoServer; a broken SLD 400).
 export const StyleNotFound = createError('MW_STYLES_NOT_FOUND', 'not_found', 'No such style: %s')
 export const StyleNotFoundInWorkspace = createError('MW_STYLES_NOT_FOUND_IN_WORKSPACE', 'not_found', 'No such style %s in workspace %s')
 export const StyleToDeleteNotFound = createError('MW_STYLES_DELETE_NOT_FOUND', 'not_found', 'Style %s not found')
@@ -94,7 +94,6 @@ export const InvalidStyle = createError('MW_STYLES_INVALID', 'invalid', 'Invalid
 export const InvalidStyleEntry = createError('MW_STYLES_INVALID_ENTRY', 'invalid', 'Invalid style entry: %s')
 export const NoSldInZip = createError('MW_STYLES_NO_SLD_IN_ZIP', 'invalid', 'No sld file provided: the ZIP holds no .sld file at its top level')
 export const SeveralSldsInZip = createError('MW_STYLES_SEVERAL_SLDS_IN_ZIP', 'invalid', 'The ZIP holds more than one .sld file at its top level (%s); send one style per package')
-export const StyleImageTaken = createError('MW_STYLES_IMAGE_TAKEN', 'conflict', 'Style resource %s already belongs to style %s')
 export const StyleMediaType = createError('MW_STYLES_MEDIA_TYPE', 'unsupported', 'Unsupported media type %s for %s; accepted: %s')
 export const LayerNotFound = createError('MW_STYLES_LAYER_NOT_FOUND', 'not_found', 'No such layer: %s')
 export const LayerStyleUnknown = createError('MW_STYLES_LAYER_STYLE_UNKNOWN', 'invalid', 'No such style: %s')
@@ -161,8 +160,27 @@ export const RenderQueueFull = createError('MW_TILES_RENDER_QUEUE_FULL', 'unavai
 // Bad data is not a server fault: 422 names the granule, so the administrator knows which file to replace.
 export const GranuleDamaged = createError('MW_TILES_GRANULE_DAMAGED', 'unprocessable', 'Granule %s of layer %s cannot be decoded (%s)')
 export const GranulesChanged = createError('MW_TILES_GRANULES_CHANGED', 'unavailable', 'The granules of layer %s changed while a tile was being rendered; try again')
+// Tile-cache users' requests (issue 22): per-layer tile settings, cached-only layers, exports.
+export const TileSettingInvalid = createError('MW_TILES_SETTING_INVALID', 'invalid', 'Invalid layer %s: %s: %s')
+export const TileNotCached = createError('MW_TILES_NOT_CACHED', 'not_found', 'Tile %s of layer %s in grid set %s is not cached, and the layer serves cached tiles only')
+export const ExportInvalid = createError('MW_TILES_EXPORT_INVALID', 'invalid', 'Invalid export request: %s %s: %s')
+// --- wms (OGC exception codes in the code's suffix: services/wms/exceptions.ts) ---
+export const WmsLayerNotDefined = createError('MW_WMS_LAYER_NOT_DEFINED', 'invalid', 'Could not find layer %s')
+export const WmsStyleNotDefined = createError('MW_WMS_STYLE_NOT_DEFINED', 'invalid', 'No such style %s for layer %s; allowed: %s')
+export const WmsInvalidCrs = createError('MW_WMS_INVALID_CRS', 'invalid', 'Error occurred decoding the espg code %s: %s')
+export const WmsInvalidFormat = createError('MW_WMS_INVALID_FORMAT', 'invalid', 'Unsupported %s %s; supported: %s')
+export const WmsMissingParameter = createError('MW_WMS_MISSING_PARAMETER', 'invalid', '%s parameter is mandatory')
+export const WmsInvalidParameter = createError('MW_WMS_INVALID_PARAMETER', 'invalid', 'Invalid %s %s: %s')
+export const WmsInvalidDimension = createError('MW_WMS_INVALID_DIMENSION', 'invalid', 'Invalid %s value %s: %s')
+export const WmsOperationNotSupported = createError('MW_WMS_OPERATION_NOT_SUPPORTED', 'invalid', 'No such operation WMS %s; supported: GetCapabilities, GetMap, GetFeatureInfo')
+export const WmsInvalidPoint = createError('MW_WMS_INVALID_POINT', 'invalid', '%s %s is outside the map of %d pixels')
+export const WmsLayerNotQueryable = createError('MW_WMS_LAYER_NOT_QUERYABLE', 'invalid', 'Layer %s is not among the LAYERS of the map')
+export const WmsTooLarge = createError('MW_WMS_TOO_LARGE', 'invalid', '%s %d is larger than the largest map size of %d pixels (MAPWARDEN_WMS_MAX_SIZE)')
+export const WmsNotTileAligned = createError('MW_WMS_NOT_TILE_ALIGNED', 'invalid', 'Not a tile of the cache: %s')
 // --- web (admin page) ---
 export const WebPageNotBuilt = createError('MW_WEB_NOT_BUILT', 'unavailable', 'The admin page is not built: run npm run build')
+export const LegendLayerMissing = createError('MW_WEB_LEGEND_LAYER', 'invalid', 'Query parameter layer is required (a layer name such as demo:watertemp)')
+export const LegendStyleInvalid = createError('MW_WEB_LEGEND_STYLE', 'invalid', 'Style %s is not a style of layer %s; allowed: %s')
 // --- mosaics ---
 export const MosaicWorkspaceNotFound = createError('MW_MOSAIC_WORKSPACE_NOT_FOUND', 'not_found', 'No such workspace : %s')
 export const CoverageStoreNotFound = createError('MW_MOSAIC_STORE_NOT_FOUND', 'not_found', 'No such coverage store: %s')

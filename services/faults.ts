@@ -1,7 +1,6 @@
 // Fault points for the crash-safety harness (test/crash/): MAPWARDEN_FAULT_KILL_AT names points in
 // the write paths where the process kills itself with SIGKILL, so a test can prove that a crash at
-// exactly that moment loses nothing acknowledged and tears nothing (../shared/spec/hostile-inputs.md
-// "How to test crash safety"). Test-only: unset in production, and then every point is a no-op.
+// exactly that moment loses nothing acknowledged and tears nothing. Test-only: unset in production, and then every point is a no-op.
 // The list is separated by `,` or `|`; `name@n` fires on the n-th time the point is reached
 // (default the first), counted per thread (tile writes happen in the render workers). Services
 // receive the `FaultPoint` function; they never read the environment.

@@ -17,6 +17,7 @@ import { workerData } from 'node:worker_threads'
 import { GRANULE_DAMAGED, renderMosaic } from './render-mosaic.js'
 import type { RenderJob } from './mosaic-types.js'
 import { writeTileFile, type TileWrite } from '../services/seed/tile-files.js'
+import type { TileFormat } from '../services/seed/formats.js'
 import { createFaults, killProcessAt, type FaultRule } from '../services/faults.js'
 
 const fault = createFaults((workerData as { faultKillAt?: FaultRule[] } | undefined)?.faultKillAt, killProcessAt)
@@ -24,7 +25,9 @@ const fault = createFaults((workerData as { faultKillAt?: FaultRule[] } | undefi
 sharp.concurrency(1) // one libvips thread per worker: the pool is the parallelism
 sharp.cache(false)
 
-export type EncodeFormat = 'image/png' | 'image/jpeg' | 'image/webp'
+export type EncodeFormat = TileFormat
+/** JPEG and WebP quality unless the payload names one (MAPWARDEN_JPEG_QUALITY). */
+export const DEFAULT_QUALITY = 80
 export interface PngOptions { compressionLevel: number, adaptiveFiltering: boolean }
 export const PNG_OPTIONS: PngOptions = { compressionLevel: 2, adaptiveFiltering: true }
 
@@ -36,6 +39,8 @@ export interface MetatilePayload {
   tileSize: number
   format: EncodeFormat
   png?: PngOptions
+  /** JPEG quality (1-100), also of the JPEG tiles of image/vnd.jpeg-png and of WebP. */
+  quality?: number
   /** Where the tiles go: one path per tile in image order (top-left first, row by row). */
   target: { tmpDir: string, paths: string[] }
 }
@@ -68,7 +73,7 @@ function emptyPng (size: number): Promise<Buffer> {
  * row by row. libvips cuts each tile out of the one metatile buffer (no copies in JavaScript; a pipeline per
  * tile is cheaper than sharp's clone()) and drops the alpha band of opaque tiles.
  */
-export async function cutAndEncode (rgba: Uint8Array, cols: number, rows: number, size: number, format: EncodeFormat, png: PngOptions = PNG_OPTIONS): Promise<Buffer[]> {
+export async function cutAndEncode (rgba: Uint8Array, cols: number, rows: number, size: number, format: EncodeFormat, png: PngOptions = PNG_OPTIONS, quality = DEFAULT_QUALITY): Promise<Buffer[]> {
   const width = cols * size
   const raw = { raw: { width, height: rows * size, channels: 4 as const } }
   // All tiles in flight at once: sharp encodes on libuv's pool, overlapping the next render.
@@ -86,11 +91,17 @@ export async function cutAndEncode (rgba: Uint8Array, cols: number, rows: number
           if (a !== 0) empty = false
         }
       }
-      if (format === 'image/png' && empty) { jobs.push(emptyPng(size)); continue }
+      // Formats with transparency write a fully transparent tile as one constant PNG.
+      if (empty && format !== 'image/jpeg' && format !== 'image/webp') { jobs.push(emptyPng(size)); continue }
       let img = sharp(rgba, raw).extract({ left: c * size, top: r * size, width: size, height: size })
-      if (format === 'image/png') img = opaque ? img.removeAlpha().png(png) : img.png(png)
-      else if (format === 'image/jpeg') img = img.flatten({ background: '#ffffff' }).jpeg({ quality: 80 })
-      else img = img.webp({ quality: 80, effort: 2 })
+      // image/vnd.jpeg-png: JPEG where the tile is opaque (smaller), PNG where it is not (as GeoServer).
+      const as = format === 'image/vnd.jpeg-png' ? (opaque ? 'image/jpeg' : 'image/png') : format
+      if (as === 'image/png') img = opaque ? img.removeAlpha().png(png) : img.png(png)
+      // Paletted: libimagequant, 256 colours with alpha, low effort (seeding speed), no dithering
+      // (its noise defeats deflate: 20 KB against 2 KB undithered on a smooth test tile).
+      else if (as === 'image/png8') img = img.png({ palette: true, colours: 256, effort: 1, dither: 0, compressionLevel: png.compressionLevel })
+      else if (as === 'image/jpeg') img = img.flatten({ background: '#ffffff' }).jpeg({ quality })
+      else img = img.webp({ quality, effort: 2 })
       jobs.push(img.toBuffer())
     }
   }
@@ -108,7 +119,7 @@ export async function renderMetatile (p: MetatilePayload): Promise<MetatileResul
   if (img.width !== p.cols * p.tileSize || img.height !== p.rows * p.tileSize) {
     throw new Error(`renderer returned ${img.width}x${img.height}, expected ${p.cols * p.tileSize}x${p.rows * p.tileSize}`)
   }
-  const tiles = await cutAndEncode(img.rgba, p.cols, p.rows, p.tileSize, p.format, p.png)
+  const tiles = await cutAndEncode(img.rgba, p.cols, p.rows, p.tileSize, p.format, p.png, p.quality)
   if (tiles.length !== p.target.paths.length) throw new Error(`${tiles.length} tiles rendered for ${p.target.paths.length} paths`)
   const writes: TileWrite[] = []
   try {
@@ -121,8 +132,11 @@ export async function renderMetatile (p: MetatilePayload): Promise<MetatileResul
 }
 
 /** Bench only: encodes `count` copies of one tile, as a 1x1 metatile (the sharp encode ceiling). */
-export async function encodeLoop (p: { rgba: Uint8Array, size: number, count: number, format: EncodeFormat, png?: PngOptions }) {
+export async function encodeLoop (p: { rgba: Uint8Array, size: number, count: number, format: EncodeFormat, png?: PngOptions, quality?: number }) {
   let bytes = 0
-  for (let i = 0; i < p.count; i++) bytes += (await cutAndEncode(p.rgba, 1, 1, p.size, p.format, p.png))[0].length
+  for (let i = 0; i < p.count; i++) bytes += (await cutAndEncode(p.rgba, 1, 1, p.size, p.format, p.png, p.quality))[0].length
   return bytes
 }
+
+// The WMS's tasks run on the same pool (this is its entry file).
+export { renderMap, pixelValues, exceptionImage } from './render-map.js'

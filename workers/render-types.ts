@@ -20,8 +20,11 @@ export interface RasterStyle {
 /** What a render call asks for; the mosaic service turns it into a RenderJob. */
 export interface RenderRequest {
   layer: string                 // <workspace>:<layer>
-  crs: 'EPSG:4326' | 'EPSG:900913' | 'EPSG:3857'
+  /** EPSG:4326, EPSG:900913/3857, WGS84 UTM zones, or any code `proj4Defs` defines (the WMS). */
+  crs: string
   bbox: [number, number, number, number]  // minx, miny, maxx, maxy in crs units (lon/lat order for 4326)
+  /** proj4 definitions of CRS codes the built-in set lacks. */
+  proj4Defs?: Record<string, string>
   width: number
   height: number
   time?: string

@@ -1,6 +1,6 @@
 // {base}/rest/workspaces/<ws>/datastores...: application-schema data stores (GeoServer's
 // DataStoreFileController for `file.appschema`, DataStoreController and FeatureTypeController
-// shapes; ../shared/spec/geoserver-wire-formats.md section 5). Statuses follow DECISIONS.md.
+// shapes): 201 when a single-file upload creates the store, 200 when it updates one and for ZIPs.
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { createAppSchemaService, parseConfigure } from '../../services/appschema/service.js'
@@ -36,25 +36,25 @@ export default async function appschema (app: FastifyInstance) {
   })
 
   for (const url of suffixed('/workspaces/:ws/datastores')) {
-    app.get(url, { schema: { params: WsParams } }, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List the data stores of a workspace', params: WsParams } }, async (req, reply) => {
       const { ws } = req.params as P<'ws'>
       return reply.resource(dataStoreListDoc(req, urls, ws, await service.list(ws)))
     })
   }
 
-  app.get('/workspaces/:ws/datastores/:store', { schema: { params: StoreParams } }, async (req, reply) => {
+  app.get('/workspaces/:ws/datastores/:store', { schema: { summary: 'An application-schema data store', params: StoreParams } }, async (req, reply) => {
     const { ws, store } = req.params as P<'ws' | 'store'>
     return reply.resource(dataStoreDoc(req, urls, await service.getStore(ws, store)))
   })
 
-  app.delete('/workspaces/:ws/datastores/:store', { schema: { params: StoreParams, querystring: RecurseQuery } }, async (req, reply) => {
+  app.delete('/workspaces/:ws/datastores/:store', { schema: { summary: 'Delete an application-schema data store', params: StoreParams, querystring: RecurseQuery } }, async (req, reply) => {
     const { ws, store } = req.params as P<'ws' | 'store'>
     await service.remove(ws, store, (req.query as { recurse?: boolean }).recurse === true)
     return reply.code(200).send()
   })
 
   for (const url of suffixed('/workspaces/:ws/datastores/:store/featuretypes')) {
-    app.get(url, { schema: { params: StoreParams, querystring: ListQuery } }, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List the feature types of a data store', params: StoreParams, querystring: ListQuery } }, async (req, reply) => {
       const { ws, store } = req.params as P<'ws' | 'store'>
       const { list = 'configured' } = req.query as { list?: string }
       if (list === 'configured') return reply.resource(featureTypeListDoc(req, urls, ws, store, await service.featureTypes(ws, store)))
@@ -63,13 +63,13 @@ export default async function appschema (app: FastifyInstance) {
     })
   }
 
-  app.get('/workspaces/:ws/datastores/:store/featuretypes/:ft', { schema: { params: FtParams } }, async (req, reply) => {
+  app.get('/workspaces/:ws/datastores/:store/featuretypes/:ft', { schema: { summary: 'A feature type of an application-schema data store', params: FtParams } }, async (req, reply) => {
     const { ws, store, ft } = req.params as P<'ws' | 'store' | 'ft'>
     return reply.resource(featureTypeDoc(req, urls, await service.featureType(ws, store, ft)))
   })
 
   const fileRoute = '/workspaces/:ws/datastores/:store/file.:format'
-  app.put(fileRoute, { schema: { params: FileParams, querystring: UploadQuery } }, async (req, reply) => {
+  app.put(fileRoute, { schema: { summary: 'Upload a mapping file or a ZIP of mapping, schemas and data (creates or updates the store)', params: FileParams, querystring: UploadQuery } }, async (req, reply) => {
     const { ws, store, format } = req.params as P<'ws' | 'store' | 'format'>
     if (format.toLowerCase() !== 'appschema') throw UnsupportedStoreFormat(format)
     const { configure, filename } = req.query as { configure?: string, filename?: string }
@@ -93,14 +93,14 @@ export default async function appschema (app: FastifyInstance) {
     return reply.code(result.created && !req.upload ? 201 : 200).send()
   })
 
-  app.get(fileRoute, { schema: { params: FileParams } }, async (req, reply) => {
+  app.get(fileRoute, { schema: { summary: 'Download the store\'s files as a ZIP', params: FileParams } }, async (req, reply) => {
     const { ws, store, format } = req.params as P<'ws' | 'store' | 'format'>
     if (format.toLowerCase() !== 'appschema') throw UnsupportedStoreFormat(format)
     const { dir, files } = await service.files(ws, store)
-    return reply.type('application/zip').header('content-disposition', `attachment; filename=${store}.zip`).send(await zipOf(dir, files))
+    return reply.type('application/zip').header('content-disposition', `attachment; filename=${store}.zip`).send(zipOf(dir, files))
   })
 
   for (const method of ['POST', 'DELETE'] as const) {
-    app.route({ method, url: fileRoute, handler: async (req) => { throw MethodNotAllowed(req.method) } })
+    app.route({ schema: { summary: 'Not allowed: answers 405 (as GeoServer)' }, method, url: fileRoute, handler: async (req) => { throw MethodNotAllowed(req.method) } })
   }
 }

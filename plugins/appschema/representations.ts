@@ -3,8 +3,8 @@
 import type { FastifyRequest } from 'fastify'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
-import yazl from 'yazl'
 import { Link, type Document, type Value } from '../infra/representation.js'
+import { zipStream } from '../infra/zip-stream.js'
 import type { Urls } from '../infra/services.js'
 import type { FeatureTypeRow, StoreRow } from '../../services/appschema/catalog-rows.js'
 import type { Bbox } from '../../services/appschema/properties.js'
@@ -92,9 +92,6 @@ export function featureTypeDoc (req: FastifyRequest, urls: Urls, ft: FeatureType
 }
 
 /** The stored files as a ZIP stream, names relative to the store directory. */
-export async function zipOf (dir: string, files: string[]): Promise<Readable> {
-  const zip = new yazl.ZipFile()
-  for (const f of files) zip.addFile(path.join(dir, ...f.split('/')), f)
-  zip.end()
-  return zip.outputStream as unknown as Readable
+export function zipOf (dir: string, files: string[]): Readable {
+  return zipStream(files.map((f) => ({ name: f, path: path.join(dir, ...f.split('/')) })))
 }

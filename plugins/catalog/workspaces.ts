@@ -20,7 +20,7 @@ export default async function workspaces (app: FastifyInstance) {
   })
 
   for (const url of suffixed('/workspaces')) {
-    app.get(url, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List workspaces' } }, async (req, reply) => {
       const list = await service.list() // the same array until a workspace changes
       return reply.cachedResource(list, () => ({
         workspaces: {
@@ -28,24 +28,24 @@ export default async function workspaces (app: FastifyInstance) {
         }
       }))
     })
-    app.post(url, async (req, reply) => {
+    app.post(url, { schema: { summary: 'Create a workspace (201, body = its name)' } }, async (req, reply) => {
       const ws = await service.create(bodyRoot(req.body, 'workspace'))
       return reply.code(201).header('Location', urls.rest(req, 'workspaces', ws.name)).type('text/plain').send(ws.name)
     })
   }
 
-  app.get('/workspaces/:ws', { schema: { params: WsParams } }, async (req, reply) => {
+  app.get('/workspaces/:ws', { schema: { summary: 'A workspace', params: WsParams } }, async (req, reply) => {
     const { ws } = req.params as { ws: string }
     return reply.resource(one(req, await service.get(ws)))
   })
 
-  app.put('/workspaces/:ws', { schema: { params: WsParams } }, async (req, reply) => {
+  app.put('/workspaces/:ws', { schema: { summary: 'Rename or update a workspace', params: WsParams } }, async (req, reply) => {
     const { ws } = req.params as { ws: string }
     await service.update(ws, bodyRoot(req.body, 'workspace'))
     return reply.code(200).send()
   })
 
-  app.delete('/workspaces/:ws', { schema: { params: WsParams, querystring: RecurseQuery } }, async (req, reply) => {
+  app.delete('/workspaces/:ws', { schema: { summary: 'Delete a workspace (recurse=true: with its content)', params: WsParams, querystring: RecurseQuery } }, async (req, reply) => {
     const { ws } = req.params as { ws: string }
     await service.remove(ws, (req.query as { recurse?: boolean }).recurse === true)
     return reply.code(200).send()

@@ -1,5 +1,5 @@
-// GeoWebCache's disk quota resource (../shared/spec/geoserver-wire-formats.md section 3,
-// DECISIONS.md): GET/PUT diskquota(.xml|.json), POST/DELETE 405, plus diskquota/usage with what
+// GeoWebCache's disk quota resource (DiskQuotaConfig in XML and JSON, root
+// tilecacheQuotaConfiguration, GWC's gwcQuotaConfiguration accepted on PUT): GET/PUT diskquota(.xml|.json), POST/DELETE 405, plus diskquota/usage with what
 // is used, per layer and tile set, against which quota. Mounted twice (tilecache and gwc): all
 // state lives in app.diskQuota.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -18,19 +18,19 @@ function sendConfig (req: FastifyRequest, reply: FastifyReply, c: QuotaConfig) {
 }
 
 // Refused in onRequest, before any body is read.
-const notAllowed = { onRequest: async (req: FastifyRequest) => { throw MethodNotAllowed(req.method) } }
+const notAllowed = { onRequest: async (req: FastifyRequest) => { throw MethodNotAllowed(req.method) }, schema: { summary: 'Not allowed: answers 405 (as GeoWebCache)' } }
 const never = async () => {}
 
 export default async function diskquota (app: FastifyInstance) {
   const dq = app.diskQuota
   for (const url of suffixed('/diskquota')) {
-    app.get(url, async (req, reply) => sendConfig(req, reply, dq.config))
-    app.put(url, async (req, reply) => sendConfig(req, reply, await dq.update(bodyRoot(req.body, ...ROOTS))))
+    app.get(url, { schema: { summary: 'Disk-quota configuration' } }, async (req, reply) => sendConfig(req, reply, dq.config))
+    app.put(url, { schema: { summary: 'Change the disk-quota configuration (partial; answers the whole result)' } }, async (req, reply) => sendConfig(req, reply, await dq.update(bodyRoot(req.body, ...ROOTS))))
     app.post(url, notAllowed, never)
     app.delete(url, notAllowed, never)
   }
   for (const url of suffixed('/diskquota/usage')) {
-    app.get(url, async (req, reply) => reply.resource(usageDocument(await dq.usage())))
+    app.get(url, { schema: { summary: 'Disk usage of the tile cache, globally and per layer' } }, async (req, reply) => reply.resource(usageDocument(await dq.usage())))
     app.put(url, notAllowed, never)
     app.post(url, notAllowed, never)
     app.delete(url, notAllowed, never)

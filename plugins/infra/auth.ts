@@ -6,20 +6,17 @@ import basicAuth from '@fastify/basic-auth'
 import type { FastifyInstance, FastifyRequest, FastifyReply } from 'fastify'
 import { ANONYMOUS, type Authenticator, type Principal } from '../../services/auth/authenticator.js'
 import { AccessDenied, AdminRequired, CredentialsRefused } from '../../services/errors.js'
+import { ADMIN_ROLES } from '../../services/security/access.js'
 
 export type Access = 'admin' | 'authenticated' | 'public'
 export const REALM = 'GeoServer Realm'
-export const ADMIN_ROLES = ['ADMIN', 'ROLE_ADMINISTRATOR']
+export { ADMIN_ROLES }
 
 declare module 'fastify' {
   interface FastifyRequest { principal: Principal }
   interface FastifyContextConfig {
     /** Who may call the route; default 'admin'. */
     access?: Access
-  }
-  interface FastifyInstance {
-    /** A hook that refuses callers without the role (403). */
-    requireRole (role: string): (req: FastifyRequest) => Promise<void>
   }
 }
 
@@ -62,10 +59,6 @@ async function auth (app: FastifyInstance, opts: { authenticator: Authenticator,
     if (fast) req.principal = fast
     else await check(req, reply)
     if (access === 'admin' && !isAdmin(req.principal)) throw AdminRequired()
-  })
-
-  app.decorate('requireRole', (role: string) => async (req: FastifyRequest) => {
-    if (!req.principal?.roles.includes(role) && !isAdmin(req.principal)) throw AdminRequired()
   })
 }
 

@@ -19,7 +19,10 @@ export interface MapwardenConfig {
   maxSeedThreads: number      // largest threadCount a seed request may ask for
   taskSlots: number           // seed tasks that run at once; more wait as PENDING
   tileQueue: number           // on-demand tile renders that may wait for a render thread (past it: 503)
+  jpegQuality: number         // quality of JPEG (and WebP) tiles, 1-100
+  wmsMaxSize: number          // largest WIDTH and HEIGHT of a WMS GetMap, pixels
   maxPendingTasks: number     // past this, seed requests are answered 429
+  resumeTasks: boolean        // seed tasks pending or running at a stop resume after the next start
   harvestRoots: string[]      // absolute directories that external.imagemosaic may read
   adminPassword?: string      // used once, on first start with an empty catalog
   authCacheSeconds: number    // how long a verified password is remembered (0 = never)
@@ -104,6 +107,8 @@ export const SETTINGS: Setting[] = [
   { key: 'maxSeedThreads', env: 'MAPWARDEN_MAX_SEED_THREADS', parse: int(1, 128), default: 16, describe: 'Largest threadCount of a seed request' },
   { key: 'taskSlots', env: 'MAPWARDEN_TASK_SLOTS', parse: int(1, 128), default: 4, describe: 'Seed tasks running at once; others wait as PENDING' },
   { key: 'tileQueue', env: 'MAPWARDEN_TILE_QUEUE', parse: int(1, 100_000), default: 256, describe: 'On-demand metatile renders (tiles requested and not cached) that may wait for a render thread; they go ahead of seeding; past it a tile request answers 503 with Retry-After' },
+  { key: 'jpegQuality', env: 'MAPWARDEN_JPEG_QUALITY', parse: int(1, 100), default: 80, describe: 'Quality (1-100) of JPEG tiles, of the JPEG tiles of image/vnd.jpeg-png and of WebP tiles' },
+  { key: 'wmsMaxSize', env: 'MAPWARDEN_WMS_MAX_SIZE', parse: int(1, 8192), default: 4096, describe: 'Largest WIDTH and HEIGHT of a WMS GetMap or GetFeatureInfo, in pixels; past it the request is refused with 400 naming the limit' },
   { key: 'maxPendingTasks', env: 'MAPWARDEN_MAX_PENDING_TASKS', parse: int(1, 1_000_000), default: 1000, describe: 'Pending-task cap; seed requests past it get 429' },
   {
     key: 'harvestRoots',
@@ -134,6 +139,7 @@ export const SETTINGS: Setting[] = [
     default: [],
     describe: 'Web origins (separated by commas) besides the server\'s own whose pages may send POST, PUT, DELETE and PATCH requests through a browser'
   },
+  { key: 'resumeTasks', env: 'MAPWARDEN_RESUME_TASKS', parse: bool, default: true, describe: 'Seed, reseed and truncate tasks pending or running when the process stopped resume after the next start (same ids); false ends them ABORTED (aborted: restart)' },
   { key: 'requireHttps', env: 'MAPWARDEN_REQUIRE_HTTPS', parse: bool, default: false, describe: 'Refuse Basic credentials over plain HTTP' },
   // Never echoed: its length (at least 16 characters) is checked by services/security/master-password.ts.
   { key: 'masterKey', env: 'MAPWARDEN_MASTER_KEY', parse: (s) => s, describe: 'Secret (16+ characters) that encrypts the master password at rest; default: a generated key file security/master.key (0600) in the data directory' },

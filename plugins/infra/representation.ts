@@ -1,5 +1,5 @@
 // One object tree, two wire forms, following GeoServer's XStream (XML) and Jettison (JSON)
-// conventions (../shared/spec/geoserver-wire-formats.md section 0.3):
+// conventions:
 // - the document has one root key: { workspace: {...} } -> <workspace>...</workspace> / {"workspace":{...}}
 // - keys starting with '@' are XML attributes and stay '@name' in JSON; '$' is element text
 // - arrays are repeated elements in XML and always arrays in JSON, even with one item

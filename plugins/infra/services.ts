@@ -15,7 +15,7 @@ import { removeTempFiles } from '../../services/files/atomic.js'
 import { lockDataDir } from '../../services/storage/data-dir-lock.js'
 import { createStyleService, type StyleService } from '../../services/styles/service.js'
 import { createLayerAccess, type LayerAccess } from '../../services/security/access.js'
-import { createSqliteRuleStore } from '../../services/security/rules.js'
+import { createSqliteRuleStore, type RuleStore } from '../../services/security/rules.js'
 import { ADMIN_ROLES } from './auth.js'
 import tilePool from './tile-pool.js'
 import { createMosaicService, type MosaicService } from '../../services/mosaics/mosaic-service.js'
@@ -39,6 +39,8 @@ declare module 'fastify' {
     authenticator: Authenticator
     urls: Urls
     styles: StyleService
+    /** The security rule store: layer rules, catalog mode, security settings (services/security/rules.ts). */
+    rules: RuleStore
     /** Layer rules and catalog mode: decide/check/visible (services/security/access.ts). */
     layerAccess: LayerAccess
     mosaics: MosaicService
@@ -102,7 +104,10 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
   app.decorate('styles', createStyleService({ db, dataDir: config.dataDir, fault: faults, zipLimits: { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes } }))
   app.workspaces.onRemoved((ws) => app.styles.removeWorkspaceFiles(ws))
   await app.styles.reconcile() // files a crash left between a write and its catalog row
-  app.decorate('layerAccess', createLayerAccess({ rules: createSqliteRuleStore(db, faults), adminRoles: ADMIN_ROLES }))
+  // One rule store: layer rules, the catalog mode and the security settings (master password).
+  const rules = createSqliteRuleStore(db, faults)
+  app.decorate('rules', rules)
+  app.decorate('layerAccess', createLayerAccess({ rules, adminRoles: ADMIN_ROLES }))
   app.decorate('urls', {
     rest: (req: FastifyRequest, ...segments: string[]) => urlFor(req, ['rest', ...segments]),
     base: (req: FastifyRequest, ...segments: string[]) => urlFor(req, segments)

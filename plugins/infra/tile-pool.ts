@@ -10,6 +10,7 @@ import { Piscina } from 'piscina'
 import type { MapwardenConfig } from './config.js'
 import { createTileCache, type TileCache } from '../../services/seed/tile-cache.js'
 import { createTaskRecords } from '../../services/seed/task-records.js'
+import { createTileLayerSettings } from '../../services/seed/layer-settings.js'
 import { createRenderQueue, type RenderQueue } from '../../services/seed/render-queue.js'
 import type { MetatileRequest, RenderedMetatile } from '../../services/seed/tile-breeder.js'
 import { rectBounds } from '../../services/seed/grid-sets.js'
@@ -26,6 +27,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     tilePool: TilePool
     tileCache: TileCache
+    /** The queue in front of the pool: on-demand renders (tiles, WMS maps) go ahead of seeding. */
+    renderQueue: RenderQueue
   }
 }
 
@@ -118,7 +121,7 @@ export function metatileRenderer (app: FastifyInstance, pool: TilePool, queue: R
       // the middle of its writes would leave tiles on disk that the disk quota never heard of.
       req.signal?.throwIfAborted()
       try {
-        return await pool.run({ job, cols, rows, tileSize, format: req.format, target: req.target }, { name: 'renderMetatile' }) as MetatileResult
+        return await pool.run({ job, cols, rows, tileSize, format: req.format, quality: app.config.jpegQuality, target: req.target }, { name: 'renderMetatile' }) as MetatileResult
       } catch (err) { // (the queue in front keeps the pool's own queue empty; kept for safety)
         if (/queue is at limit/i.test((err as Error).message)) throw RenderQueueFull()
         throw err
@@ -147,16 +150,25 @@ async function tilePool (app: FastifyInstance, { config }: { config: MapwardenCo
   lowerThreads()
   // Before and after each render: a new render thread brings threads of its own along.
   const run: TilePool['run'] = (payload, opts) => { lowerThreads(); return pool.run(payload, opts).finally(lowerThreads) }
-  // Tasks of the previous run that were pending or running when it stopped: ABORTED, "aborted: restart".
+  // Tasks of the previous run that were pending or running when it stopped: resumed once every
+  // area is registered (onReady: the renderer needs the mosaics), or with MAPWARDEN_RESUME_TASKS
+  // false, ABORTED with "aborted: restart".
   const records = createTaskRecords(app.db, { fault: app.faults })
-  const aborted = records.abortUnfinished()
-  if (aborted > 0) app.log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
+  if (!config.resumeTasks) {
+    const aborted = records.abortUnfinished()
+    if (aborted > 0) app.log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
+  }
+  const settings = createTileLayerSettings(app.db)
+  const queue = createRenderQueue({ slots: config.workerThreads, interactive: config.tileQueue })
   const cache = createTileCache({
     dataDir: config.dataDir,
+    db: app.db,
     records,
+    resume: config.resumeTasks,
+    settings,
     fault: app.faults,
     layers: app.layers,
-    render: metatileRenderer(app, { run }, createRenderQueue({ slots: config.workerThreads, interactive: config.tileQueue })),
+    render: metatileRenderer(app, { run }, queue),
     taskSlots: config.taskSlots,
     maxPendingTasks: config.maxPendingTasks,
     maxSeedThreads: config.maxSeedThreads,
@@ -164,8 +176,21 @@ async function tilePool (app: FastifyInstance, { config }: { config: MapwardenCo
   })
   app.decorate('tilePool', { run })
   app.decorate('tileCache', cache)
-  app.workspaces.onRemoved((ws) => cache.store.removeWorkspace(ws))
-  app.layers.onRemoved((layer) => cache.store.removeLayer(layer))
+  app.decorate('renderQueue', queue)
+  app.workspaces.onRemoved((ws) => { settings.forgetWorkspace(ws); return cache.store.removeWorkspace(ws) })
+  app.layers.onRemoved((layer) => { settings.forget(layer); cache.invalidation.layerRemoved(layer); return cache.store.removeLayer(layer) })
+  // Cached tiles follow their style and their data (services/seed/tile-invalidation.ts).
+  app.styles.onChanged((uses, reason) => cache.invalidation.stylesChanged(uses, reason))
+  app.layers.onStylesChanged((before, after) => cache.invalidation.layerStylesChanged(before, after))
+  app.mosaics.onDataChanged((layers, areas, reason) => cache.invalidation.dataChanged(layers, areas, reason))
+  const resumed = cache.invalidation.resume()
+  if (resumed > 0) app.log.info({ drops: resumed }, 'tile cache: dropping stale tiles a stop left behind')
+  if (config.resumeTasks) {
+    app.addHook('onReady', async () => {
+      const { resumed, aborted } = await cache.resumeTasks()
+      if (resumed + aborted > 0) app.log.warn({ resumed, aborted }, 'seed tasks of the previous run taken up again')
+    })
+  }
   app.addHook('preClose', async () => { await cache.close() })
   app.addHook('onClose', async () => { await pool.close({ force: true }) })
 }

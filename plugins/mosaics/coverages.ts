@@ -43,7 +43,7 @@ export default async function coverages (app: FastifyInstance) {
   }
 
   for (const url of suffixed(COVERAGES)) {
-    app.get(url, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List the coverages of a coverage store' } }, async (req, reply) => {
       const { ws, store } = req.params as Params
       const list = await mosaics.listCoverages(ws, store)
       return reply.resource({
@@ -52,7 +52,7 @@ export default async function coverages (app: FastifyInstance) {
         }
       })
     })
-    app.post(url, async (req, reply) => {
+    app.post(url, { schema: { summary: 'Configure a coverage of the store' } }, async (req, reply) => {
       const { ws, store } = req.params as Params
       const c = await mosaics.addCoverage(ws, store, bodyRoot(req.body, 'coverage'))
       return reply.code(201).header('Location', urls.rest(req, 'workspaces', ws, 'coveragestores', store, 'coverages', c.name))
@@ -62,7 +62,7 @@ export default async function coverages (app: FastifyInstance) {
 
   // All coverages of a workspace (GeoServer's CoverageController without a store), and each by name.
   for (const url of suffixed('/workspaces/:ws/coverages')) {
-    app.get(url, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List the coverages of a workspace' } }, async (req, reply) => {
       const { ws } = req.params as Params
       const list = await mosaics.listWorkspaceCoverages(ws)
       return reply.resource({
@@ -70,13 +70,13 @@ export default async function coverages (app: FastifyInstance) {
       })
     })
   }
-  app.get('/workspaces/:ws/coverages/:c', async (req, reply) => {
+  app.get('/workspaces/:ws/coverages/:c', { schema: { summary: 'A coverage, by its workspace-level link' } }, async (req, reply) => {
     const { ws, c } = req.params as Params
     const { coverage, mosaic } = await mosaics.getWorkspaceCoverage(ws, c)
     return reply.resource(coverageDoc(req, coverage, mosaic))
   })
 
-  app.get(`${COVERAGES}/:c`, async (req, reply) => {
+  app.get(`${COVERAGES}/:c`, { schema: { summary: 'A coverage' } }, async (req, reply) => {
     const { ws, store, c } = req.params as Params
     const { coverage, mosaic } = await mosaics.getCoverage(ws, store, c)
     return reply.resource(coverageDoc(req, coverage, mosaic))
@@ -84,7 +84,7 @@ export default async function coverages (app: FastifyInstance) {
 
   // GeoServer's PUT: the fields sent are applied, the others kept; one that cannot be applied is
   // a 400 naming it (services/mosaics/coverage-fields.ts).
-  app.put(`${COVERAGES}/:c`, async (req, reply) => {
+  app.put(`${COVERAGES}/:c`, { schema: { summary: 'Change a coverage (title, band names, keywords, enabled, dimensions...)' } }, async (req, reply) => {
     const { ws, store, c } = req.params as Params
     await mosaics.updateCoverage(ws, store, c, bodyRoot(req.body, 'coverage'))
     return reply.code(200).send()

@@ -25,7 +25,7 @@ export default async function granules (app: FastifyInstance) {
   const notAllowed = (method: string) => async () => { throw MethodNotAllowed(method) }
 
   for (const url of suffixed(INDEX)) {
-    app.get(url, async (req, reply) => {
+    app.get(url, { schema: { summary: 'The granule index schema of a coverage' } }, async (req, reply) => {
       const { ws, store, c } = req.params as Params
       const schema = await mosaics.indexSchema(ws, store, c)
       return reply.resource({
@@ -35,29 +35,29 @@ export default async function granules (app: FastifyInstance) {
         }
       })
     })
-    for (const m of ['POST', 'PUT', 'DELETE'] as const) app.route({ method: m, url, handler: notAllowed(m) })
+    for (const m of ['POST', 'PUT', 'DELETE'] as const) app.route({ schema: { summary: 'Not allowed: answers 405 (as GeoServer)' }, method: m, url, handler: notAllowed(m) })
   }
 
   for (const url of suffixed(`${INDEX}/granules`)) {
-    app.get(url, async (req, reply) => {
+    app.get(url, { schema: { summary: 'Granules of a coverage as GeoJSON (filter=CQL, offset, limit)' } }, async (req, reply) => {
       const { ws, store, c } = req.params as Params
       const q = req.query as Record<string, unknown>
       return send(req, reply, await mosaics.granules(ws, store, c, { filter: one(q.filter), offset: one(q.offset), limit: one(q.limit) }))
     })
-    app.delete(url, async (req, reply) => {
+    app.delete(url, { schema: { summary: 'Delete granules matching a filter (filter=INCLUDE for all)' } }, async (req, reply) => {
       const { ws, store, c } = req.params as Params
       const q = req.query as Record<string, unknown>
       await mosaics.deleteGranules(ws, store, c, { filter: one(q.filter), purge: one(q.purge), offset: one(q.offset), limit: one(q.limit) })
       return reply.code(200).send()
     })
-    for (const m of ['POST', 'PUT'] as const) app.route({ method: m, url, handler: notAllowed(m) })
+    for (const m of ['POST', 'PUT'] as const) app.route({ schema: { summary: 'Not allowed: answers 405 (as GeoServer)' }, method: m, url, handler: notAllowed(m) })
   }
 
-  app.get(`${INDEX}/granules/:fid`, async (req, reply) => {
+  app.get(`${INDEX}/granules/:fid`, { schema: { summary: 'One granule as GeoJSON' } }, async (req, reply) => {
     const { ws, store, c, fid } = req.params as Params
     return send(req, reply, await mosaics.granule(ws, store, c, fid!))
   })
-  app.delete(`${INDEX}/granules/:fid`, async (req, reply) => {
+  app.delete(`${INDEX}/granules/:fid`, { schema: { summary: 'Delete one granule' } }, async (req, reply) => {
     const { ws, store, c, fid } = req.params as Params
     await mosaics.deleteGranules(ws, store, c, { fid: fid!, purge: one((req.query as Record<string, unknown>).purge) })
     return reply.code(200).send()

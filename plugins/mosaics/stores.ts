@@ -57,7 +57,7 @@ export default async function stores (app: FastifyInstance) {
     return m[1]
   }
 
-  app.put(`${STORE}/:upload`, async (req, reply) => {
+  app.put(`${STORE}/:upload`, { schema: { summary: 'Create or replace an image mosaic from a ZIP (file.imagemosaic), or configure one from a folder' } }, async (req, reply) => {
     const { ws, store, upload } = req.params as StoreParams & { upload: string }
     const method = parseUpload(upload)
     if (method !== 'file') throw UnsupportedUploadMethod(`${method} with PUT`)
@@ -73,7 +73,7 @@ export default async function stores (app: FastifyInstance) {
     return reply.resource(storeDoc(req, result.store, false), 200)
   })
 
-  app.post(`${STORE}/:upload`, async (req, reply) => {
+  app.post(`${STORE}/:upload`, { schema: { summary: 'Harvest granules into a mosaic: a ZIP (file.imagemosaic) or a server path (external.imagemosaic)' } }, async (req, reply) => {
     const { ws, store, upload } = req.params as StoreParams & { upload: string }
     const method = parseUpload(upload)
     onlyParams(req.query as Record<string, unknown>, upload, ['verify'])
@@ -94,7 +94,7 @@ export default async function stores (app: FastifyInstance) {
 
   // The coverage stores of a workspace (geoserver-node-client's getCoverageStores).
   for (const url of suffixed('/workspaces/:ws/coveragestores')) {
-    app.get(url, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List the coverage stores of a workspace' } }, async (req, reply) => {
       const { ws } = req.params as { ws: string }
       const names = await mosaics.listStores(ws)
       return reply.resource({
@@ -103,18 +103,18 @@ export default async function stores (app: FastifyInstance) {
     })
   }
 
-  app.get(STORE, async (req, reply) => {
+  app.get(STORE, { schema: { summary: 'A coverage store' } }, async (req, reply) => {
     const { ws, store } = req.params as StoreParams
     return reply.resource(storeDoc(req, await mosaics.getStore(ws, store), true))
   })
 
-  app.delete(STORE, async (req, reply) => {
+  app.delete(STORE, { schema: { summary: 'Delete a coverage store (recurse=true: with its coverages; purge: its files)' } }, async (req, reply) => {
     const { ws, store } = req.params as StoreParams
     await mosaics.deleteStore(ws, store, one((req.query as Record<string, unknown>).recurse) === 'true')
     return reply.code(200).send()
   })
 
   for (const method of ['POST', 'PUT'] as const) {
-    app.route({ method, url: STORE, handler: async () => { throw MethodNotAllowed(method) } })
+    app.route({ schema: { summary: 'Not allowed: answers 405 (as GeoServer)' }, method, url: STORE, handler: async () => { throw MethodNotAllowed(method) } })
   }
 }

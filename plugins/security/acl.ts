@@ -11,13 +11,13 @@ export default async function acl (app: FastifyInstance) {
   const access = app.layerAccess
 
   for (const url of suffixed('/acl/catalog')) {
-    app.get(url, async (req, reply) => {
+    app.get(url, { schema: { summary: 'Catalog mode (HIDE, MIXED, CHALLENGE)' } }, async (req, reply) => {
       const mode = access.catalogMode()
       return mapFormat(req) === 'json'
         ? reply.type('application/json').send(JSON.stringify({ mode }))
         : reply.type('application/xml').send(mapXml('catalog', [['mode', mode]]))
     })
-    app.put(url, async (req, reply) => {
+    app.put(url, { schema: { summary: 'Change the catalog mode' } }, async (req, reply) => {
       const body = mapBody(req, 'catalog')
       if (!('mode' in body)) throw CatalogModeMissing()
       checkFields(body, 'catalog', ['mode'])
@@ -29,35 +29,35 @@ export default async function acl (app: FastifyInstance) {
     })
   }
   for (const method of ['PUT', 'POST'] as const) {
-    app.route({ method, url: '/acl/catalog/reload', handler: async (_req, reply) => { access.reload(); return reply.code(200).send() } })
+    app.route({ schema: { summary: 'Reload the security rules' }, method, url: '/acl/catalog/reload', handler: async (_req, reply) => { access.reload(); return reply.code(200).send() } })
   }
 
   for (const url of suffixed('/acl/layers')) {
-    app.get(url, async (req, reply) => {
+    app.get(url, { schema: { summary: 'Layer access rules' } }, async (req, reply) => {
       const entries = access.rules().map((r): [string, string] => [ruleKey(r), r.roles.join(',')])
       return mapFormat(req) === 'json'
         ? reply.type('application/json').send(JSON.stringify(Object.fromEntries(entries)))
         : reply.type('application/xml').send(rulesXml(entries))
     })
-    app.post(url, async (req, reply) => {
+    app.post(url, { schema: { summary: 'Add layer access rules (201)' } }, async (req, reply) => {
       const rules = parseRuleEntries(ruleEntries(req))
       access.addRules(rules)
       req.log.info({ user: req.principal.name, rules: rules.map(ruleKey) }, 'layer rules added')
       return reply.code(201).send()
     })
-    app.put(url, async (req, reply) => {
+    app.put(url, { schema: { summary: 'Change existing layer access rules' } }, async (req, reply) => {
       const rules = parseRuleEntries(ruleEntries(req))
       access.updateRules(rules)
       req.log.info({ user: req.principal.name, rules: rules.map(ruleKey) }, 'layer rules changed')
       return reply.code(200).send()
     })
-    app.route({
+    app.route({ schema: { summary: 'Not allowed: answers 405 (as GeoServer)' },
       method: ['DELETE', 'PATCH'],
       url,
       handler: async (req, reply) => { reply.header('Allow', 'GET, POST, PUT'); throw MethodNotAllowed(req.method) }
     })
   }
-  app.delete('/acl/layers/:rule', async (req, reply) => {
+  app.delete('/acl/layers/:rule', { schema: { summary: 'Delete a layer access rule' } }, async (req, reply) => {
     const { rule } = req.params as { rule: string }
     access.removeRule(rule)
     req.log.info({ user: req.principal.name, rule }, 'layer rule deleted')

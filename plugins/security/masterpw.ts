@@ -3,16 +3,15 @@ import type { FastifyInstance } from 'fastify'
 import { suffixed } from '../infra/routes.js'
 import { isAdmin } from '../infra/auth.js'
 import { openMasterPassword } from '../../services/security/master-password.js'
-import { createSqliteRuleStore } from '../../services/security/rules.js'
 import { MasterPasswordAdminOnly } from '../../services/errors.js'
 import { mapBody, mapFormat, mapXml } from './maps.js'
 import { checkFields } from '../../services/body-fields.js'
 
 export default async function masterpw (app: FastifyInstance) {
-  const master = openMasterPassword({ settings: createSqliteRuleStore(app.db), dataDir: app.config.dataDir, secret: app.config.masterKey, fault: app.faults })
+  const master = openMasterPassword({ settings: app.rules, dataDir: app.config.dataDir, secret: app.config.masterKey, fault: app.faults })
 
   for (const url of suffixed('/masterpw')) {
-    app.get(url, async (req, reply) => {
+    app.get(url, { schema: { summary: 'The master password (administrators only)' } }, async (req, reply) => {
       const format = mapFormat(req)
       const pw = master.get()
       reply.header('Cache-Control', 'no-store')
@@ -22,7 +21,7 @@ export default async function masterpw (app: FastifyInstance) {
     })
     // 'authenticated' so a non-admin reaches the check below: GeoServer answers 405 there
     // ("for backwards compatibility, it's really METHOD_NOT_ALLOWED").
-    app.put(url, { config: { access: 'authenticated' } }, async (req, reply) => {
+    app.put(url, { schema: { summary: 'Change the master password (needs the old one)' }, config: { access: 'authenticated' } }, async (req, reply) => {
       if (!isAdmin(req.principal)) throw MasterPasswordAdminOnly()
       const body = mapBody(req, 'masterPassword')
       checkFields(body, 'masterPassword', ['oldMasterPassword', 'newMasterPassword'])

@@ -1,4 +1,4 @@
-// GeoWebCache's seed API (../shared/spec/geoserver-wire-formats.md section 1, DECISIONS.md):
+// GeoWebCache's seed API (SeedRestlet: 200 with an empty body for a request, long-array-array lists):
 // seed/reseed/truncate requests, task lists, kill_all, 405s; plus a per-task resource and a
 // server-sent-events stream of task progress. Mounted twice (tilecache and gwc): all state lives
 // in app.tileCache.
@@ -9,6 +9,7 @@ import { onlyFields } from '../../services/body-fields.js'
 import { KillAllInvalid, MethodNotAllowed, SeedTaskNotFound, ThreadIdInvalid, UnknownTileLayer } from '../../services/errors.js'
 import { rowOf, viewOf, type Task } from '../../services/seed/task.js'
 import type { KillCode } from '../../services/seed/tile-breeder.js'
+import exportRoutes from './export.js'
 
 /** `long[][]` as GWC's XStream writes it (2-space indent, no declaration; empty = `<long-array-array/>`). */
 export function taskListXml (tasks: Task[]): string {
@@ -43,12 +44,22 @@ function killCode (body: unknown): KillCode {
 const isSeedBody = (req: FastifyRequest) => req.formatFromSuffix || /^(application\/json|application\/xml|text\/xml)\b/i.test(req.headers['content-type'] ?? '')
 // Refused in onRequest, before any body is read or parsed.
 const refuse = async (req: FastifyRequest) => { throw MethodNotAllowed(req.method) }
-const notAllowed = { onRequest: refuse }
+const notAllowed = { onRequest: refuse, schema: { summary: 'Not allowed: answers 405 (as GeoWebCache)' } }
 const never = async () => {}
 
 export default async function seed (app: FastifyInstance) {
   const cache = app.tileCache
   const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
+
+  /**
+   * One `Link: <.../seed/tasks/<id>.json>; rel="item"` header per task a seed POST created (RFC 8288;
+   * "item", RFC 6573: a member of the collection the request was sent to). GWC's POST says nothing
+   * (GWC issue #1112, "Can REST API seed return Task ID"); the status and the empty body stay as the
+   * owner's text fixes them, and a request with threadCount N makes N tasks, which one Location
+   * header could not name. The link is under the prefix the request came in by (tilecache or gwc).
+   */
+  const taskLinks = (req: FastifyRequest, tasks: Task[]): string[] =>
+    tasks.map((t) => `<${req.protocol}://${req.host}${app.prefix}/seed/tasks/${t.id}.json>; rel="item"`)
 
   /** The layer of a kill request, once the principal may write it. */
   async function writableLayer (req: FastifyRequest, layer: string): Promise<string> {
@@ -81,9 +92,9 @@ export default async function seed (app: FastifyInstance) {
   }
 
   // All layers: GET seed.json (and seed.xml); POST seed = kill_all; the rest 405.
-  app.get('/seed.json', async (req, reply) => sendList(reply, 'json', cache.breeder.list()))
-  app.get('/seed.xml', async (req, reply) => sendList(reply, 'xml', cache.breeder.list()))
-  app.post('/seed', async (req, reply) => kill(req, reply))
+  app.get('/seed.json', { schema: { summary: 'Pending and running tasks of all layers, as [done, total, remaining, id, status] rows' } }, async (req, reply) => sendList(reply, 'json', cache.breeder.list()))
+  app.get('/seed.xml', { schema: { summary: 'Pending and running tasks of all layers, as [done, total, remaining, id, status] rows' } }, async (req, reply) => sendList(reply, 'xml', cache.breeder.list()))
+  app.post('/seed', { schema: { summary: 'Kill tasks of all layers (kill_all=running|pending|all)' } }, async (req, reply) => kill(req, reply))
   for (const url of ['/seed.json', '/seed.xml']) {
     app.post(url, notAllowed, never)
     app.put(url, notAllowed, never)
@@ -95,23 +106,31 @@ export default async function seed (app: FastifyInstance) {
 
   // One layer: the suffixed path is the task list and the seed request; unsuffixed POST is a
   // seed request by media type, else the kill form; GET/PUT/DELETE without suffix 405.
-  app.get<{ Params: { layer: string } }>('/seed/:layer', async (req, reply) => {
+  app.get<{ Params: { layer: string } }>('/seed/:layer', { schema: { summary: 'Pending and running tasks of one layer (with a .json or .xml suffix)' } }, async (req, reply) => {
     if (!req.formatFromSuffix) throw MethodNotAllowed(req.method)
     const layer = await cache.seedLayer(req.params.layer)
     return sendList(reply, req.format, cache.breeder.list(layer.qualifiedName))
   })
   // Any logged-in user reaches it: writing a layer's cache needs w on the layer (or a on its
   // workspace, or ADMIN), checked by the tile cache's authorizer (security area).
-  app.post<{ Params: { layer: string } }>('/seed/:layer', { config: { access: 'authenticated' } }, async (req, reply) => {
+  app.post<{ Params: { layer: string } }>('/seed/:layer', { schema: { summary: 'Seed, reseed or truncate a layer (a seedRequest body), or kill its tasks (a kill_all or kill_thread form)' }, config: { access: 'authenticated' } }, async (req, reply) => {
     if (!isSeedBody(req)) return kill(req, reply, req.params.layer)
-    await cache.submitSeed(req.params.layer, bodyRoot(req.body, 'seedRequest'), req.principal)
-    return reply.code(200).type('text/plain; charset=utf-8').send('')
+    const tasks = await cache.submitSeed(req.params.layer, bodyRoot(req.body, 'seedRequest'), req.principal)
+    return reply.code(200).header('link', taskLinks(req, tasks)).type('text/plain; charset=utf-8').send('')
+  })
+  // Beyond GWC: seed, reseed or truncate by a GeoJSON Polygon or MultiPolygon (and a reseed of
+  // tiles older than a date); the same answer as the seed POST.
+  app.post<{ Params: { layer: string }, Querystring: { olderThan?: string | string[] } }>('/seed/:layer/area.json', { config: { access: 'authenticated' } }, async (req, reply) => {
+    const q = req.query.olderThan
+    const olderThan = Array.isArray(q) ? q.join(',') : q
+    const tasks = await cache.submitSeed(req.params.layer, req.body as Record<string, unknown>, req.principal, { olderThan })
+    return reply.code(200).header('link', taskLinks(req, tasks)).type('text/plain; charset=utf-8').send('')
   })
   app.put('/seed/:layer', notAllowed, never)
   app.delete('/seed/:layer', notAllowed, never)
 
   // Beyond GWC: one task (kept an hour after it ends, ABORTED after a kill) and a progress stream.
-  app.get<{ Params: { id: string } }>('/seed/tasks/:id', async (req, reply) => {
+  app.get<{ Params: { id: string } }>('/seed/tasks/:id', { schema: { summary: 'One task: its own share of the work, the request\'s sum, state, rate and ETA (kept an hour after it ends)' } }, async (req, reply) => {
     const id = /^\d{1,15}$/.test(req.params.id) ? Number(req.params.id) : NaN
     const task = cache.breeder.task(id)
     const stored = task ? viewOf(task, Date.now()) : cache.breeder.record(id)
@@ -119,15 +138,20 @@ export default async function seed (app: FastifyInstance) {
     const { error, ...view } = stored
     return reply.resource({ task: { ...view, error } })
   })
+  await exportRoutes(app)
+
   const streams = new Set<import('node:http').ServerResponse>()
   app.addHook('preClose', async () => { for (const s of streams) s.end() })
-  app.get('/seed/events', async (req, reply) => {
+  app.get('/seed/events', { schema: { summary: 'Task progress as server-sent events' } }, async (req, reply) => {
     reply.hijack()
     const res = reply.raw
     streams.add(res)
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' })
     res.write(': task progress of the tile cache\n\n') // sends the headers now
     const send = (view: unknown) => res.write(`event: task\ndata: ${stringifyExact(view)}\n\n`)
+    // First the tasks that ended within the hour (oldest first, at most 20: a page opened now
+    // shows them as recent), then the pending and running ones, then every change.
+    for (const t of cache.breeder.recent(20).reverse()) send(viewOf(t, Date.now()))
     for (const t of cache.breeder.list()) send(viewOf(t, Date.now()))
     cache.breeder.events.on('task', send)
     res.on('close', () => { cache.breeder.events.off('task', send); streams.delete(res) })

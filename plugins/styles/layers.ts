@@ -11,9 +11,10 @@ import {
 } from '../../services/errors.js'
 import { styleRef } from '../../services/styles/service.js'
 import { checkFields, unifyShape } from '../../services/body-fields.js'
+import { isDefault, parseTileSettings, TILE_SETTING_FIELDS } from '../../services/seed/layer-settings.js'
 
 export default async function layerRoutes (app: FastifyInstance) {
-  const { layers, styles, urls, workspaces, mosaics } = app
+  const { layers, styles, urls, workspaces, mosaics, tileCache } = app
 
   /** A qualified 'ws:name', or a bare name that only one workspace has. */
   const findLayer = async (ws: string | undefined, layer: string): Promise<LayerInfo> => {
@@ -53,9 +54,17 @@ export default async function layerRoutes (app: FastifyInstance) {
           name: l.qualifiedName,
           href: new Link(urls.rest(req, 'workspaces', l.workspace, raster ? 'coveragestores' : 'datastores', l.store, raster ? 'coverages' : 'featuretypes', l.name))
         },
-        enabled: l.enabled
+        enabled: l.enabled,
+        // The tile cache's per-layer settings (GWC names), shown once one differs from its default,
+        // so that GeoServer's own document stays as it is for every other layer.
+        ...tileSettingsDoc(l)
       }
     }
+  }
+
+  const tileSettingsDoc = (l: LayerInfo): Record<string, Value> => {
+    const s = tileCache.settings?.get(l.workspace, l.name)
+    return !s || isDefault(s) ? {} : { expireCache: s.expireCache, expireClients: s.expireClients, cachedOnly: s.cachedOnly, cachedOnlyMissing: s.cachedOnlyMissing }
   }
 
   /** A style named in a PUT body: 'name', 'ws:name', or { name, workspace }; must exist and fit the layer. */
@@ -82,7 +91,10 @@ export default async function layerRoutes (app: FastifyInstance) {
     const raster = l.type === 'RASTER'
     const readOnly: Record<string, unknown> = { name: l.name, type: l.type, resource: { '@class': raster ? 'coverage' : 'featureType', name: l.qualifiedName } }
     if (!raster) readOnly.enabled = l.enabled // a feature type's layer follows its mapping; no switch of its own
-    checkFields(body, 'layer', raster ? ['defaultStyle', 'styles', 'enabled'] : ['defaultStyle', 'styles'], readOnly)
+    checkFields(body, 'layer', [...(raster ? ['defaultStyle', 'styles', 'enabled'] : ['defaultStyle', 'styles']), ...TILE_SETTING_FIELDS], readOnly)
+    // Everything is validated before anything is written (a refused PUT changes nothing).
+    const store = tileCache.settings
+    const tileSettings = store ? parseTileSettings(l.qualifiedName, body, store.get(l.workspace, l.name)) : undefined
     let enabled: boolean | undefined
     if (raster && body.enabled !== undefined) {
       if (body.enabled !== true && body.enabled !== false && body.enabled !== 'true' && body.enabled !== 'false') throw InvalidBody(`layer enabled must be true or false, got ${JSON.stringify(String(body.enabled).slice(0, 20))}`)
@@ -100,16 +112,17 @@ export default async function layerRoutes (app: FastifyInstance) {
     await layers.setStyles(l.workspace, l.name, defaultStyle, list)
     // A raster layer and its coverage share one switch: the coverage edit applies it to both.
     if (enabled !== undefined && enabled !== l.enabled) await mosaics.updateCoverage(l.workspace, l.store, l.name, { enabled })
+    if (tileSettings) store!.set(l.workspace, l.name, tileSettings)
   }
 
   for (const url of suffixed('/layers')) {
-    app.get(url, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List layers' } }, async (req, reply) => {
       const all = await layers.list()
       return reply.resource({ layers: { layer: all.map((l) => ({ name: l.qualifiedName, href: new Link(urls.rest(req, 'layers', l.qualifiedName), 'application/atom+xml') })) } })
     })
   }
   for (const url of suffixed('/workspaces/:ws/layers')) {
-    app.get(url, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List the layers of a workspace' } }, async (req, reply) => {
       const { ws } = req.params as { ws: string }
       if (!(await workspaces.exists(ws))) throw StyleWorkspaceNotFound(ws)
       const all = await layers.list(ws)
@@ -118,11 +131,11 @@ export default async function layerRoutes (app: FastifyInstance) {
   }
 
   for (const path of ['/layers/:layer', '/workspaces/:ws/layers/:layer']) {
-    app.get(path, async (req, reply) => {
+    app.get(path, { schema: { summary: 'A layer: its default style and styles' } }, async (req, reply) => {
       const { ws, layer } = req.params as { ws?: string, layer: string }
       return reply.resource(layerDoc(req, await findLayer(ws, layer)))
     })
-    app.put(path, async (req, reply) => {
+    app.put(path, { schema: { summary: 'Change a layer\'s default style and styles' } }, async (req, reply) => {
       const { ws, layer } = req.params as { ws?: string, layer: string }
       await update(await findLayer(ws, layer), bodyRoot(req.body, 'layer'))
       return reply.code(200).send()

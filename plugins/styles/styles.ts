@@ -3,6 +3,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Link, MEDIA_TYPES, serialize, type Document } from '../infra/representation.js'
 import { bodyRoot, suffixed } from '../infra/routes.js'
+import { zipStream } from '../infra/zip-stream.js'
+import fs from 'node:fs/promises'
 import { checkName } from '../../services/files/names.js'
 import { MethodNotAllowed, NotAZip, StyleMediaType } from '../../services/errors.js'
 import type { StyleRow } from '../../services/styles/service.js'
@@ -72,7 +74,7 @@ export default async function styleRoutes (app: FastifyInstance) {
 
   for (const { path } of COLLECTIONS) {
     for (const url of suffixed(path)) {
-      app.get(url, async (req, reply) => {
+      app.get(url, { schema: { summary: 'List styles (global or of a workspace)' } }, async (req, reply) => {
         const { ws } = params(req)
         const format = req.format
         if (format !== 'xml' && format !== 'json') return reply.resource(listDoc(req, ws))
@@ -88,7 +90,7 @@ export default async function styleRoutes (app: FastifyInstance) {
         return reply.code(200).type(MEDIA_TYPES[format]).send(hit.body)
       })
 
-      app.post(url, async (req, reply) => {
+      app.post(url, { schema: { summary: 'Create a style: a catalog entry, an SLD body (?name=) or a ZIP with an SLD and its images' } }, async (req, reply) => {
         const { ws } = params(req)
         const name = (req.query as StyleQuery).name
         const type = mediaType(req)
@@ -106,11 +108,11 @@ export default async function styleRoutes (app: FastifyInstance) {
       })
 
       for (const method of ['PUT', 'DELETE'] as const) {
-        app.route({ method, url, handler: async () => { throw MethodNotAllowed(method) } })
+        app.route({ schema: { summary: 'Not allowed: answers 405 (as GeoServer)' }, method, url, handler: async () => { throw MethodNotAllowed(method) } })
       }
     }
 
-    app.get(`${path}/:name`, async (req, reply) => {
+    app.get(`${path}/:name`, { schema: { summary: 'A style: its catalog entry, its SLD (.sld) or its package (.zip)' } }, async (req, reply) => {
       const { ws, name } = params(req)
       const q = req.query as StyleQuery
       if (truthy(q.quietOnNotFound) && !styles.find(ws, name)) return reply.code(404).type('text/plain').send('')
@@ -118,10 +120,16 @@ export default async function styleRoutes (app: FastifyInstance) {
       if (req.format === 'sld' || (!req.formatFromSuffix && SLD_TYPES.some((t) => accept.includes(t)))) {
         return reply.type('application/vnd.ogc.sld+xml').send(await styles.sld(ws, name))
       }
+      // GeoServer's StyleController answers the package (SLD and images) for .zip / application/zip.
+      if (req.format === 'zip' || (!req.formatFromSuffix && ZIP_TYPES.some((t) => accept.includes(t)))) {
+        const files = styles.packageFiles(ws, name)
+        await Promise.all(files.map((f) => fs.access(f.path))) // a file removed by hand: an error before the first byte
+        return reply.type('application/zip').header('Content-Disposition', `attachment; filename="${encodeURIComponent(name)}.zip"`).send(zipStream(files))
+      }
       return reply.resource(entry(styles.get(ws, name)))
     })
 
-    app.put(`${path}/:name`, async (req, reply) => {
+    app.put(`${path}/:name`, { schema: { summary: 'Replace a style\'s SLD or package, or change its catalog entry' } }, async (req, reply) => {
       const { ws, name } = params(req)
       const type = mediaType(req)
       if (ZIP_TYPES.includes(type)) {
@@ -137,13 +145,13 @@ export default async function styleRoutes (app: FastifyInstance) {
       return reply.code(200).send()
     })
 
-    app.delete(`${path}/:name`, async (req, reply) => {
+    app.delete(`${path}/:name`, { schema: { summary: 'Delete a style (purge=true: its files too; recurse=true: also from the layers using it)' } }, async (req, reply) => {
       const { ws, name } = params(req)
       const q = req.query as StyleQuery
       await styles.remove(ws, name, { purge: truthy(q.purge), recurse: truthy(q.recurse) })
       return reply.code(200).send()
     })
 
-    app.post(`${path}/:name`, async () => { throw MethodNotAllowed('POST') })
+    app.post(`${path}/:name`, { schema: { summary: 'Not allowed: answers 405 (as GeoServer)' } }, async () => { throw MethodNotAllowed('POST') })
   }
 }

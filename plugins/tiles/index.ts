@@ -7,9 +7,10 @@
 // where the security area checks per-layer read access (GeoServer's default `*.*.r=*` meanwhile).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { gridSet, tilesHigh, type GridSet } from '../../services/seed/grid-sets.js'
-import { formatOfExtension, isTileFormat, type TileFormat } from '../../services/seed/formats.js'
+import { FORMATS, formatOfExtension, isTileFormat, mediaTypeOf, TILE_FORMATS, type TileFormat } from '../../services/seed/formats.js'
 import { TileRequestInvalid } from '../../services/errors.js'
 import { tmsService, tmsTileMap, wmtsCapabilities } from './capabilities.js'
+import { NEVER_EXPIRES_SECONDS } from '../../services/seed/layer-settings.js'
 
 const PUBLIC = { config: { access: 'public' as const } }
 const PARAMS = ['STYLES', 'CQL_FILTER', 'TIME', 'ELEVATION']
@@ -53,17 +54,21 @@ export default async function tiles (app: FastifyInstance) {
     for (const p of PARAMS) if (params[p] !== undefined) parameters[p] = params[p]
     const tile = await cache.readTile({ layer, gridSet: gs, format, parameters, z, x, y, asked }, req.principal)
     // A tile that needs a login is private: a shared proxy must not hand it to anyone else.
-    const cacheControl = `${tile.public ? 'public' : 'private'}, max-age=${app.config.tileMaxAge}`
+    // The layer's expireClients (GWC) when set: -1 no-cache, -2 a year; 0 the server's setting.
+    // A cached-only layer's stand-in for a missing tile is revalidated every time (it may be seeded).
+    const clients = tile.settings.expireClients
+    const age = tile.placeholder || clients === -1 ? 'no-cache' : `max-age=${clients === -2 ? NEVER_EXPIRES_SECONDS : clients > 0 ? clients : app.config.tileMaxAge}`
+    const cacheControl = `${tile.public ? 'public' : 'private'}, ${age}`
     reply.header('geowebcache-cache-result', tile.cached ? 'HIT' : 'MISS').header('etag', tile.etag).header('cache-control', cacheControl).header('last-modified', new Date(tile.mtimeMs).toUTCString())
     if (req.headers['if-none-match'] === tile.etag) return reply.code(304).send()
     // HTTP dates count whole seconds: a tile modified within the second named is not newer.
     const since = req.headers['if-none-match'] === undefined && req.headers['if-modified-since'] ? Date.parse(req.headers['if-modified-since']) : NaN
     if (Math.floor(tile.mtimeMs / 1000) * 1000 <= since) return reply.code(304).send()
-    return reply.type(format).send(tile.data)
+    return reply.type(mediaTypeOf(format, tile.data)).send(tile.data)
   }
 
   // --- WMTS KVP ---
-  app.get('/wmts', PUBLIC, async (req, reply) => {
+  app.get('/wmts', { ...PUBLIC, schema: { summary: 'WMTS KVP: GetCapabilities and GetTile' } }, async (req, reply) => {
     const q = kvp(req.query)
     const request = (q.REQUEST ?? '').toLowerCase()
     if (q.SERVICE !== undefined && q.SERVICE.toUpperCase() !== 'WMTS') throw TileRequestInvalid(`SERVICE must be WMTS, got ${q.SERVICE}`)
@@ -85,20 +90,20 @@ export default async function tiles (app: FastifyInstance) {
     return sendTile(req, reply, q.LAYER, gs, format, z, col, tilesHigh(gs, z) - 1 - row, { ...q, STYLES: q.STYLE ?? q.STYLES },
       `WMTS TileMatrix ${gs.id}:${z} TileRow ${row} TileCol ${col}`)
   })
-  app.get('/wmts/1.0.0/WMTSCapabilities.xml', PUBLIC, async (req, reply) =>
+  app.get('/wmts/1.0.0/WMTSCapabilities.xml', { ...PUBLIC, schema: { summary: 'WMTS capabilities document (RESTful)' } }, async (req, reply) =>
     reply.type('application/vnd.ogc.wmts+xml; charset=utf-8').header('cache-control', 'no-cache')
       .send(wmtsCapabilities(await cache.tileLayers(req.principal), serviceUrl(req))))
 
   // --- WMTS RESTful: {layer}/{style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?format= ---
   app.get<{ Params: { layer: string, style: string, tms: string, tm: string, row: string, col: string } }>(
-    '/wmts/rest/:layer/:style/:tms/:tm/:row/:col', PUBLIC, async (req, reply) => {
+    '/wmts/rest/:layer/:style/:tms/:tm/:row/:col', { ...PUBLIC, schema: { summary: 'WMTS tile (RESTful)' } }, async (req, reply) => {
       const q = kvp(req.query)
       const gs = grid(req.params.tms)
       const m = /(\d{1,2})$/.exec(req.params.tm)
       if (!m || (req.params.tm !== m[1] && req.params.tm !== `${gs.id}:${m[1]}`)) throw TileRequestInvalid(`TileMatrix must be ${gs.id}:<z>, got ${req.params.tm}`)
       const z = Number(m[1])
       if (z >= gs.resolutions.length) throw TileRequestInvalid(`TileMatrix ${req.params.tm} is not in ${gs.id}`)
-      const colMatch = /^(\d{1,10})(?:\.(\w+))?$/.exec(req.params.col)
+      const colMatch = /^(\d{1,10})(?:\.([\w-]+))?$/.exec(req.params.col)
       const format = q.FORMAT ?? (colMatch?.[2] ? formatOfExtension(colMatch[2]) : 'image/png')
       if (!format || !isTileFormat(format)) throw TileRequestInvalid(`Unsupported format ${q.FORMAT ?? colMatch?.[2]}`)
       const col = int('TileCol', colMatch?.[1])
@@ -108,31 +113,31 @@ export default async function tiles (app: FastifyInstance) {
     })
 
   // --- TMS 1.0.0: <layer>@<gridset>@<ext>/<z>/<x>/<y>.<ext>, y from the bottom ---
-  app.get('/tms/1.0.0', PUBLIC, async (req, reply) =>
+  app.get('/tms/1.0.0', { ...PUBLIC, schema: { summary: 'TMS: the tile maps' } }, async (req, reply) =>
     reply.type('text/xml; charset=utf-8').send(tmsService(await cache.tileLayers(req.principal), `${serviceUrl(req)}/tms`)))
   const tileMap = (name: string) => {
-    const m = /^(.+)@(EPSG:\d+)@(\w+)$/.exec(name)
+    const m = /^(.+)@(EPSG:\d+)@([\w-]+)$/.exec(name)
     const format = m ? formatOfExtension(m[3]) : undefined
-    if (!m || !format) throw TileRequestInvalid(`TileMap must be <layer>@<gridset>@<png|jpeg|webp>, got ${name}`)
+    if (!m || !format) throw TileRequestInvalid(`TileMap must be <layer>@<gridset>@<${TILE_FORMATS.map((f) => FORMATS[f].ext).join('|')}>, got ${name}`)
     return { layer: m[1], gs: grid(m[2]), ext: m[3], format }
   }
-  app.get<{ Params: { map: string } }>('/tms/1.0.0/:map', PUBLIC, async (req, reply) => {
+  app.get<{ Params: { map: string } }>('/tms/1.0.0/:map', { ...PUBLIC, schema: { summary: 'TMS: one tile map' } }, async (req, reply) => {
     const t = tileMap(req.params.map)
     const layer = await cache.tileLayer(t.layer, req.principal, 'metadata')
     return reply.type('text/xml; charset=utf-8').send(tmsTileMap(layer, t.gs, t.ext, t.format, `${serviceUrl(req)}/tms`))
   })
-  app.get<{ Params: { map: string, z: string, x: string, y: string } }>('/tms/1.0.0/:map/:z/:x/:y', PUBLIC, async (req, reply) => {
+  app.get<{ Params: { map: string, z: string, x: string, y: string } }>('/tms/1.0.0/:map/:z/:x/:y', { ...PUBLIC, schema: { summary: 'TMS tile' } }, async (req, reply) => {
     const t = tileMap(req.params.map)
-    const ym = /^(\d{1,10})\.(\w+)$/.exec(req.params.y)
+    const ym = /^(\d{1,10})\.([\w-]+)$/.exec(req.params.y)
     if (!ym || formatOfExtension(ym[2]) !== t.format) throw TileRequestInvalid(`tile must be <y>.${t.ext}, got ${req.params.y}`)
     const [z, x, y] = [int('z', req.params.z), int('x', req.params.x), Number(ym[1])]
     return sendTile(req, reply, t.layer, t.gs, t.format, z, x, y, kvp(req.query), `TMS ${z}/${x}/${y}`)
   })
 
   // --- XYZ: y from the top, as web maps count ---
-  app.get<{ Params: { layer: string, gridset: string, z: string, x: string, y: string } }>('/xyz/:layer/:gridset/:z/:x/:y', PUBLIC, async (req, reply) => {
+  app.get<{ Params: { layer: string, gridset: string, z: string, x: string, y: string } }>('/xyz/:layer/:gridset/:z/:x/:y', { ...PUBLIC, schema: { summary: 'XYZ tile' } }, async (req, reply) => {
     const gs = grid(req.params.gridset)
-    const ym = /^(\d{1,10})\.(\w+)$/.exec(req.params.y)
+    const ym = /^(\d{1,10})\.([\w-]+)$/.exec(req.params.y)
     const format = ym ? formatOfExtension(ym[2]) : undefined
     if (!ym || !format) throw TileRequestInvalid(`tile must be <y>.png, .jpeg or .webp, got ${req.params.y}`)
     const z = int('z', req.params.z)

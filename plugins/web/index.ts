@@ -12,7 +12,7 @@ import { isAdmin } from '../infra/auth.js'
 import { GRID_SETS, maxZoom } from '../../services/seed/grid-sets.js'
 import { TILE_FORMATS } from '../../services/seed/formats.js'
 import { allowedStyles, defaultStyleOf } from '../../services/seed/parameters.js'
-import { WebPageNotBuilt } from '../../services/errors.js'
+import { LayerNotFound, LegendLayerMissing, UnknownField, LegendStyleInvalid, WebPageNotBuilt } from '../../services/errors.js'
 
 export const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
@@ -54,9 +54,9 @@ export default async function web (app: FastifyInstance, opts: { dir?: string })
     if (req.headers['if-none-match'] === a.etag) return reply.code(304).send()
     return reply.type(a.type).send(a.body)
   }
-  app.get('/web', AUTH, async (req, reply) => reply.redirect(`${app.prefix}/web/`))
-  app.get('/web/', AUTH, send('index.html'))
-  for (const name of Object.keys(FILES)) app.get(`/web/${name}`, AUTH, send(name))
+  app.get('/web', { ...AUTH, schema: { summary: 'The admin page (redirects to web/)' } }, async (req, reply) => reply.redirect(`${app.prefix}/web/`))
+  app.get('/web/', { ...AUTH, schema: { summary: 'The admin page' } }, send('index.html'))
+  for (const name of Object.keys(FILES)) app.get(`/web/${name}`, { ...AUTH, schema: { summary: 'A file of the admin page' } }, send(name))
 
   app.get('/session', { ...AUTH, schema: { summary: 'Who is logged in' } }, async (req) => ({
     user: req.principal.name,
@@ -86,6 +86,38 @@ export default async function web (app: FastifyInstance, opts: { dir?: string })
       gridSets: Object.values(GRID_SETS).map((g) => ({
         id: g.id, extent: g.extent, resolutions: g.resolutions.slice(0, 21), maxZoom: Math.min(maxZoom(g), 20), tileSize: g.tileWidth
       }))
+    }
+  })
+
+  // The legend of a layer's style, from the ColorMap of its RasterSymbolizer (the same compiled
+  // style the renderer applies). Only for layers this user may read (else 404, as if absent);
+  // the style must be one the layer offers (as for STYLES= on its tiles).
+  app.get<{ Querystring: { layer?: string, style?: string } }>('/web/legend.json', {
+    ...AUTH,
+    schema: {
+      summary: "A layer style's legend: the entries of its color map",
+      querystring: { type: 'object', properties: { layer: { type: 'string' }, style: { type: 'string' } } }
+    }
+  }, async (req) => {
+    const unknown = Object.keys(req.query).find((k) => k !== 'layer' && k !== 'style')
+    if (unknown !== undefined) throw UnknownField(JSON.stringify(unknown), 'the query (layer, style)')
+    const name = req.query.layer ?? ''
+    if (name === '') throw LegendLayerMissing()
+    const layer = (await tileCache.tileLayers(req.principal, ['list', 'read'])).find((l) => l.qualifiedName === name)
+    if (!layer) throw LayerNotFound(name)
+    const styles = allowedStyles(layer)
+    const style = req.query.style || defaultStyleOf(layer) || ''
+    if (!styles.includes(style)) throw LegendStyleInvalid(JSON.stringify(style), name, styles.join(', ') || '(none)')
+    const compiled = layer.type === 'RASTER' ? await app.styles.rasterStyleFor(layer.workspace, style) : undefined
+    const map = compiled?.colorMap
+    return {
+      legend: {
+        layer: name,
+        style,
+        type: map?.type ?? null,
+        // An intervals map's last class is open-ended (quantity Infinity): null in JSON.
+        entries: (map?.entries ?? []).map((e) => ({ quantity: Number.isFinite(e.quantity) ? e.quantity : null, color: '#' + e.color.map((c) => c.toString(16).padStart(2, '0')).join(''), opacity: e.opacity, ...(e.label !== undefined ? { label: e.label } : {}) }))
+      }
     }
   })
 

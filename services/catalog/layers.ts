@@ -23,6 +23,8 @@ export interface LayerStore {
   list (workspace?: string): Promise<LayerInfo[]>
   get (workspace: string, name: string): Promise<LayerInfo | undefined>
   setStyles (workspace: string, name: string, defaultStyle: string | undefined, styles: string[]): Promise<void>
+  /** Told after a layer's default or allowed styles changed (the tile cache drops what they drew). */
+  onStylesChanged (hook: (before: LayerInfo, after: LayerInfo) => void): void
   /** Areas that keep files per layer (tiles, quota usage) register their clean-up here. */
   onRemoved (hook: (qualifiedName: string) => Promise<void> | void): void
   /** Called by the area that deleted published layers (a store deleted with recurse), after the commit. */
@@ -58,11 +60,19 @@ export function createSqliteLayerStore (db: Db): LayerStore {
     config: JSON.parse(r.config)
   })
   const removedHooks: Array<(qualifiedName: string) => Promise<void> | void> = []
+  const stylesHooks: Array<(before: LayerInfo, after: LayerInfo) => void> = []
   return {
+    onStylesChanged (hook) { stylesHooks.push(hook) },
     onRemoved (hook) { removedHooks.push(hook) },
     async removed (names) { for (const name of names) for (const hook of removedHooks) await hook(name) },
     async list (workspace) { return ((workspace ? q.inWs.all(workspace) : q.all.all()) as any[]).map(toInfo) },
     async get (workspace, name) { const r = q.one.get(workspace, name); return r ? toInfo(r) : undefined },
-    async setStyles (workspace, name, defaultStyle, styles) { q.setStyles.run(defaultStyle ?? null, JSON.stringify(styles), workspace, name) }
+    async setStyles (workspace, name, defaultStyle, styles) {
+      const before = q.one.get(workspace, name)
+      q.setStyles.run(defaultStyle ?? null, JSON.stringify(styles), workspace, name)
+      const after = q.one.get(workspace, name)
+      if (!before || !after) return
+      for (const hook of stylesHooks) { try { hook(toInfo(before), toInfo(after)) } catch { /* a listener never undoes a committed change */ } }
+    }
   }
 }

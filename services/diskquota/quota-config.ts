@@ -1,5 +1,4 @@
-// The disk quota configuration (GWC DiskQuotaConfig; ../shared/spec/geoserver-wire-formats.md
-// section 3, DECISIONS.md "Disk quota body/errors/PUT"): defaults, the partial update validated
+// The disk quota configuration (GWC DiskQuotaConfig): defaults, the partial update validated
 // whole before anything is applied, and the one wire form (root tilecacheQuotaConfiguration,
 // quotas as {value, units} in the largest unit where the value is at least 1, value a string in JSON).
 import { QuotaFieldInvalid, QuotaUnknownLayer } from '../errors.js'

@@ -60,8 +60,13 @@ function bbox (b: [number, number, number, number] | null, crs: string | null): 
   return b ? { minx: b[0], maxx: b[2], miny: b[1], maxy: b[3], crs: crs ?? undefined } : undefined
 }
 
+/** The coverage's band names: as a PUT renamed them, else GeoServer's defaults (REST, WMS GetFeatureInfo). */
+export function coverageBandNames (c: CoverageRow): string[] {
+  return c.config.bandNames?.length === c.config.bands ? c.config.bandNames : defaultBandNames(c.config.bands)
+}
+
 function bandsOf (c: CoverageRow): BandView[] {
-  const names = c.config.bandNames?.length === c.config.bands ? c.config.bandNames : defaultBandNames(c.config.bands)
+  const names = coverageBandNames(c)
   const descriptions = c.config.bandDescriptions?.length === c.config.bands ? c.config.bandDescriptions : undefined
   return names.map((name, i) => ({
     name,

@@ -49,7 +49,7 @@ export const mosaicMigrations: Migration[] = [
     `
   },
   {
-    // Crash recovery (../shared/spec/hostile-inputs.md "What must survive"): a replace records
+    // Crash recovery (a kill -9 leaves the old store or the new one, whole): a replace records
     // itself before the old store folder is moved aside to <dataDir>/aside/<ws>/<store>, and the
     // transaction that commits the new index deletes the record; a purge records the files it is
     // about to delete in the transaction that removes their rows. The start finishes or undoes both.

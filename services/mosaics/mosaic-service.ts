@@ -74,6 +74,17 @@ export function createMosaicService (deps: MosaicServiceDeps) {
   }
   const listMosaics = db.prepare('SELECT workspace, store FROM mosaic_stores ORDER BY workspace, store')
 
+  // Told after what a mosaic's layers draw changed: the lon/lat boxes of the granules harvested or
+  // deleted, or undefined for the whole layer (the tile cache drops the tiles concerned).
+  const dataHooks: Array<(layers: string[], areas: Array<[number, number, number, number]> | undefined, reason: string) => Promise<unknown>> = []
+  async function dataChanged (mosaic: MosaicRecord, granules: Array<{ bbox: [number, number, number, number] }> | undefined, reason: string, only?: string) {
+    const layers = only !== undefined ? [`${mosaic.workspace}:${only}`] : rows.coverages(mosaic.workspace, mosaic.store).map((c) => `${mosaic.workspace}:${c.name}`)
+    if (layers.length === 0 || dataHooks.length === 0) return
+    const areas = granules && mosaic.crs ? granules.map((g) => lonLat(g.bbox, mosaic.crs!)) : undefined
+    if (granules && areas?.length === 0) return
+    for (const hook of dataHooks) await hook(layers, areas, reason)
+  }
+
   // One writer per store: uploads, harvests and deletes of a store run one after the other, so two
   // PUTs of the same store cannot interleave their renames and transactions.
   const queue = createKeyedQueue()
@@ -363,6 +374,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
           throw err
         }
         fault('mosaic.afterIndex')
+        if (hadOld) await dataChanged(record, undefined, `store ${ws}:${store} replaced`)
         await fs.promises.rm(old, { recursive: true, force: true })
         return { store: storeInfo(ws, store), skipped: read.skipped, configured }
       }))
@@ -421,6 +433,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
           for (const f of moved) await fs.promises.rm(f, { force: true })
           throw err
         }
+        await dataChanged(mosaic, read.granules, `${read.granules.length} granules harvested into ${ws}:${store}`)
         return { harvested: read.granules.length, skipped: read.skipped }
       }))
     },
@@ -464,6 +477,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         throw NoGoodGranules(read.skipped.map((s) => `${s.file}: ${s.reason}`).join('; '))
       }
       indexHarvest(mosaic, read)
+      await dataChanged(mosaic, read.granules, `${read.granules.length} granules harvested into ${ws}:${store}`)
       return { harvested: read.granules.length, skipped: read.skipped }
       })
     },
@@ -528,6 +542,8 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         rows.updateCoverage(next)
         if (body.enabled !== undefined || next.config.enabled !== c.config.enabled) rows.publish(ws, coverage, next.config.enabled)
       })
+      // Dimensions decide which granules a tile without TIME or ELEVATION draws.
+      if (JSON.stringify(next.config.dimensions) !== JSON.stringify(c.config.dimensions)) await dataChanged(mosaic, undefined, `coverage ${ws}:${coverage} changed`, coverage)
     },
 
     async indexSchema (ws: string, store: string, coverage: string) {
@@ -584,6 +600,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         if (purge !== 'none') for (const g of r) recorded.push(Number(recovery.purge.run(JSON.stringify({ path: g.path, purge, dir: mosaic.dir })).lastInsertRowid))
         return r
       })
+      await dataChanged(mosaic, removed, `${removed.length} granules deleted from ${ws}:${store}`)
       fault('granule.afterRowBeforeFile')
       await removeFiles(removed, purge, mosaic)
       if (recorded.length) recovery.purged.run(recorded[0], recorded[recorded.length - 1])
@@ -619,6 +636,9 @@ export function createMosaicService (deps: MosaicServiceDeps) {
     },
 
     /** Builds the worker job for a render request (tile cache, WMS-like calls). */
+    /** Registers a listener for changes of what mosaic layers draw (after each commit). */
+    onDataChanged (hook: (layers: string[], areas: Array<[number, number, number, number]> | undefined, reason: string) => Promise<unknown>): void { dataHooks.push(hook) },
+
     markDamaged (file: string, reason: string): string {
       const [location] = index.markDamaged(file, reason)
       deps.log?.warn({ granule: file, reason }, 'a granule cannot be decoded')

@@ -102,7 +102,7 @@ export async function prepareRenderJob (req: RenderRequest, deps: Deps): Promise
     throw InvalidRenderRequest('bbox must be four finite numbers minx, miny, maxx, maxy with min < max')
   }
   const crs = normalizeCrs(req.crs)
-  if (crs !== 'EPSG:4326' && crs !== 'EPSG:3857') throw InvalidRenderRequest(`unsupported CRS ${req.crs}`)
+  if (!isSupportedCrs(crs, req.proj4Defs)) throw InvalidRenderRequest(`unsupported CRS ${req.crs}`)
   const name = splitLayerName(req.layer)
   if (!name) throw MosaicLayerNotFound(req.layer)
   const row = deps.db.prepare(`SELECT r.store, r.config FROM layers l JOIN resources r ON r.workspace = l.workspace AND r.name = l.name
@@ -120,6 +120,7 @@ export async function prepareRenderJob (req: RenderRequest, deps: Deps): Promise
     ranges: config.ranges ?? []
   }
   if (req.style !== undefined) job.style = withBandIndexes(req.style, config, req.layer)
+  if (req.proj4Defs !== undefined) job.proj4Defs = { ...req.proj4Defs }
   if (!mosaic.crs) return job
   if (!isSupportedCrs(mosaic.crs)) throw InvalidRenderRequest(`unsupported CRS ${mosaic.crs} of the granules`)
 
@@ -151,7 +152,7 @@ export async function prepareRenderJob (req: RenderRequest, deps: Deps): Promise
     try { filters.push(deps.compile(mosaic, req.cqlFilter)) } catch (err) { throw err instanceof Error && 'code' in err ? err : InvalidCql(String(err)) }
   }
   // Requests past the mercator latitude limit are clamped by the transform.
-  const searchBox = transformBbox(job.bbox, crs, mosaic.crs)
+  const searchBox = transformBbox(job.bbox, crs, mosaic.crs, req.proj4Defs)
   if (!searchBox.every(Number.isFinite)) return job
   const granules = deps.index.query(name.workspace, row.store, { bbox: searchBox, filter: and(filters), limit: MAX_GRANULES })
   job.granules = granules.map((g) => ({

@@ -30,7 +30,8 @@ export type Usage = 'data' | 'metadata' | 'list'
 
 export const ANONYMOUS_ROLE = 'ROLE_ANONYMOUS'
 export const AUTHENTICATED_ROLE = 'ROLE_AUTHENTICATED'
-export const DEFAULT_ADMIN_ROLES = ['ADMIN', 'ROLE_ADMINISTRATOR']
+/** The roles that administer everything (GeoServer's ADMIN and ROLE_ADMINISTRATOR): defined here only. */
+export const ADMIN_ROLES = ['ADMIN', 'ROLE_ADMINISTRATOR']
 
 export interface CheckOptions {
   usage?: Usage
@@ -44,7 +45,7 @@ export interface LayerAccessDeps {
   adminRoles?: string[]
 }
 
-export function createLayerAccess ({ rules, adminRoles = DEFAULT_ADMIN_ROLES }: LayerAccessDeps) {
+export function createLayerAccess ({ rules, adminRoles = ADMIN_ROLES }: LayerAccessDeps) {
   let table = new Map<string, Set<string>>()
   let mode: CatalogMode = 'HIDE'
 

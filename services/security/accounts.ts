@@ -7,7 +7,7 @@ import { hashPassword } from '../auth/passwords.js'
 import {
   InvalidRole, InvalidUser, LastAdmin, ReservedRole, RoleExists, RoleNotFound, UserExists, UserNotFound, WeakPassword
 } from '../errors.js'
-import { ANONYMOUS_ROLE, AUTHENTICATED_ROLE, DEFAULT_ADMIN_ROLES } from './access.js'
+import { ANONYMOUS_ROLE, AUTHENTICATED_ROLE, ADMIN_ROLES } from './access.js'
 
 const USER_NAME = /^[\p{L}\p{N}_][\p{L}\p{N}_.@+-]{0,63}$/u
 const ROLE_NAME = /^[\p{L}\p{N}_][\p{L}\p{N}_.-]{0,99}$/u
@@ -43,7 +43,7 @@ function checkEnabled (v: unknown): boolean | undefined {
   throw InvalidUser(`Invalid value of enabled: ${shown(v)}; expected true or false`)
 }
 
-export function createAccounts (db: Db, { adminRoles = DEFAULT_ADMIN_ROLES }: { adminRoles?: string[] } = {}) {
+export function createAccounts (db: Db, { adminRoles = ADMIN_ROLES }: { adminRoles?: string[] } = {}) {
   const marks = adminRoles.map(() => '?').join(',')
   const q = {
     users: db.prepare('SELECT name, enabled FROM users ORDER BY name'),

@@ -38,8 +38,12 @@ export interface TruncateSelection {
   /** Tiles to delete at z; undefined = none at that level. */
   rectAt: (z: number) => Rect | undefined
   signal?: AbortSignal
+  /** Only tiles it accepts are deleted (truncate by area); undefined: every tile of rectAt. */
+  keep?: (z: number, x: number, y: number) => boolean
   /** Called after each deleted tile (task progress). */
   onDeleted?: () => void
+  /** Only tiles last written before this time (ms since the epoch); undefined: every tile. */
+  olderThan?: number
 }
 
 const gridDir = (id: string) => id.replace(':', '_')
@@ -70,9 +74,14 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
   }
   const etagOf = (size: number, mtimeMs: number) => `"${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`
 
-  async function remove (file: string, key: TileKey): Promise<boolean> {
+  async function remove (file: string, key: TileKey, olderThan?: number): Promise<boolean> {
     let size = 0
-    try { size = (await fs.stat(file)).size; await fs.unlink(file) } catch (err) {
+    try {
+      const st = await fs.stat(file)
+      if (olderThan !== undefined && st.mtimeMs >= olderThan) return false
+      size = st.size
+      await fs.unlink(file)
+    } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false
       throw err
     }
@@ -92,6 +101,8 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
   return {
     root,
     tilePath,
+    /** The folder of a tile set (its zoom levels below). */
+    tileSetDir (s: TileSet): string { return setDir(s) },
     onTileWritten (fn: TileListener) { written.push(fn) },
     onTileDeleted (fn: TileListener) { deleted.push(fn) },
     onTileRead (fn: TileListener) { read.push(fn) },
@@ -119,6 +130,14 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
 
     async exists (key: TileKey): Promise<boolean> {
       try { await fs.access(tilePath(key)); return true } catch { return false }
+    },
+
+    /** Modification time of a tile (ms), undefined when it is not cached. */
+    async mtime (key: TileKey): Promise<number | undefined> {
+      try { return (await fs.stat(tilePath(key))).mtimeMs } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+        throw err
+      }
     },
 
     /** Writes one tile on the calling thread (tools and tests; seeding writes in the workers). */
@@ -186,8 +205,9 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
               if (!m || m[2] !== FORMATS[s.format].ext) continue
               const y = Number(m[1])
               if (y < r[1] || y > r[3]) continue
+              if (sel.keep && !sel.keep(z, x, y)) continue
               if (sel.signal?.aborted) return n
-              if (await remove(path.join(xdir, name), { ...s, z, x, y })) { n++; sel.onDeleted?.() }
+              if (await remove(path.join(xdir, name), { ...s, z, x, y }, sel.olderThan)) { n++; sel.onDeleted?.() }
             }
             await fs.rmdir(xdir).catch(() => {}) // only when empty
           }

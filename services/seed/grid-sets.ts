@@ -1,5 +1,5 @@
 // The two grid sets every GeoServer layer gets by default, exactly as GeoWebCache defines them
-// (DefaultGridsets / GridSetFactory; ../shared/spec/geoserver-wire-formats.md section 2.2):
+// (DefaultGridsets / GridSetFactory):
 // 256x256 tiles, origin at the extent's lower-left corner (tile row 0 at the bottom, TMS-like),
 // pixel size 0.00028 m for scale denominators.
 export type GridSetId = 'EPSG:4326' | 'EPSG:900913'

@@ -6,6 +6,7 @@ import { SeedFieldInvalid, SeedFieldMissing, SeedUnknownField } from '../errors.
 import { GRID_SETS, gridSet, gridSubset, maxZoom, type BBox, type GridSet, type GridSubset } from './grid-sets.js'
 import { isTileFormat, TILE_FORMATS, type TileFormat } from './formats.js'
 import { normaliseParameters, type ParameterSet } from './parameters.js'
+import { parseArea, type Area } from './area.js'
 
 export type TaskType = 'seed' | 'reseed' | 'truncate'
 
@@ -23,6 +24,10 @@ export interface SeedSpec {
   /** Undefined only for a truncate without parameters: every parameter set. */
   parameters?: ParameterSet
   threadCount: number
+  /** Area resource: only metatiles touching this shape (grid set CRS). */
+  area?: Area
+  /** Area resource, reseed: metatiles whose tiles all exist and are at least this recent (ms) are left alone. */
+  olderThan?: number
 }
 
 const KNOWN = new Set(['name', 'srs', 'gridSetId', 'bounds', 'zoomStart', 'zoomStop', 'format', 'type', 'threadCount',
@@ -144,4 +149,43 @@ export function parseSeedRequest (body: Record<string, unknown>, layer: LayerInf
   const rawParams = parameterMap(body.parameters)
   const parameters = type === 'truncate' && body.parameters === undefined ? undefined : normaliseParameters(layer, rawParams)
   return { layer, type, gridSet: gs, subset, zoomStart, zoomStop, bounds, formats, parameters, threadCount }
+}
+
+const AREA_FIELDS = new Set(['seedRequest', 'geometry', 'olderThan'])
+
+/** A date-time with a time zone (RFC 3339) or a date (midnight UTC), as milliseconds. */
+function dateField (field: string, v: unknown): number {
+  const s = typeof v === 'string' ? v.trim() : ''
+  const ok = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(s)
+  const ms = ok ? Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s) : NaN
+  if (!Number.isFinite(ms)) throw SeedFieldInvalid(field, JSON.stringify(v), 'must be an ISO 8601 date or date-time with a time zone, e.g. 2026-11-24T10:00:00Z')
+  return ms
+}
+
+/**
+ * The area resource (POST seed/<layer>/area.json): `{ seedRequest, geometry, olderThan }`, the
+ * seed request as on seed/<layer>.json plus a GeoJSON Polygon or MultiPolygon (required) and, for
+ * a reseed, `olderThan` (also as a query parameter). The request's bounds, when given, still apply.
+ */
+export function parseAreaRequest (body: unknown, layer: LayerInfo, maxThreads: number, olderThanQuery?: string): SeedSpec {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw SeedFieldMissing('seedRequest (a JSON object with seedRequest and geometry)')
+  const b = body as Record<string, unknown>
+  for (const k of Object.keys(b)) if (!AREA_FIELDS.has(k)) throw SeedUnknownField(k)
+  if (b.seedRequest === null || typeof b.seedRequest !== 'object' || Array.isArray(b.seedRequest)) throw SeedFieldMissing('seedRequest')
+  const spec = parseSeedRequest(b.seedRequest as Record<string, unknown>, layer, maxThreads)
+  const area = parseArea(b.geometry, spec.gridSet)
+  if (b.olderThan !== undefined && olderThanQuery !== undefined) throw SeedFieldInvalid('olderThan', olderThanQuery, 'is given both in the body and as a query parameter')
+  const older = b.olderThan ?? olderThanQuery
+  let olderThan: number | undefined
+  if (older !== undefined) {
+    if (spec.type !== 'reseed') throw SeedFieldInvalid('olderThan', String(older), `applies to a reseed, not a ${spec.type}`)
+    olderThan = dateField('olderThan', older)
+  }
+  const e = spec.subset.extent
+  let bounds: BBox = [Math.max(e[0], area.bbox[0]), Math.max(e[1], area.bbox[1]), Math.min(e[2], area.bbox[2]), Math.min(e[3], area.bbox[3])]
+  if (spec.bounds) bounds = [Math.max(bounds[0], spec.bounds[0]), Math.max(bounds[1], spec.bounds[1]), Math.min(bounds[2], spec.bounds[2]), Math.min(bounds[3], spec.bounds[3])]
+  if (!(bounds[0] < bounds[2]) || !(bounds[1] < bounds[3])) {
+    throw SeedFieldInvalid('geometry', area.bbox.join(','), `does not intersect the layer's extent ${e.join(',')}${spec.bounds ? ' within the request bounds' : ''} in grid set ${spec.gridSet.id}`)
+  }
+  return { ...spec, bounds, area, olderThan }
 }

@@ -1,7 +1,9 @@
-// Seed task records in SQLite (../shared/spec/hostile-inputs.md "Running seed/truncate tasks"):
+// Seed task records in SQLite, so that a task's fate survives the process:
 // GWC loses its tasks on a restart; we keep a record of each task so that after a restart or a
 // kill -9 the per-task resource says what happened. On boot, tasks that were pending or running
-// become ABORTED with the reason "aborted: restart" (they are not resumed). Ids come from an
+// resume (MAPWARDEN_RESUME_TASKS, tile-cache.ts resumeTasks: the record keeps the request, the
+// job, the kill flag and the start time), or with resuming off become ABORTED with the reason
+// "aborted: restart". Ids come from an
 // AUTOINCREMENT key, so they never repeat across restarts. Finished records are kept an hour, and
 // at most 1000 of them.
 import { parseExact, stringifyExact } from '../exact-json.js'
@@ -24,8 +26,11 @@ export function createTaskRecords (db: Db, deps: TaskRecordsDeps = {}) {
   const keepMax = deps.keepMax ?? 1000
   const fault = deps.fault ?? noFaults
   const q = {
-    insert: db.prepare('INSERT INTO seed_tasks (state, layer, view, created_at) VALUES (?, ?, ?, ?)'),
-    update: db.prepare('UPDATE seed_tasks SET state = ?, view = ?, error = ?, finished_at = ? WHERE id = ?'),
+    insert: db.prepare('INSERT INTO seed_tasks (state, layer, view, created_at, request, job) VALUES (?, ?, ?, ?, ?, ?)'),
+    setJob: db.prepare('UPDATE seed_tasks SET job = ? WHERE id = ?'),
+    update: db.prepare('UPDATE seed_tasks SET state = ?, view = ?, error = ?, finished_at = ?, killed = killed | ?, started_at = coalesce(started_at, ?) WHERE id = ?'),
+    unfinished: db.prepare("SELECT id, job, view, request, killed, started_at FROM seed_tasks WHERE state IN ('pending', 'running') ORDER BY id"),
+    abortOne: db.prepare("UPDATE seed_tasks SET state = 'aborted', error = ?, finished_at = ? WHERE id = ? AND state IN ('pending', 'running')"),
     get: db.prepare('SELECT id, state, view, error FROM seed_tasks WHERE id = ?'),
     abort: db.prepare("UPDATE seed_tasks SET state = 'aborted', error = ?, finished_at = ? WHERE state IN ('pending', 'running')"),
     prune: db.prepare(`DELETE FROM seed_tasks WHERE finished_at IS NOT NULL AND (finished_at < ? OR id NOT IN
@@ -38,27 +43,42 @@ export function createTaskRecords (db: Db, deps: TaskRecordsDeps = {}) {
       return q.abort.run(reason, now()).changes
     },
     /** Allocates the id of a new task (never reused) and records it as pending. */
-    create (layer: string, view: Omit<TaskView, 'id'>): number {
+    create (layer: string, view: Omit<TaskView, 'id'>, request?: string, job?: number): number {
       fault('seed.taskRecordWrite')
-      const id = Number(q.insert.run('pending', layer, stringifyExact(view), now()).lastInsertRowid)
+      const id = Number(q.insert.run('pending', layer, stringifyExact(view), now(), request ?? null, job ?? null).lastInsertRowid)
       fault('seed.afterTaskRecord')
       return id
     },
-    /** Records the tasks of one request in one transaction; returns their ids in order. */
-    createAll (tasks: Array<{ layer: string, view: Omit<TaskView, 'id'> }>): number[] {
-      return db.transaction(() => tasks.map((t) => this.create(t.layer, t.view)))()
+    /**
+     * Records the tasks of one request in one transaction; returns their ids in order. `request`
+     * (JSON) is what a restart rebuilds their job from; the job is the first task's id.
+     */
+    createAll (tasks: Array<{ layer: string, view: Omit<TaskView, 'id'> }>, request?: string): number[] {
+      return db.transaction(() => {
+        const ids = tasks.map((t) => this.create(t.layer, t.view, request))
+        for (const id of ids) q.setJob.run(ids[0], id)
+        return ids
+      })()
     },
+    /** Tasks of a previous run still pending or running, by id (resume after a restart). */
+    unfinished (): Array<{ id: number, job: number | null, view: TaskView, request: string | null, killed: boolean, startedAt?: number }> {
+      return (q.unfinished.all() as any[]).map((r) => ({
+        id: r.id, job: r.job, view: parseExact(r.view) as TaskView, request: r.request, killed: r.killed === 1, startedAt: r.started_at ?? undefined
+      }))
+    },
+    /** Ends one unfinished task of a previous run (killed, or its request no longer valid). */
+    abort (id: number, reason: string | null): void { q.abortOne.run(reason, now(), id) },
     /**
      * Writes tasks' states and progress in one transaction (throws on a full disk; the caller
      * retries): one commit instead of one per task, e.g. for kill_all of a full queue. Unless one
      * of them is `durable` (a state change), it commits without an fsync on the event loop (the
      * progress of running tasks, once a second each): that still survives a crash of the process.
      */
-    saveAll (items: Array<{ view: TaskView, finishedAt?: number, durable?: boolean }>): void {
+    saveAll (items: Array<{ view: TaskView, finishedAt?: number, durable?: boolean, killed?: boolean, startedAt?: number }>): void {
       const write = db.transaction(() => {
-        for (const { view, finishedAt } of items) {
+        for (const { view, finishedAt, killed, startedAt } of items) {
           fault('seed.taskRecordWrite')
-          q.update.run(view.state, stringifyExact(view), view.error ?? null, finishedAt ?? null, view.id)
+          q.update.run(view.state, stringifyExact(view), view.error ?? null, finishedAt ?? null, killed ? 1 : 0, startedAt ?? null, view.id)
           fault('seed.afterTaskRecord')
         }
       })
@@ -77,6 +97,7 @@ export function createTaskRecords (db: Db, deps: TaskRecordsDeps = {}) {
         state: r.state,
         status: STATUS_CODE[r.state],
         etaSeconds: finished ? 0 : view.etaSeconds,
+        request: view.request && finished ? { ...view.request, etaSeconds: 0 } : view.request,
         error: r.error ?? undefined
       }
     },

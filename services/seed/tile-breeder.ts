@@ -8,8 +8,9 @@ import type { TileWrite } from './tile-files.js'
 import type { SeedSpec } from './seed-request.js'
 import { countTiles, metaTileIterator, rectAt, tileRange, type MetaTile } from './tile-range.js'
 import { parameterId } from './parameters.js'
+import { areaMetaTileIterator, areaTileFilter, countAreaTiles } from './area.js'
 import { rectArea, type Rect } from './grid-sets.js'
-import { viewOf, type Job, type Task, type TaskState, type TaskView } from './task.js'
+import { shareOf, viewOf, type Job, type Task, type TaskState, type TaskView } from './task.js'
 import type { LayerInfo } from '../catalog/layers.js'
 import type { TileFormat } from './formats.js'
 import type { ParameterSet } from './parameters.js'
@@ -53,6 +54,13 @@ export interface BreederDeps {
   keepFinishedMs?: number
   /** Persistent task records (ids, and what happened to a task after a restart). */
   records?: TaskRecords
+  /** Whether a cached tile must be drawn again although it exists (its style or data changed). */
+  isStale?: (layer: string, parameterId: string, mtimeMs: number) => boolean
+  /**
+   * Tasks stopped by close() (a shutdown) keep their pending or running record, so that the next
+   * start resumes them (tile-cache.ts resumeTasks); otherwise they end ABORTED.
+   */
+  resume?: boolean
 }
 
 export type KillCode = 'running' | 'pending' | 'all'
@@ -93,7 +101,7 @@ export function createTileBreeder (deps: BreederDeps) {
     if (!deps.records || unsaved.size === 0) return
     const pending = [...unsaved.values()]
     try {
-      deps.records.saveAll(pending.map((t) => ({ view: viewOf(t, now()), finishedAt: t.finishedAt, durable: durable.has(t.id) })))
+      deps.records.saveAll(pending.map((t) => ({ view: viewOf(t, now()), finishedAt: t.finishedAt, durable: durable.has(t.id), killed: t.killed, startedAt: t.startedAt })))
       for (const t of pending) { unsaved.delete(t.id); durable.delete(t.id) }
     } catch (err) {
       deps.log?.warn({ err, tasks: pending.length }, 'could not write seed task records; retrying')
@@ -123,26 +131,34 @@ export function createTileBreeder (deps: BreederDeps) {
   }
 
   function finish (t: Task, state: TaskState, error?: string) {
+    // A task stopped half-way keeps the share it had (what it did plus its part of the rest then).
+    if (state === 'aborted' && t.state === 'running') t.share = shareOf(t)
     t.state = state
     t.finishedAt = now()
     if (error) t.error = error
     changed(t)
     persist(t)
+    // The request's other live tasks now share what is left without this one: their shares changed.
+    for (const x of t.job.tasks) if (x !== t && (x.state === 'running' || x.state === 'pending') && !x.killed) changed(x)
+  }
+
+  async function everyTile (mt: MetaTile, ok: (x: number, y: number) => Promise<boolean>): Promise<boolean> {
+    for (let y = mt.wanted[1]; y <= mt.wanted[3]; y++) for (let x = mt.wanted[0]; x <= mt.wanted[2]; x++) if (!(await ok(x, y))) return false
+    return true
   }
 
   async function processMetatile (t: Task, mt: MetaTile) {
     const { spec } = t.job
     const format = spec.formats[0]
     const set = { layer: spec.layer.qualifiedName, gridSet: spec.gridSet.id, format, parameterId: t.job.parameterId! }
-    if (t.type === 'seed') {
-      let missing = false
-      for (let y = mt.wanted[1]; y <= mt.wanted[3] && !missing; y++) {
-        for (let x = mt.wanted[0]; x <= mt.wanted[2]; x++) {
-          if (!(await deps.store.exists({ ...set, z: mt.z, x, y }))) { missing = true; break }
-        }
-      }
-      if (!missing) return
-    }
+    // A seed fills what is missing (or was drawn before its style or data changed); a reseed with a
+    // date redraws what is older than it. A metatile's tiles are one image: one such tile renders it.
+    const keep = t.type === 'seed' ? (at: number) => !deps.isStale?.(set.layer, set.parameterId, at)
+      : t.type === 'reseed' && spec.olderThan !== undefined ? (at: number) => at >= spec.olderThan! : undefined
+    if (keep && await everyTile(mt, async (x, y) => {
+      const at = await deps.store.mtime({ ...set, z: mt.z, x, y })
+      return at !== undefined && keep(at)
+    })) return
     await renderIntoStore(deps.render, deps.store, set, {
       layer: spec.layer, gridSet: spec.gridSet, z: mt.z, rect: mt.render, format,
       parameters: spec.parameters ?? {}, signal: aborter.signal
@@ -153,7 +169,9 @@ export function createTileBreeder (deps: BreederDeps) {
     t.state = 'running'
     t.startedAt = now()
     t.job.startedAt ??= t.startedAt
-    t.tilesDone = 0
+    // A resumed truncate goes on counting what it deleted before; a resumed seed or reseed walks
+    // its range again and counts the metatiles it finds written as done.
+    t.tilesDone = t.baseDone ?? 0
     changed(t)
     persist(t)
     try {
@@ -168,6 +186,7 @@ export function createTileBreeder (deps: BreederDeps) {
           layer: spec.layer.qualifiedName, gridSet: spec.gridSet.id, formats: spec.formats,
           parameterId: t.job.parameterId, zoomStart: spec.zoomStart, zoomStop: spec.zoomStop,
           rectAt: (z) => rectAt(t.job.range, z),
+          keep: spec.area ? areaTileFilter(t.job.range, spec.area) : undefined,
           signal: stop.signal,
           onDeleted: () => { t.tilesDone++ }
         })
@@ -191,9 +210,11 @@ export function createTileBreeder (deps: BreederDeps) {
         }
       }
       t.cancel = undefined
+      if (closing && deps.resume && !t.killed) return persist(t) // resumed after the next start
       finish(t, t.killed || closing ? 'aborted' : 'done')
     } catch (err) {
       t.cancel = undefined
+      if (closing && deps.resume && !t.killed) return persist(t) // the shutdown stopped it: resumed
       deps.log?.warn({ err, task: t.id, layer: t.layer }, 'seed task failed')
       finish(t, 'aborted', abortReason(err))
     }
@@ -208,8 +229,40 @@ export function createTileBreeder (deps: BreederDeps) {
     if (t.state === 'pending') {
       queue.splice(queue.indexOf(t), 1)
       finish(t, 'aborted')
-    } else changed(t)
+    } else {
+      changed(t)
+      persist(t) // the kill is on record before the metatile in hand ends: a crash never resumes it
+    }
     return { task: t, was }
+  }
+
+  function makeJob (spec: SeedSpec, count: number): { job: Job, fresh: Task[] } {
+    const range = tileRange(spec.subset, spec.zoomStart, spec.zoomStop, spec.bounds)
+    const iter = spec.area ? areaMetaTileIterator(range, spec.area) : metaTileIterator(range)
+    const job: Job = {
+      spec,
+      parameterId: spec.parameters ? parameterId(spec.parameters) : undefined,
+      range,
+      total: spec.area ? countAreaTiles(range, spec.area) : countTiles(range),
+      next: () => iter.next(),
+      tasks: []
+    }
+    const fresh: Task[] = []
+    for (let i = 0; i < count; i++) {
+      fresh.push({ id: 0, type: spec.type, layer: spec.layer.qualifiedName, job, state: 'pending', tilesDone: -1, killed: false, createdAt: now() })
+    }
+    return { job, fresh }
+  }
+
+  function enqueue (job: Job, fresh: Task[], ids: number[]) {
+    fresh.forEach((t, i) => {
+      t.id = ids[i]
+      job.tasks.push(t)
+      tasks.set(t.id, t)
+      queue.push(t)
+      changed(t)
+    })
+    pump()
   }
 
   function pump () {
@@ -224,38 +277,33 @@ export function createTileBreeder (deps: BreederDeps) {
   return {
     events,
 
-    /** Creates the tasks of a validated request and starts them when slots are free. */
-    submit (spec: SeedSpec): Task[] {
+    /**
+     * Creates the tasks of a validated request and starts them when slots are free. `request`
+     * (JSON) is recorded with them, for a restart to rebuild the job from.
+     */
+    submit (spec: SeedSpec, request?: string): Task[] {
       if (closing) throw TileCacheClosing()
       prune()
       const count = spec.type === 'truncate' ? 1 : spec.threadCount
       if (queue.length + count > deps.maxPendingTasks) throw TooManyPendingTasks(deps.maxPendingTasks)
-      const range = tileRange(spec.subset, spec.zoomStart, spec.zoomStop, spec.bounds)
-      const iter = metaTileIterator(range)
-      const job: Job = {
-        spec,
-        parameterId: spec.parameters ? parameterId(spec.parameters) : undefined,
-        range,
-        total: countTiles(range),
-        next: () => iter.next(),
-        tasks: []
-      }
-      const fresh: Task[] = []
-      for (let i = 0; i < count; i++) {
-        fresh.push({ id: 0, type: spec.type, layer: spec.layer.qualifiedName, job, state: 'pending', tilesDone: -1, killed: false, createdAt: now() })
-      }
+      const { job, fresh } = makeJob(spec, count)
       // Ids come from the records (never reused across restarts); a full disk refuses the request here.
       const ids = deps.records
-        ? deps.records.createAll(fresh.map((t) => { const { id, ...view } = viewOf(t, now()); void id; return { layer: t.layer, view } }))
+        ? deps.records.createAll(fresh.map((t) => { const { id, ...view } = viewOf(t, now()); void id; return { layer: t.layer, view } }), request)
         : fresh.map(() => nextId++)
-      fresh.forEach((t, i) => {
-        t.id = ids[i]
-        job.tasks.push(t)
-        tasks.set(t.id, t)
-        queue.push(t)
-        changed(t)
-      })
-      pump()
+      enqueue(job, fresh, ids)
+      return job.tasks
+    },
+
+    /**
+     * Takes back the tasks of a previous run (same ids, pending again): `baseDone` is what a
+     * truncate had already deleted. The spec is the request as validated again at this start.
+     */
+    resume (spec: SeedSpec, entries: Array<{ id: number, baseDone?: number }>): Task[] {
+      if (closing) throw TileCacheClosing()
+      const { job, fresh } = makeJob(spec, entries.length)
+      fresh.forEach((t, i) => { t.baseDone = entries[i].baseDone })
+      enqueue(job, fresh, entries.map((e) => e.id))
       return job.tasks
     },
 
@@ -269,6 +317,14 @@ export function createTileBreeder (deps: BreederDeps) {
     },
 
     task (id: number): Task | undefined { prune(); return tasks.get(id) },
+
+    /** Finished and aborted tasks still kept (an hour), newest first, at most `limit`. */
+    recent (limit: number): Task[] {
+      prune()
+      const out: Task[] = []
+      for (const t of tasks.values()) if (t.state === 'done' || t.state === 'aborted') out.push(t)
+      return out.sort((a, b) => b.id - a.id).slice(0, limit)
+    },
 
     /** A task of this run or an earlier one, from its record (after a restart: ABORTED, "aborted: restart"). */
     record (id: number): TaskView | undefined { return deps.records?.get(id) },
@@ -294,7 +350,10 @@ export function createTileBreeder (deps: BreederDeps) {
     async close () {
       closing = true
       if (retry) { clearTimeout(retry); retry = undefined }
-      for (const t of queue.splice(0)) { t.killed = true; finish(t, 'aborted') }
+      // Pending tasks keep their record as it is when they resume at the next start.
+      for (const t of queue.splice(0)) {
+        if (deps.resume) { t.state = 'aborted'; t.finishedAt = now() } else { t.killed = true; finish(t, 'aborted') }
+      }
       for (const t of tasks.values()) t.cancel?.()
       aborter.abort()
       await Promise.allSettled([...runs])

@@ -4,17 +4,23 @@
 import path from 'node:path'
 import type { LayerInfo, LayerStore } from '../catalog/layers.js'
 import { splitLayerName } from '../catalog/layers.js'
-import { isMapwardenError, TileLayerNotFound, TileOutOfRange, TileParameterInvalid, UnknownTileLayer } from '../errors.js'
+import { ExportInvalid, isMapwardenError, TileLayerNotFound, TileNotCached, TileOutOfRange, TileParameterInvalid, UnknownTileLayer } from '../errors.js'
 import { createBlobStore, type StoredTile, type TileKey } from './blob-store.js'
 import { createTileBreeder, renderIntoStore, type MetatileRenderer } from './tile-breeder.js'
-import { gridSubset, type GridSet } from './grid-sets.js'
+import { gridSet, gridSubset, maxZoom, type GridSet } from './grid-sets.js'
+import { exportTiles, highestCachedZoom, parseExportQuery, tableName, type ExportKind } from './export.js'
+import { isTileFormat } from './formats.js'
 import { metaTileOf } from './tile-range.js'
 import { normaliseParameters, parameterId } from './parameters.js'
-import { parseSeedRequest } from './seed-request.js'
+import { parseAreaRequest, parseSeedRequest } from './seed-request.js'
 import type { TileFormat } from './formats.js'
 import type { Principal } from '../auth/authenticator.js'
-import type { TaskRecords } from './task-records.js'
+import { RESTART_REASON, type TaskRecords } from './task-records.js'
 import { noFaults, type FaultPoint } from '../faults.js'
+import type { Db } from '../storage/database.js'
+import { createTileInvalidation } from './tile-invalidation.js'
+import { DEFAULT_TILE_SETTINGS, type TileLayerSettings, type TileLayerSettingsStore } from './layer-settings.js'
+import { blankTile } from './blank-tile.js'
 
 /** 'list': whether a capabilities document shows the layer; 'metadata': a description of one layer
  *  (TMS TileMap). The catalog mode may list and describe layers whose tiles it refuses. */
@@ -24,15 +30,30 @@ export type TileAuthorizer = (action: TileAction, layer: LayerInfo, principal: P
 
 export interface TileCacheDeps {
   dataDir: string
+  db: Db
   layers: LayerStore
   render: MetatileRenderer
   taskSlots: number
   maxPendingTasks: number
   maxSeedThreads: number
-  log?: { warn: (obj: object, msg: string) => void }
+  log?: { info: (obj: object, msg: string) => void, warn: (obj: object, msg: string) => void }
   now?: () => number
   records?: TaskRecords
   fault?: FaultPoint
+  /** Tasks stopped by a shutdown keep their records for resumeTasks at the next start. */
+  resume?: boolean
+  /** Per-layer expiry and cached-only settings (layer-settings.ts); defaults when absent. */
+  settings?: TileLayerSettingsStore
+}
+
+/** A tile as readTile answers it. */
+export interface ServedTile extends StoredTile {
+  cached: boolean
+  public: boolean
+  /** The layer's settings: expireClients decides the Cache-Control max-age. */
+  settings: TileLayerSettings
+  /** A transparent stand-in for a missing tile of a cached-only layer (never stored). */
+  placeholder?: boolean
 }
 
 export interface TileRequest {
@@ -49,9 +70,16 @@ export interface TileRequest {
   asked?: string
 }
 
+/** What a task's record keeps of its request (resumeTasks). */
+interface StoredRequest { layer: string, body: Record<string, unknown>, area?: { olderThan?: string } }
+
 export function createTileCache (deps: TileCacheDeps) {
   const store = createBlobStore({ root: path.join(deps.dataDir, 'tiles'), tmpDir: path.join(deps.dataDir, 'tmp', 'tiles'), fault: deps.fault ?? noFaults })
-  const breeder = createTileBreeder({ store, render: deps.render, taskSlots: deps.taskSlots, maxPendingTasks: deps.maxPendingTasks, log: deps.log, now: deps.now, records: deps.records })
+  const invalidation = createTileInvalidation({ db: deps.db, store, log: deps.log, now: deps.now })
+  const breeder = createTileBreeder({
+    store, render: deps.render, taskSlots: deps.taskSlots, maxPendingTasks: deps.maxPendingTasks, log: deps.log, now: deps.now, records: deps.records,
+    resume: deps.resume, isStale: invalidation.isStale
+  })
   const inflight = new Map<string, Promise<void>>()
   let authorize: TileAuthorizer = () => {}
 
@@ -65,6 +93,9 @@ export function createTileCache (deps: TileCacheDeps) {
   return {
     store,
     breeder,
+    invalidation,
+    /** Per-layer expiry and cached-only settings (the layer resource reads and writes them). */
+    settings: deps.settings,
     setAuthorizer (fn: TileAuthorizer) { authorize = fn },
 
     /** A tile layer for the seed API: unknown layers are 400 (DECISIONS.md). */
@@ -95,12 +126,60 @@ export function createTileCache (deps: TileCacheDeps) {
       return out
     },
 
-    /** The single entry point of cache writes (seed, reseed, truncate). */
-    async submitSeed (layerName: string, body: Record<string, unknown>, principal?: Principal) {
+    /**
+     * The single entry point of cache writes (seed, reseed, truncate). With `area`, `body` is the
+     * area resource's `{ seedRequest, geometry, olderThan }` (area.ts), `olderThan` its query parameter.
+     */
+    async submitSeed (layerName: string, body: Record<string, unknown>, principal?: Principal, area?: { olderThan?: string }) {
       const layer = await this.seedLayer(layerName)
       await authorize('write', layer, principal)
-      const spec = parseSeedRequest(body, layer, deps.maxSeedThreads)
-      return breeder.submit(spec)
+      const spec = area
+        ? parseAreaRequest(body, layer, deps.maxSeedThreads, area.olderThan)
+        : parseSeedRequest(body, layer, deps.maxSeedThreads)
+      if (spec.parameters) invalidation.recordSet(layer.qualifiedName, parameterId(spec.parameters), spec.parameters)
+      const request: StoredRequest = { layer: layer.qualifiedName, body, area }
+      return breeder.submit(spec, JSON.stringify(request))
+    },
+
+    /**
+     * At start (MAPWARDEN_RESUME_TASKS): the tasks of the previous run that were pending or running
+     * go back in the queue with their ids, their job rebuilt from the recorded request and checked
+     * again. A seed walks its range again (metatiles on disk are skipped and count as done); a
+     * reseed leaves alone the metatiles written since it started; a truncate deletes what is left
+     * and keeps its count. Killed tasks end ABORTED; a request no longer valid (layer removed...)
+     * ends ABORTED with the reason.
+     */
+    async resumeTasks (): Promise<{ resumed: number, aborted: number }> {
+      const records = deps.records
+      if (!records) return { resumed: 0, aborted: 0 }
+      const jobs = new Map<number, ReturnType<TaskRecords['unfinished']>>()
+      for (const r of records.unfinished()) {
+        const key = r.job ?? r.id
+        jobs.set(key, [...(jobs.get(key) ?? []), r])
+      }
+      let resumed = 0
+      let aborted = 0
+      for (const rows of jobs.values()) {
+        const live = rows.filter((r) => !r.killed)
+        for (const r of rows) if (r.killed) { records.abort(r.id, null); aborted++ }
+        if (live.length === 0) continue
+        let spec
+        try {
+          if (!live[0].request) throw new Error('no request on record')
+          const req = JSON.parse(live[0].request) as StoredRequest
+          const layer = await this.seedLayer(req.layer)
+          spec = req.area ? parseAreaRequest(req.body, layer, deps.maxSeedThreads, req.area.olderThan) : parseSeedRequest(req.body, layer, deps.maxSeedThreads)
+        } catch (err) {
+          const why = isMapwardenError(err) ? `${RESTART_REASON}, and its request is no longer valid: ${err.message}` : RESTART_REASON
+          for (const r of live) { records.abort(r.id, why); aborted++ }
+          continue
+        }
+        const started = live.map((r) => r.startedAt).filter((v): v is number => v !== undefined)
+        if (spec.type === 'reseed' && started.length > 0) spec.olderThan = Math.min(spec.olderThan ?? Infinity, ...started)
+        breeder.resume(spec, live.map((r) => ({ id: r.id, baseDone: spec.type === 'truncate' && r.view.tilesDone > 0 ? r.view.tilesDone : undefined })))
+        resumed += live.length
+      }
+      return { resumed, aborted }
     },
 
     /** Whether anyone may read the layer's tiles without logging in (shared caches may keep them). */
@@ -113,16 +192,28 @@ export function createTileCache (deps: TileCacheDeps) {
 
     /** The single entry point of tile reads: the stored tile, or the metatile rendered on a miss;
      *  `public` when the layer is readable anonymously. */
-    async readTile (req: TileRequest, principal?: Principal): Promise<StoredTile & { cached: boolean, public: boolean }> {
+    async readTile (req: TileRequest, principal?: Principal): Promise<ServedTile> {
       const layer = await this.tileLayer(req.layer, principal)
       const isPublic = principal === undefined || await this.isPublic(layer)
+      const settings = deps.settings?.get(layer.workspace, layer.name) ?? DEFAULT_TILE_SETTINGS
       const params = normaliseParameters(layer, req.parameters, 'parameter', TileParameterInvalid)
       const key: TileKey = { layer: layer.qualifiedName, gridSet: req.gridSet.id, format: req.format, parameterId: parameterId(params), z: req.z, x: req.x, y: req.y }
-      const hit = await store.get(key)
-      if (hit) return { ...hit, cached: true, public: isPublic }
+      const cached = settings.expireCache === -1 && !settings.cachedOnly ? undefined : await store.get(key)
+      // A tile of a set whose style or data changed after it was written is not served (tile-invalidation.ts).
+      const hit = cached && !invalidation.isStale(key.layer, key.parameterId, cached.mtimeMs) ? cached : undefined
+      // expireCache: a tile older than that is rendered again (a cached-only layer serves it still).
+      const fresh = hit && (settings.cachedOnly || settings.expireCache <= 0 || (deps.now ?? Date.now)() - hit.mtimeMs < settings.expireCache * 1000)
+      if (hit && fresh) return { ...hit, cached: true, public: isPublic, settings }
+      invalidation.recordSet(key.layer, key.parameterId, params)
       const subset = gridSubset(req.gridSet, layer.bbox)
       const rect = metaTileOf(subset, req.z, req.x, req.y)
       if (!rect) throw TileOutOfRange(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
+      if (settings.cachedOnly) {
+        if (settings.cachedOnlyMissing === 'notFound') throw TileNotCached(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
+        const data = await blankTile(req.format, req.gridSet.tileWidth, req.gridSet.tileHeight)
+        const now = (deps.now ?? Date.now)()
+        return { data, size: data.length, mtimeMs: now, etag: `"blank-${data.length.toString(16)}"`, cached: false, public: isPublic, settings, placeholder: true }
+      }
       const mkey = `${key.layer}/${key.gridSet}/${key.format}/${key.parameterId}/${req.z}/${rect[0]}/${rect[1]}`
       let p = inflight.get(mkey)
       if (!p) {
@@ -133,10 +224,33 @@ export function createTileCache (deps: TileCacheDeps) {
       await p
       const tile = await store.get(key)
       if (!tile) throw TileOutOfRange(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
-      return { ...tile, cached: false, public: isPublic }
+      return { ...tile, cached: false, public: isPublic, settings }
     },
 
-    async close () { await breeder.close() }
+    /**
+     * An MBTiles or GeoPackage file of the layer's cached tiles (export.ts), under the layer's read
+     * rule; the caller streams and removes it. Nothing is rendered: it holds what the cache holds.
+     */
+    async exportTiles (layerName: string, kind: ExportKind, query: Record<string, unknown>, principal?: Principal, signal?: AbortSignal) {
+      const layer = await this.tileLayer(layerName, principal)
+      const q = parseExportQuery(kind, query, { gridSet, maxZoom, isFormat: isTileFormat, invalid: ExportInvalid })
+      const params = normaliseParameters(layer, q.parameters, 'parameter', (_f, name, why) => ExportInvalid('parameter', name, why))
+      const set = { layer: layer.qualifiedName, gridSet: q.gridSet.id, format: q.format, parameterId: parameterId(params) }
+      const subset = gridSubset(q.gridSet, layer.bbox)
+      if (q.bounds) {
+        const e = subset.extent
+        if (q.bounds[2] <= e[0] || q.bounds[0] >= e[2] || q.bounds[3] <= e[1] || q.bounds[1] >= e[3]) {
+          throw ExportInvalid('bounds', q.bounds.join(','), `do not intersect the layer's extent ${e.join(',')} in grid set ${q.gridSet.id}`)
+        }
+      }
+      const zoomStop = q.zoomStop ?? Math.max(q.zoomStart, (await highestCachedZoom(store, set)) ?? q.zoomStart)
+      const out = await exportTiles(store, path.join(deps.dataDir, 'tmp', 'exports'), {
+        kind, layer: layer.qualifiedName, set, subset, zoomStart: q.zoomStart, zoomStop, bounds: q.bounds
+      }, signal)
+      return { ...out, name: `${tableName(layer.qualifiedName)}.${kind}` }
+    },
+
+    async close () { await breeder.close(); await invalidation.idle() }
   }
 }
 

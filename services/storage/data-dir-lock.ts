@@ -4,7 +4,7 @@
 // never leaves a stale lock; SQLite also refuses a second connection of the same process, so two
 // apps registered in one host on one directory collide too. The holder's pid is written beside it
 // (mapwarden.pid) for the refusal message, since a locked database cannot be read.
-import Database from 'better-sqlite3'
+import { Database } from './sqlite-driver.js'
 import fs from 'node:fs'
 import path from 'node:path'
 import { DataDirInUse } from '../errors.js'

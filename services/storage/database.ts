@@ -1,12 +1,13 @@
 // The embedded catalog database (better-sqlite3). WAL with synchronous=FULL: a committed
 // transaction is on disk before the response that acknowledges it.
-import Database from 'better-sqlite3'
+import { Database } from './sqlite-driver.js'
+import type BetterSqlite3 from 'better-sqlite3'
 import fs from 'node:fs'
 import path from 'node:path'
 import { ALL_MIGRATIONS, type Migration } from './migrations.js'
 import { foldName } from '../files/names.js'
 
-export type Db = Database.Database
+export type Db = BetterSqlite3.Database
 
 export function openDatabase (dataDir: string, migrations: Migration[] = ALL_MIGRATIONS): Db {
   fs.mkdirSync(dataDir, { recursive: true })

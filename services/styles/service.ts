@@ -1,6 +1,6 @@
 // The style catalog: SLD files under dataDir/styles/ (global) and dataDir/workspaces/<ws>/styles/,
 // one row per style in SQLite. Every change writes its new files first and then switches the
-// catalog row in one transaction (../shared/spec/hostile-inputs.md "What must survive"): a crash
+// catalog row in one transaction: a crash
 // leaves the old version or the new one, never a row without its file. Mutations run one at a
 // time (a single queue), so two concurrent POSTs of one name give one 201 and one 403.
 import fs from 'node:fs/promises'
@@ -12,16 +12,17 @@ import { withStaging, writeFileAtomic, within } from '../files/atomic.js'
 import { checkName, MAX_FILE_NAME_BYTES } from '../files/names.js'
 import type { ZipLimits } from '../files/zip.js'
 import {
-  InvalidStyleEntry, StyleExists, StyleHasNoContent, StyleImageTaken, StyleInUse, StyleNotFound,
+  InvalidStyleEntry, StyleExists, StyleHasNoContent, StyleInUse, StyleNotFound,
   StyleNotFoundInWorkspace, StyleResourceExists, StyleToDeleteNotFound, StyleWorkspaceNotFound
 } from '../errors.js'
 import { parseSld, rasterStyleOf } from './sld.js'
-import { createStyleStore, styleRef, type LayerRef, type StyleRow } from './store.js'
+import { createStyleStore, styleRef, type LayerRef, type StyleImage, type StyleRow } from './store.js'
 import { unpackStylePackage } from './package.js'
 import { checkFields, unchanged, unifyShape } from '../body-fields.js'
 import { noFaults, type FaultPoint } from '../faults.js'
+import type { StyleUse } from '../seed/tile-invalidation.js'
 
-export type { StyleRow } from './store.js'
+export type { StyleImage, StyleRow } from './store.js'
 export { styleRef } from './store.js'
 
 export interface StyleServiceDeps {
@@ -62,6 +63,15 @@ function checkFilename (value: unknown): string {
 async function exists (p: string): Promise<boolean> {
   try { await fs.lstat(p); return true } catch { return false }
 }
+
+async function sameBytes (a: string, b: string): Promise<boolean> {
+  const [sa, sb] = await Promise.all([fs.stat(a), fs.stat(b)])
+  return sa.size === sb.size && (await fs.readFile(a)).equals(await fs.readFile(b))
+}
+
+/** The sub-folder of a style's files ('' for the style folder itself). */
+const folderOf = (file: string | undefined) => file === undefined || !file.includes('/') ? '' : file.slice(0, file.lastIndexOf('/'))
+const inFolder = (folder: string, name: string) => folder === '' ? name : `${folder}/${name}`
 
 export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }: StyleServiceDeps) {
   const store = createStyleStore(db)
@@ -104,6 +114,20 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
     store.layersNaming(styleRef(s), s.name).filter((l) =>
       [l.defaultStyle, ...l.styles].some((ref) => ref !== undefined && resolve(l.workspace, ref)?.id === s.id))
 
+  // Told after a change of what a style draws or is called, with the layers that used it (the tile
+  // cache drops the tile sets drawn with it).
+  const changedHooks: Array<(uses: StyleUse[], reason: string) => void> = []
+  /** How each user layer named the style before a change (computed while the references still resolve). */
+  const usesOf = (s: StyleRow, users: LayerRef[]): StyleUse[] => users.map((l) => ({
+    layer: `${l.workspace}:${l.name}`,
+    defaultStyle: l.defaultStyle,
+    refs: [...new Set([l.defaultStyle, ...l.styles].filter((ref): ref is string => ref !== undefined && resolve(l.workspace, ref)?.id === s.id))]
+  }))
+  const changed = (uses: StyleUse[], reason: string) => {
+    if (uses.length === 0) return
+    for (const hook of changedHooks) { try { hook(uses, reason) } catch { /* a listener never undoes a committed change */ } }
+  }
+
   /** Rewrites the references of layers to a style (rename, move, detach). */
   const rewriteRefs = (users: LayerRef[], s: StyleRow, to: string | undefined) => {
     for (const l of users) {
@@ -122,20 +146,44 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
     if (file) throw StyleResourceExists(file.filename === filename ? filename : `${filename} (as ${file.filename})`)
   }
 
-  /** Image names of a package that another style in the folder owns (409), checked before any write. */
-  const checkImages = (workspace: string | undefined, images: string[], owner?: number) => {
-    for (const img of images) {
-      const other = store.owningImage(workspace, img)
-      if (other && other.id !== owner) throw StyleImageTaken(img, other.name)
+  /**
+   * Where a package's files go. Images sit next to the SLD under the names it uses, so its relative
+   * xlink:href keeps naming them (GeoServer's layout); one file holding identical bytes serves every
+   * style that uses it. When a name is taken by other bytes that another style uses (icon names such
+   * as arrow.png are common to many packages), the style gets a sub-folder of its own for its SLD
+   * and images, where its hrefs resolve to its own bytes. `s` is the style being replaced.
+   */
+  const placeImages = async (workspace: string | undefined, dir: string, stage: string, images: string[], s?: StyleRow): Promise<{ folder: string, placed: StyleImage[] }> => {
+    let folder = folderOf(s?.file)
+    if (folder === '') {
+      for (const name of images) {
+        const flat = within(dir, name)
+        if (!(await exists(flat)) || await sameBytes(flat, path.join(stage, name))) continue
+        if (store.imageUsers(workspace, name).every((id) => id === s?.id)) continue // its own: replaced in place
+        folder = `packages/${randomUUID()}`
+        break
+      }
+    }
+    return { folder, placed: images.map((name) => ({ name, file: inFolder(folder, name) })) }
+  }
+
+  /** Moves staged images into place; a file already holding the same bytes is left as it is. */
+  const moveImages = async (stage: string, dir: string, placed: StyleImage[]) => {
+    for (const img of placed) {
+      const from = path.join(stage, img.name)
+      const to = within(dir, img.file)
+      if (await exists(to) && await sameBytes(to, from)) continue
+      await fs.mkdir(path.dirname(to), { recursive: true })
+      const fh = await fs.open(from, 'r')
+      try { await fh.sync() } finally { await fh.close() }
+      await fs.rename(from, to)
     }
   }
 
-  const moveImages = async (stage: string, dir: string, images: string[]) => {
-    await fs.mkdir(dir, { recursive: true })
-    for (const img of images) {
-      const fh = await fs.open(path.join(stage, img), 'r')
-      try { await fh.sync() } finally { await fh.close() }
-      await fs.rename(path.join(stage, img), within(dir, img))
+  /** Copies files of a style to another folder (a move between workspaces, a switch to a sub-folder). */
+  const copyFiles = async (from: string, to: string, files: Array<[string, string]>) => {
+    for (const [src, dst] of files) {
+      if (await exists(within(from, src))) await writeFileAtomic(within(to, dst), await fs.readFile(within(from, src)))
     }
   }
 
@@ -154,6 +202,7 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
         if (p && await exists(p)) {
           if (i.backupTo) await fs.rename(p, within(dirOf(i.workspace), i.backupTo)).catch(() => {})
           else await fs.rm(p, { force: true })
+          if (folderOf(i.file) !== '') await fs.rmdir(path.dirname(p)).catch(() => {}) // a style's own sub-folder, once empty
           cleaned++
         }
       }
@@ -191,14 +240,15 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
       checkNewName(workspace, name, filename)
       const dir = dirOf(workspace)
       if (await exists(path.join(dir, filename))) throw StyleResourceExists(filename)
-      checkImages(workspace, images)
-      const intents = store.addIntents(workspace, [...images, filename])
+      const { folder, placed } = opts.stage ? await placeImages(workspace, dir, opts.stage, images) : { folder: '', placed: [] }
+      const file = inFolder(folder, filename)
+      const intents = store.addIntents(workspace, [...placed.map((i) => i.file), file])
       await undoOnFailure(intents, async () => {
-        if (opts.stage) await moveImages(opts.stage, dir, images)
+        if (opts.stage) await moveImages(opts.stage, dir, placed)
         fault('style.afterImages')
-        await writeSld(path.join(dir, filename), sld)
+        await writeSld(within(dir, file), sld)
         store.transaction(() => {
-          store.insert({ workspace, name, format: 'sld', languageVersion: parsed.version, filename, file: filename, revision: 1, images })
+          store.insert({ workspace, name, format: 'sld', languageVersion: parsed.version, filename, file, revision: 1, images: placed })
           store.clearIntents(intents)
         })
       })
@@ -213,27 +263,35 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
     const parsed = await parseSld(sld)
     return serial(async () => {
       const s = get(workspace, name) // again: it may have changed while we waited
-      const images = pkg?.images ?? []
-      checkImages(workspace, images, s.id)
       const dir = dirOf(workspace)
       const revision = s.revision + 1
-      const file = fileForRevision(s.filename, revision)
-      // Images the style already owns are replaced in place (each old or new); new ones and the new
+      const { folder, placed } = pkg ? await placeImages(workspace, dir, pkg.stage, pkg.images, s) : { folder: folderOf(s.file), placed: [] }
+      const file = inFolder(folder, fileForRevision(s.filename, revision))
+      // Images the package does not carry stay; in a new sub-folder they are copied next to the SLD.
+      const moved = folder !== folderOf(s.file)
+      const kept = s.images.filter((i) => !placed.some((p) => p.name === i.name))
+        .map((i) => moved ? { name: i.name, file: inFolder(folder, i.name), from: i.file } : { ...i, from: i.file })
+      const images = [...kept.map(({ name, file }) => ({ name, file })), ...placed]
+      // Images the style alone uses are replaced in place (each old or new); new files and the new
       // revision are recorded first, so a crash before the switch leaves no file nobody owns.
-      const intents = store.addIntents(workspace, [...images.filter((i) => !s.images.includes(i)), file])
-      const stale = s.file && s.file !== file ? s.file : undefined
+      const uses = usesOf(s, usersOf(s))
+      const had = new Set(s.images.map((i) => i.file))
+      const intents = store.addIntents(workspace, [...images.map((i) => i.file).filter((f) => !had.has(f)), file])
+      const stale = [s.file, ...s.images.map((i) => i.file)].filter((f): f is string => f !== undefined && f !== file && !images.some((i) => i.file === f))
       const staleIntents = await undoOnFailure(intents, async () => {
-        if (pkg) await moveImages(pkg.stage, dir, images)
+        if (moved) await copyFiles(dir, dir, kept.map((i) => [i.from, i.file]))
+        if (pkg) await moveImages(pkg.stage, dir, placed)
         fault('style.afterImages')
-        await writeSld(path.join(dir, file), sld)
+        await writeSld(within(dir, file), sld)
         return store.transaction(() => {
-          store.update({ ...s, file, revision, languageVersion: parsed.version, images: [...new Set([...s.images, ...images])] })
+          store.update({ ...s, file, revision, languageVersion: parsed.version, images })
           store.clearIntents(intents)
-          return stale ? store.addIntents(workspace, [stale]) : []
+          return store.addIntents(workspace, stale)
         })
       })
       fault('style.afterRow')
-      if (stale) { await fs.rm(within(dir, stale), { force: true }); store.clearIntents(staleIntents) }
+      changed(uses, `style ${styleRef(s)} changed`)
+      await settle(staleIntents) // files no style points to any more (a shared image stays)
       return store.get(workspace, name)!
     })
   }
@@ -246,6 +304,8 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
   }
 
   return {
+    /** Registers a listener for changes of styles that layers use (after each commit). */
+    onChanged (hook: (uses: StyleUse[], reason: string) => void): void { changedHooks.push(hook) },
     /** Changes whenever a style is created, changed or removed. */
     generation: () => generation,
     /** Names of the global styles (no workspace) or of one workspace's styles, sorted. */
@@ -261,6 +321,13 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
     },
     resolve,
     usersOf,
+    /** The files of a style's package (GET .zip): its SLD and its images under the names the SLD uses. */
+    packageFiles (workspace: string | undefined, name: string): Array<{ name: string, path: string }> {
+      const s = get(workspace, name)
+      if (!s.file) throw StyleHasNoContent(s.name)
+      const dir = dirOf(workspace)
+      return [{ name: s.filename, path: within(dir, s.file) }, ...s.images.map((i) => ({ name: i.name, path: within(dir, i.file) }))]
+    },
     /** The SLD text of a style. */
     async sld (workspace: string | undefined, name: string): Promise<string> {
       return readText(get(workspace, name))
@@ -335,19 +402,26 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
         const owner = store.byFilenameFolded(target, filename)
         if (owner && owner.id !== s.id) throw StyleResourceExists(filename)
         const users = usersOf(s)
+        const uses = usesOf(s, users)
         const [from, to] = [dirOf(s.workspace), dirOf(target)]
         let file = s.file
         let revision = s.revision
         let intents: number[] = []
         if (s.file && (moving || filename !== s.filename)) {
           // New files in the target folder first; the old ones go after the switch.
-          if (moving) checkImages(target, s.images)
           revision = Math.max(1, s.revision) + (moving ? 0 : 1)
-          file = moving ? s.file : fileForRevision(filename, revision)
-          if (moving && await exists(path.join(to, file))) throw StyleResourceExists(file)
-          intents = store.addIntents(target, [file!, ...(moving ? s.images : [])])
-          await writeSld(path.join(to, file!), await fs.readFile(within(from, s.file)))
-          if (moving) for (const img of s.images) if (await exists(within(from, img))) await writeFileAtomic(within(to, img), await fs.readFile(within(from, img)))
+          file = moving ? s.file : inFolder(folderOf(s.file), fileForRevision(filename, revision))
+          if (moving) {
+            if (await exists(within(to, s.file))) throw StyleResourceExists(s.file)
+            // An image file of the same name in the target folder must hold the same bytes.
+            for (const img of s.images) {
+              const there = within(to, img.file)
+              if (await exists(there) && await exists(within(from, img.file)) && !(await sameBytes(there, within(from, img.file)))) throw StyleResourceExists(img.file)
+            }
+          }
+          intents = store.addIntents(target, [file!, ...(moving ? s.images.map((i) => i.file) : [])])
+          await writeSld(within(to, file!), await fs.readFile(within(from, s.file)))
+          if (moving) await copyFiles(from, to, s.images.map((i) => [i.file, i.file]))
         }
         const next: StyleRow = { ...s, workspace: target, name: newName, filename, file, revision }
         const dropOld = !!s.file && (file !== s.file || moving)
@@ -356,14 +430,11 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
           if (moving || newName !== s.name) rewriteRefs(users, s, styleRef(next))
           store.update(next)
           store.clearIntents(intents)
-          return dropOld ? store.addIntents(s.workspace, [s.file!, ...(moving ? s.images : [])]) : []
+          return dropOld ? store.addIntents(s.workspace, [s.file!, ...(moving ? s.images.map((i) => i.file) : [])]) : []
         })
         fault('style.afterRow')
-        if (dropOld) {
-          await fs.rm(within(from, s.file!), { force: true })
-          if (moving) for (const img of s.images) await fs.rm(within(from, img), { force: true })
-          store.clearIntents(staleIntents)
-        }
+        if (moving || newName !== s.name) changed(uses, `style ${styleRef(s)} renamed to ${styleRef(next)}`)
+        await settle(staleIntents) // what no style of the old folder points to any more
         return store.get(target, newName)!
       })
     },
@@ -379,21 +450,16 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
         if (!s) throw StyleToDeleteNotFound(name)
         const users = usersOf(s)
         if (users.length > 0 && !recurse) throw StyleInUse()
+        const uses = usesOf(s, users)
         const intents = store.transaction(() => {
           rewriteRefs(users, s, undefined)
           store.remove(s.id)
           if (!s.file) return []
-          return purge ? store.addIntents(workspace, [s.file, ...s.images]) : store.addIntents(workspace, [s.file], `${s.filename}.bak`)
+          return purge ? store.addIntents(workspace, [s.file, ...s.images.map((i) => i.file)]) : store.addIntents(workspace, [s.file], `${s.filename}.bak`)
         })
-        if (!s.file) return
-        const dir = dirOf(workspace)
-        if (purge) {
-          await fs.rm(within(dir, s.file), { force: true })
-          for (const img of s.images) await fs.rm(within(dir, img), { force: true })
-        } else {
-          await fs.rename(within(dir, s.file), within(dir, `${s.filename}.bak`)).catch(() => {})
-        }
-        store.clearIntents(intents)
+        changed(uses, `style ${styleRef(s)} deleted`)
+        // Removes (or keeps as .bak) what no other style points to: an image another style uses stays.
+        await settle(intents)
       })
     },
 

@@ -14,10 +14,16 @@ export interface StyleRow {
   /** The SLD file that is live now, in the style's folder; undefined before content is PUT. */
   file?: string
   revision: number
-  images: string[]
+  images: StyleImage[]
   createdAt: string
   modifiedAt: string
 }
+
+/**
+ * An image of a style package: the name its SLD uses, and the file (relative to the style folder)
+ * that holds its bytes. Rows written before images could share a name hold plain names (file = name).
+ */
+export interface StyleImage { name: string, file: string }
 
 export interface LayerRef { workspace: string, name: string, defaultStyle?: string, styles: string[] }
 
@@ -25,6 +31,9 @@ export interface LayerRef { workspace: string, name: string, defaultStyle?: stri
 export function styleRef (s: { workspace?: string, name: string }): string {
   return s.workspace ? `${s.workspace}:${s.name}` : s.name
 }
+
+/** The file of an entry of a row's images: a plain name (older rows) or a StyleImage. */
+const IMAGE_FILE = "(CASE j.type WHEN 'object' THEN json_extract(j.value, '$.file') ELSE j.value END)"
 
 export function createStyleStore (db: Db) {
   const rowTo = (r: any): StyleRow => ({
@@ -36,7 +45,7 @@ export function createStyleStore (db: Db) {
     filename: r.filename,
     file: r.file ?? undefined,
     revision: r.revision,
-    images: JSON.parse(r.images),
+    images: (JSON.parse(r.images) as Array<string | StyleImage>).map((i) => typeof i === 'string' ? { name: i, file: i } : i),
     createdAt: r.created_at,
     modifiedAt: r.modified_at
   })
@@ -47,7 +56,7 @@ export function createStyleStore (db: Db) {
     // Names and files that would be the same file on a case-insensitive file system.
     getFolded: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND mw_fold(name) = mw_fold(?)'),
     byFilenameFolded: db.prepare('SELECT * FROM styles WHERE ifnull(workspace, \'\') = ? AND mw_fold(filename) = mw_fold(?)'),
-    owningImage: db.prepare('SELECT s.* FROM styles s, json_each(s.images) j WHERE ifnull(s.workspace, \'\') = ? AND j.value = ?'),
+    imageUsers: db.prepare(`SELECT DISTINCT s.id FROM styles s, json_each(s.images) j WHERE ifnull(s.workspace, '') = ? AND ${IMAGE_FILE} = ?`).pluck(),
     insert: db.prepare(`INSERT INTO styles (workspace, name, format, language_version, filename, file, revision, images, created_at, modified_at)
       VALUES (@workspace, @name, @format, @languageVersion, @filename, @file, @revision, @images, @now, @now)`),
     update: db.prepare(`UPDATE styles SET workspace = @workspace, name = @name, format = @format, language_version = @languageVersion,
@@ -61,7 +70,7 @@ export function createStyleStore (db: Db) {
     clearIntent: db.prepare('DELETE FROM style_file_intents WHERE id = ?'),
     intents: db.prepare('SELECT id, workspace, file, backup_to FROM style_file_intents ORDER BY id'),
     references: db.prepare(`SELECT 1 FROM styles s WHERE ifnull(s.workspace, '') = ? AND
-      (s.file = ? OR EXISTS (SELECT 1 FROM json_each(s.images) j WHERE j.value = ?))`).pluck()
+      (s.file = ? OR EXISTS (SELECT 1 FROM json_each(s.images) j WHERE ${IMAGE_FILE} = ?))`).pluck()
   }
   /** The style a lookup statement finds in a workspace's folder (undefined = the global one). */
   const one = (stmt: Database.Statement<unknown[]>, workspace: string | undefined, value: string): StyleRow | undefined => {
@@ -89,7 +98,8 @@ export function createStyleStore (db: Db) {
     getFolded: (workspace: string | undefined, name: string) => one(q.getFolded, workspace, name),
     /** A style whose file name equals `filename` ignoring (ASCII) case. */
     byFilenameFolded: (workspace: string | undefined, filename: string) => one(q.byFilenameFolded, workspace, filename),
-    owningImage: (workspace: string | undefined, image: string) => one(q.owningImage, workspace, image),
+    /** Ids of the styles of a folder whose images include the file. */
+    imageUsers: (workspace: string | undefined, file: string) => q.imageUsers.all(workspace ?? '', file) as number[],
     insert (s: Omit<StyleRow, 'id' | 'createdAt' | 'modifiedAt'>): number {
       return Number(q.insert.run(params(s)).lastInsertRowid)
     },

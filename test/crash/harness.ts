@@ -14,7 +14,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import Database from 'better-sqlite3'
+import { Database } from '../../services/storage/sqlite-driver.js'
 import sharp from 'sharp'
 import { makeZip } from '../fixtures/mosaics/make.js'
 import { rgbTiff, pattern } from '../fixtures/seed/mosaic.js'
@@ -69,6 +69,9 @@ export function start (env: Env, fault?: string, extra: Record<string, string> =
       MAPWARDEN_LOG_LEVEL: 'info',
       MAPWARDEN_WORKER_THREADS: '1',
       MAPWARDEN_HARVEST_ROOTS: env.harvestRoot,
+      // Invariant 7 checks the tasks a kill interrupts end ABORTED with a reason: the setting that
+      // keeps that behaviour. Resuming them (the default) has its own crash test, resume.test.ts.
+      MAPWARDEN_RESUME_TASKS: 'false',
       ...(fault ? { MAPWARDEN_FAULT_KILL_AT: fault } : {}),
       ...extra
     },
@@ -309,7 +312,9 @@ export function checkFiles (dataDir: string): Failure[] {
       const dir = folder(st.workspace)
       const set = owned.get(dir) ?? new Set<string>()
       owned.set(dir, set)
-      for (const f of [...(st.file ? [st.file] : []), ...JSON.parse(st.images) as string[]]) {
+      // An image is a plain name (older rows) or { name, file } (file relative to the folder).
+      const images = (JSON.parse(st.images) as Array<string | { file: string }>).map((i) => typeof i === 'string' ? i : i.file)
+      for (const f of [...(st.file ? [st.file] : []), ...images]) {
         set.add(f)
         if (!fs.existsSync(path.join(dir, f))) fails.push({ invariant: 2, message: `style ${st.name}: ${f} is in the catalog but not on disk` })
       }
@@ -317,8 +322,9 @@ export function checkFiles (dataDir: string): Failure[] {
     const dirs = [path.join(dataDir, 'styles'), ...(fs.existsSync(path.join(dataDir, 'workspaces')) ? fs.readdirSync(path.join(dataDir, 'workspaces')).map((w) => path.join(dataDir, 'workspaces', w, 'styles')) : [])]
     for (const dir of dirs) {
       if (!fs.existsSync(dir)) continue
-      for (const f of fs.readdirSync(dir)) {
-        if (f.endsWith('.bak')) continue
+      // Files of styles with a sub-folder of their own (packages/<id>/...) are listed with it.
+      for (const f of fs.readdirSync(dir, { recursive: true }).map(String)) {
+        if (f.endsWith('.bak') || fs.statSync(path.join(dir, f)).isDirectory()) continue
         if (!owned.get(dir)?.has(f)) fails.push({ invariant: 2, message: `${path.relative(dataDir, path.join(dir, f))} is on disk but no style has it` })
       }
     }

@@ -12,7 +12,7 @@ import sharp from 'sharp'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import mapwarden from '../../plugins/app.js'
 import { ADMIN, ADMIN_PASSWORD, BASE, basic, tempDir } from '../helper.js'
-import { demoZip } from '../../scripts/demo.js'
+import { demoSld, demoZip } from '../../scripts/demo.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
@@ -43,6 +43,9 @@ t.test('the admin page in a real browser', async (t) => {
   await rest('PUT', '/rest/workspaces/demo/coveragestores/watertemp/file.imagemosaic', await demoZip(), 'application/zip')
   await rest('POST', '/rest/security/usergroup/users', JSON.stringify({ user: { userName: 'outsider', password: 'outsider-password', enabled: true } }), 'application/json')
   await rest('POST', '/rest/security/acl/layers.json', '{"demo.*.r":"ROLE_READER"}', 'application/json')
+  // The demo's water-temperature style (a ColorMap) as the layer's default: the page draws its legend.
+  await rest('POST', '/rest/workspaces/demo/styles?name=watertemp', demoSld(), 'application/vnd.ogc.sld+xml')
+  await rest('PUT', '/rest/layers/demo:watertemp', JSON.stringify({ layer: { defaultStyle: { name: 'demo:watertemp' } } }), 'application/json')
 
   const contexts: BrowserContext[] = []
   const profiles: string[] = []
@@ -76,11 +79,37 @@ t.test('the admin page in a real browser', async (t) => {
 
     // The map shows non-blank tiles: most of the map differs from its empty background.
     const shot = await waitForTiles(page)
+    const box0 = (await page.locator('#map').boundingBox())!
     // MAPWARDEN_E2E_SHOTS=<dir> keeps the screenshots for a person to look at.
     const shots = process.env.MAPWARDEN_E2E_SHOTS ?? tempDir(t, 'shots')
     fs.writeFileSync(path.join(shots, 'map.png'), shot.png)
     t.ok(shot.share > 0.2, `${(shot.share * 100).toFixed(0)}% of the map is tiles`)
     t.ok(tiles.length > 0 && tiles.every((s) => s === 200), `${tiles.length} WMTS GetTile answered 200`)
+
+    // Context: the style's legend from its ColorMap, a scale line, the pointer's lon/lat.
+    await page.waitForSelector('#legend[data-style="demo:watertemp"] ul.legend li', WAIT)
+    const legend = await page.$$eval('#legend li', (li) => li.map((x) => x.textContent))
+    t.equal(legend.length, 5, `legend entries: ${legend.join(' | ')}`)
+    t.match(legend[0], 'nodata')
+    t.match(await page.textContent('.ol-scale-line-inner'), /^\d+ (km|m)$/, 'a scale line')
+    await page.mouse.move(box0.x + box0.width / 2, box0.y + box0.height / 2)
+    const readout = await page.waitForFunction(() => /^-?\d+\.\d{4}, -?\d+\.\d{4}$/.test(document.getElementById('mouse-position')!.textContent!.trim()) && document.getElementById('mouse-position')!.textContent!.trim(), undefined, WAIT)
+    const [lon, lat] = String(await readout.jsonValue()).split(', ').map(Number)
+    t.ok(lon > -10 && lon < 30 && lat > 35 && lat < 60, `the map's centre reads ${lon}, ${lat}: inside the layer`)
+    // The basemap: zoomed out, country outlines (land) and sea around the layer.
+    const renders = Number(await page.getAttribute('body', 'data-map-rendered'))
+    await page.click('.ol-zoom-out')
+    await page.click('.ol-zoom-out')
+    await page.waitForFunction((n) => Number(document.body.dataset.mapRendered) > n, renders, WAIT)
+    const world = await basemapShare(page)
+    fs.writeFileSync(path.join(shots, 'basemap.png'), world.png)
+    t.ok(world.land > 0.15 && world.sea > 0.1, `basemap: ${(world.land * 100).toFixed(0)}% land, ${(world.sea * 100).toFixed(0)}% sea`)
+    await page.click('.ol-zoom-in')
+    await page.click('.ol-zoom-in')
+    // At 1280 px the map sits beside the seed form and the quota; the tasks take the full width.
+    const [layersBox, seedBox, quotaBox, tasksBox] = await Promise.all(['#layers-panel', '#seed-panel', '#quota-panel', '#tasks-panel'].map(async (id) => (await page.locator(id).boundingBox())!))
+    t.ok(seedBox.x > layersBox.x + layersBox.width - 1 && quotaBox.x === seedBox.x, 'seed and quota panels beside the map')
+    t.ok(tasksBox.width > 1200, 'the tasks panel spans the page')
 
     // Time and elevation pickers change the tile requests.
     t.notOk(await page.isHidden('#time-label'))
@@ -114,9 +143,20 @@ t.test('the admin page in a real browser', async (t) => {
     await page.fill('#seed-form input[name=miny]', '35')
     await page.fill('#seed-form input[name=maxx]', '30')
     await page.fill('#seed-form input[name=maxy]', '60')
+    await page.fill('#seed-form input[name=threadCount]', '2')
     await page.click('#seed-submit')
-    const done = await page.waitForSelector('#tasks tr[data-state="done"] progress', WAIT)
-    t.equal(await done.evaluate((p) => (p as HTMLProgressElement).value), 1, 'the progress bar reached the end')
+    // Both tasks of the request end in the recent list, each at 100 % of its own share.
+    await page.waitForFunction(() => document.querySelectorAll('#recent-tasks tr[data-state="done"]').length === 2, undefined, WAIT)
+    t.equal(await page.$$eval('#tasks tbody tr', (r) => r.length), 0, 'finished tasks left the live table')
+    t.ok(await page.isVisible('#no-tasks'))
+    t.ok(await page.isHidden('#no-recent'))
+    for (const row of await page.$$('#recent-tasks tr[data-state="done"]')) {
+      t.equal(await row.$eval('progress', (p) => (p as HTMLProgressElement).value), 1, 'the progress bar reached the end')
+      const own = await row.$eval('td.progress', (c) => c.textContent!)
+      const [done, of] = /([\d,]+) of ([\d,]+) tiles \(100 %\)/.exec(own)!.slice(1)
+      t.equal(done, of, `a done task did all of its share: ${own}`)
+      t.match(await row.$eval('td.request', (c) => c.textContent), /^([\d,]+) of \1 tiles \(100 %\), tasks \d+, \d+$/)
+    }
     t.match(await page.textContent('#message'), 'seed of demo:watertemp submitted')
     await page.waitForFunction((b) => Number(document.getElementById('quota-bar')!.dataset.used) > b, before, WAIT)
     const after = Number(await page.getAttribute('#quota-bar', 'data-used'))
@@ -133,12 +173,14 @@ t.test('the admin page in a real browser', async (t) => {
     const running = await page.waitForSelector('#tasks tr[data-state="running"]', WAIT)
     const id = await running.getAttribute('data-task')
     const rate = await page.waitForFunction((i) => {
-      const cells = document.querySelector(`#tasks tr[data-task="${i}"]`)?.querySelectorAll('td')
-      return cells && cells[5].textContent !== '–' && cells[6].textContent !== '–' ? [cells[5].textContent, cells[6].textContent] : false
+      const row = document.querySelector(`#tasks tr[data-task="${i}"]`)
+      const [r, e] = [row?.querySelector('td.rate')?.textContent, row?.querySelector('td.eta')?.textContent]
+      return r && e && r !== '–' && e !== '–' ? [r, e] : false
     }, id, WAIT)
     t.ok(await rate.jsonValue(), 'tiles/s and ETA shown while running')
     await page.click(`#tasks tr[data-task="${id}"] button.kill`)
-    await page.waitForSelector(`#tasks tr[data-task="${id}"][data-state="aborted"]`, WAIT)
+    await page.waitForSelector(`#recent-tasks tr[data-task="${id}"][data-state="aborted"]`, WAIT)
+    t.match(await page.textContent(`#recent-tasks tr[data-task="${id}"] td.progress`), /of [\d,]+ tiles \((\d|[1-9]\d) %\)/, 'killed below 100 %')
     t.match(await page.textContent('#message'), `Requested to terminate task ${id}.`)
     const task = await fetch(`${origin}${BASE}/gwc/rest/seed/tasks/${id}.json`, { headers: ADMIN })
     t.equal((await task.json()).task.state, 'aborted', 'the server agrees')
@@ -173,6 +215,8 @@ t.test('the admin page in a real browser', async (t) => {
     await page.waitForSelector('body[data-footprints="4"]', WAIT)
     t.ok(await page.$('#styles li'))
     await page.screenshot({ path: path.join(shots, 'page.png'), fullPage: true })
+    // The screenshot check: at 1280 px the page is no wider than the window (nothing overflows).
+    t.equal(await page.evaluate(() => document.documentElement.scrollWidth), 1280, 'no horizontal scroll at 1280 px')
 
     // The OpenAPI page.
     await page.goto(`${origin}${BASE}/web/api.html`)
@@ -200,7 +244,33 @@ t.test('the admin page in a real browser', async (t) => {
   await fetch(`${origin}${BASE}/gwc/rest/seed`, { method: 'POST', headers: { authorization: basic('admin', ADMIN_PASSWORD), 'content-type': 'application/x-www-form-urlencoded' }, body: 'kill_all=all' })
 })
 
-/** Screenshots the map until tiles cover part of it (bounded); the share that is not background. */
+// The basemap's colours (app.css and app.ts): sea, land, country outlines.
+const SEA = [220, 233, 242]
+const LAND = [244, 241, 234]
+const OUTLINE = [154, 165, 177]
+const near = (data: Buffer, p: number, c: number[], d = 30) => Math.abs(data[p] - c[0]) + Math.abs(data[p + 1] - c[1]) + Math.abs(data[p + 2] - c[2]) <= d
+
+/** The map's shares of land and sea (basemap colours). */
+async function basemapShare (page: Page): Promise<{ png: Buffer, land: number, sea: number }> {
+  let last: { png: Buffer, land: number, sea: number } = { png: Buffer.alloc(0), land: 0, sea: 0 }
+  for (let i = 0; i < 60; i++) { // until the zoom-out has drawn, bounded
+    const png = await page.locator('#map').screenshot()
+    const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true })
+    let land = 0
+    let sea = 0
+    for (let p = 0; p < data.length; p += info.channels) {
+      if (near(data, p, LAND, 6)) land++
+      else if (near(data, p, SEA, 6)) sea++
+    }
+    const n = info.width * info.height
+    last = { png, land: land / n, sea: sea / n }
+    if (last.land > 0.15 && last.sea > 0.1) return last
+    await page.waitForTimeout(500)
+  }
+  return last
+}
+
+/** Screenshots the map until tiles cover part of it (bounded); the share that is neither basemap nor controls. */
 async function waitForTiles (page: Page): Promise<{ png: Buffer, share: number }> {
   let last: { png: Buffer, share: number } = { png: Buffer.alloc(0), share: 0 }
   for (let i = 0; i < 120; i++) {
@@ -208,8 +278,9 @@ async function waitForTiles (page: Page): Promise<{ png: Buffer, share: number }
     const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true })
     let tiles = 0
     for (let p = 0; p < data.length; p += info.channels) {
-      // background #eeeeff and OpenLayers' controls are near-white/blue-gray; tiles are gray ramps
-      if (Math.abs(data[p] - 238) + Math.abs(data[p + 1] - 238) + Math.abs(data[p + 2] - 255) > 30) tiles++
+      // the basemap is sea, land and gray outlines, OpenLayers' controls near-white or dark blue;
+      // the demo style's tiles are saturated blues to reds
+      if (![SEA, LAND, OUTLINE, [255, 255, 255]].some((c) => near(data, p, c, 40))) tiles++
     }
     last = { png, share: tiles / (info.width * info.height) }
     if (last.share > 0.2) return last

@@ -75,7 +75,7 @@ t.test('seed requests refused whole, naming the field; no task, no tile', async 
       seedCase('destroy', { type: 'destroy' }, 'Invalid seed request: type destroy: must be seed, reseed or truncate'),
       seedCase('missing type', { type: undefined }, 'Invalid seed request: type (seed, reseed or truncate) is required'),
       seedCase('unknown grid set', { gridSetId: 'EPSG:31467' }, 'Invalid seed request: gridSetId EPSG:31467: unknown grid set; the layer has EPSG:4326, EPSG:900913'),
-      seedCase('unknown format', { format: 'image/foo' }, 'Invalid seed request: format image/foo: must be one of image/png, image/jpeg, image/webp'),
+      seedCase('unknown format', { format: 'image/foo' }, 'Invalid seed request: format image/foo: must be one of image/png, image/png8, image/jpeg, image/webp, image/vnd.jpeg-png'),
       seedCase('parameter not in the filters', { parameters: { entry: { string: ['ELEVATION', '10'] } } }, 'Invalid seed request: parameters ELEVATION: not a parameter filter of layer topp:states; allowed: STYLES, CQL_FILTER, TIME'),
       seedCase('style not of the layer', { parameters: { entry: [{ string: ['STYLES', 'nosuch'] }] } }, 'Invalid seed request: parameters STYLES=nosuch: not a style of layer topp:states; allowed: raster, pophatch'),
       { label: 'unknown layer', url: `${SEED}/topp:nosuch.json`, headers: JSON_, payload: seedJson({}), status: 400, message: 'Unknown layer topp:nosuch' },

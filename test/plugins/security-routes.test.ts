@@ -11,13 +11,18 @@ import type { FastifyInstance } from 'fastify'
 // Public: anonymous callers reach them; data routes check app.layerAccess inside.
 const PUBLIC = [
   /^\/geoserver\/health$/,
-  /^\/geoserver\/(tilecache|gwc)\/service(\/|$)/
+  /^\/geoserver\/(tilecache|gwc)\/service(\/|$)/,
+  // WMS: each layer goes through the tile cache's authorizer (services/wms).
+  /^\/geoserver\/(:ws\/)?(wms|ows)$/
 ]
 // Authenticated: any logged-in user reaches them; the handler checks the role or the layer rules.
 const AUTHENTICATED = [
   /^(GET|HEAD) \/geoserver\/rest\/about\/version(\.xml|\.json)?$/,
   /^PUT \/geoserver\/rest\/security\/masterpw(\.xml|\.json)?$/,
   /^POST \/geoserver\/(tilecache|gwc)\/rest\/seed\/:layer$/,
+  // Seed by area (write rule of the layer) and exports (read rule of the layer), issue 22.
+  /^POST \/geoserver\/(tilecache|gwc)\/rest\/seed\/:layer\/area\.json$/,
+  /^(GET|HEAD) \/geoserver\/(tilecache|gwc)\/rest\/export\/:file$/,
   // The admin page and the API description: any user may open them; what they list follows the rules.
   /^(GET|HEAD) \/geoserver\/rest\/openapi\.json$/,
   /^(GET|HEAD) \/geoserver\/web(\/|\/[\w.-]+)?$/,

@@ -31,7 +31,7 @@ t.test('[hostile #38] [hostile #39] [hostile #40] [hostile #41] bad seed request
     [json({ type: 'destroy' }), 'application/json', 'Invalid seed request: type destroy: must be seed, reseed or truncate'],
     [json({ type: undefined }), 'application/json', 'Invalid seed request: type (seed, reseed or truncate) is required'],
     [json({ gridSetId: 'EPSG:31467' }), 'application/json', 'Invalid seed request: gridSetId EPSG:31467: unknown grid set; the layer has EPSG:4326, EPSG:900913'],
-    [json({ format: 'image/foo' }), 'application/json', 'Invalid seed request: format image/foo: must be one of image/png, image/jpeg, image/webp'],
+    [json({ format: 'image/foo' }), 'application/json', 'Invalid seed request: format image/foo: must be one of image/png, image/png8, image/jpeg, image/webp, image/vnd.jpeg-png'],
     [json({ parameters: { entry: [{ string: ['STYLES', 'nosuch'] }] } }), 'application/json', 'Invalid seed request: parameters STYLES=nosuch: not a style of layer topp:states; allowed: raster, pophatch'],
     [json({ parameters: { entry: { string: ['ELEVATION', '10'] } } }), 'application/json', 'Invalid seed request: parameters ELEVATION: not a parameter filter of layer topp:states; allowed: STYLES, CQL_FILTER, TIME'],
     [json({ '@class': 'java.lang.ProcessBuilder' }), 'application/json', 'Unknown field "@class" in seedRequest'],

@@ -32,7 +32,7 @@ t.test('seed renders every tile of the range once (exact count), the task ends D
   for (const id of [1, 2]) {
     res = await app.inject({ method: 'GET', url: `${SEED}/tasks/${id}.json`, headers: ADMIN })
     const { task } = JSON.parse(res.body)
-    t.match(task, { id, type: 'seed', layer, gridSetId: 'EPSG:4326', format: 'image/png', zoomStart: 0, zoomStop: 3, state: 'done', status: 2, tilesTotal: 16, tilesRemaining: 0, etaSeconds: 0 })
+    t.match(task, { id, type: 'seed', layer, gridSetId: 'EPSG:4326', format: 'image/png', zoomStart: 0, zoomStop: 3, state: 'done', status: 2, tilesRemaining: 0, etaSeconds: 0, percentDone: 100, request: { tilesTotal: 16, tilesRemaining: 0 } })
   }
   const done = await Promise.all([1, 2].map(async (id) => JSON.parse((await app.inject({ method: 'GET', url: `${SEED}/tasks/${id}.json`, headers: ADMIN })).body).task.tilesDone))
   t.equal(done[0] + done[1], 16, 'the two tasks shared the range')

@@ -20,7 +20,7 @@ t.test('WMTS capabilities (anonymous) drive an OpenLayers tile grid to the tiles
   const caps = (await parseXml(res.body)).Capabilities as any
   const l = arr(caps.Contents.Layer)[0]
   t.equal(l['ows:Identifier'], layer)
-  t.same(arr(l.Format), ['image/png', 'image/jpeg', 'image/webp'])
+  t.same(arr(l.Format), ['image/png', 'image/png8', 'image/jpeg', 'image/webp', 'image/vnd.jpeg-png'])
   t.equal(l.Style.$.isDefault, 'true')
   t.equal(l.Style['ows:Identifier'], 'raster')
   const template: string = arr(l.ResourceURL).find((r: any) => r.$.format === 'image/png').$.template

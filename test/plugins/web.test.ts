@@ -9,7 +9,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { build, ADMIN, ADMIN_PASSWORD, BASE, basic, tempDir } from '../helper.js'
 import { exposedMapwarden } from '../../plugins/app.js'
 import { CSP, WEB_DIR } from '../../plugins/web/index.js'
-import { demoZip } from '../../scripts/demo.js'
+import { demoSld, demoZip } from '../../scripts/demo.js'
 import { closeRenderCache } from '../../workers/render-mosaic.js'
 
 t.teardown(closeRenderCache)
@@ -127,6 +127,58 @@ t.test('web/layers.json lists the readable tile layers with styles and dimension
   t.same(r.json().layers, [], 'CHALLENGE: still absent')
 })
 
+t.test("web/legend.json gives the style's color map entries, under the layer's read rules", async (t) => {
+  const app = await build(t)
+  await withDemo(app)
+  const sld = { ...ADMIN, 'content-type': 'application/vnd.ogc.sld+xml' }
+  let r = await app.inject({ method: 'POST', url: `${BASE}/rest/workspaces/demo/styles?name=watertemp`, headers: sld, payload: demoSld() })
+  t.equal(r.statusCode, 201)
+  r = await app.inject({ method: 'PUT', url: `${BASE}/rest/layers/demo:watertemp`, headers: JSON_HEADERS, payload: { layer: { styles: { style: [{ name: 'demo:watertemp' }] } } } })
+  t.equal(r.statusCode, 200)
+
+  r = await app.inject({ url: `${BASE}/web/legend.json?layer=demo:watertemp&style=demo:watertemp`, headers: ADMIN })
+  t.equal(r.statusCode, 200)
+  t.same(r.json().legend, {
+    layer: 'demo:watertemp',
+    style: 'demo:watertemp',
+    type: 'ramp',
+    entries: [
+      { quantity: 0, color: '#000000', opacity: 0, label: 'nodata' },
+      { quantity: 1, color: '#2c7bb6', opacity: 1, label: 'cold' },
+      { quantity: 80, color: '#abd9e9', opacity: 1, label: 'cool' },
+      { quantity: 140, color: '#fdae61', opacity: 1, label: 'mild' },
+      { quantity: 220, color: '#d7191c', opacity: 1, label: 'warm' }
+    ]
+  })
+  // No style named: the layer's default, the built-in raster rendering (no color map).
+  r = await app.inject({ url: `${BASE}/web/legend.json?layer=demo:watertemp`, headers: ADMIN })
+  t.same(r.json().legend, { layer: 'demo:watertemp', style: 'raster', type: null, entries: [] })
+
+  r = await app.inject({ url: `${BASE}/web/legend.json?layer=demo:watertemp&style=nope`, headers: ADMIN })
+  t.equal(r.statusCode, 400)
+  t.equal(r.body, 'Style "nope" is not a style of layer demo:watertemp; allowed: raster, demo:watertemp')
+  r = await app.inject({ url: `${BASE}/web/legend.json`, headers: ADMIN })
+  t.equal(r.statusCode, 400)
+  t.match(r.body, 'Query parameter layer is required')
+  r = await app.inject({ url: `${BASE}/web/legend.json?layer=demo:watertemp&colour=red`, headers: ADMIN })
+  t.equal(r.statusCode, 400, 'an unknown parameter is refused')
+  t.equal(r.body, 'Unknown field "colour" in the query (layer, style)')
+  r = await app.inject({ url: `${BASE}/web/legend.json?layer=demo:nothing`, headers: ADMIN })
+  t.equal(r.statusCode, 404)
+
+  // A user who may not read the layer gets the same 404 as for a layer that does not exist.
+  const plain = await addUser(app, 'plain')
+  r = await app.inject({ url: `${BASE}/web/legend.json?layer=demo:watertemp`, headers: plain })
+  t.equal(r.statusCode, 200, 'default rules: everyone reads')
+  r = await app.inject({ method: 'POST', url: `${S}/acl/layers.json`, headers: JSON_HEADERS, payload: '{"demo.*.r":"ROLE_READER"}' })
+  t.equal(r.statusCode, 201)
+  r = await app.inject({ url: `${BASE}/web/legend.json?layer=demo:watertemp&style=demo:watertemp`, headers: plain })
+  t.equal(r.statusCode, 404)
+  t.notMatch(r.body, 'cold')
+  r = await app.inject({ url: `${BASE}/web/legend.json?layer=demo:watertemp` })
+  t.equal(r.statusCode, 401)
+})
+
 t.test('web/mosaics.json is for administrators and describes each mosaic', async (t) => {
   const app = await build(t)
   await withDemo(app)
@@ -229,6 +281,24 @@ t.test('the OpenAPI document validates and covers every registered route', async
   }
   t.same(spec.paths[`${BASE}/health`].get.security, [], 'public routes need no credentials')
   t.same(spec.security, [{ basicAuth: [] }])
+
+  // Every operation says what it does in a summary (issue 24): a route added without one fails here.
+  const unsummarised: string[] = []
+  const refusals: Array<[string, string]> = []
+  for (const [p, item] of Object.entries(spec.paths as Record<string, Record<string, { summary?: unknown }>>)) {
+    for (const [m, op] of Object.entries(item)) {
+      if (typeof op.summary !== 'string' || op.summary.trim().length < 5) unsummarised.push(`${m.toUpperCase()} ${p}`)
+      else if (/^Not allowed/.test(op.summary)) refusals.push([m.toUpperCase(), p])
+    }
+  }
+  t.same(unsummarised, [], 'every operation has a summary')
+  // A summary that says "Not allowed" is true: the operation answers 405.
+  t.ok(refusals.length > 20, `${refusals.length} operations documented as refused`)
+  for (const [method, p] of refusals) {
+    const url = p.replace(/\{[^}]+\}/g, 'x')
+    const res = await root.inject({ method: method as 'PUT', url, headers: { authorization: reader } })
+    t.equal(res.statusCode, 405, `${method} ${url} answers 405 as its summary says`)
+  }
 })
 
 t.test('a host that documents its own API with @fastify/swagger keeps its decorator', async (t) => {

@@ -15,6 +15,15 @@ import { getIntersection, type Extent } from 'ol/extent.js'
 import Style from 'ol/style/Style.js'
 import Stroke from 'ol/style/Stroke.js'
 import Fill from 'ol/style/Fill.js'
+import ScaleLine from 'ol/control/ScaleLine.js'
+import MousePosition from 'ol/control/MousePosition.js'
+import { defaults as defaultControls } from 'ol/control/defaults.js'
+import { createStringXY } from 'ol/coordinate.js'
+import { feature } from 'topojson-client'
+import type { Topology, GeometryCollection } from 'topojson-specification'
+// Natural Earth country outlines at 1:110m (the world-atlas package), bundled: the basemap needs
+// no tile server and works offline.
+import countries from 'world-atlas/countries-110m.json'
 
 interface GridSetInfo { id: string, extent: Extent, resolutions: number[], maxZoom: number, tileSize: number }
 interface LayerInfo {
@@ -24,8 +33,11 @@ interface LayerInfo {
 }
 interface TaskView {
   id: number, type: string, layer: string, gridSetId: string, format: string, zoomStart: number, zoomStop: number,
-  state: 'pending' | 'running' | 'done' | 'aborted', status: number, tilesDone: number, tilesTotal: number,
-  tilesRemaining: number, tilesPerSecond: number, etaSeconds: number, error?: string
+  state: 'pending' | 'running' | 'done' | 'aborted', status: number,
+  /** This task's own share (tilesTotal: what it had to do), then the whole request's sum. */
+  tilesDone: number, tilesTotal: number, tilesRemaining: number, percentDone: number,
+  tilesPerSecond: number, etaSeconds: number, error?: string,
+  request?: { taskIds: { id: number[] }, tilesDone: number, tilesTotal: number, tilesRemaining: number, percentDone: number }
 }
 
 const BASE = location.pathname.replace(/\/web\/[^/]*$/, '')
@@ -74,7 +86,30 @@ function bytes (n: number): string {
 
 let layers: LayerInfo[] = []
 let gridSets: GridSetInfo[] = []
-const map = new OlMap({ target: 'map', layers: [] })
+const map = new OlMap({
+  target: 'map',
+  layers: [],
+  controls: defaultControls().extend([
+    new ScaleLine({ units: 'metric' }),
+    // Longitude, latitude under the pointer, whatever the grid set, in a readout below the map.
+    new MousePosition({ projection: 'EPSG:4326', coordinateFormat: createStringXY(4), target: 'mouse-position', placeholder: 'lon, lat: move over the map' })
+  ])
+})
+// The basemap: country outlines drawn as vectors under the tiles (the tiles keep their own canvas).
+const basemap = new VectorLayer({
+  className: 'basemap',
+  style: new Style({ fill: new Fill({ color: '#f4f1ea' }), stroke: new Stroke({ color: '#9aa5b1', width: 0.8 }) })
+})
+const outlines = feature(countries as unknown as Topology, (countries as unknown as Topology).objects.countries as GeometryCollection)
+function showBasemap (projection: string) {
+  if (basemap.get('projection') === projection) return
+  basemap.setSource(new VectorSource({ features: new GeoJSON().readFeatures(outlines, { dataProjection: 'EPSG:4326', featureProjection: projection }) }))
+  basemap.set('projection', projection)
+}
+map.addLayer(basemap)
+// A counter of completed renders (all layers drawn, no animation): the browser test waits on it.
+let renders = 0
+map.on('rendercomplete', () => { document.body.dataset.mapRendered = String(++renders) })
 const tileLayer = new TileLayer({ className: 'tiles' })
 const overlay = new VectorSource()
 const overlayLayer = new VectorLayer({
@@ -124,6 +159,7 @@ function showLayer () {
     const extent = layer.bbox ? transformExtent(layer.bbox, 'EPSG:4326', gs.id) : gs.extent
     const next = new View({ projection: gs.id, extent: gs.extent, maxZoom: gs.maxZoom, constrainOnlyCenter: true })
     map.setView(next)
+    showBasemap(gs.id)
     next.fit(extent, { padding: [10, 10, 10, 10] })
     map.set('fitted', true)
     overlay.clear()
@@ -149,6 +185,7 @@ function layerChanged () {
   fillSelect($<HTMLSelectElement>('elevation'), elevation ?? [], '', 'default (lowest)')
   map.set('fitted', false)
   showLayer()
+  void showLegend()
   if (layer) $<HTMLSelectElement>('seed-layer').value = layer.name
   seedLayerChanged()
 }
@@ -159,7 +196,38 @@ function seedLayerChanged () {
   fillSelect($<HTMLSelectElement>('seed-style'), (layer?.styles ?? []).filter((s) => s !== layer?.defaultStyle), '', `default${layer?.defaultStyle ? ` (${layer.defaultStyle})` : ''}`)
 }
 
+interface Legend { layer: string, style: string, type: string | null, entries: Array<{ quantity: number | null, color: string, opacity: number, label?: string }> }
+
+/** The chosen style's legend, drawn from its ColorMap (web/legend.json): a swatch per entry. */
+async function showLegend () {
+  const layer = current()
+  const box = $('legend')
+  if (!layer) { box.replaceChildren(); return }
+  const style = $<HTMLSelectElement>('style').value
+  try {
+    const { legend } = await getJson<{ legend: Legend }>(`${BASE}/web/legend.json?layer=${encodeURIComponent(layer.name)}&style=${encodeURIComponent(style)}`)
+    if ($<HTMLSelectElement>('style').value !== style || current() !== layer) return // changed meanwhile
+    const title = el('h3', {}, `Legend: ${legend.style}`)
+    if (!legend.entries.length) {
+      box.replaceChildren(title, el('p', { class: 'muted' }, 'No color map: the bands are drawn as they are (gray or RGB).'))
+    } else {
+      const fmt = (q: number | null) => q === null ? '∞' : String(q)
+      const items = legend.entries.map((e) => {
+        const swatch = el('span', { class: e.opacity === 0 ? 'swatch transparent' : 'swatch', title: e.opacity === 0 ? 'transparent' : e.color })
+        swatch.style.background = e.color
+        swatch.style.opacity = String(e.opacity)
+        const range = legend.type === 'intervals' ? `< ${fmt(e.quantity)}` : legend.type === 'values' ? `= ${fmt(e.quantity)}` : fmt(e.quantity)
+        return el('li', { 'data-quantity': fmt(e.quantity) }, swatch, `${e.label ?? range}${e.label ? ` (${range})` : ''}`)
+      })
+      box.replaceChildren(title, el('p', { class: 'muted' }, legend.type === 'ramp' ? 'Colors blend between the entries.' : legend.type === 'intervals' ? 'Each color up to its value.' : 'Exact values only.'),
+        el('ul', { class: 'legend' }, ...items))
+    }
+    box.dataset.style = legend.style
+  } catch (err) { box.replaceChildren(el('p', { class: 'error' }, (err as Error).message)) }
+}
+
 function paramsChanged () {
+  void showLegend()
   const source = tileLayer.getSource()
   if (source instanceof WMTS) {
     // Style is part of the source: rebuild; dimensions can be updated in place.
@@ -222,7 +290,12 @@ async function submitSeed (ev: SubmitEvent) {
 // Tasks (live from {cache}/seed/events)
 
 const tasks = new Map<number, TaskView>()
+// The newest sum of each request (keyed by its task ids): every task's row shows it, also the row
+// of a task that ended before its siblings did.
+const requests = new Map<string, NonNullable<TaskView['request']>>()
+const requestKey = (t: TaskView) => t.request?.taskIds.id.join(',') ?? String(t.id)
 const finishedKept = 20
+const isLive = (t: TaskView) => t.state === 'pending' || t.state === 'running'
 
 function eta (s: number): string {
   if (s < 0) return '–'
@@ -230,62 +303,81 @@ function eta (s: number): string {
   if (s < 5400) return `${Math.round(s / 60)} min`
   return `${(s / 3600).toFixed(1)} h`
 }
+const count = (n: number) => n.toLocaleString('en')
+/** "48 of 50 tiles (96 %)"; empty while not counted (pending, a running truncate). */
+function ofTotal (done: number, total: number, percent: number, state: string): string {
+  if (total < 0) return done >= 0 && state !== 'pending' ? `${count(done)} tiles` : ''
+  return `${count(Math.max(0, done))} of ${count(total)} tiles (${percent} %)`
+}
 
-// Rows are kept by task id and updated in place, so a Kill button stays put while progress events
-// stream in (a row rebuilt on every event could not be clicked reliably).
-const rows = new Map<number, { tr: HTMLTableRowElement, cells: HTMLTableCellElement[], progress: HTMLProgressElement, pct: Text, kill: HTMLButtonElement }>()
+// Live tasks and finished ones sit in two tables. Rows are kept by task id and updated in place,
+// so a Kill button stays put while progress events stream in (a row rebuilt on every event could
+// not be clicked reliably); a task that ends moves once, to the top of the recent table.
+interface Row { tr: HTMLTableRowElement, state: HTMLTableCellElement, progress: HTMLProgressElement, own: HTMLSpanElement, request: HTMLTableCellElement, rate: HTMLTableCellElement, eta: HTMLTableCellElement, kill: HTMLButtonElement }
+const rows = new Map<number, Row>()
 
-function rowOf (t: TaskView) {
+function rowOf (t: TaskView): Row {
   let r = rows.get(t.id)
   if (!r) {
-    const cells = Array.from({ length: 8 }, () => el('td'))
+    const td = (cls: string, ...children: Array<Node | string>) => el('td', { class: cls }, ...children)
     const progress = el('progress', { max: '1', 'data-task': String(t.id) })
-    const pct = document.createTextNode('')
+    const own = el('span', { class: 'count' })
     const kill = el('button', { type: 'button', class: 'kill', 'data-task': String(t.id), 'data-layer': t.layer }, 'Kill')
-    cells[0].textContent = String(t.id)
-    cells[1].textContent = t.layer
-    cells[2].textContent = t.type
-    cells[3].className = 'state'
-    cells[4].append(progress, pct)
-    cells[7].append(kill)
-    r = { tr: el('tr', { 'data-task': String(t.id) }, ...cells), cells, progress, pct, kill }
+    const cells = {
+      state: td('state'), request: td('request'), rate: td('rate'), eta: td('eta')
+    }
+    const tr = el('tr', { 'data-task': String(t.id) }, td('id', String(t.id)), td('layer', t.layer), td('type', t.type), cells.state,
+      td('progress', progress, own), cells.request, cells.rate, cells.eta, td('actions', kill))
+    r = { tr, progress, own, kill, ...cells }
     rows.set(t.id, r)
   }
   return r
 }
 
 function renderTasks () {
-  const body = $('tasks').querySelector('tbody')!
+  const liveBody = $('tasks').querySelector('tbody')!
+  const recentBody = $('recent-tasks').querySelector('tbody')!
   for (const [id, r] of rows) if (!tasks.has(id)) { r.tr.remove(); rows.delete(id) }
   const sorted = [...tasks.values()].sort((a, b) => a.id - b.id)
   for (const t of sorted) {
     const r = rowOf(t)
-    const live = t.state === 'pending' || t.state === 'running'
+    const live = isLive(t)
     r.tr.dataset.state = t.state
     r.progress.dataset.state = t.state
-    if (t.state === 'done') r.progress.value = 1
-    else if (t.tilesTotal > 0) r.progress.value = (t.tilesTotal - t.tilesRemaining) / t.tilesTotal
+    if (t.percentDone >= 0) r.progress.value = t.percentDone / 100
     else if (!live) r.progress.value = 0
     else r.progress.removeAttribute('value') // indeterminate: truncate, or not yet counted
-    r.pct.data = t.tilesTotal > 0 ? ` ${Math.floor(100 * (t.tilesTotal - t.tilesRemaining) / t.tilesTotal)}%` : ''
-    r.cells[3].textContent = t.state + (t.error ? ` (${t.error})` : '')
-    r.cells[3].title = t.error ?? ''
-    r.cells[5].textContent = t.tilesPerSecond > 0 ? String(t.tilesPerSecond) : '–'
-    r.cells[6].textContent = live ? eta(t.etaSeconds) : '–'
+    r.own.textContent = ofTotal(t.tilesDone, t.tilesTotal, t.percentDone, t.state)
+    const q = requests.get(requestKey(t)) ?? t.request
+    const siblings = q ? q.taskIds.id.length : 1
+    r.request.textContent = q && siblings > 1 ? `${ofTotal(q.tilesDone, q.tilesTotal, q.percentDone, t.state)}, tasks ${q.taskIds.id.join(', ')}` : siblings > 1 ? '' : 'this task'
+    r.state.textContent = t.state + (t.error ? ` (${t.error})` : '')
+    r.state.title = t.error ?? ''
+    r.rate.textContent = t.tilesPerSecond > 0 ? String(t.tilesPerSecond) : '–'
+    r.eta.textContent = live ? eta(t.etaSeconds) : '–'
     r.kill.disabled = !live
+    r.kill.hidden = !live
   }
-  // Rows move only when the order changes (a new task), not on each progress event.
-  const wanted = sorted.map((t) => rows.get(t.id)!.tr)
-  if (wanted.length !== body.children.length || wanted.some((tr, i) => body.children[i] !== tr)) body.append(...wanted)
-  $('no-tasks').hidden = sorted.some((t) => t.state === 'pending' || t.state === 'running')
+  // Rows move only when the order changes (a new or finished task), not on each progress event.
+  const place = (body: HTMLElement, wanted: HTMLTableRowElement[]) => {
+    if (wanted.length !== body.children.length || wanted.some((tr, i) => body.children[i] !== tr)) body.append(...wanted)
+  }
+  const live = sorted.filter(isLive)
+  place(liveBody, live.map((t) => rows.get(t.id)!.tr))
+  place(recentBody, sorted.filter((t) => !isLive(t)).reverse().map((t) => rows.get(t.id)!.tr))
+  $('no-tasks').hidden = live.length > 0
+  $('no-recent').hidden = live.length !== sorted.length
 }
 
 function onTask (t: TaskView) {
   tasks.set(t.id, t)
-  const finished = [...tasks.values()].filter((x) => x.state === 'done' || x.state === 'aborted').sort((a, b) => a.id - b.id)
+  if (t.request) requests.set(requestKey(t), t.request)
+  const finished = [...tasks.values()].filter((x) => !isLive(x)).sort((a, b) => a.id - b.id)
   for (const old of finished.slice(0, Math.max(0, finished.length - finishedKept))) tasks.delete(old.id)
+  const kept = new Set([...tasks.values()].map(requestKey))
+  for (const key of requests.keys()) if (!kept.has(key)) requests.delete(key)
   scheduleRender()
-  if (t.state === 'done' || t.state === 'aborted') scheduleQuota()
+  if (!isLive(t)) scheduleQuota()
 }
 
 let renderPending = false
@@ -323,6 +415,9 @@ interface QuotaConfig {
   globalExpirationPolicyName: string, globalQuota: { value: string, units: string }
 }
 
+/** A share as a percentage that does not read 0.0 % for a small non-zero use. */
+const pct = (part: number) => part > 0 && part < 0.001 ? '< 0.1 %' : `${(part * 100).toFixed(1)} %`
+
 let quotaTimer: number | undefined
 function scheduleQuota () {
   if (quotaTimer !== undefined) return
@@ -340,15 +435,20 @@ async function loadQuota () {
     bar.classList.toggle('over', used > quota)
     bar.dataset.used = String(used)
     bar.title = `${bytes(used)} of ${bytes(quota)}`
-    $('quota-text').textContent = `${bytes(used)} used of ${bytes(quota)} (${(share * 100).toFixed(1)}%)${u.enabled ? '' : ', quota disabled'}`
+    $('quota-text').textContent = `${bytes(used)} used of ${bytes(quota)} (${pct(used / Math.max(1, quota))})${u.enabled ? '' : ', quota disabled'}`
     $('quota-policy').textContent = u.globalQuota.expirationPolicyName
     $('quota-cleanup').textContent = u.lastCleanUp ? new Date(u.lastCleanUp).toLocaleString() : 'never'
     const rows = asList<{ name: string, usedBytes: number, tiles: number, quotaBytes?: number }>(typeof u.layers === 'object' ? u.layers.layer : undefined)
-    const max = Math.max(1, ...rows.map((r) => r.quotaBytes ?? r.usedBytes))
+    // Each layer against its own quota if it has one, else the global one: the bars and the
+    // global bar read on one scale (a layer's bar is never full beside an empty global bar).
     $('quota-layers').replaceChildren(...rows.map((r) => {
+      const limit = r.quotaBytes ?? quota
+      const part = limit > 0 ? r.usedBytes / limit : 0
       const fill = el('div', { class: 'fill' })
-      fill.style.width = `${(100 * r.usedBytes / max).toFixed(2)}%`
-      return el('div', { class: 'row', 'data-layer': r.name }, el('span', {}, r.name), el('div', { class: 'bar' }, fill), el('span', {}, `${bytes(r.usedBytes)}, ${r.tiles} tiles`))
+      fill.style.width = `${(100 * Math.min(1, part)).toFixed(2)}%`
+      const bar = el('div', { class: 'bar', title: `${bytes(r.usedBytes)} of ${bytes(limit)}${r.quotaBytes !== undefined ? ' (layer quota)' : ' (global quota)'}` }, fill)
+      bar.classList.toggle('over', part > 1)
+      return el('div', { class: 'row', 'data-layer': r.name }, el('span', {}, r.name), bar, el('span', {}, `${bytes(r.usedBytes)}, ${r.tiles} tiles, ${pct(part)} of ${r.quotaBytes !== undefined ? 'its' : 'the global'} quota`))
     }))
   } catch (err) { say((err as Error).message, true) }
 }

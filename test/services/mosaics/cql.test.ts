@@ -1,5 +1,5 @@
 import t from 'tap'
-import Database from 'better-sqlite3'
+import { Database } from '../../../services/storage/sqlite-driver.js'
 import { compileCql, isoInstant } from '../../../services/mosaics/cql.js'
 import { parseSchema } from '../../../services/mosaics/indexer.js'
 

@@ -9,7 +9,7 @@ import { tempDir } from '../../helper.js'
 
 const view = (state: TaskView['state']): Omit<TaskView, 'id'> => ({
   type: 'seed', layer: 'ws:l', gridSetId: 'EPSG:4326', format: 'image/png', zoomStart: 0, zoomStop: 3, state,
-  status: 0, tilesDone: -1, tilesTotal: -1, tilesRemaining: -1, tilesPerSecond: 0, etaSeconds: -1
+  status: 0, tilesDone: -1, tilesTotal: -1, tilesRemaining: -1, percentDone: -1, tilesPerSecond: 0, etaSeconds: -1
 })
 
 t.test('unfinished tasks are ABORTED "aborted: restart" after a restart and ids never repeat', async (t) => {

@@ -1,0 +1,114 @@
+// WMS 1.1.1 and 1.3.0 (GetCapabilities, GetMap, GetFeatureInfo) at {base}/wms, {base}/ows
+// (SERVICE=WMS), per workspace at {base}/<ws>/wms and {base}/<ws>/ows, and GeoWebCache's tiled WMS
+// at {base}/gwc/service/wms (maps from the tile cache only). KVP by GET, or by POST as a form.
+// The routes are public at the HTTP level: every layer goes through app.wms, which reads it through
+// the tile cache's authorizer (the layer rules and the catalog mode).
+// Failures answer as WMS clients read them: a ServiceExceptionReport with the OGC code, in the
+// version asked for, with the status plugins/infra/errors.ts gives the failure; EXCEPTIONS=INIMAGE
+// or BLANK turn a GetMap failure into an image.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { statusOf } from '../infra/errors.js'
+import { isMapwardenError, WmsInvalidParameter, WorkspaceNotFound } from '../../services/errors.js'
+import { createWmsService, type Kvp, type MapAnswer, type Where } from '../../services/wms/wms-service.js'
+import { EXCEPTION_TYPES, ogcCode, serviceExceptionReport } from '../../services/wms/exceptions.js'
+import { versionOf } from '../../services/wms/request.js'
+
+const PUBLIC = { config: { access: 'public' as const } }
+
+type Query = Record<string, string | string[] | undefined>
+
+/** Query string and form fields by upper-cased name (OGC KVP names are case-insensitive). */
+function kvp (req: FastifyRequest): Kvp {
+  const out: Kvp = {}
+  const add = (q: unknown) => {
+    if (!q || typeof q !== 'object') return
+    for (const [k, v] of Object.entries(q as Query)) {
+      if (v === undefined) continue
+      out[k.toUpperCase()] = Array.isArray(v) ? String(v[v.length - 1]) : String(v)
+    }
+  }
+  add(req.query)
+  if (req.method === 'POST') add(req.body)
+  return out
+}
+
+const kKvp = Symbol('wms kvp')
+type WithKvp = FastifyRequest & { [kKvp]?: Kvp }
+
+function sendMap (reply: FastifyReply, map: MapAnswer) {
+  if (map.cacheResult) reply.header('geowebcache-cache-result', map.cacheResult)
+  if (map.missReason) reply.header('geowebcache-miss-reason', map.missReason)
+  return reply.type(map.contentType).send(Buffer.from(map.data.buffer, map.data.byteOffset, map.data.byteLength))
+}
+
+export default async function wms (app: FastifyInstance) {
+  const service = createWmsService({
+    tileCache: app.tileCache,
+    mosaics: app.mosaics,
+    styles: app.styles,
+    queue: app.renderQueue,
+    run: (payload, opts) => app.tilePool.run(payload, opts),
+    maxSize: app.config.wmsMaxSize
+  })
+
+  app.setErrorHandler(async (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    const q = (req as WithKvp)[kKvp]
+    // Refused before the WMS read the request (credentials, a cross-site POST): answered as every
+    // other route answers it, by the parent handler (plugins/infra/errors.ts).
+    if (q === undefined) throw err
+    const status = statusOf(err)
+    const known = isMapwardenError(err)
+    if (status >= 500 && status !== 503 && status !== 507) req.log.error({ err }, 'unexpected failure')
+    else req.log.info({ status, code: (err as FastifyError).code, msg: err.message }, 'request refused')
+    const message = known || status < 500 ? err.message : 'Internal server error'
+    if (status === 401) reply.header('WWW-Authenticate', 'Basic realm="GeoServer Realm"')
+    if (status === 503) reply.header('Retry-After', '1')
+    // INIMAGE / BLANK: a GetMap whose size and format are readable gets an image (GeoServer: 200).
+    if (status !== 401 && status !== 403 && (q.REQUEST ?? '').toLowerCase() === 'getmap') {
+      const image = await service.exceptionImage(q, message).catch(() => undefined)
+      if (image) return sendMap(reply.code(200), image)
+    }
+    const version = versionOf(q, q.CRS !== undefined ? '1.3.0' : q.SRS !== undefined ? '1.1.1' : '1.3.0')
+    return reply.code(status).type(`${EXCEPTION_TYPES[version]}; charset=utf-8`)
+      .send(serviceExceptionReport(version, message, ogcCode(err, version)))
+  })
+
+  const url = (req: FastifyRequest, path: string) => `${req.protocol}://${req.host}${app.prefix}${path}?`
+
+  function handler (where: (req: FastifyRequest) => Where, path: (req: FastifyRequest) => string, serviceRequired = false) {
+    return async (req: FastifyRequest, reply: FastifyReply) => {
+      const q = kvp(req);
+      (req as WithKvp)[kKvp] = q
+      const svc = q.SERVICE?.trim()
+      if (svc !== undefined && svc !== '' && svc.toUpperCase() !== 'WMS') throw WmsInvalidParameter('SERVICE', JSON.stringify(svc.slice(0, 30)), 'this endpoint serves WMS')
+      // /ows serves several OGC services: only WMS's own operations may leave SERVICE out.
+      if (serviceRequired && (svc === undefined || svc === '') && !['getmap', 'getfeatureinfo'].includes((q.REQUEST ?? '').toLowerCase())) {
+        throw WmsInvalidParameter('SERVICE', '(missing)', 'SERVICE=WMS is needed at /ows')
+      }
+      const w = where(req)
+      if (w.workspace !== undefined && !(await app.workspaces.exists(w.workspace))) throw WorkspaceNotFound(w.workspace)
+      const op = service.operation(q)
+      if (op === 'GetCapabilities') {
+        const caps = await service.capabilities(q, req.principal, w, url(req, path(req)))
+        return reply.type(`${caps.contentType}; charset=utf-8`).header('cache-control', 'no-cache').send(caps.body)
+      }
+      if (op === 'GetMap') return sendMap(reply, await service.getMap(q, req.principal, w))
+      const info = await service.getFeatureInfo(q, req.principal, w)
+      return reply.type(info.contentType).send(info.body)
+    }
+  }
+
+  type WsReq = FastifyRequest<{ Params: { ws: string } }>
+  const global = handler(() => ({}), () => '/wms')
+  const ows = handler(() => ({}), () => '/ows', true)
+  const perWs = handler((req) => ({ workspace: (req as WsReq).params.ws }), (req) => `/${encodeURIComponent((req as WsReq).params.ws)}/wms`)
+  const perWsOws = handler((req) => ({ workspace: (req as WsReq).params.ws }), (req) => `/${encodeURIComponent((req as WsReq).params.ws)}/ows`, true)
+  const gwc = handler(() => ({ cacheOnly: true }), () => '/gwc/service/wms')
+  for (const method of ['GET', 'POST'] as const) {
+    app.route({ method, url: '/wms', ...PUBLIC, handler: global })
+    app.route({ method, url: '/ows', ...PUBLIC, handler: ows })
+    app.route({ method, url: '/:ws/wms', ...PUBLIC, handler: perWs })
+    app.route({ method, url: '/:ws/ows', ...PUBLIC, handler: perWsOws })
+    app.route({ method, url: '/gwc/service/wms', ...PUBLIC, handler: gwc })
+  }
+}

@@ -1,0 +1,147 @@
+// The WMS service metadata documents: WMS_Capabilities 1.3.0 (capabilities_1_3_0.xsd, element
+// order as the schema's sequences) and WMT_MS_Capabilities 1.1.1 (WMS_MS_Capabilities.dtd), as
+// GeoServer writes them: one root layer without a name holding a named, queryable layer per
+// published mosaic, each with its CRSs and a BoundingBox in each, its styles (the default first),
+// and the TIME and ELEVATION dimensions with their values.
+import { transformBbox } from '../../workers/crs.js'
+import { MAP_FORMATS, type WmsVersion } from './request.js'
+
+export interface WmsLayerDescription {
+  name: string
+  title: string
+  abstract?: string
+  keywords: string[]
+  /** Lon/lat bounds. */
+  bbox: [number, number, number, number]
+  /** The layer's own CRS when it is not one of the service-wide ones. */
+  nativeCrs?: string
+  /** Style names, the default first. */
+  styles: string[]
+  time?: { values: string[], default?: string }
+  elevation?: { values: number[], default?: number }
+}
+
+export interface CapabilitiesOptions {
+  version: WmsVersion
+  /** The URL clients send requests to (…/wms?). */
+  onlineResource: string
+  maxSize: number
+  /** Workspace of a virtual service ({base}/<ws>/wms), for the title. */
+  workspace?: string
+  updateSequence?: number
+}
+
+export const INFO_FORMATS = ['text/plain', 'application/vnd.ogc.gml', 'text/xml', 'application/json']
+const EXCEPTIONS: Record<WmsVersion, string[]> = {
+  '1.3.0': ['XML', 'INIMAGE', 'BLANK'],
+  '1.1.1': ['application/vnd.ogc.se_xml', 'application/vnd.ogc.se_inimage', 'application/vnd.ogc.se_blank']
+}
+export const CAPABILITIES_TYPES: Record<WmsVersion, string> = { '1.3.0': 'text/xml', '1.1.1': 'application/vnd.ogc.wms_xml' }
+/** CRSs every layer is offered in (any other that proj4 knows is accepted in GetMap too). */
+const SERVICE_CRS = ['EPSG:4326', 'EPSG:3857', 'EPSG:900913']
+
+const x = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
+const num = (n: number) => String(Math.round(n * 1e9) / 1e9)
+
+function crsBox (b: [number, number, number, number], crs: string): [number, number, number, number] | undefined {
+  if (crs === 'EPSG:4326') return b
+  try {
+    const t = transformBbox(b, 'EPSG:4326', crs === 'EPSG:900913' ? 'EPSG:3857' : crs)
+    return t.every(Number.isFinite) ? t : undefined
+  } catch { return undefined }
+}
+
+function union (layers: WmsLayerDescription[]): [number, number, number, number] {
+  if (layers.length === 0) return [-180, -90, 180, 90]
+  return layers.reduce<[number, number, number, number]>((u, l) =>
+    [Math.min(u[0], l.bbox[0]), Math.min(u[1], l.bbox[1]), Math.max(u[2], l.bbox[2]), Math.max(u[3], l.bbox[3])], [Infinity, Infinity, -Infinity, -Infinity])
+}
+
+function clampGeo (b: [number, number, number, number]): [number, number, number, number] {
+  const c = (v: number, m: number) => Math.max(-m, Math.min(m, v))
+  return [c(b[0], 180), c(b[1], 90), c(b[2], 180), c(b[3], 90)]
+}
+
+export function wmsCapabilities (layers: WmsLayerDescription[], o: CapabilitiesOptions): string {
+  const v13 = o.version === '1.3.0'
+  const crsTag = v13 ? 'CRS' : 'SRS'
+  const href = x(o.onlineResource)
+  const out: string[] = []
+  // 1.1.1 declares xlink on every OnlineResource (the DTD fixes it there), as GeoServer writes it.
+  const xl = v13 ? '' : ' xmlns:xlink="http://www.w3.org/1999/xlink"'
+  const dcp = (post: boolean) => [
+    '        <DCPType>', '          <HTTP>',
+    `            <Get><OnlineResource${xl} xlink:type="simple" xlink:href="${href}"/></Get>`,
+    ...(post ? [`            <Post><OnlineResource${xl} xlink:type="simple" xlink:href="${href}"/></Post>`] : []),
+    '          </HTTP>', '        </DCPType>']
+  const op = (name: string, formats: string[]) => [`      <${name}>`, ...formats.map((f) => `        <Format>${x(f)}</Format>`), ...dcp(true), `      </${name}>`]
+  const title = o.workspace ? `mapwarden Web Map Service: workspace ${o.workspace}` : 'mapwarden Web Map Service'
+  if (v13) {
+    out.push('<?xml version="1.0" encoding="UTF-8"?>',
+      `<WMS_Capabilities version="1.3.0" updateSequence="${o.updateSequence ?? 0}" xmlns="http://www.opengis.net/wms" xmlns:xlink="http://www.w3.org/1999/xlink" ` +
+      'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://www.opengis.net/wms http://schemas.opengis.net/wms/1.3.0/capabilities_1_3_0.xsd">')
+  } else {
+    out.push('<?xml version="1.0" encoding="UTF-8" standalone="no"?>',
+      '<!DOCTYPE WMT_MS_Capabilities SYSTEM "http://schemas.opengis.net/wms/1.1.1/WMS_MS_Capabilities.dtd">',
+      `<WMT_MS_Capabilities version="1.1.1" updateSequence="${o.updateSequence ?? 0}">`)
+  }
+  out.push('  <Service>', `    <Name>${v13 ? 'WMS' : 'OGC:WMS'}</Name>`, `    <Title>${x(title)}</Title>`,
+    '    <Abstract>Maps of the image mosaics published by mapwarden, rendered by the same renderer as its tiles.</Abstract>',
+    '    <KeywordList>', '      <Keyword>WMS</Keyword>', '      <Keyword>GEOSERVER</Keyword>', '    </KeywordList>',
+    `    <OnlineResource${xl} xlink:type="simple" xlink:href="${href}"/>`,
+    '    <Fees>NONE</Fees>', '    <AccessConstraints>NONE</AccessConstraints>')
+  if (v13) out.push(`    <MaxWidth>${o.maxSize}</MaxWidth>`, `    <MaxHeight>${o.maxSize}</MaxHeight>`)
+  out.push('  </Service>', '  <Capability>', '    <Request>',
+    ...op('GetCapabilities', [CAPABILITIES_TYPES[o.version]]),
+    ...op('GetMap', MAP_FORMATS),
+    ...op('GetFeatureInfo', INFO_FORMATS),
+    '    </Request>', '    <Exception>', ...EXCEPTIONS[o.version].map((f) => `      <Format>${f}</Format>`), '    </Exception>')
+  if (!v13) out.push('    <UserDefinedSymbolization SupportSLD="1" UserLayer="0" UserStyle="1" RemoteWFS="0"/>')
+
+  const bboxes = (b: [number, number, number, number], crss: string[], indent: string) => {
+    const lines: string[] = []
+    for (const crs of crss) {
+      const t = crsBox(b, crs)
+      if (!t) continue
+      // 1.3.0: EPSG:4326 is latitude first, in BoundingBox as in BBOX.
+      const [a0, a1, a2, a3] = v13 && crs === 'EPSG:4326' ? [t[1], t[0], t[3], t[2]] : t
+      lines.push(`${indent}<BoundingBox ${crsTag}="${crs}" minx="${num(a0)}" miny="${num(a1)}" maxx="${num(a2)}" maxy="${num(a3)}"/>`)
+    }
+    return lines
+  }
+  const geo = (b: [number, number, number, number], indent: string) => {
+    const g = clampGeo(b)
+    if (!v13) return [`${indent}<LatLonBoundingBox minx="${num(g[0])}" miny="${num(g[1])}" maxx="${num(g[2])}" maxy="${num(g[3])}"/>`]
+    return [`${indent}<EX_GeographicBoundingBox>`, `${indent}  <westBoundLongitude>${num(g[0])}</westBoundLongitude>`,
+      `${indent}  <eastBoundLongitude>${num(g[2])}</eastBoundLongitude>`, `${indent}  <southBoundLatitude>${num(g[1])}</southBoundLatitude>`,
+      `${indent}  <northBoundLatitude>${num(g[3])}</northBoundLatitude>`, `${indent}</EX_GeographicBoundingBox>`]
+  }
+
+  const all = union(layers)
+  const rootCrs = v13 ? ['CRS:84', ...SERVICE_CRS] : SERVICE_CRS
+  out.push('    <Layer>', `      <Title>${x(title)}</Title>`, '      <Abstract>The layers of this service.</Abstract>',
+    ...rootCrs.map((c) => `      <${crsTag}>${c}</${crsTag}>`), ...geo(all, '      '), ...bboxes(all, SERVICE_CRS, '      '))
+  for (const l of layers) {
+    const own = l.nativeCrs && !SERVICE_CRS.includes(l.nativeCrs) ? [l.nativeCrs] : []
+    out.push('      <Layer queryable="1" opaque="0">', `        <Name>${x(l.name)}</Name>`, `        <Title>${x(l.title)}</Title>`)
+    if (l.abstract) out.push(`        <Abstract>${x(l.abstract)}</Abstract>`)
+    if (l.keywords.length) out.push('        <KeywordList>', ...l.keywords.map((k) => `          <Keyword>${x(k)}</Keyword>`), '        </KeywordList>')
+    out.push(...own.map((c) => `        <${crsTag}>${x(c)}</${crsTag}>`), ...geo(l.bbox, '        '), ...bboxes(l.bbox, [...SERVICE_CRS, ...own], '        '))
+    const dims: Array<[string, string, string, string[], string | undefined]> = []
+    if (l.time) dims.push(['time', 'ISO8601', '', l.time.values, l.time.default])
+    if (l.elevation) dims.push(['elevation', 'EPSG:5030', 'm', l.elevation.values.map(String), l.elevation.default === undefined ? undefined : String(l.elevation.default)])
+    for (const [name, units, symbol, values, def] of dims) {
+      const d = def === undefined ? '' : ` default="${x(def)}"`
+      if (v13) {
+        out.push(`        <Dimension name="${name}" units="${units}"${symbol ? ` unitSymbol="${symbol}"` : ''}${d}>${x(values.join(','))}</Dimension>`)
+      } else out.push(`        <Dimension name="${name}" units="${units}"${symbol ? ` unitSymbol="${symbol}"` : ''}/>`)
+    }
+    if (!v13) for (const [name, , , values, def] of dims) out.push(`        <Extent name="${name}"${def === undefined ? '' : ` default="${x(def)}"`}>${x(values.join(','))}</Extent>`)
+    for (const s of l.styles) {
+      out.push('        <Style>', `          <Name>${x(s)}</Name>`, `          <Title>${x(s)}</Title>`, '        </Style>')
+    }
+    out.push('      </Layer>')
+  }
+  out.push('    </Layer>', '  </Capability>', v13 ? '</WMS_Capabilities>' : '</WMT_MS_Capabilities>')
+  return out.join('\n')
+}
