@@ -36,6 +36,35 @@ export interface BandView { name: string, description: string, range?: { min: nu
 export interface DimensionView {
   enabled: boolean, attribute: string, presentation: string, resolution?: number, units: string, unitSymbol?: string,
   defaultValue: DefaultValue
+  nearestMatchEnabled?: boolean
+  acceptableInterval?: string
+}
+
+const DURATION = /^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/
+
+/** An ISO 8601 duration in milliseconds (weeks to seconds; years and months have no fixed length). */
+function durationMs (s: string): number | undefined {
+  const m = DURATION.exec(s)
+  if (!m || s === 'P' || s.endsWith('T')) return undefined
+  const [w, d, h, min, sec] = m.slice(1).map((x) => Number(x ?? 0))
+  return ((((w * 7 + d) * 24 + h) * 60 + min) * 60 + sec) * 1000
+}
+
+/**
+ * GeoServer's acceptableInterval: how far from the requested value a nearest match may be, one
+ * value for both sides or "before/after"; a duration for time (PT1H), a number for elevation.
+ */
+export function acceptableWindow (dim: 'time' | 'elevation', text: string, field = 'acceptableInterval'): [number, number] {
+  const parts = text.split('/')
+  const one = (p: string): number => {
+    const v = dim === 'time' ? durationMs(p.trim()) : (p.trim() !== '' && Number(p) >= 0 ? Number(p) : undefined)
+    if (v === undefined || !Number.isFinite(v)) {
+      throw InvalidCoverage(`${field} ${JSON.stringify(text.slice(0, 40))} must be ${dim === 'time' ? 'an ISO 8601 duration in weeks, days, hours, minutes or seconds (PT1H), or two of them as before/after' : 'a non-negative number, or two as before/after'}`)
+    }
+    return v
+  }
+  if (parts.length > 2) one('')
+  return parts.length === 2 ? [one(parts[0]), one(parts[1])] : [one(parts[0]), one(parts[0])]
 }
 
 /** GeoServer's DimensionDefaultValueSetting: which value a request without TIME/ELEVATION gets. */
@@ -90,7 +119,9 @@ export function coverageView (c: CoverageRow, mosaic: MosaicRecord): CoverageVie
       units: String(info.units ?? (dim === 'time' ? 'ISO8601' : 'EPSG:5030')),
       unitSymbol: dim === 'elevation' ? String(info.unitSymbol ?? 'm') : (info.unitSymbol === undefined ? undefined : String(info.unitSymbol)),
       // What the renderer draws without TIME/ELEVATION (services/mosaics/render-job.ts reads it).
-      defaultValue: defaultValueOf(dim, info)
+      defaultValue: defaultValueOf(dim, info),
+      nearestMatchEnabled: info.nearestMatchEnabled === true ? true : undefined,
+      acceptableInterval: typeof info.acceptableInterval === 'string' ? info.acceptableInterval : undefined
     }])
   }
   return {
@@ -185,9 +216,9 @@ function editDimension (dim: Dim, info: unknown, view: CoverageView, config: Cov
     if (Object.keys(info).length === 1 && info.enabled !== undefined && !bool(info.enabled, `${dim} enabled`)) return
     throw InvalidCoverage(`the mosaic has no ${attr}, so ${dim} cannot be enabled or configured (metadata entry ${dim})`)
   }
-  // Nearest match is not done (a TIME or ELEVATION selects exactly), so only "off" is accepted for it.
-  checkFields(info, where, ['enabled', 'presentation', 'resolution', 'units', 'unitSymbol', 'defaultValue'], {
-    attribute: current.attribute, nearestMatchEnabled: false, rawNearestMatchEnabled: false, acceptableInterval: undefined
+  // rawNearestMatchEnabled is WCS's (mapwarden serves no WCS), so only "off" is accepted for it.
+  checkFields(info, where, ['enabled', 'presentation', 'resolution', 'units', 'unitSymbol', 'defaultValue', 'nearestMatchEnabled', 'acceptableInterval'], {
+    attribute: current.attribute, rawNearestMatchEnabled: false
   })
   if (info.enabled !== undefined) config.dimensions[dim] = bool(info.enabled, `metadata entry ${dim}: enabled`)
   const next: Record<string, unknown> = { ...(config.dimensionInfo?.[dim] ?? {}) }
@@ -208,6 +239,15 @@ function editDimension (dim: Dim, info: unknown, view: CoverageView, config: Cov
     const s = text(info[k], `metadata entry ${dim}: ${k}`)
     if (s === '') delete next[k]
     else next[k] = s
+  }
+  if (info.nearestMatchEnabled !== undefined) {
+    if (bool(info.nearestMatchEnabled, `metadata entry ${dim}: nearestMatchEnabled`)) next.nearestMatchEnabled = true
+    else delete next.nearestMatchEnabled
+  }
+  if (info.acceptableInterval !== undefined) {
+    const a = text(info.acceptableInterval, `metadata entry ${dim}: acceptableInterval`).trim()
+    if (a === '') delete next.acceptableInterval
+    else { acceptableWindow(dim, a, `metadata entry ${dim}: acceptableInterval`); next.acceptableInterval = a }
   }
   if (info.defaultValue !== undefined) {
     const d = editDefaultValue(dim, info.defaultValue)

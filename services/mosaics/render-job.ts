@@ -11,7 +11,7 @@ import { InvalidCql, InvalidRenderRequest, MosaicLayerNotFound } from '../errors
 import type { GranuleIndex, MosaicRecord } from './granule-index.js'
 import { isoInstant, type CompiledFilter } from './cql.js'
 import type { CoverageConfig } from './catalog-rows.js'
-import { defaultBandNames, defaultValueOf } from './coverage-fields.js'
+import { acceptableWindow, defaultBandNames, defaultValueOf } from './coverage-fields.js'
 
 const MAX_SIZE = 8192
 const MAX_GRANULES = 5000
@@ -25,7 +25,10 @@ interface Deps {
 function attrPath (name: string): string { return `$."${name}"` }
 
 /** TIME: instant, start/end, comma list, or 'current'. */
-function timeFilter (value: string, attr: string, latest: () => unknown): CompiledFilter {
+/** A requested instant or elevation mapped to the value to select (nearest match), else itself. */
+type Nearest = (value: string | number) => unknown
+
+function timeFilter (value: string, attr: string, latest: () => unknown, nearest?: Nearest): CompiledFilter {
   const parts = value.split(',').map((s) => s.trim()).filter(Boolean)
   if (parts.length === 0 || parts.length > 100) throw InvalidRenderRequest(`bad TIME ${JSON.stringify(value.slice(0, 60))}`)
   const sql: string[] = []
@@ -41,13 +44,14 @@ function timeFilter (value: string, attr: string, latest: () => unknown): Compil
       params.push(attrPath(attr), instant(range[0]), attrPath(attr), instant(range[1]))
     } else {
       sql.push('(json_extract(g.attrs, ?) = ?)')
-      params.push(attrPath(attr), instant(p))
+      const t = instant(p)
+      params.push(attrPath(attr), nearest && typeof t === 'string' ? nearest(t) : t)
     }
   }
   return { sql: `(${sql.join(' OR ')})`, params }
 }
 
-function elevationFilter (value: string, attr: string): CompiledFilter {
+function elevationFilter (value: string, attr: string, nearest?: Nearest): CompiledFilter {
   const parts = value.split(',').map((s) => s.trim()).filter(Boolean)
   if (parts.length === 0 || parts.length > 100) throw InvalidRenderRequest(`bad ELEVATION ${JSON.stringify(value.slice(0, 60))}`)
   const num = (s: string) => {
@@ -64,10 +68,37 @@ function elevationFilter (value: string, attr: string): CompiledFilter {
       params.push(attrPath(attr), num(range[0]), attrPath(attr), num(range[1]))
     } else {
       sql.push('(json_extract(g.attrs, ?) = ?)')
-      params.push(attrPath(attr), num(p))
+      params.push(attrPath(attr), nearest ? nearest(num(p)) : num(p))
     }
   }
   return { sql: `(${sql.join(' OR ')})`, params }
+}
+
+/**
+ * GeoServer's nearest match (dimensionInfo nearestMatchEnabled): a requested instant or elevation
+ * without granules selects the closest value the index holds, within acceptableInterval when set
+ * (before/after); past it, the requested value stands (and selects nothing).
+ */
+function nearestMatch (index: GranuleIndex, ws: string, store: string, attr: string, dim: 'time' | 'elevation', info: Record<string, unknown> | undefined): Nearest | undefined {
+  if (info?.nearestMatchEnabled !== true) return undefined
+  const window = typeof info.acceptableInterval === 'string' ? acceptableWindow(dim, info.acceptableInterval) : [Infinity, Infinity]
+  const measure = (v: unknown): number => (dim === 'time' ? Date.parse(String(v)) : Number(v))
+  const side = (op: '<=' | '>=', v: string | number) => {
+    const mm = index.minMax(ws, store, attr, { sql: `(json_extract(g.attrs, ?) ${op} ?)`, params: [attrPath(attr), v] })
+    return op === '<=' ? mm.max : mm.min
+  }
+  return (v) => {
+    const below = side('<=', v)
+    const above = side('>=', v)
+    const at = measure(v)
+    const dBelow = below === null ? Infinity : at - measure(below)
+    const dAbove = above === null ? Infinity : measure(above) - at
+    const okBelow = dBelow <= window[0]
+    const okAbove = dAbove <= window[1]
+    if (okBelow && (!okAbove || dBelow <= dAbove)) return below
+    if (okAbove) return above
+    return v
+  }
 }
 
 /** A style that selects bands by name, with the names turned into this coverage's band indexes. */
@@ -128,8 +159,9 @@ export async function prepareRenderJob (req: RenderRequest, deps: Deps): Promise
   const { timeAttribute, elevationAttribute } = mosaic.settings
   if (config.dimensions?.time && timeAttribute) {
     const latest = () => deps.index.minMax(name.workspace, row.store, timeAttribute).max
-    if (req.time !== undefined && req.time !== '') filters.push(timeFilter(req.time, timeAttribute, latest))
-    else {
+    if (req.time !== undefined && req.time !== '') {
+      filters.push(timeFilter(req.time, timeAttribute, latest, nearestMatch(deps.index, name.workspace, row.store, timeAttribute, 'time', config.dimensionInfo?.time)))
+    } else {
       // The dimension's default (coverage PUT defaultValue): latest unless set otherwise.
       const d = defaultValueOf('time', config.dimensionInfo?.time)
       const t = d.strategy === 'FIXED' ? isoInstant(d.referenceValue!)
@@ -138,8 +170,9 @@ export async function prepareRenderJob (req: RenderRequest, deps: Deps): Promise
     }
   }
   if (config.dimensions?.elevation && elevationAttribute) {
-    if (req.elevation !== undefined && req.elevation !== '') filters.push(elevationFilter(req.elevation, elevationAttribute))
-    else {
+    if (req.elevation !== undefined && req.elevation !== '') {
+      filters.push(elevationFilter(req.elevation, elevationAttribute, nearestMatch(deps.index, name.workspace, row.store, elevationAttribute, 'elevation', config.dimensionInfo?.elevation)))
+    } else {
       // The lowest (or highest) elevation among the granules of the selected time, so that the two
       // defaults never select nothing when that time has no granule at the overall lowest elevation.
       const d = defaultValueOf('elevation', config.dimensionInfo?.elevation)

@@ -148,7 +148,8 @@ t.test('a changed read-only field, another srs or an unknown field is a 400 nami
     ['default NEAREST', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { defaultValue: { strategy: 'NEAREST' } } }] } } }), /defaultValue.strategy NEAREST is not supported/],
     ['default FIXED without value', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { defaultValue: { strategy: 'FIXED' } } }] } } }), /the FIXED strategy needs a referenceValue/],
     ['default FIXED bad time', () => putXml(app, '<coverage><metadata><entry key="time"><dimensionInfo><defaultValue><strategy>FIXED</strategy><referenceValue>yesterday</referenceValue></defaultValue></dimensionInfo></entry></metadata></coverage>'), /referenceValue "yesterday" is not an ISO 8601 time/],
-    ['nearest match', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { enabled: true, nearestMatchEnabled: true, acceptableInterval: 'PT1H' } }] } } }), /Field "nearestMatchEnabled" of coverage.metadata.entry\[time\].dimensionInfo is read-only: it is false, the request sends true/],
+    ['raw nearest match', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { enabled: true, rawNearestMatchEnabled: true } }] } } }), /Field "rawNearestMatchEnabled" of coverage.metadata.entry\[time\].dimensionInfo is read-only: it is false, the request sends true/],
+    ['acceptableInterval', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { nearestMatchEnabled: true, acceptableInterval: 'P1M' } }] } } }), /acceptableInterval "P1M" must be an ISO 8601 duration/],
     ['custom dimension', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'custom_dimension_depth', dimensionInfo: { enabled: true } }] } } }), /custom dimensions are not supported/],
     ['projectionPolicy', () => putJson(app, { coverage: { projectionPolicy: 'SOMETIMES' } }), /projectionPolicy "SOMETIMES" is not one of/],
     ['presentation', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { presentation: 'GRID' } }] } } }), /presentation "GRID" is not one of/],
@@ -210,4 +211,26 @@ t.test("geoserver-node-client's enableTimeCoverage body is applied, and defaultV
   r = await putJson(app, entry('elevation', { defaultValue: '' }))
   t.equal(r.statusCode, 200, r.body)
   t.match((await coverageJson(app)).metadata.entry.find((e: any) => e['@key'] === 'elevation').dimensionInfo.defaultValue, { strategy: 'MINIMUM' }, 'back to the default')
+})
+
+t.test("nearest match (enableTimeCoverage's nearestMatchEnabled and acceptableInterval): a TIME or ELEVATION between granules draws the closest one within the interval", async (t) => {
+  const app = await setup(t)
+  const drawn = async (q: { time?: string, elevation?: string }) => (await app.mosaics.prepareRender({ layer: 'ws:temp', crs: 'EPSG:4326', bbox: [0, 40, 15, 55], width: 20, height: 20, ...q }))
+    .granules.map((g: any) => g.path.replace(/.*[\\/]/, '')).sort()
+  t.same(await drawn({ time: '2008-11-01T06:00:00Z' }), [], 'exact match only: nothing at 06:00')
+  // geoserver-node-client: enableTimeCoverage(ws, store, name, 'LIST', 3600000, 'MAXIMUM', true, false, 'PT12H')
+  let r = await putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { enabled: true, presentation: 'LIST', resolution: 3600000, units: 'ISO8601', defaultValue: { strategy: 'MAXIMUM' }, nearestMatchEnabled: true, rawNearestMatchEnabled: false, acceptableInterval: 'PT12H' } }] } } })
+  t.equal(r.statusCode, 200, r.body)
+  t.match((await coverageJson(app)).metadata.entry[0].dimensionInfo, { nearestMatchEnabled: true, acceptableInterval: 'PT12H' })
+  t.same(await drawn({ time: '2008-11-01T06:00:00Z' }), ['temp_20081101T000000_0.tif'], '6 h after the first time: the first')
+  t.same(await drawn({ time: '2008-11-01T20:00:00Z' }), ['temp_20081102T000000_100.tif'], '4 h before the second: the second')
+  t.same(await drawn({ time: '2008-11-03T00:00:00Z' }), [], 'a day past the last: outside PT12H, nothing')
+  r = await putXml(app, '<coverage><metadata><entry key="time"><dimensionInfo><acceptableInterval>P2D/PT0S</acceptableInterval></dimensionInfo></entry></metadata></coverage>')
+  t.equal(r.statusCode, 200, r.body)
+  t.same(await drawn({ time: '2008-11-03T00:00:00Z' }), ['temp_20081102T000000_100.tif'], 'two days back allowed')
+  t.same(await drawn({ time: '2008-10-31T23:00:00Z' }), [], 'nothing ahead allowed')
+  r = await putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { enabled: false } }, { '@key': 'elevation', dimensionInfo: { nearestMatchEnabled: true } }] } } })
+  t.equal(r.statusCode, 200, r.body)
+  t.same(await drawn({ elevation: '90' }), ['temp_20081102T000000_100.tif'], 'elevation 90: the nearest, 100')
+  t.same(await drawn({ elevation: '0/50' }), ['temp_20081101T000000_0.tif'], 'ranges stay ranges')
 })
