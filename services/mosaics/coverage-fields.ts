@@ -21,6 +21,17 @@ const PRESENTATIONS = ['LIST', 'CONTINUOUS_INTERVAL', 'DISCRETE_INTERVAL']
 const MAX_METADATA_ENTRIES = 100
 const MAX_TEXT = 4096
 
+/**
+ * What of a coverage's settings a render reads: the dimensions switched on, their default values
+ * and nearest match (which granules a tile draws) and the band names (a style may select bands by
+ * name). An edit that changes it makes the cached tiles stale.
+ */
+export function renderedBy (config: CoverageConfig): string {
+  const dims = Object.fromEntries(Object.entries(config.dimensionInfo ?? {}).map(([dim, info]) =>
+    [dim, [info.defaultValue ?? null, info.nearestMatchEnabled ?? null, info.acceptableInterval ?? null]]))
+  return JSON.stringify([config.dimensions, dims, config.bandNames ?? null])
+}
+
 /** GeoServer's default band names for a GeoTIFF of n bands (GridSampleDimension descriptions). */
 export function defaultBandNames (n: number): string[] {
   if (n === 1) return ['GRAY_INDEX']

@@ -2,7 +2,9 @@
 // kept across a restart, or refused with a 400 naming it that changes nothing.
 import t from 'tap'
 import { build, ADMIN, BASE, tempDir } from '../helper.js'
+import sharp from 'sharp'
 import { makeTiff, makeZip, INDEXER, TIMEREGEX, ELEVATIONREGEX } from '../fixtures/mosaics/make.js'
+import { createMosaic, pattern, rgbTiff } from '../fixtures/seed/mosaic.js'
 
 const R = `${BASE}/rest/workspaces/ws/coveragestores`
 const C = `${R}/temp/coverages/temp`
@@ -233,4 +235,31 @@ t.test("nearest match (enableTimeCoverage's nearestMatchEnabled and acceptableIn
   t.equal(r.statusCode, 200, r.body)
   t.same(await drawn({ elevation: '90' }), ['temp_20081102T000000_100.tif'], 'elevation 90: the nearest, 100')
   t.same(await drawn({ elevation: '0/50' }), ['temp_20081101T000000_0.tif'], 'ranges stay ranges')
+})
+
+t.test('a coverage edit that changes what is drawn (band names a style selects by) makes the cached tiles stale; a title edit does not', async (t) => {
+  const app = await build(t)
+  const layer = await createMosaic(app, 'topo', 'rgb', { 'rgb.tif': rgbTiff(80, 80, [-20, -10, 20, 30], pattern) })
+  const cov = `${BASE}/rest/workspaces/topo/coveragestores/rgb/coverages/rgb.json`
+  const put = (body: unknown) => app.inject({ method: 'PUT', url: cov, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: JSON.stringify(body) })
+  const bands = (names: string[]) => ({ coverage: { dimensions: { coverageDimension: names.map((name) => ({ name })) } } })
+  t.equal((await put(bands(['r', 'sst', 'b']))).statusCode, 200)
+  const sld = '<StyledLayerDescriptor version="1.0.0" xmlns="http://www.opengis.net/sld"><NamedLayer><Name>s</Name><UserStyle><Name>sst</Name><FeatureTypeStyle><Rule><RasterSymbolizer><ChannelSelection><GrayChannel><SourceChannelName>sst</SourceChannelName></GrayChannel></ChannelSelection></RasterSymbolizer></Rule></FeatureTypeStyle></UserStyle></NamedLayer></StyledLayerDescriptor>'
+  t.equal((await app.inject({ method: 'POST', url: `${BASE}/rest/styles?name=sst`, headers: { ...ADMIN, 'content-type': 'application/vnd.ogc.sld+xml' }, payload: sld })).statusCode, 201)
+  t.equal((await app.inject({ method: 'PUT', url: `${BASE}/rest/layers/${layer}.json`, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: { layer: { styles: { style: [{ name: 'sst' }] } } } })).statusCode, 200)
+  const tile = async () => {
+    const res = await app.inject({ method: 'GET', url: `${BASE}/gwc/service/xyz/${layer}/EPSG:4326/2/4/1.png?STYLES=sst` })
+    t.equal(res.statusCode, 200, res.body)
+    await app.tileCache.invalidation.idle()
+    return { result: res.headers['geowebcache-cache-result'], pixels: await sharp(res.rawPayload).ensureAlpha().raw().toBuffer() }
+  }
+  const first = await tile()
+  t.equal(first.result, 'MISS')
+  t.equal((await tile()).result, 'HIT')
+  t.equal((await put({ coverage: { title: 'Only a title' } })).statusCode, 200)
+  t.equal((await tile()).result, 'HIT', 'a title does not change a tile')
+  t.equal((await put(bands(['r', 'g', 'sst']))).statusCode, 200)
+  const after = await tile()
+  t.equal(after.result, 'MISS', 'the band the style names moved: drawn again')
+  t.notSame(after.pixels, first.pixels, 'from band 3 now')
 })
