@@ -105,7 +105,11 @@ export function checkFields (body: Record<string, unknown>, where: string, writa
   for (const [key, v] of Object.entries(body)) {
     if (writable.includes(key) || LINK_KEYS.has(key)) continue
     // Namespace and xsi attributes (as `$` before unifyShape, `@name` after) carry no field.
-    if (key === '$' && isObject(v) && Object.keys(v).every((a) => HARMLESS_ATTRIBUTE.test(a))) continue
+    if (key === '$' && isObject(v)) {
+      const attr = Object.keys(v).find((a) => !HARMLESS_ATTRIBUTE.test(a))
+      if (attr === undefined) continue
+      throw UnknownField(`attribute ${JSON.stringify(attr.slice(0, 64))}`, where)
+    }
     if (key.startsWith('@') && HARMLESS_ATTRIBUTE.test(key.slice(1))) continue
     if (Object.hasOwn(readOnly, key)) { unchanged(v, readOnly[key], key, where); continue }
     throw UnknownField(JSON.stringify(key.length > 64 ? key.slice(0, 64) + '...' : key), where)

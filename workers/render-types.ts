@@ -7,6 +7,9 @@ export interface RasterStyle {
   opacity?: number
   /** 1-based band indexes, as SLD's SourceChannelName. Gray wins when both are given. */
   channels?: { gray?: number, red?: number, green?: number, blue?: number }
+  /** Channels selected by band name (a SourceChannelName that is not a number, as GeoTools reads
+   *  it): resolved into `channels` against the coverage's band names before a job reaches a worker. */
+  channelNames?: { gray?: string, red?: string, green?: string, blue?: string }
   colorMap?: {
     type: 'ramp' | 'intervals' | 'values'
     entries: Array<{ quantity: number, color: [number, number, number], opacity: number, label?: string }>

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { createAppSchemaService, parseConfigure } from '../../services/appschema/service.js'
-import { InvalidListValue, MethodNotAllowed, UnsupportedStoreFormat, UploadMediaType } from '../../services/errors.js'
+import { InvalidBody, InvalidListValue, MethodNotAllowed, UnsupportedStoreFormat, UploadMediaType } from '../../services/errors.js'
 import { suffixed } from '../infra/routes.js'
 import { dataStoreDoc, dataStoreListDoc, featureTypeDoc, featureTypeListDoc, featureTypeNamesDoc, zipOf } from './representations.js'
 
@@ -76,6 +76,8 @@ export default async function appschema (app: FastifyInstance) {
     const ct = (req.headers['content-type'] ?? '').toLowerCase()
     const isXml = /^(text|application)\/xml\b/.test(ct)
     if (!req.upload && !(isXml && req.rawText !== undefined)) throw UploadMediaType(JSON.stringify(req.headers['content-type'] ?? '(none)'))
+    // A ZIP keeps its own file names: a filename would be dropped unread, so it is refused.
+    if (req.upload && filename !== undefined) throw InvalidBody(`filename=${JSON.stringify(filename.slice(0, 60))} names the file of a single mapping-file upload; a ZIP keeps the names of its entries`)
     const result = await service.upload({
       workspace: ws,
       store,

@@ -16,7 +16,7 @@ export default async function coverages (app: FastifyInstance) {
   const coverageDoc = (req: FastifyRequest, c: CoverageRow, mosaic: MosaicRecord): Document => {
     const v = coverageView(c, mosaic)
     const entries: Value[] = [
-      ...v.dimensionInfo.map(([dim, info]): Value => ({ '@key': dim, dimensionInfo: { ...info } })),
+      ...v.dimensionInfo.map(([dim, info]): Value => ({ '@key': dim, dimensionInfo: { ...info, defaultValue: { ...info.defaultValue } } })),
       ...v.metadata.map(([key, value]): Value => ({ '@key': key, $: value }))
     ]
     return {

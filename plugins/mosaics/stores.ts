@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Link, type Document } from '../infra/representation.js'
 import { suffixed } from '../infra/routes.js'
-import { InvalidFlag, UnsupportedMediaType, UnsupportedUploadFormat, UnsupportedUploadMethod, MethodNotAllowed } from '../../services/errors.js'
+import { InvalidFlag, UnknownParameter, UnsupportedMediaType, UnsupportedUploadFormat, UnsupportedUploadMethod, MethodNotAllowed } from '../../services/errors.js'
 import type { StoreInfo } from '../../services/mosaics/mosaic-service.js'
 import type { Skipped } from '../../services/mosaics/scan.js'
 
@@ -22,6 +22,11 @@ function flag (q: Record<string, unknown>, name: string): boolean {
   if (v === undefined) return false
   if (!/^(true|false)$/i.test(v)) throw InvalidFlag(name, JSON.stringify(v.slice(0, 20)))
   return v.toLowerCase() === 'true'
+}
+
+/** Query parameters an upload reads; another one would be dropped unread, so it is refused by name. */
+function onlyParams (q: Record<string, unknown>, where: string, known: string[]): void {
+  for (const k of Object.keys(q)) if (!known.includes(k)) throw UnknownParameter(JSON.stringify(k.slice(0, 60)), where, known.join(', '))
 }
 
 function warn (reply: FastifyReply, skipped: Skipped[]) {
@@ -58,6 +63,7 @@ export default async function stores (app: FastifyInstance) {
     if (method !== 'file') throw UnsupportedUploadMethod(`${method} with PUT`)
     if (!req.upload) throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'application/zip')
     const q = req.query as Record<string, unknown>
+    onlyParams(q, upload, ['configure', 'coverageName', 'verify'])
     const configure = (one(q.configure) ?? 'first').toLowerCase()
     if (!['none', 'first', 'all'].includes(configure)) throw UnsupportedUploadMethod(`configure=${JSON.stringify(configure.slice(0, 20))} (use none, first or all)`)
     const result = await mosaics.upload(ws, store, req.upload.path, { configure: configure as 'none', coverageName: one(q.coverageName), verify: flag(q, 'verify') })
@@ -70,6 +76,7 @@ export default async function stores (app: FastifyInstance) {
   app.post(`${STORE}/:upload`, { schema: { summary: 'Harvest granules into a mosaic: a ZIP (file.imagemosaic) or a server path (external.imagemosaic)' } }, async (req, reply) => {
     const { ws, store, upload } = req.params as StoreParams & { upload: string }
     const method = parseUpload(upload)
+    onlyParams(req.query as Record<string, unknown>, upload, ['verify'])
     const verify = flag(req.query as Record<string, unknown>, 'verify')
     if (method === 'file') {
       // GeoServer's recipe: a ZIP of granules POSTed to file.imagemosaic adds them to the mosaic.

@@ -5,6 +5,7 @@
 import { stringifyExact } from '../../services/exact-json.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { bodyRoot } from '../infra/routes.js'
+import { onlyFields } from '../../services/body-fields.js'
 import { KillAllInvalid, MethodNotAllowed, SeedTaskNotFound, ThreadIdInvalid, UnknownTileLayer } from '../../services/errors.js'
 import { rowOf, viewOf, type Task } from '../../services/seed/task.js'
 import type { KillCode } from '../../services/seed/tile-breeder.js'
@@ -68,6 +69,8 @@ export default async function seed (app: FastifyInstance) {
   }
 
   async function kill (req: FastifyRequest, reply: FastifyReply, layer?: string) {
+    // GWC's two kill forms carry these fields and no other; one more would be dropped unread.
+    if (req.body && typeof req.body === 'object') onlyFields(req.body as Record<string, unknown>, 'the kill form', ['kill_all', 'kill_thread', 'thread_id'])
     if (layer !== undefined && field(req.body, 'kill_thread') !== undefined) {
       // GWC's kill_thread form (SeedController.handleKillThreadPost): 200 and an HTML line either
       // way; only a task of the layer in the path is killed. The id is checked before the layer,

@@ -7,6 +7,7 @@ import { checkFields, sameValue, unifyShape } from '../body-fields.js'
 import { InvalidCoverage } from '../errors.js'
 import type { CoverageConfig, CoverageRow } from './catalog-rows.js'
 import type { MosaicRecord } from './granule-index.js'
+import { isoInstant } from './cql.js'
 
 const DIMENSION_TYPES: Record<string, string> = {
   Byte: 'UNSIGNED_8BITS', Int8: 'SIGNED_8BITS', UInt16: 'UNSIGNED_16BITS', Int16: 'SIGNED_16BITS',
@@ -19,6 +20,17 @@ export const PROJECTION_POLICIES = ['REPROJECT_TO_DECLARED', 'FORCE_DECLARED', '
 const PRESENTATIONS = ['LIST', 'CONTINUOUS_INTERVAL', 'DISCRETE_INTERVAL']
 const MAX_METADATA_ENTRIES = 100
 const MAX_TEXT = 4096
+
+/**
+ * What of a coverage's settings a render reads: the dimensions switched on, their default values
+ * and nearest match (which granules a tile draws) and the band names (a style may select bands by
+ * name). An edit that changes it makes the cached tiles stale.
+ */
+export function renderedBy (config: CoverageConfig): string {
+  const dims = Object.fromEntries(Object.entries(config.dimensionInfo ?? {}).map(([dim, info]) =>
+    [dim, [info.defaultValue ?? null, info.nearestMatchEnabled ?? null, info.acceptableInterval ?? null]]))
+  return JSON.stringify([config.dimensions, dims, config.bandNames ?? null])
+}
 
 /** GeoServer's default band names for a GeoTIFF of n bands (GridSampleDimension descriptions). */
 export function defaultBandNames (n: number): string[] {
@@ -33,8 +45,48 @@ type Box = { minx: number, maxx: number, miny: number, maxy: number, crs?: strin
 
 export interface BandView { name: string, description: string, range?: { min: number, max: number }, dimensionType: { name: string } }
 export interface DimensionView {
-  enabled: boolean, attribute: string, presentation: string, resolution?: string, units: string, unitSymbol?: string,
-  defaultValue: { strategy: string }
+  enabled: boolean, attribute: string, presentation: string, resolution?: number, units: string, unitSymbol?: string,
+  defaultValue: DefaultValue
+  nearestMatchEnabled?: boolean
+  acceptableInterval?: string
+}
+
+const DURATION = /^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/
+
+/** An ISO 8601 duration in milliseconds (weeks to seconds; years and months have no fixed length). */
+function durationMs (s: string): number | undefined {
+  const m = DURATION.exec(s)
+  if (!m || s === 'P' || s.endsWith('T')) return undefined
+  const [w, d, h, min, sec] = m.slice(1).map((x) => Number(x ?? 0))
+  return ((((w * 7 + d) * 24 + h) * 60 + min) * 60 + sec) * 1000
+}
+
+/**
+ * GeoServer's acceptableInterval: how far from the requested value a nearest match may be, one
+ * value for both sides or "before/after"; a duration for time (PT1H), a number for elevation.
+ */
+export function acceptableWindow (dim: 'time' | 'elevation', text: string, field = 'acceptableInterval'): [number, number] {
+  const parts = text.split('/')
+  const one = (p: string): number => {
+    const v = dim === 'time' ? durationMs(p.trim()) : (p.trim() !== '' && Number(p) >= 0 ? Number(p) : undefined)
+    if (v === undefined || !Number.isFinite(v)) {
+      throw InvalidCoverage(`${field} ${JSON.stringify(text.slice(0, 40))} must be ${dim === 'time' ? 'an ISO 8601 duration in weeks, days, hours, minutes or seconds (PT1H), or two of them as before/after' : 'a non-negative number, or two as before/after'}`)
+    }
+    return v
+  }
+  if (parts.length > 2) one('')
+  return parts.length === 2 ? [one(parts[0]), one(parts[1])] : [one(parts[0]), one(parts[0])]
+}
+
+/** GeoServer's DimensionDefaultValueSetting: which value a request without TIME/ELEVATION gets. */
+export interface DefaultValue { strategy: 'MINIMUM' | 'MAXIMUM' | 'FIXED', referenceValue?: string }
+const STRATEGIES = ['MINIMUM', 'MAXIMUM', 'FIXED']
+
+/** The stored default of a dimension, else GeoServer's (latest time, lowest elevation). */
+export function defaultValueOf (dim: 'time' | 'elevation', info: Record<string, unknown> | undefined): DefaultValue {
+  const d = info?.defaultValue as DefaultValue | undefined
+  if (d && STRATEGIES.includes(d.strategy)) return d.referenceValue === undefined ? { strategy: d.strategy } : { strategy: d.strategy, referenceValue: d.referenceValue }
+  return { strategy: dim === 'time' ? 'MAXIMUM' : 'MINIMUM' }
 }
 
 /** A coverage as its GET shows it, in plain values (the plugin adds links). */
@@ -74,11 +126,13 @@ export function coverageView (c: CoverageRow, mosaic: MosaicRecord): CoverageVie
       enabled: c.config.dimensions[dim],
       attribute: attr,
       presentation: String(info.presentation ?? 'LIST'),
-      resolution: info.resolution === undefined ? undefined : String(info.resolution),
+      resolution: info.resolution === undefined ? undefined : Number(info.resolution),
       units: String(info.units ?? (dim === 'time' ? 'ISO8601' : 'EPSG:5030')),
       unitSymbol: dim === 'elevation' ? String(info.unitSymbol ?? 'm') : (info.unitSymbol === undefined ? undefined : String(info.unitSymbol)),
-      // What the renderer does without TIME/ELEVATION (services/mosaics/render-job.ts).
-      defaultValue: { strategy: dim === 'time' ? 'MAXIMUM' : 'MINIMUM' }
+      // What the renderer draws without TIME/ELEVATION (services/mosaics/render-job.ts reads it).
+      defaultValue: defaultValueOf(dim, info),
+      nearestMatchEnabled: info.nearestMatchEnabled === true ? true : undefined,
+      acceptableInterval: typeof info.acceptableInterval === 'string' ? info.acceptableInterval : undefined
     }])
   }
   return {
@@ -173,8 +227,9 @@ function editDimension (dim: Dim, info: unknown, view: CoverageView, config: Cov
     if (Object.keys(info).length === 1 && info.enabled !== undefined && !bool(info.enabled, `${dim} enabled`)) return
     throw InvalidCoverage(`the mosaic has no ${attr}, so ${dim} cannot be enabled or configured (metadata entry ${dim})`)
   }
-  checkFields(info, where, ['enabled', 'presentation', 'resolution', 'units', 'unitSymbol'], {
-    attribute: current.attribute, defaultValue: current.defaultValue
+  // rawNearestMatchEnabled is WCS's (mapwarden serves no WCS), so only "off" is accepted for it.
+  checkFields(info, where, ['enabled', 'presentation', 'resolution', 'units', 'unitSymbol', 'defaultValue', 'nearestMatchEnabled', 'acceptableInterval'], {
+    attribute: current.attribute, rawNearestMatchEnabled: false
   })
   if (info.enabled !== undefined) config.dimensions[dim] = bool(info.enabled, `metadata entry ${dim}: enabled`)
   const next: Record<string, unknown> = { ...(config.dimensionInfo?.[dim] ?? {}) }
@@ -183,6 +238,7 @@ function editDimension (dim: Dim, info: unknown, view: CoverageView, config: Cov
     if (!PRESENTATIONS.includes(p)) throw InvalidCoverage(`metadata entry ${dim}: presentation ${JSON.stringify(p.slice(0, 40))} is not one of ${PRESENTATIONS.join(', ')}`)
     next.presentation = p
   }
+  // Kept whatever the presentation, as GeoServer keeps it (it describes DISCRETE_INTERVAL lists).
   if (info.resolution !== undefined) {
     const r = text(info.resolution, `metadata entry ${dim}: resolution`).trim()
     if (r === '') delete next.resolution
@@ -195,10 +251,42 @@ function editDimension (dim: Dim, info: unknown, view: CoverageView, config: Cov
     if (s === '') delete next[k]
     else next[k] = s
   }
-  if (next.resolution !== undefined && (next.presentation ?? 'LIST') !== 'DISCRETE_INTERVAL') {
-    throw InvalidCoverage(`metadata entry ${dim}: resolution applies to the DISCRETE_INTERVAL presentation only`)
+  if (info.nearestMatchEnabled !== undefined) {
+    if (bool(info.nearestMatchEnabled, `metadata entry ${dim}: nearestMatchEnabled`)) next.nearestMatchEnabled = true
+    else delete next.nearestMatchEnabled
+  }
+  if (info.acceptableInterval !== undefined) {
+    const a = text(info.acceptableInterval, `metadata entry ${dim}: acceptableInterval`).trim()
+    if (a === '') delete next.acceptableInterval
+    else { acceptableWindow(dim, a, `metadata entry ${dim}: acceptableInterval`); next.acceptableInterval = a }
+  }
+  if (info.defaultValue !== undefined) {
+    const d = editDefaultValue(dim, info.defaultValue)
+    if (d) next.defaultValue = d
+    else delete next.defaultValue
   }
   config.dimensionInfo = { ...(config.dimensionInfo ?? {}), [dim]: next }
+}
+
+/** defaultValue: MINIMUM or MAXIMUM of the values, or FIXED at a referenceValue; "" for GeoServer's default. */
+function editDefaultValue (dim: Dim, v: unknown): DefaultValue | undefined {
+  const where = `metadata entry ${dim}: defaultValue`
+  if (v === '' || v === null) return undefined
+  if (!isObject(v)) throw InvalidCoverage(`${where} must hold a strategy`)
+  checkFields(v, `coverage.metadata.entry[${dim}].dimensionInfo.defaultValue`, ['strategy', 'referenceValue'])
+  const strategy = text(v.strategy ?? '', `${where}.strategy`).trim()
+  if (strategy === 'NEAREST') throw InvalidCoverage(`${where}.strategy NEAREST is not supported; use MINIMUM, MAXIMUM or FIXED`)
+  if (!STRATEGIES.includes(strategy)) throw InvalidCoverage(`${where}.strategy ${JSON.stringify(strategy.slice(0, 40))} is not one of ${STRATEGIES.join(', ')}`)
+  const ref = v.referenceValue === undefined ? '' : text(v.referenceValue, `${where}.referenceValue`).trim()
+  if (strategy !== 'FIXED') {
+    if (ref !== '') throw InvalidCoverage(`${where}.referenceValue applies to the FIXED strategy only`)
+    return { strategy: strategy as DefaultValue['strategy'] }
+  }
+  if (ref === '') throw InvalidCoverage(`${where}: the FIXED strategy needs a referenceValue`)
+  if (dim === 'time') {
+    try { isoInstant(ref) } catch { throw InvalidCoverage(`${where}.referenceValue ${JSON.stringify(ref.slice(0, 40))} is not an ISO 8601 time`) }
+  } else if (!Number.isFinite(Number(ref))) throw InvalidCoverage(`${where}.referenceValue ${JSON.stringify(ref.slice(0, 40))} is not a number`)
+  return { strategy: 'FIXED', referenceValue: ref }
 }
 
 function editMetadata (v: unknown, view: CoverageView, config: CoverageConfig): void {

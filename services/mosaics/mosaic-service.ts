@@ -24,7 +24,7 @@ import { findGranules, isGone, readGranules, type ReadResult, type Skipped } fro
 import { createSqliteGranuleIndex, type Granule, type GranuleIndex, type MosaicRecord } from './granule-index.js'
 import { createCatalogRows, type CoverageConfig, type CoverageRow } from './catalog-rows.js'
 import { compileCql, type CompiledFilter } from './cql.js'
-import { editCoverage } from './coverage-fields.js'
+import { editCoverage, renderedBy } from './coverage-fields.js'
 import { transformBbox } from '../../workers/crs.js'
 import { prepareRenderJob } from './render-job.js'
 import type { RenderRequest } from '../../workers/render-types.js'
@@ -542,8 +542,9 @@ export function createMosaicService (deps: MosaicServiceDeps) {
         rows.updateCoverage(next)
         if (body.enabled !== undefined || next.config.enabled !== c.config.enabled) rows.publish(ws, coverage, next.config.enabled)
       })
-      // Dimensions decide which granules a tile without TIME or ELEVATION draws.
-      if (JSON.stringify(next.config.dimensions) !== JSON.stringify(c.config.dimensions)) await dataChanged(mosaic, undefined, `coverage ${ws}:${coverage} changed`, coverage)
+      // Dimensions, their defaults and nearest match decide which granules a tile draws; band names,
+      // which band a style that selects by name shows.
+      if (renderedBy(next.config) !== renderedBy(c.config)) await dataChanged(mosaic, undefined, `coverage ${ws}:${coverage} changed`, coverage)
     },
 
     async indexSchema (ws: string, store: string, coverage: string) {

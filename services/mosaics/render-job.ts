@@ -1,8 +1,9 @@
 // RenderRequest -> RenderJob: finds the layer's mosaic, queries the index for the granules that
-// intersect the request's bbox (in the granules' CRS), honouring TIME and ELEVATION (GeoServer's
-// defaults when absent: the latest time, the lowest elevation) and CQL_FILTER.
+// intersect the request's bbox (in the granules' CRS), honouring TIME and ELEVATION (when absent,
+// the coverage's defaultValue: GeoServer's latest time and lowest elevation unless a PUT set
+// another) and CQL_FILTER.
 import type { Db } from '../storage/database.js'
-import type { RenderRequest } from '../../workers/render-types.js'
+import type { RasterStyle, RenderRequest } from '../../workers/render-types.js'
 import type { RenderJob } from '../../workers/mosaic-types.js'
 import { isSupportedCrs, normalizeCrs, transformBbox } from '../../workers/crs.js'
 import { splitLayerName } from '../catalog/layers.js'
@@ -10,6 +11,7 @@ import { InvalidCql, InvalidRenderRequest, MosaicLayerNotFound } from '../errors
 import type { GranuleIndex, MosaicRecord } from './granule-index.js'
 import { isoInstant, type CompiledFilter } from './cql.js'
 import type { CoverageConfig } from './catalog-rows.js'
+import { acceptableWindow, defaultBandNames, defaultValueOf } from './coverage-fields.js'
 
 const MAX_SIZE = 8192
 const MAX_GRANULES = 5000
@@ -23,7 +25,10 @@ interface Deps {
 function attrPath (name: string): string { return `$."${name}"` }
 
 /** TIME: instant, start/end, comma list, or 'current'. */
-function timeFilter (value: string, attr: string, latest: () => unknown): CompiledFilter {
+/** A requested instant or elevation mapped to the value to select (nearest match), else itself. */
+type Nearest = (value: string | number) => unknown
+
+function timeFilter (value: string, attr: string, latest: () => unknown, nearest?: Nearest): CompiledFilter {
   const parts = value.split(',').map((s) => s.trim()).filter(Boolean)
   if (parts.length === 0 || parts.length > 100) throw InvalidRenderRequest(`bad TIME ${JSON.stringify(value.slice(0, 60))}`)
   const sql: string[] = []
@@ -39,13 +44,14 @@ function timeFilter (value: string, attr: string, latest: () => unknown): Compil
       params.push(attrPath(attr), instant(range[0]), attrPath(attr), instant(range[1]))
     } else {
       sql.push('(json_extract(g.attrs, ?) = ?)')
-      params.push(attrPath(attr), instant(p))
+      const t = instant(p)
+      params.push(attrPath(attr), nearest && typeof t === 'string' ? nearest(t) : t)
     }
   }
   return { sql: `(${sql.join(' OR ')})`, params }
 }
 
-function elevationFilter (value: string, attr: string): CompiledFilter {
+function elevationFilter (value: string, attr: string, nearest?: Nearest): CompiledFilter {
   const parts = value.split(',').map((s) => s.trim()).filter(Boolean)
   if (parts.length === 0 || parts.length > 100) throw InvalidRenderRequest(`bad ELEVATION ${JSON.stringify(value.slice(0, 60))}`)
   const num = (s: string) => {
@@ -62,10 +68,55 @@ function elevationFilter (value: string, attr: string): CompiledFilter {
       params.push(attrPath(attr), num(range[0]), attrPath(attr), num(range[1]))
     } else {
       sql.push('(json_extract(g.attrs, ?) = ?)')
-      params.push(attrPath(attr), num(p))
+      params.push(attrPath(attr), nearest ? nearest(num(p)) : num(p))
     }
   }
   return { sql: `(${sql.join(' OR ')})`, params }
+}
+
+/**
+ * GeoServer's nearest match (dimensionInfo nearestMatchEnabled): a requested instant or elevation
+ * without granules selects the closest value the index holds, within acceptableInterval when set
+ * (before/after); past it, the requested value stands (and selects nothing).
+ */
+function nearestMatch (index: GranuleIndex, ws: string, store: string, attr: string, dim: 'time' | 'elevation', info: Record<string, unknown> | undefined): Nearest | undefined {
+  if (info?.nearestMatchEnabled !== true) return undefined
+  const window = typeof info.acceptableInterval === 'string' ? acceptableWindow(dim, info.acceptableInterval) : [Infinity, Infinity]
+  const measure = (v: unknown): number => (dim === 'time' ? Date.parse(String(v)) : Number(v))
+  const side = (op: '<=' | '>=', v: string | number) => {
+    const mm = index.minMax(ws, store, attr, { sql: `(json_extract(g.attrs, ?) ${op} ?)`, params: [attrPath(attr), v] })
+    return op === '<=' ? mm.max : mm.min
+  }
+  return (v) => {
+    const below = side('<=', v)
+    const above = side('>=', v)
+    const at = measure(v)
+    const dBelow = below === null ? Infinity : at - measure(below)
+    const dAbove = above === null ? Infinity : measure(above) - at
+    const okBelow = dBelow <= window[0]
+    const okAbove = dAbove <= window[1]
+    if (okBelow && (!okAbove || dBelow <= dAbove)) return below
+    if (okAbove) return above
+    return v
+  }
+}
+
+/** A style that selects bands by name, with the names turned into this coverage's band indexes. */
+function withBandIndexes (style: RasterStyle, config: CoverageConfig, layer: string): RasterStyle {
+  if (!style.channelNames) return style
+  const names = config.bandNames?.length === config.bands ? config.bandNames : defaultBandNames(config.bands ?? 1)
+  const index = (name: string): number => {
+    let i = names.indexOf(name)
+    if (i < 0) i = names.findIndex((n) => n.toLowerCase() === name.toLowerCase())
+    if (i < 0) throw InvalidRenderRequest(`the style selects band ${JSON.stringify(name.slice(0, 60))}, which ${layer} does not have (its bands: ${names.join(', ').slice(0, 200)})`)
+    return i + 1
+  }
+  const channels = { ...style.channels }
+  for (const [key, name] of Object.entries(style.channelNames) as Array<[keyof typeof channels, string | undefined]>) {
+    if (name !== undefined) channels[key] = index(name)
+  }
+  const { channelNames: _, ...rest } = style
+  return { ...rest, channels }
 }
 
 function and (filters: CompiledFilter[]): CompiledFilter | undefined {
@@ -99,7 +150,7 @@ export async function prepareRenderJob (req: RenderRequest, deps: Deps): Promise
     bands: config.bands ?? 1,
     ranges: config.ranges ?? []
   }
-  if (req.style !== undefined) job.style = req.style
+  if (req.style !== undefined) job.style = withBandIndexes(req.style, config, req.layer)
   if (req.proj4Defs !== undefined) job.proj4Defs = { ...req.proj4Defs }
   if (!mosaic.crs) return job
   if (!isSupportedCrs(mosaic.crs)) throw InvalidRenderRequest(`unsupported CRS ${mosaic.crs} of the granules`)
@@ -108,18 +159,25 @@ export async function prepareRenderJob (req: RenderRequest, deps: Deps): Promise
   const { timeAttribute, elevationAttribute } = mosaic.settings
   if (config.dimensions?.time && timeAttribute) {
     const latest = () => deps.index.minMax(name.workspace, row.store, timeAttribute).max
-    if (req.time !== undefined && req.time !== '') filters.push(timeFilter(req.time, timeAttribute, latest))
-    else {
-      const t = latest()
+    if (req.time !== undefined && req.time !== '') {
+      filters.push(timeFilter(req.time, timeAttribute, latest, nearestMatch(deps.index, name.workspace, row.store, timeAttribute, 'time', config.dimensionInfo?.time)))
+    } else {
+      // The dimension's default (coverage PUT defaultValue): latest unless set otherwise.
+      const d = defaultValueOf('time', config.dimensionInfo?.time)
+      const t = d.strategy === 'FIXED' ? isoInstant(d.referenceValue!)
+        : d.strategy === 'MINIMUM' ? deps.index.minMax(name.workspace, row.store, timeAttribute).min : latest()
       if (t !== null) filters.push({ sql: '(json_extract(g.attrs, ?) = ?)', params: [attrPath(timeAttribute), t] })
     }
   }
   if (config.dimensions?.elevation && elevationAttribute) {
-    if (req.elevation !== undefined && req.elevation !== '') filters.push(elevationFilter(req.elevation, elevationAttribute))
-    else {
-      // The lowest elevation among the granules of the selected time, so that the two defaults
-      // never select nothing when the latest time has no granule at the overall lowest elevation.
-      const e = deps.index.minMax(name.workspace, row.store, elevationAttribute, and(filters)).min
+    if (req.elevation !== undefined && req.elevation !== '') {
+      filters.push(elevationFilter(req.elevation, elevationAttribute, nearestMatch(deps.index, name.workspace, row.store, elevationAttribute, 'elevation', config.dimensionInfo?.elevation)))
+    } else {
+      // The lowest (or highest) elevation among the granules of the selected time, so that the two
+      // defaults never select nothing when that time has no granule at the overall lowest elevation.
+      const d = defaultValueOf('elevation', config.dimensionInfo?.elevation)
+      const range = d.strategy === 'FIXED' ? undefined : deps.index.minMax(name.workspace, row.store, elevationAttribute, and(filters))
+      const e = d.strategy === 'FIXED' ? Number(d.referenceValue) : d.strategy === 'MAXIMUM' ? range!.max : range!.min
       if (e !== null) filters.push({ sql: '(json_extract(g.attrs, ?) = ?)', params: [attrPath(elevationAttribute), e] })
     }
   }

@@ -88,6 +88,22 @@ export function parseSeedRequest (body: Record<string, unknown>, layer: LayerInf
     if (k === '$') throw SeedUnknownField(`attribute ${Object.keys(body.$ as object).join(', ')}`)
     if (!KNOWN.has(k)) throw SeedUnknownField(k)
   }
+  // Every field is applied or refused by name (issue 16). The layer is the path's (GWC ignores the
+  // body's name): a name of another layer is refused, so a truncate meant for it never runs here.
+  const nameText = text(body.name)
+  if (body.name !== undefined && nameText !== '' && nameText !== layer.qualifiedName && nameText !== layer.name) {
+    throw SeedFieldInvalid('name', JSON.stringify(nameText ?? body.name), `names another layer than the path's ${layer.qualifiedName}`)
+  }
+  // GWC's failure tolerance: mapwarden neither retries a tile nor aborts after a count of failures;
+  // a metatile over a damaged granule is skipped and counted (failedMetatiles).
+  for (const k of ['tileFailureRetryCount', 'tileFailureRetryWaitTime', 'totalFailuresBeforeAborting']) {
+    const v = text(body[k])
+    if (body[k] !== undefined && v !== '') throw SeedFieldInvalid(k, JSON.stringify(v ?? body[k]), 'is not supported: a failed metatile is skipped and counted in failedMetatiles, never retried, and never aborts the task')
+  }
+  const filterUpdate = typeof body.filterUpdate === 'boolean' ? String(body.filterUpdate) : text(body.filterUpdate)
+  if (body.filterUpdate !== undefined && filterUpdate !== '' && filterUpdate !== 'false') {
+    throw SeedFieldInvalid('filterUpdate', JSON.stringify(filterUpdate ?? body.filterUpdate), 'is not supported (parameter filters are fixed per layer); only false')
+  }
   const typeText = text(body.type)
   if (typeText === undefined) throw SeedFieldMissing('type (seed, reseed or truncate)')
   const type = typeText.toLowerCase()

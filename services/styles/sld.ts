@@ -165,12 +165,27 @@ function contrastOf (ce: XmlValue, where: string): RasterStyle['contrast'] {
   return out
 }
 
-function channel (node: XmlValue, where: string): { band: number, contrast?: RasterStyle['contrast'] } {
+function channel (node: XmlValue, where: string): { band?: number, name?: string, contrast?: RasterStyle['contrast'] } {
   only(node, ['SourceChannelName', 'ContrastEnhancement'], where)
-  const band = num(text(children(node, 'SourceChannelName')[0]), `${where} SourceChannelName`, 1, 65535)
-  if (!Number.isInteger(band)) throw InvalidStyle(`${where} SourceChannelName must be a band number from 1, found ${band}`)
+  const raw = text(children(node, 'SourceChannelName')[0])
   const ce = children(node, 'ContrastEnhancement')[0]
-  return { band, contrast: ce === undefined ? undefined : contrastOf(ce, `${where} ContrastEnhancement`) }
+  const contrast = ce === undefined ? undefined : contrastOf(ce, `${where} ContrastEnhancement`)
+  // A number is a 1-based band index; other text names a band (GeoTools matches it against the
+  // coverage's band names, which a coverage PUT may change), resolved when a layer is rendered.
+  const t = raw?.trim() ?? ''
+  if (t !== '' && !Number.isFinite(Number(t))) {
+    if (t.length > 256 || /[\u0000-\u001f]/.test(t)) throw InvalidStyle(`${where} SourceChannelName must be a band number from 1 or a band name`)
+    return { name: t, contrast }
+  }
+  const band = num(raw, `${where} SourceChannelName`, 1, 65535)
+  if (!Number.isInteger(band)) throw InvalidStyle(`${where} SourceChannelName must be a band number from 1, found ${band}`)
+  return { band, contrast }
+}
+
+/** Sets one selected channel as a band index or a band name. */
+function select (style: RasterStyle, key: 'gray' | 'red' | 'green' | 'blue', c: { band?: number, name?: string }): void {
+  if (c.name !== undefined) style.channelNames = { ...style.channelNames, [key]: c.name }
+  else style.channels = { ...style.channels, [key]: c.band }
 }
 
 function colorMapOf (cm: XmlValue): RasterStyle['colorMap'] {
@@ -220,7 +235,7 @@ export function compileRasterSymbolizer (rs: XmlValue): RasterStyle {
     const gray = children(cs, 'GrayChannel')[0]
     if (gray !== undefined) {
       const g = channel(gray, 'GrayChannel')
-      style.channels = { gray: g.band }
+      select(style, 'gray', g)
       channelContrast = g.contrast
     } else {
       const r = children(cs, 'RedChannel')[0]
@@ -228,7 +243,9 @@ export function compileRasterSymbolizer (rs: XmlValue): RasterStyle {
       const b = children(cs, 'BlueChannel')[0]
       if (r === undefined || g === undefined || b === undefined) throw InvalidStyle('ChannelSelection needs a GrayChannel or all of RedChannel, GreenChannel and BlueChannel')
       const [cr, cg, cb] = [channel(r, 'RedChannel'), channel(g, 'GreenChannel'), channel(b, 'BlueChannel')]
-      style.channels = { red: cr.band, green: cg.band, blue: cb.band }
+      select(style, 'red', cr)
+      select(style, 'green', cg)
+      select(style, 'blue', cb)
       channelContrast = cr.contrast ?? cg.contrast ?? cb.contrast
     }
   }

@@ -2,7 +2,9 @@
 // kept across a restart, or refused with a 400 naming it that changes nothing.
 import t from 'tap'
 import { build, ADMIN, BASE, tempDir } from '../helper.js'
+import sharp from 'sharp'
 import { makeTiff, makeZip, INDEXER, TIMEREGEX, ELEVATIONREGEX } from '../fixtures/mosaics/make.js'
+import { createMosaic, pattern, rgbTiff } from '../fixtures/seed/mosaic.js'
 
 const R = `${BASE}/rest/workspaces/ws/coveragestores`
 const C = `${R}/temp/coverages/temp`
@@ -68,7 +70,7 @@ t.test('GET, change every writable field, PUT back in XML: the next GET shows ea
     t.equal(cov.projectionPolicy, 'FORCE_DECLARED', `${label}: projectionPolicy`)
     t.equal(cov.enabled, false, `${label}: enabled`)
     const entries = Object.fromEntries(cov.metadata.entry.map((e: any) => [e['@key'], e.dimensionInfo ?? e.$]))
-    t.match(entries.time, { enabled: true, presentation: 'DISCRETE_INTERVAL', resolution: '86400000' }, `${label}: time`)
+    t.match(entries.time, { enabled: true, presentation: 'DISCRETE_INTERVAL', resolution: 86400000 }, `${label}: time`)
     t.match(entries.elevation, { enabled: false, unitSymbol: 'ft' }, `${label}: elevation`)
     t.equal(entries.dirName, 'temp_temp', `${label}: other metadata`)
     t.same(cov.dimensions.coverageDimension.map((d: any) => [d.name, d.description]), [['sst', 'Sea surface temperature']], `${label}: band`)
@@ -145,7 +147,11 @@ t.test('a changed read-only field, another srs or an unknown field is a 400 nami
     ['band field', () => putXml(app, '<coverage><dimensions><coverageDimension><name>sst</name><nullValues><double>0</double></nullValues></coverageDimension></dimensions></coverage>'), /Unknown field "nullValues" in coverage.dimensions.coverageDimension\[0\]/],
     ['unknown field', () => putJson(app, { coverage: { title: 'new', advertised: false } }), /Unknown field "advertised" in coverage/],
     ['dimension attribute', () => putXml(app, '<coverage><metadata><entry key="time"><dimensionInfo><attribute>other</attribute></dimensionInfo></entry></metadata></coverage>'), /Field "attribute" of coverage.metadata.entry\[time\].dimensionInfo is read-only/],
-    ['dimension default', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { defaultValue: { strategy: 'MINIMUM' } } }] } } }), /Field "defaultValue"/],
+    ['default NEAREST', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { defaultValue: { strategy: 'NEAREST' } } }] } } }), /defaultValue.strategy NEAREST is not supported/],
+    ['default FIXED without value', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { defaultValue: { strategy: 'FIXED' } } }] } } }), /the FIXED strategy needs a referenceValue/],
+    ['default FIXED bad time', () => putXml(app, '<coverage><metadata><entry key="time"><dimensionInfo><defaultValue><strategy>FIXED</strategy><referenceValue>yesterday</referenceValue></defaultValue></dimensionInfo></entry></metadata></coverage>'), /referenceValue "yesterday" is not an ISO 8601 time/],
+    ['raw nearest match', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { enabled: true, rawNearestMatchEnabled: true } }] } } }), /Field "rawNearestMatchEnabled" of coverage.metadata.entry\[time\].dimensionInfo is read-only: it is false, the request sends true/],
+    ['acceptableInterval', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { nearestMatchEnabled: true, acceptableInterval: 'P1M' } }] } } }), /acceptableInterval "P1M" must be an ISO 8601 duration/],
     ['custom dimension', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'custom_dimension_depth', dimensionInfo: { enabled: true } }] } } }), /custom dimensions are not supported/],
     ['projectionPolicy', () => putJson(app, { coverage: { projectionPolicy: 'SOMETIMES' } }), /projectionPolicy "SOMETIMES" is not one of/],
     ['presentation', () => putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { presentation: 'GRID' } }] } } }), /presentation "GRID" is not one of/],
@@ -159,4 +165,101 @@ t.test('a changed read-only field, another srs or an unknown field is a 400 nami
   }
   t.equal((await get(app, `${C}.xml`)).body, xml, 'nothing changed (XML)')
   t.equal((await get(app, `${C}.json`)).body, json, 'nothing changed (JSON)')
+})
+
+t.test('a style that selects a band by name (SourceChannelName) renders the band that carries that name after a rename', async (t) => {
+  const app = await setup(t, { bands: 3 })
+  const sld = (band: string) => `<?xml version="1.0" encoding="UTF-8"?>
+<StyledLayerDescriptor version="1.0.0" xmlns="http://www.opengis.net/sld"><NamedLayer><Name>x</Name><UserStyle><Name>by-name</Name>
+<FeatureTypeStyle><Rule><RasterSymbolizer><ChannelSelection><GrayChannel><SourceChannelName>${band}</SourceChannelName></GrayChannel></ChannelSelection></RasterSymbolizer></Rule></FeatureTypeStyle>
+</UserStyle></NamedLayer></StyledLayerDescriptor>`
+  for (const [name, band] of [['bydefault', 'BLUE_BAND'], ['byname', 'sst']]) {
+    const r = await app.inject({ method: 'POST', url: `${BASE}/rest/styles?name=${name}`, headers: { ...ADMIN, 'content-type': 'application/vnd.ogc.sld+xml' }, payload: sld(band) })
+    t.equal(r.statusCode, 201, r.body)
+  }
+  const render = async (styleName: string) => {
+    const style = await app.styles.rasterStyleFor(undefined, styleName)
+    return await app.mosaics.prepareRender({ layer: 'ws:temp', crs: 'EPSG:4326', bbox: [0, 40, 15, 55], width: 20, height: 20, style })
+  }
+  t.match((await render('bydefault')).style, { channels: { gray: 3 } }, "GeoServer's default name of band 3")
+  await t.rejects(render('byname'), /the style selects band "sst", which ws:temp does not have \(its bands: RED_BAND, GREEN_BAND, BLUE_BAND\)/)
+  const r = await putJson(app, { coverage: { dimensions: { coverageDimension: [{ name: 'red' }, { name: 'sst' }, { name: 'blue' }] } } })
+  t.equal(r.statusCode, 200, r.body)
+  const job = await render('byname')
+  t.same(job.style, { channels: { gray: 2 } }, 'the name resolves to band 2, and the worker gets indexes only')
+  await t.rejects(render('bydefault'), /which ws:temp does not have \(its bands: red, sst, blue\)/, 'the old name is gone')
+})
+
+t.test("geoserver-node-client's enableTimeCoverage body is applied, and defaultValue strategies choose what a request without TIME or ELEVATION draws", async (t) => {
+  const app = await setup(t)
+  const drawn = async () => (await app.mosaics.prepareRender({ layer: 'ws:temp', crs: 'EPSG:4326', bbox: [0, 40, 15, 55], width: 20, height: 20 }))
+    .granules.map((g: any) => g.path.replace(/.*[\\/]/, '')).sort()
+  const entry = (key: string, dimensionInfo: Record<string, unknown>) => ({ coverage: { metadata: { entry: [{ '@key': key, dimensionInfo }] } } })
+  // enableTimeCoverage(ws, store, name, 'LIST', 3600000, 'MINIMUM', false, false): nearest match off.
+  let r = await putJson(app, entry('time', { enabled: true, presentation: 'LIST', resolution: 3600000, units: 'ISO8601', defaultValue: { strategy: 'MINIMUM' }, nearestMatchEnabled: false, rawNearestMatchEnabled: false }))
+  t.equal(r.statusCode, 200, r.body)
+  const time = (await coverageJson(app)).metadata.entry.find((e: any) => e['@key'] === 'time').dimensionInfo
+  t.match(time, { enabled: true, presentation: 'LIST', resolution: 3600000, units: 'ISO8601', defaultValue: { strategy: 'MINIMUM' } })
+  t.same(await drawn(), ['temp_20081101T000000_0.tif'], 'time MINIMUM: the earliest granule')
+  r = await putXml(app, '<coverage><metadata><entry key="time"><dimensionInfo><defaultValue><strategy>FIXED</strategy><referenceValue>2008-11-02T00:00:00Z</referenceValue></defaultValue></dimensionInfo></entry></metadata></coverage>')
+  t.equal(r.statusCode, 200, r.body)
+  t.same(await drawn(), ['temp_20081102T000000_100.tif'], 'time FIXED: the granule of that time')
+  r = await putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { enabled: false } }, { '@key': 'elevation', dimensionInfo: { defaultValue: { strategy: 'MAXIMUM' } } }] } } })
+  t.equal(r.statusCode, 200, r.body)
+  t.same(await drawn(), ['temp_20081102T000000_100.tif'], 'elevation MAXIMUM: the highest')
+  r = await putJson(app, entry('elevation', { defaultValue: { strategy: 'FIXED', referenceValue: '0' } }))
+  t.equal(r.statusCode, 200, r.body)
+  t.same(await drawn(), ['temp_20081101T000000_0.tif'], 'elevation FIXED 0')
+  r = await putJson(app, entry('elevation', { defaultValue: '' }))
+  t.equal(r.statusCode, 200, r.body)
+  t.match((await coverageJson(app)).metadata.entry.find((e: any) => e['@key'] === 'elevation').dimensionInfo.defaultValue, { strategy: 'MINIMUM' }, 'back to the default')
+})
+
+t.test("nearest match (enableTimeCoverage's nearestMatchEnabled and acceptableInterval): a TIME or ELEVATION between granules draws the closest one within the interval", async (t) => {
+  const app = await setup(t)
+  const drawn = async (q: { time?: string, elevation?: string }) => (await app.mosaics.prepareRender({ layer: 'ws:temp', crs: 'EPSG:4326', bbox: [0, 40, 15, 55], width: 20, height: 20, ...q }))
+    .granules.map((g: any) => g.path.replace(/.*[\\/]/, '')).sort()
+  t.same(await drawn({ time: '2008-11-01T06:00:00Z' }), [], 'exact match only: nothing at 06:00')
+  // geoserver-node-client: enableTimeCoverage(ws, store, name, 'LIST', 3600000, 'MAXIMUM', true, false, 'PT12H')
+  let r = await putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { enabled: true, presentation: 'LIST', resolution: 3600000, units: 'ISO8601', defaultValue: { strategy: 'MAXIMUM' }, nearestMatchEnabled: true, rawNearestMatchEnabled: false, acceptableInterval: 'PT12H' } }] } } })
+  t.equal(r.statusCode, 200, r.body)
+  t.match((await coverageJson(app)).metadata.entry[0].dimensionInfo, { nearestMatchEnabled: true, acceptableInterval: 'PT12H' })
+  t.same(await drawn({ time: '2008-11-01T06:00:00Z' }), ['temp_20081101T000000_0.tif'], '6 h after the first time: the first')
+  t.same(await drawn({ time: '2008-11-01T20:00:00Z' }), ['temp_20081102T000000_100.tif'], '4 h before the second: the second')
+  t.same(await drawn({ time: '2008-11-03T00:00:00Z' }), [], 'a day past the last: outside PT12H, nothing')
+  r = await putXml(app, '<coverage><metadata><entry key="time"><dimensionInfo><acceptableInterval>P2D/PT0S</acceptableInterval></dimensionInfo></entry></metadata></coverage>')
+  t.equal(r.statusCode, 200, r.body)
+  t.same(await drawn({ time: '2008-11-03T00:00:00Z' }), ['temp_20081102T000000_100.tif'], 'two days back allowed')
+  t.same(await drawn({ time: '2008-10-31T23:00:00Z' }), [], 'nothing ahead allowed')
+  r = await putJson(app, { coverage: { metadata: { entry: [{ '@key': 'time', dimensionInfo: { enabled: false } }, { '@key': 'elevation', dimensionInfo: { nearestMatchEnabled: true } }] } } })
+  t.equal(r.statusCode, 200, r.body)
+  t.same(await drawn({ elevation: '90' }), ['temp_20081102T000000_100.tif'], 'elevation 90: the nearest, 100')
+  t.same(await drawn({ elevation: '0/50' }), ['temp_20081101T000000_0.tif'], 'ranges stay ranges')
+})
+
+t.test('a coverage edit that changes what is drawn (band names a style selects by) makes the cached tiles stale; a title edit does not', async (t) => {
+  const app = await build(t)
+  const layer = await createMosaic(app, 'topo', 'rgb', { 'rgb.tif': rgbTiff(80, 80, [-20, -10, 20, 30], pattern) })
+  const cov = `${BASE}/rest/workspaces/topo/coveragestores/rgb/coverages/rgb.json`
+  const put = (body: unknown) => app.inject({ method: 'PUT', url: cov, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: JSON.stringify(body) })
+  const bands = (names: string[]) => ({ coverage: { dimensions: { coverageDimension: names.map((name) => ({ name })) } } })
+  t.equal((await put(bands(['r', 'sst', 'b']))).statusCode, 200)
+  const sld = '<StyledLayerDescriptor version="1.0.0" xmlns="http://www.opengis.net/sld"><NamedLayer><Name>s</Name><UserStyle><Name>sst</Name><FeatureTypeStyle><Rule><RasterSymbolizer><ChannelSelection><GrayChannel><SourceChannelName>sst</SourceChannelName></GrayChannel></ChannelSelection></RasterSymbolizer></Rule></FeatureTypeStyle></UserStyle></NamedLayer></StyledLayerDescriptor>'
+  t.equal((await app.inject({ method: 'POST', url: `${BASE}/rest/styles?name=sst`, headers: { ...ADMIN, 'content-type': 'application/vnd.ogc.sld+xml' }, payload: sld })).statusCode, 201)
+  t.equal((await app.inject({ method: 'PUT', url: `${BASE}/rest/layers/${layer}.json`, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: { layer: { styles: { style: [{ name: 'sst' }] } } } })).statusCode, 200)
+  const tile = async () => {
+    const res = await app.inject({ method: 'GET', url: `${BASE}/gwc/service/xyz/${layer}/EPSG:4326/2/4/1.png?STYLES=sst` })
+    t.equal(res.statusCode, 200, res.body)
+    await app.tileCache.invalidation.idle()
+    return { result: res.headers['geowebcache-cache-result'], pixels: await sharp(res.rawPayload).ensureAlpha().raw().toBuffer() }
+  }
+  const first = await tile()
+  t.equal(first.result, 'MISS')
+  t.equal((await tile()).result, 'HIT')
+  t.equal((await put({ coverage: { title: 'Only a title' } })).statusCode, 200)
+  t.equal((await tile()).result, 'HIT', 'a title does not change a tile')
+  t.equal((await put(bands(['r', 'g', 'sst']))).statusCode, 200)
+  const after = await tile()
+  t.equal(after.result, 'MISS', 'the band the style names moved: drawn again')
+  t.notSame(after.pixels, first.pixels, 'from band 3 now')
 })

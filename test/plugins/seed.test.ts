@@ -42,7 +42,7 @@ t.test('seed renders every tile of the range once (exact count), the task ends D
   // XML request with bounds as text; truncate z3 within (0,10)-(20,30) across formats and parameter sets.
   res = await app.inject({
     method: 'POST', url: `${SEED}/${layer}`, headers: { ...ADMIN, 'content-type': 'text/xml' },
-    payload: '<seedRequest><name>ignored</name><bounds><coords><double>0</double><double>10</double><double>20.0</double><double>30</double></coords></bounds><gridSetId>EPSG:4326</gridSetId><zoomStart>3</zoomStart><zoomStop>3</zoomStop><type>truncate</type><threadCount>4</threadCount></seedRequest>'
+    payload: '<seedRequest><name>' + layer + '</name><bounds><coords><double>0</double><double>10</double><double>20.0</double><double>30</double></coords></bounds><gridSetId>EPSG:4326</gridSetId><zoomStart>3</zoomStart><zoomStop>3</zoomStop><type>truncate</type><threadCount>4</threadCount></seedRequest>'
   })
   t.equal(res.statusCode, 200)
   await app.tileCache.breeder.idle()
