@@ -156,6 +156,16 @@ export async function run (): Promise<Figure[]> {
         { name: `tilecache seed ${gs} / gdal2tiles`, value: round((r.tiles / r.secs) / (g.tiles / g.secs)), unit: 'ratio', note: 'target >= 3' },
         { name: `tilecache ${gs} avg tile size / gdal2tiles`, value: round((r.bytes / r.tiles) / (g.bytes / g.tiles)), unit: 'ratio', note: 'target <= 1.25' })
     }
+    // The same seed with every level rendered from the granules (MAPWARDEN_SEED_PYRAMID=false), on
+    // a second instance: what building the upper levels from the level below saves.
+    const direct = await startMapwarden({ harvestRoots: [DATA], workerThreads: 2, seedPyramid: false })
+    try {
+      const d = await seed(direct.app, await createMosaic(direct.app), GRIDS[0])
+      const p = seeded[GRIDS[0]]
+      figures.push(
+        { name: `tilecache seed ${GRIDS[0]} z0-${ZOOM}, every level rendered directly`, value: round(d.tiles / d.secs), unit: 'tiles/s', note: `${d.tiles} tiles in ${d.secs.toFixed(1)} s` },
+        { name: `tilecache seed ${GRIDS[0]} pyramid / direct`, value: round((p.tiles / p.secs) / (d.tiles / d.secs)), unit: 'ratio', note: 'the speed-up of building levels from the level below' })
+    } finally { await direct.close() }
     const m = seeded[GRIDS[0]]
     // Cached GET: the same stored file through the XYZ route and through @fastify/static.
     const e = m.first

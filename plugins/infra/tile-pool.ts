@@ -9,6 +9,8 @@ import type { FastifyInstance } from 'fastify'
 import { Piscina } from 'piscina'
 import type { MapwardenConfig } from './config.js'
 import { createTileCache, type TileCache } from '../../services/seed/tile-cache.js'
+import { isLinearStyle } from '../../services/seed/pyramid.js'
+import { defaultStyleOf } from '../../services/seed/parameters.js'
 import { createTaskRecords } from '../../services/seed/task-records.js'
 import { createTileLayerSettings } from '../../services/seed/layer-settings.js'
 import { createRenderQueue, type RenderQueue } from '../../services/seed/render-queue.js'
@@ -95,10 +97,19 @@ export function backgroundThreadPriority (nice: number): () => void {
 
 export function metatileRenderer (app: FastifyInstance, pool: TilePool, queue: RenderQueue, tileSize = 256) {
   return async function render (req: MetatileRequest): Promise<RenderedMetatile> {
-    const mosaics = (app as unknown as { mosaics?: MosaicRenderer }).mosaics
-    if (!mosaics?.prepareRender) throw RendererUnavailable(req.layer.qualifiedName)
     const cols = req.rect[2] - req.rect[0] + 1
     const rows = req.rect[3] - req.rect[1] + 1
+    // A pyramid level: drawn from the tiles under it (workers/render-metatile.ts pyramidMetatile).
+    if (req.children) {
+      const payload = { children: req.children, cols, rows, tileSize, format: req.format, quality: app.config.jpegQuality, target: req.target }
+      const out = await queue.run(req.priority ?? 'seed', async () => {
+        req.signal?.throwIfAborted()
+        return await pool.run(payload, { name: 'pyramidMetatile' }) as MetatileResult
+      })
+      return { writes: out.writes, error: out.failed && Object.assign(new Error(out.failed.message), { code: out.failed.code }) }
+    }
+    const mosaics = (app as unknown as { mosaics?: MosaicRenderer }).mosaics
+    if (!mosaics?.prepareRender) throw RendererUnavailable(req.layer.qualifiedName)
     const styles = (app as unknown as { styles?: Partial<RasterStyles> }).styles
     const styleName = req.parameters.STYLES ?? req.layer.defaultStyle
     const style = styleName && typeof styles?.rasterStyleFor === 'function'
@@ -169,6 +180,10 @@ async function tilePool (app: FastifyInstance, { config }: { config: MapwardenCo
     fault: app.faults,
     layers: app.layers,
     render: metatileRenderer(app, { run }, queue),
+    // Seeds of a linear style are built as a pyramid (services/seed/pyramid.ts) unless switched off.
+    linearStyle: config.seedPyramid
+      ? async (layer) => isLinearStyle(await app.styles.rasterStyleFor(layer.workspace, defaultStyleOf(layer) ?? ''))
+      : undefined,
     taskSlots: config.taskSlots,
     maxPendingTasks: config.maxPendingTasks,
     maxSeedThreads: config.maxSeedThreads,

@@ -30,6 +30,8 @@ export interface SeedSpec {
   areaTiles?: bigint
   /** Area resource, reseed: metatiles whose tiles all exist and are at least this recent (ms) are left alone. */
   olderThan?: number
+  /** Build each level below zoomStop from the tiles of the level under it (tile-cache.ts decides). */
+  pyramid?: boolean
 }
 
 const KNOWN = new Set(['name', 'srs', 'gridSetId', 'bounds', 'zoomStart', 'zoomStop', 'format', 'type', 'threadCount',

@@ -14,7 +14,10 @@ export interface Job {
   parameterId?: string
   range: TileRange
   total: bigint
-  next: () => MetaTile | undefined
+  /** The next metatile to process; with a pyramid it waits until the level below is finished. */
+  next: () => Promise<MetaTile | undefined>
+  /** Called once a metatile from next() is processed (or failed). */
+  done: (mt: MetaTile) => void
   tasks: Task[]
   startedAt?: number
 }

@@ -31,6 +31,11 @@ export interface MetatileRequest {
   priority?: RenderPriority
   /** Where the tiles go (the blob store's files of `rect`, image order). */
   target: MetatileTarget
+  /**
+   * Pyramid: draw the metatile from the tiles of the level below instead of the granules; their
+   * files in image order (2 x cols by 2 x rows; a missing file is transparent).
+   */
+  children?: string[]
 }
 /** The tiles written, in the target's order; `error` when a write failed after them. */
 export interface RenderedMetatile { writes: TileWrite[], error?: Error }
@@ -147,6 +152,39 @@ export function createTileBreeder (deps: BreederDeps) {
     return true
   }
 
+  /**
+   * The level barrier of a pyramid: the tasks of a request take metatiles from the deepest level up,
+   * and a metatile of level z is handed out only once every metatile of z + 1 is finished, since it
+   * is drawn from their tiles.
+   */
+  function createLevels () {
+    const taken = new Map<number, number>()
+    const finished = new Map<number, number>()
+    let waiting: Array<() => void> = []
+    const complete = (z: number) => (finished.get(z) ?? 0) >= (taken.get(z) ?? 0)
+    return {
+      async take (z: number) {
+        taken.set(z, (taken.get(z) ?? 0) + 1)
+        while (!complete(z + 1)) await new Promise<void>((resolve) => waiting.push(resolve))
+      },
+      finish (z: number) {
+        finished.set(z, (finished.get(z) ?? 0) + 1)
+        const wake = waiting
+        waiting = []
+        for (const w of wake) w()
+      }
+    }
+  }
+
+  /** The files of the tiles under a metatile's tiles, in image order of the level below (2 cols x 2 rows each). */
+  function childPaths (set: TileSet, z: number, rect: Rect): string[] {
+    const out: string[] = []
+    for (let y = 2 * rect[3] + 1; y >= 2 * rect[1]; y--) {
+      for (let x = 2 * rect[0]; x <= 2 * rect[2] + 1; x++) out.push(deps.store.tilePath({ ...set, z: z + 1, x, y }))
+    }
+    return out
+  }
+
   async function processMetatile (t: Task, mt: MetaTile) {
     const { spec } = t.job
     const format = spec.formats[0]
@@ -159,9 +197,11 @@ export function createTileBreeder (deps: BreederDeps) {
       const at = await deps.store.mtime({ ...set, z: mt.z, x, y })
       return at !== undefined && keep(at)
     })) return
+    // A pyramid draws each level above the deepest from the four tiles under each of its tiles.
+    const children = spec.pyramid && mt.z < spec.zoomStop ? childPaths(set, mt.z, mt.render) : undefined
     await renderIntoStore(deps.render, deps.store, set, {
       layer: spec.layer, gridSet: spec.gridSet, z: mt.z, rect: mt.render, format,
-      parameters: spec.parameters ?? {}, signal: aborter.signal
+      parameters: spec.parameters ?? {}, signal: aborter.signal, children
     })
   }
 
@@ -195,8 +235,10 @@ export function createTileBreeder (deps: BreederDeps) {
       } else {
         // Killing stops the task after the metatile in hand (GWC terminate flag).
         while (!t.killed && !closing) {
-          const mt = t.job.next()
+          const mt = await t.job.next()
           if (!mt) break
+          // A pyramid may have kept it waiting for the level below: a kill or a stop meanwhile wins.
+          if (t.killed || closing) { t.job.done(mt); break }
           try {
             await processMetatile(t, mt)
           } catch (err) {
@@ -205,6 +247,8 @@ export function createTileBreeder (deps: BreederDeps) {
             t.failedMetatiles = (t.failedMetatiles ?? 0) + 1
             t.failure = (err as Error).message
             deps.log?.warn({ task: t.id, layer: t.layer, z: mt.z, reason: t.failure }, 'metatile skipped')
+          } finally {
+            t.job.done(mt)
           }
           t.tilesDone += rectArea(mt.wanted)
           changed(t)
@@ -240,13 +284,19 @@ export function createTileBreeder (deps: BreederDeps) {
 
   function makeJob (spec: SeedSpec, count: number): { job: Job, fresh: Task[] } {
     const range = tileRange(spec.subset, spec.zoomStart, spec.zoomStop, spec.bounds)
-    const iter = spec.area ? areaMetaTileIterator(range, spec.area) : metaTileIterator(range)
+    const pyramid = spec.pyramid && !spec.area ? createLevels() : undefined
+    const iter = spec.area ? areaMetaTileIterator(range, spec.area) : metaTileIterator(range, 4, 4, pyramid !== undefined)
     const job: Job = {
       spec,
       parameterId: spec.parameters ? parameterId(spec.parameters) : undefined,
       range,
       total: spec.area ? spec.areaTiles ?? countAreaTiles(range, spec.area) : countTiles(range),
-      next: () => iter.next(),
+      async next () {
+        const mt = iter.next()
+        if (mt && pyramid) await pyramid.take(mt.z)
+        return mt
+      },
+      done: (mt) => pyramid?.finish(mt.z),
       tasks: []
     }
     const fresh: Task[] = []

@@ -20,6 +20,7 @@ import { RESTART_REASON, type TaskRecords } from './task-records.js'
 import { noFaults, type FaultPoint } from '../faults.js'
 import type { Db } from '../storage/database.js'
 import { createTileInvalidation } from './tile-invalidation.js'
+import { pyramidFits } from './pyramid.js'
 import { DEFAULT_TILE_SETTINGS, type TileLayerSettings, type TileLayerSettingsStore } from './layer-settings.js'
 import { blankTile } from './blank-tile.js'
 
@@ -43,6 +44,9 @@ export interface TileCacheDeps {
   fault?: FaultPoint
   /** Tasks stopped by a shutdown keep their records for resumeTasks at the next start. */
   resume?: boolean
+  /** Whether the layer's default style is linear, so its seeds may be built as a pyramid
+   *  (pyramid.ts); absent: every level is rendered directly (MAPWARDEN_SEED_PYRAMID=false). */
+  linearStyle?: (layer: LayerInfo) => Promise<boolean>
   /** Per-layer expiry and cached-only settings (layer-settings.ts); defaults when absent. */
   settings?: TileLayerSettingsStore
 }
@@ -88,6 +92,11 @@ export function createTileCache (deps: TileCacheDeps) {
   })
   const inflight = new Map<string, Promise<void>>()
   let authorize: TileAuthorizer = () => {}
+
+  async function decidePyramid (spec: SeedSpec): Promise<void> {
+    const linear = deps.linearStyle
+    spec.pyramid = linear !== undefined && await pyramidFits(spec, () => linear(spec.layer))
+  }
 
   async function findLayer (name: string): Promise<LayerInfo | undefined> {
     const parts = splitLayerName(name)
@@ -143,6 +152,7 @@ export function createTileCache (deps: TileCacheDeps) {
         ? parseAreaRequest(body, layer, deps.maxSeedThreads, area.olderThan)
         : parseSeedRequest(body, layer, deps.maxSeedThreads)
       await countArea(spec)
+      await decidePyramid(spec)
       if (spec.parameters) invalidation.recordSet(layer.qualifiedName, parameterId(spec.parameters), spec.parameters)
       const request: StoredRequest = { layer: layer.qualifiedName, body, area }
       return breeder.submit(spec, JSON.stringify(request))
@@ -177,6 +187,7 @@ export function createTileCache (deps: TileCacheDeps) {
           const layer = await this.seedLayer(req.layer)
           spec = req.area ? parseAreaRequest(req.body, layer, deps.maxSeedThreads, req.area.olderThan) : parseSeedRequest(req.body, layer, deps.maxSeedThreads)
           await countArea(spec)
+          await decidePyramid(spec)
         } catch (err) {
           const why = isMapwardenError(err) ? `${RESTART_REASON}, and its request is no longer valid: ${err.message}` : RESTART_REASON
           for (const r of live) { records.abort(r.id, why); aborted++ }

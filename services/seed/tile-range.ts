@@ -47,13 +47,17 @@ export interface MetaTile {
  * top, level by level, as GWC's TileRangeIterator. Shared by the tasks of one request: each
  * `next()` hands out a different metatile.
  */
-export function metaTileIterator (range: TileRange, metaX = 4, metaY = 4) {
-  let z = range.zoomStart
+export function metaTileIterator (range: TileRange, metaX = 4, metaY = 4, descending = false) {
+  // Levels in order, or from the deepest up (a pyramid builds each level from the one below).
+  const step = descending ? -1 : 1
+  const last = descending ? range.zoomStart : range.zoomStop
+  const inRange = (v: number) => descending ? v >= last : v <= last
+  let z = descending ? range.zoomStop : range.zoomStart
   let mx = 0
   let my = 0
   let started = false
   const start = (): boolean => {
-    for (; z <= range.zoomStop; z++) {
+    for (; inRange(z); z += step) {
       const r = rectAt(range, z)
       if (r) { mx = r[0] - (r[0] % metaX); my = r[1] - (r[1] % metaY); return true }
     }
@@ -62,9 +66,9 @@ export function metaTileIterator (range: TileRange, metaX = 4, metaY = 4) {
   return {
     next (): MetaTile | undefined {
       if (!started) { started = true; if (!start()) return undefined }
-      while (z <= range.zoomStop) {
+      while (inRange(z)) {
         const r = rectAt(range, z)!
-        if (my > r[3]) { z++; if (!start()) return undefined; continue }
+        if (my > r[3]) { z += step; if (!start()) return undefined; continue }
         const block: Rect = [mx, my, mx + metaX - 1, my + metaY - 1]
         const cov = range.subset.coverage(z)!
         const out = { z, render: intersectRect(block, cov)!, wanted: intersectRect(block, r)! }
