@@ -6,6 +6,7 @@
 // (MW_BENCH_TILECACHE_4326=0 or MW_BENCH_TILECACHE_900913=0 leaves one out). gdal2tiles is by far the slowest part (minutes per
 // grid set on this machine); MW_BENCH_GDAL2TILES=0 skips it while iterating. When gdal2tiles.py is
 // missing the bench tries `apt-get install -y gdal-bin` (root only) before giving up on it.
+import { mapProxySeed } from './mapproxy.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fastifyStatic from '@fastify/static'
 import sharp from 'sharp'
@@ -45,7 +46,7 @@ export async function createMosaic (app: FastifyInstance): Promise<string> {
   return 'bench:mosaic'
 }
 
-async function seed (app: FastifyInstance, layer: string, gridSetId: string) {
+async function seed (app: FastifyInstance, layer: string, gridSetId: string, format = 'image/png') {
   let tiles = 0
   let bytes = 0
   let first: TileEvent | undefined
@@ -59,7 +60,7 @@ async function seed (app: FastifyInstance, layer: string, gridSetId: string) {
     method: 'POST',
     url: `/geoserver/tilecache/rest/seed/${layer}.json`,
     headers: { ...AUTH_HEADERS, 'content-type': 'application/json' },
-    payload: JSON.stringify({ seedRequest: { gridSetId, zoomStart: 0, zoomStop: ZOOM, type: 'seed', format: 'image/png', threadCount: 4 } })
+    payload: JSON.stringify({ seedRequest: { gridSetId, zoomStart: 0, zoomStop: ZOOM, type: 'seed', format, threadCount: 4 } })
   })
   if (res.statusCode !== 200) throw new Error(`seed: ${res.statusCode} ${res.body}`)
   await app.tileCache.breeder.idle()
@@ -86,6 +87,19 @@ async function encodeCeiling (count: number) {
   }
   await pool.close()
   return out
+}
+
+/** The JPEG or WebP encode ceiling at a quality: `count` real tiles of the bench imagery, two threads. */
+async function formatCeiling (format: 'image/jpeg' | 'image/webp', quality: number, count: number) {
+  const rgba = await sharp(path.join(DATA, 'granules', 'rgb_0_0.tif')).extract({ left: 1024, top: 1024, width: 256, height: 256 })
+    .ensureAlpha().raw().toBuffer()
+  const pool = createTilePool({ threads: 2 })
+  const half = Math.ceil(count / 2)
+  const t0 = performance.now()
+  const bytes = await Promise.all([0, 1].map(() => pool.run({ rgba: new Uint8Array(rgba), size: 256, count: half, format, quality }, { name: 'encodeLoop' }) as Promise<number>))
+  const secs = (performance.now() - t0) / 1000
+  await pool.close()
+  return { tps: (2 * half) / secs, avg: (bytes[0] + bytes[1]) / (2 * half) }
 }
 
 /** gdal2tiles.py on the PATH, installing Debian's gdal-bin first when possible (root, apt-get). */
@@ -154,18 +168,39 @@ export async function run (): Promise<Figure[]> {
       figures.push(
         { name: `gdal2tiles ${profile} z0-${ZOOM} (2 processes)`, value: round(g.tiles / g.secs), unit: 'tiles/s', note: `${g.tiles} tiles, avg ${Math.round(g.bytes / g.tiles)} bytes` },
         { name: `tilecache seed ${gs} / gdal2tiles`, value: round((r.tiles / r.secs) / (g.tiles / g.secs)), unit: 'ratio', note: 'target >= 3' },
-        { name: `tilecache ${gs} avg tile size / gdal2tiles`, value: round((r.bytes / r.tiles) / (g.bytes / g.tiles)), unit: 'ratio', note: 'target <= 1.25' })
-    }
-    // The same seed with every level rendered from the granules (MAPWARDEN_SEED_PYRAMID=false), on
-    // a second instance: what building the upper levels from the level below saves.
-    const direct = await startMapwarden({ harvestRoots: [DATA], workerThreads: 2, seedPyramid: false })
-    try {
-      const d = await seed(direct.app, await createMosaic(direct.app), GRIDS[0])
-      const p = seeded[GRIDS[0]]
+        { name: `tilecache ${gs} avg tile size / gdal2tiles`, value: round((r.bytes / r.tiles) / (g.bytes / g.tiles)), unit: 'ratio', note: 'target <= 1.25' })      // MapProxy over MapServer (spherical mercator only: its GLOBAL_WEBMERCATOR is EPSG:900913's grid).
+      if (gs !== 'EPSG:900913') continue
+      const mp = mapProxySeed(path.join(DATA, 'mosaic.vrt'), BENCH_LONLAT, ZOOM)
+      if (!mp) { figures.push({ name: 'MapProxy + MapServer', value: 0, unit: '', note: 'python3-mapproxy or cgi-mapserver not installed' }); continue }
       figures.push(
-        { name: `tilecache seed ${GRIDS[0]} z0-${ZOOM}, every level rendered directly`, value: round(d.tiles / d.secs), unit: 'tiles/s', note: `${d.tiles} tiles in ${d.secs.toFixed(1)} s` },
-        { name: `tilecache seed ${GRIDS[0]} pyramid / direct`, value: round((p.tiles / p.secs) / (d.tiles / d.secs)), unit: 'ratio', note: 'the speed-up of building levels from the level below' })
-    } finally { await direct.close() }
+        { name: `MapProxy 1.15 + MapServer 8 seed ${gs} z0-${ZOOM} (concurrency 2)`, value: round(mp.tiles / mp.secs), unit: 'tiles/s', note: `${mp.tiles} tiles, avg ${Math.round(mp.bytes / Math.max(1, mp.tiles))} bytes` },
+        { name: `tilecache seed ${gs} / MapProxy + MapServer`, value: round((r.tiles / r.secs) / (mp.tiles / mp.secs)), unit: 'ratio', note: 'target >= 3' })
+    }
+    // The same seed built as a pyramid (MAPWARDEN_SEED_PYRAMID=true), on a second instance: what
+    // drawing the upper levels from the level below saves or costs against rendering them.
+    const pyr = await startMapwarden({ harvestRoots: [DATA], workerThreads: 2, seedPyramid: true })
+    try {
+      const pyramid = await seed(pyr.app, await createMosaic(pyr.app), GRIDS[0])
+      const direct = seeded[GRIDS[0]]
+      figures.push(
+        { name: `tilecache seed ${GRIDS[0]} z0-${ZOOM} as a pyramid`, value: round(pyramid.tiles / pyramid.secs), unit: 'tiles/s', note: `${pyramid.tiles} tiles in ${pyramid.secs.toFixed(1)} s` },
+        { name: `tilecache seed ${GRIDS[0]} pyramid / direct`, value: round((pyramid.tiles / pyramid.secs) / (direct.tiles / direct.secs)), unit: 'ratio', note: 'above 1: building levels from the level below is faster' })
+    } finally { await pyr.close() }
+    // JPEG at quality 85 and WebP, each against its own encode ceiling right after it (one instance
+    // set to MAPWARDEN_JPEG_QUALITY=85, a cache of its own).
+    const q85 = await startMapwarden({ harvestRoots: [DATA], workerThreads: 2, jpegQuality: 85 })
+    try {
+      const l = await createMosaic(q85.app)
+      for (const format of ['image/jpeg', 'image/webp'] as const) {
+        const f = await seed(q85.app, l, GRIDS[0], format)
+        const c = await formatCeiling(format, 85, f.tiles)
+        const label = format === 'image/jpeg' ? 'JPEG q85' : 'WebP q85'
+        figures.push(
+          { name: `tilecache seed ${GRIDS[0]} z0-${ZOOM} ${label}`, value: round(f.tiles / f.secs), unit: 'tiles/s', note: `${f.tiles} tiles in ${f.secs.toFixed(1)} s, avg ${Math.round(f.bytes / Math.max(1, f.tiles))} bytes` },
+          { name: `sharp ${label} encode ceiling, 2 threads`, value: round(c.tps), unit: 'tiles/s', note: `avg ${Math.round(c.avg)} bytes` },
+          { name: `tilecache seed ${label} / encode ceiling`, value: round((f.tiles / f.secs) / c.tps), unit: 'ratio', note: format === 'image/jpeg' ? 'target >= 0.5' : 'target >= 0.7' })
+      }
+    } finally { await q85.close() }
     const m = seeded[GRIDS[0]]
     // Cached GET: the same stored file through the XYZ route and through @fastify/static.
     const e = m.first
@@ -198,6 +233,8 @@ export async function run (): Promise<Figure[]> {
 }
 
 const round = (n: number) => Math.round(n * 100) / 100
+/** The bench mosaic's extent (shared/bench/make-mosaic.sh: lon 0..20, lat 40..60). */
+const BENCH_LONLAT: [number, number, number, number] = [0, 40, 20, 60]
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   run().then((f) => { for (const x of f) console.log(`${x.name}: ${x.value} ${x.unit}${x.note ? ` (${x.note})` : ''}`) })
