@@ -6,7 +6,6 @@
 // (MW_BENCH_TILECACHE_4326=0 or MW_BENCH_TILECACHE_900913=0 leaves one out). gdal2tiles is by far the slowest part (minutes per
 // grid set on this machine); MW_BENCH_GDAL2TILES=0 skips it while iterating. When gdal2tiles.py is
 // missing the bench tries `apt-get install -y gdal-bin` (root only) before giving up on it.
-import { mapProxySeed } from './mapproxy.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fastifyStatic from '@fastify/static'
 import sharp from 'sharp'
@@ -168,13 +167,7 @@ export async function run (): Promise<Figure[]> {
       figures.push(
         { name: `gdal2tiles ${profile} z0-${ZOOM} (2 processes)`, value: round(g.tiles / g.secs), unit: 'tiles/s', note: `${g.tiles} tiles, avg ${Math.round(g.bytes / g.tiles)} bytes` },
         { name: `tilecache seed ${gs} / gdal2tiles`, value: round((r.tiles / r.secs) / (g.tiles / g.secs)), unit: 'ratio', note: 'target >= 3' },
-        { name: `tilecache ${gs} avg tile size / gdal2tiles`, value: round((r.bytes / r.tiles) / (g.bytes / g.tiles)), unit: 'ratio', note: 'target <= 1.25' })      // MapProxy over MapServer (spherical mercator only: its GLOBAL_WEBMERCATOR is EPSG:900913's grid).
-      if (gs !== 'EPSG:900913') continue
-      const mp = mapProxySeed(path.join(DATA, 'mosaic.vrt'), BENCH_LONLAT, ZOOM)
-      if (!mp) { figures.push({ name: 'MapProxy + MapServer', value: 0, unit: '', note: 'python3-mapproxy or cgi-mapserver not installed' }); continue }
-      figures.push(
-        { name: `MapProxy 1.15 + MapServer 8 seed ${gs} z0-${ZOOM} (concurrency 2)`, value: round(mp.tiles / mp.secs), unit: 'tiles/s', note: `${mp.tiles} tiles, avg ${Math.round(mp.bytes / Math.max(1, mp.tiles))} bytes` },
-        { name: `tilecache seed ${gs} / MapProxy + MapServer`, value: round((r.tiles / r.secs) / (mp.tiles / mp.secs)), unit: 'ratio', note: 'target >= 3' })
+        { name: `tilecache ${gs} avg tile size / gdal2tiles`, value: round((r.bytes / r.tiles) / (g.bytes / g.tiles)), unit: 'ratio', note: 'target <= 1.25' })
     }
     // The same seed built as a pyramid (MAPWARDEN_SEED_PYRAMID=true), on a second instance: what
     // drawing the upper levels from the level below saves or costs against rendering them.
@@ -233,8 +226,6 @@ export async function run (): Promise<Figure[]> {
 }
 
 const round = (n: number) => Math.round(n * 100) / 100
-/** The bench mosaic's extent (shared/bench/make-mosaic.sh: lon 0..20, lat 40..60). */
-const BENCH_LONLAT: [number, number, number, number] = [0, 40, 20, 60]
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   run().then((f) => { for (const x of f) console.log(`${x.name}: ${x.value} ${x.unit}${x.note ? ` (${x.note})` : ''}`) })

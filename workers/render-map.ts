@@ -93,7 +93,18 @@ export async function renderMap (p: MapPayload): Promise<MapResult> {
   })
   if (!(out instanceof Uint8Array)) return out
   const data = await encodeMap(out, width, height, p.format, p.transparent, p.bgcolor)
-  return move(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)) as unknown as MapResult
+  return move(transferable(data)) as unknown as MapResult
+}
+
+/**
+ * The encoded bytes in an ArrayBuffer of their own, which can be moved to the event loop's thread:
+ * on Node 24 sharp's output Buffers are backed by external memory, which postMessage cannot
+ * transfer (DataCloneError); one copy of an encoded map is cheap.
+ */
+function transferable (data: Buffer): Uint8Array {
+  const out = new Uint8Array(data.byteLength)
+  out.set(data)
+  return out
 }
 
 export interface PixelResult {
@@ -136,5 +147,5 @@ export async function exceptionImage (p: ExceptionImagePayload): Promise<Uint8Ar
   }
   const raw = await img.ensureAlpha().raw().toBuffer()
   const data = await encodeMap(new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength), p.width, p.height, p.format, p.transparent, p.bgcolor)
-  return move(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)) as unknown as Uint8Array
+  return move(transferable(data)) as unknown as Uint8Array
 }

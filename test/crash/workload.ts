@@ -7,6 +7,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { Disconnected, http, harvestFile, mosaicZip, rng, sld, stylePackage, type Model, type Server } from './harness.js'
 
+const UNIT_BYTES: Record<string, number> = { B: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40, PiB: 2 ** 50 }
+
 export const OPS = ['workspace', 'styleZip', 'styleSld', 'styleZipReplace', 'aclAdd', 'aclUpdate', 'catalogMode', 'masterpw',
   'quota', 'mosaicUpload', 'harvest', 'granuleDelete', 'storeCycle', 'seed', 'truncate'] as const
 /** Not in the random mix: a seed that waits until every task has finished (tile and flush points). */
@@ -35,8 +37,9 @@ export const fetchers = {
   catalogMode: async (s: Server) => (await http(s, 'GET', '/rest/security/acl/catalog.json')).json().mode as string,
   masterpw: async (s: Server) => (await http(s, 'GET', '/rest/security/masterpw.json')).json().oldMasterPassword as string,
   quota: async (s: Server) => {
+    // In bytes: the server shows a quota in its best-fitting unit (1062 MiB reads 1.037109375 GiB).
     const c = (await http(s, 'GET', '/gwc/rest/diskquota.json')).json().tilecacheQuotaConfiguration
-    return `${c.enabled}/${c.globalQuota.value}${c.globalQuota.units}`
+    return `${c.enabled}/${Math.round(Number(c.globalQuota.value) * UNIT_BYTES[c.globalQuota.units])}B`
   },
   mosaic: async (s: Server, store = STORE) => {
     const r = await http(s, 'GET', `/rest/workspaces/${WS}/coveragestores/${store}/coverages/${store}/index/granules.json`)
@@ -139,7 +142,7 @@ export function createWorkload (m: Model, seed: number): Workload {
       case 'quota': {
         m.track('quota', fetchers.quota, await fetchers.quota(s))
         const value = 100 + i
-        return change('quota', `true/${value}MiB`, () => ok(http(s, 'PUT', '/gwc/rest/diskquota.json',
+        return change('quota', `true/${value * UNIT_BYTES.MiB}B`, () => ok(http(s, 'PUT', '/gwc/rest/diskquota.json',
           JSON.stringify({ gwcQuotaConfiguration: { enabled: true, globalQuota: { value, units: 'MiB' } } }), 'application/json'), op))
       }
       case 'mosaicUpload': {
