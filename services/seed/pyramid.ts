@@ -4,11 +4,13 @@
 // Averaging after styling equals styling after averaging only for styles that are linear in the
 // band values, and a level can be drawn from the one below only when that one is complete; other
 // seeds render every level directly.
-import type { RasterStyle } from '../../workers/render-types.js'
 import type { SeedSpec } from './seed-request.js'
 
+/** What of a raster style decides whether it is linear (the renderer's RasterStyle has these). */
+export interface StyleShape { colorMap?: unknown, contrast?: { method?: string, gamma?: number } }
+
 /** Whether a style commutes with averaging: no colour map, no gamma, no histogram equalisation. */
-export function isLinearStyle (style: RasterStyle | undefined): boolean {
+export function isLinearStyle (style: StyleShape | undefined): boolean {
   if (!style) return true
   if (style.colorMap) return false
   const c = style.contrast
