@@ -3,6 +3,8 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { exposedMapwarden, type MapwardenPluginOptions } from '../plugins/app.js'
 
 export const ADMIN_PASSWORD = 'test-admin-password'
@@ -48,3 +50,28 @@ export function basic (user: string, password: string): string {
   return 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64')
 }
 export const ADMIN = { authorization: basic('admin', ADMIN_PASSWORD) }
+
+/** The built standalone server (dist/plugins/server.js). */
+export const SERVER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../plugins/server.js')
+
+/**
+ * The built standalone server as a child process on a free loopback port, with the test password;
+ * resolves once it listens (its base URL, and everything it printed so far), rejects if it exits.
+ */
+export function startBuiltServer (dataDir: string, extraEnv: Record<string, string> = {}): Promise<{ child: ChildProcess, url: string, output: () => string }> {
+  const child = spawn(process.execPath, [SERVER], {
+    env: { PATH: process.env.PATH, MAPWARDEN_PORT: '0', MAPWARDEN_HOST: '127.0.0.1', MAPWARDEN_DATA_DIR: dataDir, MAPWARDEN_ADMIN_PASSWORD: ADMIN_PASSWORD, MAPWARDEN_LOG_LEVEL: 'info', ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let out = ''
+  return new Promise((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      out += d.toString()
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
+      if (m) resolve({ child, url: m[1], output: () => out })
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)))
+  })
+}

@@ -7,12 +7,11 @@
 import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { ADMIN_PASSWORD, tempDir } from '../helper.js'
+import { ADMIN_PASSWORD, startBuiltServer, tempDir } from '../helper.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
-const SERVER = path.join(ROOT, 'dist/plugins/server.js')
 
 export interface WalkCommand { block: number, text: string, expect?: number }
 
@@ -52,23 +51,6 @@ export function walkCommands (readme: string): WalkCommand[] {
   return out
 }
 
-function startServer (dataDir: string): Promise<{ child: ChildProcess, origin: string }> {
-  const child = spawn(process.execPath, [SERVER], {
-    env: { PATH: process.env.PATH, MAPWARDEN_PORT: '0', MAPWARDEN_HOST: '127.0.0.1', MAPWARDEN_DATA_DIR: dataDir, MAPWARDEN_ADMIN_PASSWORD: ADMIN_PASSWORD, MAPWARDEN_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let out = ''
-  return new Promise((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      out += d.toString()
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
-      if (m) resolve({ child, origin: m[1] })
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)))
-  })
-}
 
 t.test('the walk is extracted from the walk blocks of "Using the API" only', async (t) => {
   const readme = [
@@ -89,7 +71,7 @@ t.test("the README's walk runs top to bottom against the built server", async (t
   t.ok(commands.length >= 30, `${commands.length} commands in the walk`)
   const dataDir = tempDir(t, 'mw-walk-data')
   const scratch = tempDir(t, 'mw-walk-tmp') // mktemp -d lands here (TMPDIR)
-  const { child, origin } = await startServer(dataDir)
+  const { child, url: origin } = await startBuiltServer(dataDir)
   t.teardown(() => { child.kill('SIGTERM') })
 
   // One bash for the whole walk. curl is wrapped to record each command's HTTP status; the

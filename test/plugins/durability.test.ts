@@ -1,12 +1,9 @@
 // Restart and kill -9: what was acknowledged is on disk.
 import t from 'tap'
-import { spawn, type ChildProcess } from 'node:child_process'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { build, ADMIN, ADMIN_PASSWORD, BASE, basic, tempDir } from '../helper.js'
+import { spawn } from 'node:child_process'
+import { build, ADMIN, ADMIN_PASSWORD, BASE, basic, SERVER, startBuiltServer, tempDir } from '../helper.js'
 import { openDatabase } from '../../services/storage/database.js'
 
-const SERVER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../plugins/server.js')
 
 t.test('a workspace created before a restart is there after it', async (t) => {
   const dataDir = tempDir(t)
@@ -20,27 +17,10 @@ t.test('a workspace created before a restart is there after it', async (t) => {
   t.equal(got.json().workspace.name, 'kept')
 })
 
-function startServer (dataDir: string, extraEnv: Record<string, string> = {}): Promise<{ child: ChildProcess, url: string, output: () => string }> {
-  const child = spawn(process.execPath, [SERVER], {
-    env: { PATH: process.env.PATH, MAPWARDEN_PORT: '0', MAPWARDEN_HOST: '127.0.0.1', MAPWARDEN_DATA_DIR: dataDir, MAPWARDEN_ADMIN_PASSWORD: ADMIN_PASSWORD, MAPWARDEN_LOG_LEVEL: 'info', ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let out = ''
-  return new Promise((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      out += d.toString()
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
-      if (m) resolve({ child, url: m[1], output: () => out })
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)))
-  })
-}
 
 t.test('kill -9 in the middle of a stream of creations keeps every acknowledged workspace', async (t) => {
   const dataDir = tempDir(t)
-  const { child, url } = await startServer(dataDir)
+  const { child, url } = await startBuiltServer(dataDir)
   const acked: string[] = []
   const auth = basic('admin', ADMIN_PASSWORD)
   const exited = new Promise((resolve) => child.on('exit', resolve))
@@ -68,7 +48,7 @@ t.test('kill -9 in the middle of a stream of creations keeps every acknowledged 
 
 t.test('SIGTERM shuts the standalone server down cleanly', async (t) => {
   const dataDir = tempDir(t)
-  const { child, url, output } = await startServer(dataDir)
+  const { child, url, output } = await startBuiltServer(dataDir)
   const res = await fetch(`${url}${BASE}/health`)
   t.equal(res.status, 200)
   const code = await new Promise((resolve) => { child.on('exit', resolve); child.kill('SIGTERM') })

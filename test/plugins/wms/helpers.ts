@@ -1,6 +1,11 @@
 // Shared by the WMS tests: real mosaics made through the REST API, KVP URLs, decoded pixels and
 // parsed documents.
 import type { FastifyInstance } from 'fastify'
+import type { Test } from 'tap'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { spawnSync } from 'node:child_process'
 import sharp from 'sharp'
 import { ADMIN, BASE } from '../../helper.js'
 import { createMosaic, pattern, rgbTiff } from '../../fixtures/seed/mosaic.js'
@@ -60,3 +65,20 @@ export async function parseDoc (body: string): Promise<any> {
 }
 
 export { pattern }
+
+/**
+ * xmllint's verdict on a document (--nonet: no DTD or schema is fetched): well-formed alone, or
+ * valid `against` ['--schema', xsd] or ['--dtdvalid', dtd] (the DOCTYPE, which names the DTD by URL,
+ * is dropped then); `valid` false expects a refusal (a negative control).
+ */
+export function xmllint (t: Test, body: string, label: string, against: string[] = [], valid = true) {
+  if (spawnSync('xmllint', ['--version'], { stdio: 'ignore' }).status !== 0) return t.fail('xmllint is missing: run scripts/install-wms-tools.sh')
+  if (against.length && !fs.existsSync(against[1])) return t.fail(`${against[1]} is missing: run scripts/install-wms-tools.sh`)
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-wms-xml-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const file = path.join(dir, 'doc.xml')
+  fs.writeFileSync(file, against[0] === '--dtdvalid' ? body.replace(/<!DOCTYPE[^>]*>/, '') : body)
+  const r = spawnSync('xmllint', ['--noout', '--nonet', ...against, file], { encoding: 'utf8' })
+  if (!valid) return t.not(r.status, 0, `${label}: refused by the schema`)
+  t.equal(r.status, 0, `${label}: ${r.status === 0 ? 'valid' : r.stderr.split('\n').slice(0, 5).join(' | ')}`)
+}
