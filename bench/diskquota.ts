@@ -77,7 +77,7 @@ async function eviction (): Promise<Figure[]> {
     const db = openDatabase(dir)
     const blobStore = createBlobStore({ root: path.join(dir, 'tiles'), tmpDir: path.join(dir, 'tmp') })
     const logs = { info: () => {}, warn: () => {} }
-    const dq = createDiskQuota({
+    const dq = await createDiskQuota({
       store: createSqliteQuotaStore(db),
       blobStore,
       flushMs: 0,

@@ -4,6 +4,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { exposedMapwarden, type MapwardenPluginOptions } from '../plugins/app.js'
 
 export interface Figure { name: string, value: number, unit: string, note?: string }
@@ -28,6 +30,18 @@ export async function startMapwarden (opts: MapwardenPluginOptions = {}): Promis
     url,
     close: async () => { await root.close(); if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true }) }
   }
+}
+
+/**
+ * Whether a baseline tool is there (`check`), after scripts/install-bench-tools.sh installed the
+ * Debian packages of every baseline when it was not and this process may (root, apt-get).
+ */
+export function haveBenchTool (check: () => boolean): boolean {
+  if (check()) return true
+  if (process.getuid?.() !== 0 || spawnSync('which', ['apt-get']).status !== 0) return false
+  const script = fileURLToPath(new URL('../../scripts/install-bench-tools.sh', import.meta.url))
+  spawnSync('bash', [script], { stdio: 'ignore' })
+  return check()
 }
 
 export async function load (url: string, headers: Record<string, string> = {}, seconds = 5, connections = 20): Promise<{ rps: number, p99: number, errors: number }> {

@@ -42,9 +42,9 @@ async function freePort (): Promise<number> {
   return port
 }
 
-interface Server { base: string, root: string, child: ChildProcess, dataDir: string, stop: () => Promise<void> }
+export interface Server { base: string, root: string, child: ChildProcess, dataDir: string, stop: () => Promise<void> }
 
-async function startServer (extraEnv: Record<string, string> = {}): Promise<Server> {
+export async function startServer (extraEnv: Record<string, string> = {}): Promise<Server> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-load-'))
   const port = await freePort()
   // --expose-gc: /bench/stats?gc=1 collects before it reads memory, so "after" figures are what is retained.
@@ -84,7 +84,7 @@ async function startServer (extraEnv: Record<string, string> = {}): Promise<Serv
   }
 }
 
-async function call (s: Server, method: string, p: string, body?: string | Buffer, type?: string) {
+export async function call (s: Server, method: string, p: string, body?: string | Buffer, type?: string) {
   const res = await fetch(s.base + p, {
     method,
     headers: { authorization: AUTH, ...(type ? { 'content-type': type } : {}) },
@@ -93,15 +93,19 @@ async function call (s: Server, method: string, p: string, body?: string | Buffe
   return { status: res.status, text: await res.text() }
 }
 
-interface Stats { loopP50Ms: number, loopP99Ms: number, loopMaxMs: number, rss: number, peakRss: number, heapUsed: number }
-async function stats (s: Server, reset = false, gc = false): Promise<Stats> {
+export interface Stats {
+  loopP50Ms: number, loopP99Ms: number, loopMaxMs: number, rss: number, peakRss: number, heapUsed: number
+  /** Since the last reset: metatiles rendered (each full set of a metatile's tiles written), metatiles with a tile written, tile writes. */
+  metatilesRendered: number, metatilesWritten: number, tileWrites: number
+}
+export async function stats (s: Server, reset = false, gc = false): Promise<Stats> {
   const q = [reset ? 'reset=1' : '', gc ? 'gc=1' : ''].filter(Boolean).join('&')
   const res = await fetch(`${s.root}/bench/stats${q ? '?' + q : ''}`)
   return await res.json() as Stats
 }
 
 /** The layer to seed: the bench mosaic (4 x 4096^2 RGB granules) or the small demo mosaic. */
-async function createLayer (s: Server): Promise<{ layer: string, source: string }> {
+export async function createLayer (s: Server): Promise<{ layer: string, source: string }> {
   if (fs.existsSync(path.join(DATA, 'granules'))) {
     const r = await call(s, 'POST', '/rest/workspaces', '<workspace><name>bench</name></workspace>', 'text/xml')
     if (r.status !== 201) throw new Error(`workspace: ${r.status} ${r.text}`)
@@ -150,7 +154,7 @@ function listRequests (layer: string) {
   ].map((p) => ({ method: 'GET' as const, path: `/geoserver${p}` }))
 }
 
-const statuses = (r: { statusCodeStats: Record<string, { count: number }> }) =>
+export const statuses = (r: { statusCodeStats: Record<string, { count: number }> }) =>
   Object.entries(r.statusCodeStats).map(([c, v]) => `${c}: ${v.count}`).join(', ')
 
 /** Baseline: the same 200 connections on the same lists with nothing else running. */
@@ -193,16 +197,21 @@ async function listsWhileSeeding (s: Server, layer: string): Promise<Figure[]> {
   ]
 }
 
+/** The layer's EPSG:900913 grid subset, from its coverage's lon/lat bounds. */
+export async function layerSubset (s: Server, layer: string) {
+  const [ws, name] = layer.split(':')
+  const store = ws === 'bench' ? 'mosaic' : 'watertemp'
+  const cov = JSON.parse((await call(s, 'GET', `/rest/workspaces/${ws}/coveragestores/${store}/coverages/${name}.json`)).text).coverage.latLonBoundingBox
+  return gridSubset(GRID_SETS['EPSG:900913'], [cov.minx, cov.miny, cov.maxx, cov.maxy])
+}
+
 /**
  * Phase 1b (hostile round two, 1): 50 clients panning a map over uncached tiles (each request a
  * tile of a metatile nobody asked for yet, zooms 6-14 of the layer) while a seed task runs:
  * errors (a 503 counts; target 0), tile p99, and the seed's throughput meanwhile.
  */
 async function panningWhileSeeding (s: Server, layer: string): Promise<Figure[]> {
-  const [ws, name] = layer.split(':')
-  const store = ws === 'bench' ? 'mosaic' : 'watertemp'
-  const cov = JSON.parse((await call(s, 'GET', `/rest/workspaces/${ws}/coveragestores/${store}/coverages/${name}.json`)).text).coverage.latLonBoundingBox
-  const subset = gridSubset(GRID_SETS['EPSG:900913'], [cov.minx, cov.miny, cov.maxx, cov.maxy])
+  const subset = await layerSubset(s, layer)
   const tiles: string[] = []
   for (let z = 6; z <= 14 && tiles.length < 200_000; z++) {
     const r = rectAt(tileRange(subset, z, z), z)
@@ -266,7 +275,7 @@ async function seedBurst (s: Server, layer: string): Promise<Figure[]> {
     { name: 'seed burst: RSS before', value: Math.round(before.rss / MB), unit: 'MiB' },
     { name: 'seed burst: RSS peak', value: Math.round(peak.peakRss / MB), unit: 'MiB' },
     { name: 'seed burst: RSS after kill_all', value: Math.round(settled.rss / MB), unit: 'MiB', note: `${Math.round(100 * (settled.rss - before.rss) / before.rss)} % vs before (after a GC)` },
-    { name: 'seed burst: heap used before / after', value: Math.round(settled.heapUsed / MB), unit: 'MiB', note: `${Math.round(before.heapUsed / MB)} MiB before; the killed tasks' records are kept for an hour (DECISIONS.md)` }
+    { name: 'seed burst: heap used before / after', value: Math.round(settled.heapUsed / MB), unit: 'MiB', note: `${Math.round(before.heapUsed / MB)} MiB before; the killed tasks' records are kept for an hour` }
   ]
 }
 

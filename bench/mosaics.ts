@@ -7,13 +7,14 @@ import os from 'node:os'
 import path from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { openDatabase } from '../services/storage/database.js'
-import { createSqliteWorkspaceStore, createWorkspaceService } from '../services/catalog/workspaces.js'
+import { createWorkspaceService } from '../services/catalog/workspaces.js'
+import { createSqliteWorkspaceStore } from '../services/catalog/sqlite-store.js'
 import { createMosaicService } from '../services/mosaics/mosaic-service.js'
-import { createCatalogRows } from '../services/mosaics/catalog-rows.js'
+import { createSqliteMosaicStore } from '../services/mosaics/sqlite-store.js'
 import { parseMosaicDefinition } from '../services/mosaics/indexer.js'
-import type { NewGranule } from '../services/mosaics/granule-index.js'
-import { renderMosaic, closeRenderCache } from '../workers/render-mosaic.js'
-import { latToY, lonToX } from '../workers/crs.js'
+import type { NewGranule } from '../services/mosaics/store.js'
+import { renderMosaic, closeRenderCache } from '../services/render/render-mosaic.js'
+import { latToY, lonToX } from '../services/render/crs.js'
 
 type Figure = { name: string, value: number, unit: string, note?: string }
 
@@ -27,16 +28,17 @@ async function timeIt (n: number, fn: () => Promise<unknown>): Promise<number> {
 function services (dataDir: string, roots: string[]) {
   const db = openDatabase(dataDir)
   const workspaces = createWorkspaceService({ store: createSqliteWorkspaceStore(db), namespaceBase: 'http://mapwarden.org/ns' })
-  const mosaics = createMosaicService({ db, dataDir, harvestRoots: roots, workspaces, zipLimits: { maxEntries: 100, maxBytes: 2 ** 30 } })
-  return { db, workspaces, mosaics }
+  const store = createSqliteMosaicStore(db)
+  const mosaics = createMosaicService({ store, dataDir, harvestRoots: roots, workspaces, zipLimits: { maxEntries: 100, maxBytes: 2 ** 30 } })
+  return { db, store, workspaces, mosaics }
 }
 
 async function harvestedLayer (granuleDir: string, dataDir: string) {
-  const { db, workspaces, mosaics } = services(dataDir, [granuleDir])
+  const { db, store, workspaces, mosaics } = services(dataDir, [granuleDir])
   await workspaces.create({ name: 'bench' })
   const settings = await parseMosaicDefinition(new Map())
-  db.prepare("INSERT INTO stores (workspace, name, kind, type, created_at) VALUES ('bench', 'rgb', 'coverage', 'ImageMosaic', 'now')").run()
-  mosaics.index.putMosaic({ workspace: 'bench', store: 'rgb', dir: path.join(dataDir, 'data', 'bench', 'rgb'), typeName: 'rgb', settings })
+  const record = { workspace: 'bench', store: 'rgb', dir: path.join(dataDir, 'data', 'bench', 'rgb'), typeName: 'rgb', settings }
+  await store.commitUpload('bench', 'rgb', { record, granules: [], storeConfig: {} })
   await mosaics.harvest('bench', 'rgb', granuleDir)
   await mosaics.addCoverage('bench', 'rgb', { name: 'rgb' })
   return { db, mosaics }
@@ -69,11 +71,9 @@ async function renderFigures (granuleDir: string, label: string, note: string): 
 async function indexFigures (): Promise<Figure[]> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-bench-'))
   try {
-    const { db, workspaces, mosaics } = services(dataDir, [])
+    const { db, store, workspaces, mosaics } = services(dataDir, [])
     await workspaces.create({ name: 'bench' })
     const settings = await parseMosaicDefinition(new Map([['indexer.properties', 'Schema=*the_geom:Polygon,location:String,ingestion:java.util.Date,elevation:Integer\nTimeAttribute=ingestion\nElevationAttribute=elevation\n']]))
-    db.prepare("INSERT INTO stores (workspace, name, kind, type, created_at) VALUES ('bench', 'grid', 'coverage', 'ImageMosaic', 'now')").run()
-    mosaics.index.putMosaic({ workspace: 'bench', store: 'grid', dir: dataDir, typeName: 'grid', crs: 'EPSG:4326', settings })
     // 100 x 100 granules of 1 x 1 degree, 10 times and 2 elevations spread over them.
     const granules: NewGranule[] = []
     for (let i = 0; i < 10_000; i++) {
@@ -86,13 +86,11 @@ async function indexFigures (): Promise<Figure[]> {
         attrs: { location: `g_${i}.tif`, ingestion: new Date(Date.UTC(2020, 0, 1 + (i % 10))).toISOString(), elevation: (i % 2) * 100 }
       })
     }
-    mosaics.index.transaction(() => mosaics.index.addGranules('bench', 'grid', granules))
-    const rows = createCatalogRows(db)
-    rows.insertCoverage({ workspace: 'bench', store: 'grid', name: 'grid', nativeName: 'grid', title: 'grid', srs: 'EPSG:4326', bbox: [-50, -50, 50, 50],
-      config: { dimensions: { time: true, elevation: true }, bands: 1, dataType: 'Byte', nativeBbox: [-50, -50, 50, 50], ranges: [{ min: 0, max: 255 }], nativeFormat: 'ImageMosaic', enabled: true } })
-    rows.publish('bench', 'grid', true)
+    // The coverage configured from the index: time and elevation on, extent [-50, -50, 50, 50].
+    const record = { workspace: 'bench', store: 'grid', dir: dataDir, typeName: 'grid', crs: 'EPSG:4326', settings }
+    await store.commitUpload('bench', 'grid', { record, granules, storeConfig: {}, configure: { name: 'grid', nativeName: 'grid' } })
     const n = 200
-    const bboxQuery = await timeIt(n, async () => mosaics.index.query('bench', 'grid', { bbox: [10.5, 10.5, 13.5, 13.5] }))
+    const bboxQuery = await timeIt(n, async () => store.query('bench', 'grid', { bbox: [10.5, 10.5, 13.5, 13.5] }))
     const scan = await timeIt(20, async () => db.prepare(`SELECT * FROM mosaic_granules WHERE workspace = 'bench' AND store = 'grid'
       AND maxx >= 10.5 AND minx <= 13.5 AND maxy >= 10.5 AND miny <= 13.5 AND path NOT LIKE '%never%'`).all())
     const render = await timeIt(n, async () => mosaics.prepareRender({ layer: 'bench:grid', crs: 'EPSG:4326', bbox: [10.5, 10.5, 13.5, 13.5], width: 1024, height: 1024 }))

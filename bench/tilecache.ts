@@ -3,9 +3,11 @@
 // (/work/shared/bench/make-mosaic.sh -> /tmp/bench-data); peak RSS and the longest event-loop
 // stall while seeding; cached-tile GET requests/s against @fastify/static serving the same file.
 // The issue's reference run: zoom 0..10 (MW_BENCH_TILECACHE_ZOOM) in EPSG:900913 and EPSG:4326
-// (MW_BENCH_TILECACHE_4326=0 or MW_BENCH_TILECACHE_900913=0 leaves one out). gdal2tiles is by far the slowest part (minutes per
-// grid set on this machine); MW_BENCH_GDAL2TILES=0 skips it while iterating. When gdal2tiles.py is
-// missing the bench tries `apt-get install -y gdal-bin` (root only) before giving up on it.
+// (MW_BENCH_TILECACHE_4326=0 or MW_BENCH_TILECACHE_900913=0 leaves one out). gdal2tiles is by far
+// the slowest part (minutes per grid set on this machine); MW_BENCH_GDAL2TILES=0 skips it while
+// iterating. MapProxy 1.15 over MapServer 8 (mapproxy.ts) seeds the same EPSG:900913 levels right
+// after; MW_BENCH_MAPPROXY=0 skips it. When a baseline program is missing the bench runs
+// scripts/install-bench-tools.sh (root only) before giving up on it.
 import Fastify, { type FastifyInstance } from 'fastify'
 import fastifyStatic from '@fastify/static'
 import sharp from 'sharp'
@@ -16,9 +18,11 @@ import { spawnSync } from 'node:child_process'
 import { pipeline } from 'node:stream/promises'
 import yazl from 'yazl'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { AUTH, load, startMapwarden } from './harness.js'
-import { createTilePool } from '../plugins/infra/tile-pool.js'
+import { AUTH, haveBenchTool, load, startMapwarden } from './harness.js'
+import { createTilePool } from '../services/seed/render-pool.js'
 import { GRID_SETS, tilesHigh } from '../services/seed/grid-sets.js'
+import { mapProxySeed } from './mapproxy.js'
+import { BENCH_LONLAT } from './mapserver.js'
 import type { TileEvent } from '../services/seed/blob-store.js'
 
 type Figure = { name: string, value: number, unit: string, note?: string }
@@ -26,6 +30,7 @@ const DATA = process.env.BENCH_DATA ?? '/tmp/bench-data'
 const ZOOM = Number(process.env.MW_BENCH_TILECACHE_ZOOM ?? 10)
 const GRIDS = ['EPSG:900913', 'EPSG:4326'].filter((g) => process.env[`MW_BENCH_TILECACHE_${g.slice(5)}`] !== '0')
 const GDAL2TILES = process.env.MW_BENCH_GDAL2TILES !== '0'
+const MAPPROXY = process.env.MW_BENCH_MAPPROXY !== '0'
 const AUTH_HEADERS = { authorization: AUTH }
 
 /** The four bench granules as one mosaic layer `bench:mosaic`, loaded as a stored (uncompressed) ZIP. */
@@ -101,14 +106,7 @@ async function formatCeiling (format: 'image/jpeg' | 'image/webp', quality: numb
   return { tps: (2 * half) / secs, avg: (bytes[0] + bytes[1]) / (2 * half) }
 }
 
-/** gdal2tiles.py on the PATH, installing Debian's gdal-bin first when possible (root, apt-get). */
-function haveGdal2tiles (): boolean {
-  if (spawnSync('which', ['gdal2tiles.py']).status === 0) return true
-  if (process.getuid?.() === 0 && spawnSync('which', ['apt-get']).status === 0) {
-    spawnSync('apt-get', ['install', '-y', '-q', 'gdal-bin'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
-  }
-  return spawnSync('which', ['gdal2tiles.py']).status === 0
-}
+const haveGdal2tiles = () => haveBenchTool(() => spawnSync('which', ['gdal2tiles.py']).status === 0)
 
 function gdal2tiles (profile: 'mercator' | 'geodetic') {
   if (!haveGdal2tiles()) return undefined
@@ -127,6 +125,33 @@ function gdal2tiles (profile: 'mercator' | 'geodetic') {
   return r.status === 0 ? { tiles, bytes, secs } : undefined
 }
 
+
+type SeedRun = { tiles: number, bytes: number, secs: number }
+
+function gdal2tilesFigures (gs: string, r: SeedRun): Figure[] {
+  const profile = gs === 'EPSG:900913' ? 'mercator' : 'geodetic'
+  const g = gdal2tiles(profile)
+  if (!g) return [{ name: `gdal2tiles ${profile}`, value: 0, unit: '', note: 'gdal2tiles.py not installed or failed' }]
+  return [
+    { name: `gdal2tiles ${profile} z0-${ZOOM} (2 processes)`, value: round(g.tiles / g.secs), unit: 'tiles/s', note: `${g.tiles} tiles, avg ${Math.round(g.bytes / g.tiles)} bytes` },
+    { name: `tilecache seed ${gs} / gdal2tiles`, value: round((r.tiles / r.secs) / (g.tiles / g.secs)), unit: 'ratio', note: 'target >= 3' },
+    { name: `tilecache ${gs} avg tile size / gdal2tiles`, value: round((r.bytes / r.tiles) / (g.bytes / g.tiles)), unit: 'ratio', note: 'target <= 1.25' }]
+}
+
+/** MapProxy + MapServer seeding the same extent and levels; a failure or a hang fails these figures only. */
+async function mapProxyFigures (gs: string, r: SeedRun): Promise<Figure[]> {
+  const name = `MapProxy 1.15 + MapServer 8 seed ${gs} z0-${ZOOM} (concurrency 2)`
+  let mp
+  try {
+    mp = await mapProxySeed(path.join(DATA, 'mosaic.vrt'), BENCH_LONLAT, ZOOM)
+  } catch (err) {
+    return [{ name, value: 0, unit: '', note: `failed: ${(err as Error).message.replace(/\s+/g, ' ').slice(0, 300)}` }]
+  }
+  if (!mp) return [{ name, value: 0, unit: '', note: 'python3-mapproxy or cgi-mapserver not installed' }]
+  return [
+    { name, value: round(mp.tiles / mp.secs), unit: 'tiles/s', note: `${mp.tiles} tiles of the levels' ranges in ${mp.secs.toFixed(1)} s (${mp.written} stored: whole metatiles), avg ${Math.round(mp.bytes / Math.max(1, mp.tiles))} bytes` },
+    { name: `tilecache seed ${gs} / MapProxy + MapServer`, value: round((r.tiles / r.secs) / (mp.tiles / mp.secs)), unit: 'ratio', note: `target >= 3; ${r.tiles} tiles for mapwarden, ${mp.tiles} for MapProxy` }]
+}
 
 export async function run (): Promise<Figure[]> {
   if (!fs.existsSync(path.join(DATA, 'mosaic.vrt'))) {
@@ -160,14 +185,9 @@ export async function run (): Promise<Figure[]> {
         { name: 'sharp PNG encode, mapwarden settings, 2 threads', value: round(ceiling['mapwarden settings'].tps), unit: 'tiles/s', note: `avg ${Math.round(ceiling['mapwarden settings'].avg)} bytes` },
         { name: `tilecache seed ${gs} / encode ceiling`, value: round(r.tiles / r.secs / ceiling['sharp defaults'].tps), unit: 'ratio', note: 'target >= 0.5' })
       // gdal2tiles on the same data and zooms, right after (the machine's load drifts).
-      if (!GDAL2TILES) continue
-      const profile = gs === 'EPSG:900913' ? 'mercator' : 'geodetic'
-      const g = gdal2tiles(profile)
-      if (!g) { figures.push({ name: `gdal2tiles ${profile}`, value: 0, unit: '', note: 'gdal2tiles.py not installed or failed' }); continue }
-      figures.push(
-        { name: `gdal2tiles ${profile} z0-${ZOOM} (2 processes)`, value: round(g.tiles / g.secs), unit: 'tiles/s', note: `${g.tiles} tiles, avg ${Math.round(g.bytes / g.tiles)} bytes` },
-        { name: `tilecache seed ${gs} / gdal2tiles`, value: round((r.tiles / r.secs) / (g.tiles / g.secs)), unit: 'ratio', note: 'target >= 3' },
-        { name: `tilecache ${gs} avg tile size / gdal2tiles`, value: round((r.bytes / r.tiles) / (g.bytes / g.tiles)), unit: 'ratio', note: 'target <= 1.25' })
+      if (GDAL2TILES) figures.push(...gdal2tilesFigures(gs, r))
+      // MapProxy over MapServer, likewise (EPSG:900913 only: MapProxy's GLOBAL_WEBMERCATOR grid).
+      if (MAPPROXY && gs === 'EPSG:900913') figures.push(...await mapProxyFigures(gs, r))
     }
     // The same seed built as a pyramid (MAPWARDEN_SEED_PYRAMID=true), on a second instance: what
     // drawing the upper levels from the level below saves or costs against rendering them.

@@ -3,14 +3,15 @@
 // (Debian's python3-mapscript rendering the same GeoTIFFs in process: two Python processes sharing
 // the port with SO_REUSEPORT, one per core, as mapwarden has two render threads), same window, size
 // and format, in the same run; and a tiled WMS hit against the cached WMTS GET of the same tile.
-// When mapscript is missing the bench tries `apt-get install -y python3-mapscript` (root only).
+// When mapscript is missing the bench runs scripts/install-bench-tools.sh (root only).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { load, startMapwarden, type Figure } from './harness.js'
+import { haveBenchTool, load, startMapwarden, type Figure } from './harness.js'
 import { createMosaic } from './tilecache.js'
+import { mapfile } from './mapserver.js'
 import { GRID_SETS, closestRectangle, rectBounds, tilesHigh } from '../services/seed/grid-sets.js'
 
 const DATA = process.env.BENCH_DATA ?? '/tmp/bench-data'
@@ -56,49 +57,7 @@ for i in range(processes - 1):
 Server(('127.0.0.1', port), Handler).serve_forever()
 `
 
-function mapfile (port: number): string {
-  return `MAP
-  NAME "bench"
-  EXTENT 0 40 20 60
-  SIZE 512 512
-  UNITS DD
-  PROJECTION "init=epsg:4326" END
-  OUTPUTFORMAT
-    NAME "png"
-    DRIVER "AGG/PNG"
-    MIMETYPE "image/png"
-    IMAGEMODE RGBA
-    EXTENSION "png"
-    TRANSPARENT ON
-  END
-  WEB
-    METADATA
-      "wms_title" "bench"
-      "wms_onlineresource" "http://127.0.0.1:${port}/?"
-      "wms_srs" "EPSG:4326 EPSG:3857"
-      "wms_enable_request" "*"
-    END
-  END
-  LAYER
-    NAME "mosaic"
-    TYPE RASTER
-    STATUS ON
-    DATA "${path.join(DATA, 'mosaic.vrt')}"
-    PROJECTION "init=epsg:4326" END
-    PROCESSING "RESAMPLE=NEAREST"
-    METADATA "wms_title" "mosaic" END
-  END
-END
-`
-}
-
-function haveMapscript (): boolean {
-  const check = () => spawnSync('/usr/bin/python3', ['-c', 'import mapscript'], { stdio: 'ignore' }).status === 0
-  if (check()) return true
-  if (process.getuid?.() !== 0) return false
-  spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'python3-mapscript'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
-  return check()
-}
+const haveMapscript = () => haveBenchTool(() => spawnSync('/usr/bin/python3', ['-c', 'import mapscript'], { stdio: 'ignore' }).status === 0)
 
 async function freePort (): Promise<number> {
   const srv = net.createServer()
@@ -111,7 +70,7 @@ async function freePort (): Promise<number> {
 async function startMapserver (): Promise<{ url: string, child: ChildProcess, dir: string }> {
   const port = await freePort()
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-bench-mapserver-'))
-  fs.writeFileSync(path.join(dir, 'bench.map'), mapfile(port))
+  fs.writeFileSync(path.join(dir, 'bench.map'), mapfile(path.join(DATA, 'mosaic.vrt'), `http://127.0.0.1:${port}/?`))
   const child = spawn('/usr/bin/python3', ['-c', MAPSERVER, path.join(dir, 'bench.map'), String(port), '2'], { stdio: 'ignore', detached: true })
   const url = `http://127.0.0.1:${port}/?${MAP_PARAMS.replace('%s', 'mosaic')}`
   for (let i = 0; i < 100; i++) { // until it answers (a second or two)

@@ -51,9 +51,8 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).type('text/plain; charset=utf-8').send(escapeControls(`No such resource: ${req.method} ${req.url.split('?')[0]}`))
   })
-  const ping = app.db.prepare('SELECT 1')
   app.get('/health', { schema: { summary: 'Health check: 200 while the catalog database answers' }, config: { access: 'public' } }, async () => {
-    ping.get()
+    await app.ping()
     return { status: 'ok' }
   })
 
@@ -161,7 +160,7 @@ export type { MapwardenConfig, MapwardenOptions }
 
 /**
  * The same plugin without its own encapsulation, for tests, benchmarks and hosts that want the
- * decorators (app.db, app.tileCache...). A separate function, because fastify-plugin marks the
+ * decorators (app.tileCache, app.styles...). A separate function, because fastify-plugin marks the
  * function it is given: wrapping the default export itself would strip its encapsulation (and
  * its prefix) everywhere else in the process.
  */

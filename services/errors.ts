@@ -114,7 +114,7 @@ export const DataStoreNotEmpty = createError('MW_APPSCHEMA_STORE_NOT_EMPTY', 'fo
 export const UploadMediaType = createError('MW_APPSCHEMA_MEDIA_TYPE', 'unsupported', 'Unsupported media type %s for a mapping upload; accepted: text/xml, application/xml, application/zip')
 export const InvalidListValue = createError('MW_APPSCHEMA_INVALID_LIST', 'invalid', 'Invalid list value %s: expected configured, available, available_with_geom or all')
 // --- security ---
-// Messages of GeoServer's security REST controllers (geoserver-wire-formats.md section 7).
+// Messages of GeoServer's security REST controllers, word for word.
 export const InvalidRule = createError('MW_SECURITY_INVALID_RULE', 'unprocessable', '%s')
 export const RulesExist = createError('MW_SECURITY_RULES_EXIST', 'conflict', 'Already existing rules: %s')
 export const UnknownRules = createError('MW_SECURITY_UNKNOWN_RULES', 'conflict', 'Unknown rules: %s')
@@ -154,7 +154,6 @@ export const SeedTaskNotFound = createError('MW_SEED_TASK_NOT_FOUND', 'not_found
 export const TileRequestInvalid = createError('MW_TILES_INVALID', 'invalid', '%s')
 export const TileParameterInvalid = createError('MW_TILES_PARAMETER_INVALID', 'invalid', 'Invalid tile request: %s %s: %s')
 export const TileOutOfRange = createError('MW_TILES_OUT_OF_RANGE', 'not_found', 'Tile %s is outside the coverage of layer %s in grid set %s')
-export const RendererUnavailable = createError('MW_TILES_RENDERER_UNAVAILABLE', 'unavailable', 'No renderer is available for layer %s')
 export const TileCacheClosing = createError('MW_TILES_CLOSING', 'unavailable', 'The tile cache is shutting down')
 export const RenderQueueFull = createError('MW_TILES_RENDER_QUEUE_FULL', 'unavailable', 'The render queue is full; try again later')
 // Bad data is not a server fault: 422 names the granule, so the administrator knows which file to replace.

@@ -6,6 +6,7 @@ import path from 'node:path'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { exposedMapwarden, type MapwardenPluginOptions } from '../plugins/app.js'
+import { pgDatabase } from './fixtures/pg.js'
 
 export const ADMIN_PASSWORD = 'test-admin-password'
 export const BASE = '/geoserver'
@@ -23,8 +24,27 @@ export function tempDir (t: TestLike, name = 'mw'): string {
 
 export interface BuildOptions extends MapwardenPluginOptions { keepOpen?: boolean }
 
+/**
+ * The backend the suite runs on: the embedded SQLite catalog, or with MAPWARDEN_TEST_BACKEND=pg a
+ * new PostgreSQL database per app (test/fixtures/pg.ts), dropped at teardown.
+ */
+export const TEST_BACKEND = process.env.MAPWARDEN_TEST_BACKEND === 'pg' ? 'pg' : 'sqlite'
+
+// One database per data directory: an app built again on the same directory (a restart) finds its catalog.
+const databases = new Map<string, string>()
+async function databaseFor (t: TestLike, dataDir: string): Promise<string> {
+  let url = databases.get(dataDir)
+  if (url === undefined) {
+    url = await pgDatabase(t, { migrated: true })
+    databases.set(dataDir, url)
+    t.teardown(() => databases.delete(dataDir))
+  }
+  return url
+}
+
 export async function build (t: TestLike, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const dataDir = opts.dataDir ?? tempDir(t)
+  const databaseUrl = opts.databaseUrl ?? (TEST_BACKEND === 'pg' ? await databaseFor(t, dataDir) : undefined)
   const root = Fastify({ logger: false })
   let app: FastifyInstance | undefined
   // The exposed variant so the tests can reach the decorators (app.db, app.workspaces) of the scope it returns;
@@ -37,7 +57,8 @@ export async function build (t: TestLike, opts: BuildOptions = {}): Promise<Fast
       authCacheSeconds: 60,
       announce: () => {},
       ...opts,
-      dataDir
+      dataDir,
+      databaseUrl
     })
     app = scope
   }, { prefix: BASE })

@@ -1,4 +1,4 @@
-// "Nothing changed" for hostile-input tests (../shared/spec/hostile-inputs.md): a manifest of the
+// "Nothing changed" for hostile-input tests: a manifest of the
 // data directory (relative path, size, sha256), with the catalog database compared by content
 // rather than bytes (SQLite may touch its file without changing a row).
 import fs from 'node:fs'

@@ -1,5 +1,5 @@
 // The render worker's thread gives itself the nice value in workerData (MAPWARDEN_RENDER_NICE), so
-// the event loop wins the CPU over render work (see backgroundThreadPriority in plugins/infra/tile-pool.ts).
+// the event loop wins the CPU over render work (see backgroundThreadPriority in services/seed/render-pool.ts).
 // Imported before anything else in the worker: threads started while modules load (libvips')
 // inherit the priority of the thread that starts them.
 import os from 'node:os'

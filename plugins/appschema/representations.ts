@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream'
 import { Link, type Document, type Value } from '../infra/representation.js'
 import { zipStream } from '../infra/zip-stream.js'
 import type { Urls } from '../infra/services.js'
-import type { FeatureTypeRow, StoreRow } from '../../services/appschema/catalog-rows.js'
+import type { FeatureTypeRow, StoreRow } from '../../services/appschema/store.js'
 import type { Bbox } from '../../services/appschema/properties.js'
 
 export function dataStoreListDoc (req: FastifyRequest, urls: Urls, ws: string, names: string[]): Document {

@@ -1,11 +1,12 @@
 // {base}/rest/workspaces: GeoServer's WorkspaceController shapes.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { WorkspaceParams as WsParams, RecurseQuery } from '../../schemas/common.js'
+import type { FastifyRequest } from 'fastify'
+import { WorkspaceParams as WsParams, RecurseQuery, responses } from '../../schemas/catalog.js'
+import type { TypedApp } from '../infra/routes.js'
 import { Link, type Document } from '../infra/representation.js'
 import type { Workspace } from '../../services/catalog/workspaces.js'
 import { bodyRoot, suffixed } from '../infra/routes.js'
 
-export default async function workspaces (app: FastifyInstance) {
+export default async function workspaces (app: TypedApp) {
   const { workspaces: service, urls } = app
 
   const one = (req: FastifyRequest, ws: Workspace): Document => ({
@@ -20,7 +21,7 @@ export default async function workspaces (app: FastifyInstance) {
   })
 
   for (const url of suffixed('/workspaces')) {
-    app.get(url, { schema: { summary: 'List workspaces' } }, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List workspaces' }, config: { responses: responses.list } }, async (req, reply) => {
       const list = await service.list() // the same array until a workspace changes
       return reply.cachedResource(list, () => ({
         workspaces: {
@@ -28,26 +29,26 @@ export default async function workspaces (app: FastifyInstance) {
         }
       }))
     })
-    app.post(url, { schema: { summary: 'Create a workspace (201, body = its name)' } }, async (req, reply) => {
+    app.post(url, { schema: { summary: 'Create a workspace (201, body = its name)' }, config: { responses: responses.created } }, async (req, reply) => {
       const ws = await service.create(bodyRoot(req.body, 'workspace'))
       return reply.code(201).header('Location', urls.rest(req, 'workspaces', ws.name)).type('text/plain').send(ws.name)
     })
   }
 
-  app.get('/workspaces/:ws', { schema: { summary: 'A workspace', params: WsParams } }, async (req, reply) => {
-    const { ws } = req.params as { ws: string }
+  app.get('/workspaces/:ws', { schema: { summary: 'A workspace', params: WsParams }, config: { responses: responses.one } }, async (req, reply) => {
+    const { ws } = req.params
     return reply.resource(one(req, await service.get(ws)))
   })
 
-  app.put('/workspaces/:ws', { schema: { summary: 'Rename or update a workspace', params: WsParams } }, async (req, reply) => {
-    const { ws } = req.params as { ws: string }
+  app.put('/workspaces/:ws', { schema: { summary: 'Rename or update a workspace', params: WsParams }, config: { responses: responses.done } }, async (req, reply) => {
+    const { ws } = req.params
     await service.update(ws, bodyRoot(req.body, 'workspace'))
     return reply.code(200).send()
   })
 
-  app.delete('/workspaces/:ws', { schema: { summary: 'Delete a workspace (recurse=true: with its content)', params: WsParams, querystring: RecurseQuery } }, async (req, reply) => {
-    const { ws } = req.params as { ws: string }
-    await service.remove(ws, (req.query as { recurse?: boolean }).recurse === true)
+  app.delete('/workspaces/:ws', { schema: { summary: 'Delete a workspace (recurse=true: with its content)', params: WsParams, querystring: RecurseQuery }, config: { responses: responses.done } }, async (req, reply) => {
+    const { ws } = req.params
+    await service.remove(ws, req.query.recurse === true)
     return reply.code(200).send()
   })
 }

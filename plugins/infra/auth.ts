@@ -6,11 +6,10 @@ import basicAuth from '@fastify/basic-auth'
 import type { FastifyInstance, FastifyRequest, FastifyReply } from 'fastify'
 import { ANONYMOUS, type Authenticator, type Principal } from '../../services/auth/authenticator.js'
 import { AccessDenied, AdminRequired, CredentialsRefused } from '../../services/errors.js'
-import { ADMIN_ROLES } from '../../services/security/access.js'
+import { ADMIN_ROLES } from '../../services/auth/roles.js'
 
 export type Access = 'admin' | 'authenticated' | 'public'
 export const REALM = 'GeoServer Realm'
-export { ADMIN_ROLES }
 
 declare module 'fastify' {
   interface FastifyRequest { principal: Principal }

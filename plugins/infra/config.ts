@@ -9,6 +9,7 @@ export interface MapwardenConfig {
   host: string
   basePath: string
   dataDir: string
+  databaseUrl?: string        // postgres://... : every store in PostgreSQL (several instances share it); unset: SQLite in dataDir
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   bodyLimit: number           // XML, JSON, SLD and text bodies, bytes
   uploadLimit: number         // ZIP and other streamed uploads, bytes on the wire
@@ -121,6 +122,18 @@ export const SETTINGS: Setting[] = [
     }),
     default: [],
     describe: 'Directories (separated by ' + path.delimiter + ') that harvesting may read; empty = no external harvesting'
+  },
+  {
+    // Never logged: it may hold a password.
+    key: 'databaseUrl',
+    env: 'MAPWARDEN_DATABASE_URL',
+    parse: (s) => {
+      let url: URL
+      try { url = new URL(s) } catch { throw new Error('must be a URL such as postgres://user@host:5432/mapwarden') }
+      if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error(`must be a postgres:// URL, got a ${url.protocol} URL`)
+      return s
+    },
+    describe: 'PostgreSQL URL (postgres://user:password@host:5432/db): the catalog, mosaic indexes, task records and disk-quota usage live there and several instances may share it with one data directory; unset: the embedded SQLite catalog in the data directory'
   },
   { key: 'adminPassword', env: 'MAPWARDEN_ADMIN_PASSWORD', parse: (s) => s, describe: 'Password of user admin on first start; generated and printed once when unset' },
   { key: 'bodyMinRate', env: 'MAPWARDEN_BODY_MIN_RATE', parse: int(0, 1_000_000_000), default: 1024, describe: 'Bytes per second a request body must average over each 5-second window; slower: 408 and the connection closed (0: no minimum)' },

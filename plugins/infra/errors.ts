@@ -3,6 +3,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isMapwardenError, isStorageFull, type ErrorKind } from '../../services/errors.js'
+import { isConnectionError } from '../../services/storage/pg/database.js'
 
 export const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
@@ -38,6 +39,7 @@ export function statusOf (err: FastifyError | Error): number {
   const e = err as FastifyError & { errno?: number, code?: string }
   if (isStorageFull(e)) return 507 // ENOSPC, EDQUOT, SQLITE_FULL
   if (e.code === 'EMFILE' || e.code === 'ENFILE') return 503 // out of file descriptors: try again, not a fault
+  if (isConnectionError(e)) return 503 // the PostgreSQL catalog does not answer: nothing was changed
   if (e.validation) return 400
   if (e.code && FASTIFY_CODES[e.code]) return FASTIFY_CODES[e.code]
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return e.statusCode
@@ -55,6 +57,7 @@ function messageOf (err: FastifyError | Error, status: number): string {
   const e = err as FastifyError & { code?: string }
   if (status === 507) return 'Not enough space on the data directory to complete the request'
   if (e.code === 'EMFILE' || e.code === 'ENFILE') return 'The server has too many files open; try again later'
+  if (status === 503 && isConnectionError(e)) return 'The catalog database is not reachable; try again later'
   if (status === 401) return 'HTTP Basic authentication required'
   if (e.validation) return `Invalid request: ${err.message}`
   if (status >= 500) return 'Internal server error'
@@ -70,7 +73,7 @@ async function errors (app: FastifyInstance) {
     if (status === 401) reply.header('WWW-Authenticate', 'Basic realm="GeoServer Realm"')
     else reply.removeHeader('www-authenticate')
     // A full render queue, a shutdown, granules changing under a render: worth trying again soon.
-    if (status === 503 && (isMapwardenError(err) || /^E[MN]FILE$/.test((err as { code?: string }).code ?? ''))) reply.header('Retry-After', '1')
+    if (status === 503) reply.header('Retry-After', '1')
     return reply.code(status).type('text/plain; charset=utf-8').send(escapeControls(messageOf(err, status)))
   })
 }

@@ -1,4 +1,4 @@
-// Content negotiation and body parsing, shared by every area (DECISIONS.md "Paths"):
+// Content negotiation and body parsing, shared by every area:
 // - the representation comes from the path suffix (.xml .json .sld .zip .html), stripped from the
 //   last path parameter before the handler sees it, else from Accept;
 // - a body sent to a suffixed resource with no Content-Type or as a form (what `curl -d @file`
@@ -201,7 +201,7 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
     if (/^\s*text\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
       req.headers['content-type'] = req.headers['content-type']!.replace(/^\s*text\/json/i, 'application/json')
     }
-    // DECISIONS.md: a body to a suffixed resource without a fitting media type is read by the suffix.
+    // A body to a suffixed resource without a fitting media type is read by the suffix.
     const ct = (req.headers['content-type'] ?? '').toLowerCase()
     const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0
     if (hasBody && req.formatFromSuffix && (req.format === 'xml' || req.format === 'json') &&

@@ -6,7 +6,7 @@
 // - an object whose values are all empty arrays is an empty list: <styles/> and {"styles":""}
 // - a Link under key 'href' is an atom:link in XML and "href":"...json" in JSON; under any other
 //   key it is <key><atom:link .../></key> in XML and "key":"...json" in JSON
-// - XML is pretty-printed with 2 spaces and no declaration
+// - XML is pretty-printed with 2 spaces and no declaration, unless a layout says otherwise
 import { stringifyExact } from '../../services/exact-json.js'
 
 export class Link {
@@ -39,15 +39,33 @@ function atomLink (link: Link): string {
   return `<atom:link xmlns:atom="${ATOM}" rel="alternate" href="${escapeXml(link.base + '.xml')}" type="${link.type}"/>`
 }
 
-function xmlElement (name: string, v: Value, indent: string, out: string[]): void {
+/**
+ * How a document is laid out. The default is GeoServer's REST layout (2-space indent, no
+ * declaration); GeoServer's security maps are written with a declaration, some on one line.
+ */
+export interface XmlLayout {
+  /** An XML declaration written before the root element. */
+  declaration?: string
+  /** The whole document on one line, without indentation. */
+  compact?: boolean
+  /** `<x />` rather than `<x/>` for an empty element. */
+  spaceBeforeSlash?: boolean
+  /** A line break after the last line. */
+  finalNewline?: boolean
+}
+
+interface Writer { out: string[], step: string, nl: string, empty: string }
+
+function xmlElement (name: string, v: Value, indent: string, w: Writer): void {
+  const out = w.out
   if (v === undefined) return
-  if (Array.isArray(v)) { for (const item of v) xmlElement(name, item, indent, out); return }
+  if (Array.isArray(v)) { for (const item of v) xmlElement(name, item, indent, w); return }
   if (v instanceof Link) {
     if (name === 'href') out.push(indent + atomLink(v))
-    else out.push(`${indent}<${name}>\n${indent}  ${atomLink(v)}\n${indent}</${name}>`)
+    else out.push(`${indent}<${name}>${w.nl}${indent}${w.step}${atomLink(v)}${w.nl}${indent}</${name}>`)
     return
   }
-  if (v === null) { out.push(`${indent}<${name}/>`); return }
+  if (v === null) { out.push(`${indent}<${name}${w.empty}`); return }
   if (typeof v !== 'object') { out.push(`${indent}<${name}>${escapeXml(String(v))}</${name}>`); return }
   let attrs = ''
   let text: string | undefined
@@ -60,17 +78,19 @@ function xmlElement (name: string, v: Value, indent: string, out: string[]): voi
   }
   const nonEmpty = children.filter(([, c]) => !(Array.isArray(c) && c.length === 0))
   if (text !== undefined && nonEmpty.length === 0) { out.push(`${indent}<${name}${attrs}>${escapeXml(text)}</${name}>`); return }
-  if (nonEmpty.length === 0) { out.push(`${indent}<${name}${attrs}/>`); return }
+  if (nonEmpty.length === 0) { out.push(`${indent}<${name}${attrs}${w.empty}`); return }
   out.push(`${indent}<${name}${attrs}>`)
-  if (text !== undefined) out.push(indent + '  ' + escapeXml(text))
-  for (const [k, c] of nonEmpty) xmlElement(k, c, indent + '  ', out)
+  if (text !== undefined) out.push(indent + w.step + escapeXml(text))
+  for (const [k, c] of nonEmpty) xmlElement(k, c, indent + w.step, w)
   out.push(`${indent}</${name}>`)
 }
 
-export function toXml (doc: Document): string {
-  const out: string[] = []
-  for (const [k, v] of Object.entries(doc)) xmlElement(k, v, '', out)
-  return out.join('\n')
+export function toXml (doc: Document, layout: XmlLayout = {}): string {
+  const nl = layout.compact ? '' : '\n'
+  const w: Writer = { out: [], step: layout.compact ? '' : '  ', nl, empty: layout.spaceBeforeSlash ? ' />' : '/>' }
+  if (layout.declaration !== undefined) w.out.push(layout.declaration)
+  for (const [k, v] of Object.entries(doc)) xmlElement(k, v, '', w)
+  return w.out.join(nl) + (layout.finalNewline ? '\n' : '')
 }
 
 function jsonValue (v: Value): unknown {

@@ -1,6 +1,11 @@
 // Small helpers that every area's routes use.
+import type { FastifyInstance, FastifyBaseLogger, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { InvalidBody } from '../../services/errors.js'
 import { refuseTypeHints } from '../../services/body-fields.js'
+
+/** An area's Fastify instance: params, query and body typed from the route's schemas/ shapes. */
+export type TypedApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>
 
 /** A collection path with its representation forms: '/styles', '/styles.xml', '/styles.json'. */
 export function suffixed (path: string, suffixes: string[] = ['xml', 'json']): string[] {

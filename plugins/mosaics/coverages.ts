@@ -1,16 +1,15 @@
 // Coverages of a mosaic store: list, configure from the index (POST), read, partial update (PUT,
 // e.g. enabling the time dimension the way GeoServer clients do).
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { Link, type Document, type Value } from '../infra/representation.js'
-import { bodyRoot, suffixed } from '../infra/routes.js'
+import { bodyRoot, suffixed, type TypedApp } from '../infra/routes.js'
+import { CoverageParams, StoreParams, WsCoverageParams, WsParams, responses } from '../../schemas/mosaics.js'
 import { coverageView } from '../../services/mosaics/coverage-fields.js'
-import type { CoverageRow } from '../../services/mosaics/catalog-rows.js'
-import type { MosaicRecord } from '../../services/mosaics/granule-index.js'
+import type { CoverageRow, MosaicRecord } from '../../services/mosaics/store.js'
 
 const COVERAGES = '/workspaces/:ws/coveragestores/:store/coverages'
-type Params = { ws: string, store: string, c: string }
 
-export default async function coverages (app: FastifyInstance) {
+export default async function coverages (app: TypedApp) {
   const { mosaics, urls } = app
 
   const coverageDoc = (req: FastifyRequest, c: CoverageRow, mosaic: MosaicRecord): Document => {
@@ -43,8 +42,8 @@ export default async function coverages (app: FastifyInstance) {
   }
 
   for (const url of suffixed(COVERAGES)) {
-    app.get(url, { schema: { summary: 'List the coverages of a coverage store' } }, async (req, reply) => {
-      const { ws, store } = req.params as Params
+    app.get(url, { schema: { summary: 'List the coverages of a coverage store', params: StoreParams }, config: { responses: responses.coverages } }, async (req, reply) => {
+      const { ws, store } = req.params
       const list = await mosaics.listCoverages(ws, store)
       return reply.resource({
         coverages: {
@@ -52,8 +51,8 @@ export default async function coverages (app: FastifyInstance) {
         }
       })
     })
-    app.post(url, { schema: { summary: 'Configure a coverage of the store' } }, async (req, reply) => {
-      const { ws, store } = req.params as Params
+    app.post(url, { schema: { summary: 'Configure a coverage of the store', params: StoreParams } }, async (req, reply) => {
+      const { ws, store } = req.params
       const c = await mosaics.addCoverage(ws, store, bodyRoot(req.body, 'coverage'))
       return reply.code(201).header('Location', urls.rest(req, 'workspaces', ws, 'coveragestores', store, 'coverages', c.name))
         .type('text/plain').send(c.name)
@@ -62,30 +61,30 @@ export default async function coverages (app: FastifyInstance) {
 
   // All coverages of a workspace (GeoServer's CoverageController without a store), and each by name.
   for (const url of suffixed('/workspaces/:ws/coverages')) {
-    app.get(url, { schema: { summary: 'List the coverages of a workspace' } }, async (req, reply) => {
-      const { ws } = req.params as Params
+    app.get(url, { schema: { summary: 'List the coverages of a workspace', params: WsParams }, config: { responses: responses.coverages } }, async (req, reply) => {
+      const { ws } = req.params
       const list = await mosaics.listWorkspaceCoverages(ws)
       return reply.resource({
         coverages: { coverage: list.map((c) => ({ name: c.name, href: new Link(urls.rest(req, 'workspaces', ws, 'coverages', c.name), 'application/atom+xml') })) }
       })
     })
   }
-  app.get('/workspaces/:ws/coverages/:c', { schema: { summary: 'A coverage, by its workspace-level link' } }, async (req, reply) => {
-    const { ws, c } = req.params as Params
+  app.get('/workspaces/:ws/coverages/:c', { schema: { summary: 'A coverage, by its workspace-level link', params: WsCoverageParams }, config: { responses: responses.coverage } }, async (req, reply) => {
+    const { ws, c } = req.params
     const { coverage, mosaic } = await mosaics.getWorkspaceCoverage(ws, c)
     return reply.resource(coverageDoc(req, coverage, mosaic))
   })
 
-  app.get(`${COVERAGES}/:c`, { schema: { summary: 'A coverage' } }, async (req, reply) => {
-    const { ws, store, c } = req.params as Params
+  app.get(`${COVERAGES}/:c`, { schema: { summary: 'A coverage', params: CoverageParams }, config: { responses: responses.coverage } }, async (req, reply) => {
+    const { ws, store, c } = req.params
     const { coverage, mosaic } = await mosaics.getCoverage(ws, store, c)
     return reply.resource(coverageDoc(req, coverage, mosaic))
   })
 
   // GeoServer's PUT: the fields sent are applied, the others kept; one that cannot be applied is
   // a 400 naming it (services/mosaics/coverage-fields.ts).
-  app.put(`${COVERAGES}/:c`, { schema: { summary: 'Change a coverage (title, band names, keywords, enabled, dimensions...)' } }, async (req, reply) => {
-    const { ws, store, c } = req.params as Params
+  app.put(`${COVERAGES}/:c`, { schema: { summary: 'Change a coverage (title, band names, keywords, enabled, dimensions...)', params: CoverageParams } }, async (req, reply) => {
+    const { ws, store, c } = req.params
     await mosaics.updateCoverage(ws, store, c, bodyRoot(req.body, 'coverage'))
     return reply.code(200).send()
   })

@@ -1,10 +1,11 @@
-// Granule feature collections as GeoServer writes them (geoserver-wire-formats.md 6.5): GML 2
+// Granule feature collections as GeoServer writes them: GML 2
 // (WFS 1.0 FeatureCollection, namespace http://www.geoserver.org/rest/granules, fids
-// <typeName>.<n>) and GeoJSON (with a crs member and the collection bbox).
+// <typeName>.<n>) and GeoJSON (with a crs member and the collection bbox). The GML is templated,
+// not built by the REST serializer: GeoTools' writer puts chains of elements on one line.
 import { escapeXml } from '../infra/representation.js'
 import type { SchemaAttribute } from '../../services/mosaics/indexer.js'
-import type { Granule, MosaicRecord } from '../../services/mosaics/granule-index.js'
-import { epsgNumber } from '../../workers/crs.js'
+import type { Granule, MosaicRecord } from '../../services/mosaics/store.js'
+import { epsgNumber } from '../../services/render/crs.js'
 
 /** java.lang.Double.toString: '0.0', '12.5', '1.0E7'. */
 export function javaDouble (n: number): string {

@@ -1,14 +1,14 @@
 // The granule index of a structured coverage: schema (index), granules as GML 2 / GeoJSON,
 // one granule by fid, and deletes by ECQL filter or fid.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Link } from '../infra/representation.js'
-import { suffixed } from '../infra/routes.js'
+import { suffixed, type TypedApp } from '../infra/routes.js'
+import { CoverageParams, GranuleDeleteQuery, GranuleParams, GranulesQuery, responses } from '../../schemas/mosaics.js'
 import { MethodNotAllowed } from '../../services/errors.js'
-import type { Granule, MosaicRecord } from '../../services/mosaics/granule-index.js'
+import type { Granule, MosaicRecord } from '../../services/mosaics/store.js'
 import { granulesGeoJson, granulesGml } from './granule-bodies.js'
 
 const INDEX = '/workspaces/:ws/coveragestores/:store/coverages/:c/index'
-type Params = { ws: string, store: string, c: string, fid?: string }
 
 function one (v: unknown): string | undefined {
   if (Array.isArray(v)) return v.length ? String(v[v.length - 1]) : undefined
@@ -20,13 +20,13 @@ function send (req: FastifyRequest, reply: FastifyReply, r: { mosaic: MosaicReco
   return reply.type('application/xml').send(granulesGml(r.mosaic, r.granules))
 }
 
-export default async function granules (app: FastifyInstance) {
+export default async function granules (app: TypedApp) {
   const { mosaics, urls } = app
   const notAllowed = (method: string) => async () => { throw MethodNotAllowed(method) }
 
   for (const url of suffixed(INDEX)) {
-    app.get(url, { schema: { summary: 'The granule index schema of a coverage' } }, async (req, reply) => {
-      const { ws, store, c } = req.params as Params
+    app.get(url, { schema: { summary: 'The granule index schema of a coverage', params: CoverageParams }, config: { responses: responses.schema } }, async (req, reply) => {
+      const { ws, store, c } = req.params
       const schema = await mosaics.indexSchema(ws, store, c)
       return reply.resource({
         Schema: {
@@ -39,27 +39,27 @@ export default async function granules (app: FastifyInstance) {
   }
 
   for (const url of suffixed(`${INDEX}/granules`)) {
-    app.get(url, { schema: { summary: 'Granules of a coverage as GeoJSON (filter=CQL, offset, limit)' } }, async (req, reply) => {
-      const { ws, store, c } = req.params as Params
-      const q = req.query as Record<string, unknown>
+    app.get(url, { schema: { summary: 'Granules of a coverage as GeoJSON (filter=CQL, offset, limit)', params: CoverageParams, querystring: GranulesQuery }, config: { responses: responses.granules } }, async (req, reply) => {
+      const { ws, store, c } = req.params
+      const q = req.query
       return send(req, reply, await mosaics.granules(ws, store, c, { filter: one(q.filter), offset: one(q.offset), limit: one(q.limit) }))
     })
-    app.delete(url, { schema: { summary: 'Delete granules matching a filter (filter=INCLUDE for all)' } }, async (req, reply) => {
-      const { ws, store, c } = req.params as Params
-      const q = req.query as Record<string, unknown>
+    app.delete(url, { schema: { summary: 'Delete granules matching a filter (filter=INCLUDE for all)', params: CoverageParams, querystring: GranulesQuery } }, async (req, reply) => {
+      const { ws, store, c } = req.params
+      const q = req.query
       await mosaics.deleteGranules(ws, store, c, { filter: one(q.filter), purge: one(q.purge), offset: one(q.offset), limit: one(q.limit) })
       return reply.code(200).send()
     })
     for (const m of ['POST', 'PUT'] as const) app.route({ schema: { summary: 'Not allowed: answers 405 (as GeoServer)' }, method: m, url, handler: notAllowed(m) })
   }
 
-  app.get(`${INDEX}/granules/:fid`, { schema: { summary: 'One granule as GeoJSON' } }, async (req, reply) => {
-    const { ws, store, c, fid } = req.params as Params
-    return send(req, reply, await mosaics.granule(ws, store, c, fid!))
+  app.get(`${INDEX}/granules/:fid`, { schema: { summary: 'One granule as GeoJSON', params: GranuleParams }, config: { responses: responses.granules } }, async (req, reply) => {
+    const { ws, store, c, fid } = req.params
+    return send(req, reply, await mosaics.granule(ws, store, c, fid))
   })
-  app.delete(`${INDEX}/granules/:fid`, { schema: { summary: 'Delete one granule' } }, async (req, reply) => {
-    const { ws, store, c, fid } = req.params as Params
-    await mosaics.deleteGranules(ws, store, c, { fid: fid!, purge: one((req.query as Record<string, unknown>).purge) })
+  app.delete(`${INDEX}/granules/:fid`, { schema: { summary: 'Delete one granule', params: GranuleParams, querystring: GranuleDeleteQuery } }, async (req, reply) => {
+    const { ws, store, c, fid } = req.params
+    await mosaics.deleteGranules(ws, store, c, { fid: fid, purge: one(req.query.purge) })
     return reply.code(200).send()
   })
 }

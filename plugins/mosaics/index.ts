@@ -1,6 +1,5 @@
 // The mosaics area: {base}/rest/workspaces/<ws>/coveragestores/<store>/... (GeoServer's
-// CoverageStoreFileController, CoverageController and StructuredCoverageController; wire details in
-// geoserver-wire-formats.md section 6, statuses per DECISIONS.md).
+// CoverageStoreFileController, CoverageController and StructuredCoverageController, body for body).
 import type { FastifyInstance } from 'fastify'
 import stores from './stores.js'
 import coverages from './coverages.js'

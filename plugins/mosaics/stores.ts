@@ -1,14 +1,14 @@
 // Coverage stores of type ImageMosaic: the ZIP upload (PUT file.imagemosaic), harvesting (POST
 // external.imagemosaic), and GET/DELETE of the store.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Link, type Document } from '../infra/representation.js'
-import { suffixed } from '../infra/routes.js'
+import { suffixed, type TypedApp } from '../infra/routes.js'
+import { HarvestQuery, StoreDeleteQuery, StoreParams, UploadParams, UploadQuery, WsParams, responses } from '../../schemas/mosaics.js'
 import { InvalidFlag, UnknownParameter, UnsupportedMediaType, UnsupportedUploadFormat, UnsupportedUploadMethod, MethodNotAllowed } from '../../services/errors.js'
 import type { StoreInfo } from '../../services/mosaics/mosaic-service.js'
 import type { Skipped } from '../../services/mosaics/scan.js'
 
 const STORE = '/workspaces/:ws/coveragestores/:store'
-type StoreParams = { ws: string, store: string }
 
 function one (v: unknown): string | undefined {
   if (Array.isArray(v)) return v.length ? String(v[v.length - 1]) : undefined
@@ -35,7 +35,7 @@ function warn (reply: FastifyReply, skipped: Skipped[]) {
   reply.header('Warning', skipped.slice(0, 50).map(text))
 }
 
-export default async function stores (app: FastifyInstance) {
+export default async function stores (app: TypedApp) {
   const { mosaics, urls } = app
 
   const storeDoc = (req: FastifyRequest, s: StoreInfo, links: boolean): Document => ({
@@ -57,27 +57,27 @@ export default async function stores (app: FastifyInstance) {
     return m[1]
   }
 
-  app.put(`${STORE}/:upload`, { schema: { summary: 'Create or replace an image mosaic from a ZIP (file.imagemosaic), or configure one from a folder' } }, async (req, reply) => {
-    const { ws, store, upload } = req.params as StoreParams & { upload: string }
+  app.put(`${STORE}/:upload`, { schema: { summary: 'Create or replace an image mosaic from a ZIP (file.imagemosaic), or configure one from a folder', params: UploadParams, querystring: UploadQuery }, config: { responses: responses.store } }, async (req, reply) => {
+    const { ws, store, upload } = req.params
     const method = parseUpload(upload)
     if (method !== 'file') throw UnsupportedUploadMethod(`${method} with PUT`)
     if (!req.upload) throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'application/zip')
-    const q = req.query as Record<string, unknown>
+    const q = req.query
     onlyParams(q, upload, ['configure', 'coverageName', 'verify'])
     const configure = (one(q.configure) ?? 'first').toLowerCase()
     if (!['none', 'first', 'all'].includes(configure)) throw UnsupportedUploadMethod(`configure=${JSON.stringify(configure.slice(0, 20))} (use none, first or all)`)
     const result = await mosaics.upload(ws, store, req.upload.path, { configure: configure as 'none', coverageName: one(q.coverageName), verify: flag(q, 'verify') })
     warn(reply, result.skipped)
-    // DECISIONS.md: 200 (owner's text); configure=none answers without a body, as GeoServer does.
+    // 200; configure=none answers without a body, as GeoServer does.
     if (configure === 'none') return reply.code(200).send()
     return reply.resource(storeDoc(req, result.store, false), 200)
   })
 
-  app.post(`${STORE}/:upload`, { schema: { summary: 'Harvest granules into a mosaic: a ZIP (file.imagemosaic) or a server path (external.imagemosaic)' } }, async (req, reply) => {
-    const { ws, store, upload } = req.params as StoreParams & { upload: string }
+  app.post(`${STORE}/:upload`, { schema: { summary: 'Harvest granules into a mosaic: a ZIP (file.imagemosaic) or a server path (external.imagemosaic)', params: UploadParams, querystring: HarvestQuery } }, async (req, reply) => {
+    const { ws, store, upload } = req.params
     const method = parseUpload(upload)
-    onlyParams(req.query as Record<string, unknown>, upload, ['verify'])
-    const verify = flag(req.query as Record<string, unknown>, 'verify')
+    onlyParams(req.query, upload, ['verify'])
+    const verify = flag(req.query, 'verify')
     if (method === 'file') {
       // GeoServer's recipe: a ZIP of granules POSTed to file.imagemosaic adds them to the mosaic.
       if (!req.upload) throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'application/zip')
@@ -89,13 +89,13 @@ export default async function stores (app: FastifyInstance) {
     if (typeof req.body !== 'string') throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'text/plain')
     const result = await mosaics.harvest(ws, store, req.body, { verify })
     warn(reply, result.skipped)
-    return reply.code(201).send() // DECISIONS.md: 201 (GeoServer answers 202)
+    return reply.code(201).send() // 201 (GeoServer answers 202): the store exists when the answer comes
   })
 
   // The coverage stores of a workspace (geoserver-node-client's getCoverageStores).
   for (const url of suffixed('/workspaces/:ws/coveragestores')) {
-    app.get(url, { schema: { summary: 'List the coverage stores of a workspace' } }, async (req, reply) => {
-      const { ws } = req.params as { ws: string }
+    app.get(url, { schema: { summary: 'List the coverage stores of a workspace', params: WsParams }, config: { responses: responses.stores } }, async (req, reply) => {
+      const { ws } = req.params
       const names = await mosaics.listStores(ws)
       return reply.resource({
         coverageStores: { coverageStore: names.map((name) => ({ name, href: new Link(urls.rest(req, 'workspaces', ws, 'coveragestores', name)) })) }
@@ -103,14 +103,14 @@ export default async function stores (app: FastifyInstance) {
     })
   }
 
-  app.get(STORE, { schema: { summary: 'A coverage store' } }, async (req, reply) => {
-    const { ws, store } = req.params as StoreParams
+  app.get(STORE, { schema: { summary: 'A coverage store', params: StoreParams }, config: { responses: responses.store } }, async (req, reply) => {
+    const { ws, store } = req.params
     return reply.resource(storeDoc(req, await mosaics.getStore(ws, store), true))
   })
 
-  app.delete(STORE, { schema: { summary: 'Delete a coverage store (recurse=true: with its coverages; purge: its files)' } }, async (req, reply) => {
-    const { ws, store } = req.params as StoreParams
-    await mosaics.deleteStore(ws, store, one((req.query as Record<string, unknown>).recurse) === 'true')
+  app.delete(STORE, { schema: { summary: 'Delete a coverage store (recurse=true: with its coverages; purge: its files)', params: StoreParams, querystring: StoreDeleteQuery } }, async (req, reply) => {
+    const { ws, store } = req.params
+    await mosaics.deleteStore(ws, store, one(req.query.recurse) === 'true')
     return reply.code(200).send()
   })
 

@@ -31,6 +31,19 @@ const area = (url: string) => AREAS.find(([re]) => re.test(url))?.[1] ?? 'servic
 
 const DECORATOR = 'mapwardenOpenApi'
 
+const NOT_ALLOWED = { description: 'Method not allowed (text/plain message; Allow lists the methods where GeoServer sends it)', content: { 'text/plain': { schema: { type: 'string' } } } }
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route's answers for the OpenAPI document only (schemas/<area>.ts `responses`). Not a
+     * Fastify response schema: bodies are strings the representation layer writes, and a response
+     * schema would put object answers through a serializer that may change their bytes.
+     */
+    responses?: Record<number, unknown>
+  }
+}
+
 /** The generated document (built once, on first call, after the routes are registered). */
 export function openApiDocument (app: FastifyInstance): Record<string, unknown> {
   return (app as unknown as Record<string, () => Record<string, unknown>>)[DECORATOR]()
@@ -55,6 +68,10 @@ export async function registerOpenApi (app: FastifyInstance, version: string) {
     transform ({ schema, url, route }) {
       const access: Access = (route.config as { access?: Access } | undefined)?.access ?? 'admin'
       const s = { ...(schema ?? {}) } as Record<string, unknown>
+      const responses = (route.config as { responses?: Record<number, unknown> } | undefined)?.responses
+      if (responses && s.response === undefined) s.response = responses
+      // Routes kept only to refuse a method say so (their summary starts "Not allowed").
+      else if (s.response === undefined && /^Not allowed/.test(String(s.summary))) s.response = { 405: NOT_ALLOWED }
       s.tags = [area(url)]
       s.description = [s.description, WHO[access]].filter(Boolean).join(' ')
       if (access === 'public') s.security = []

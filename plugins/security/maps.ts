@@ -2,12 +2,13 @@
 // RuleMapXMLConverter for rules): XML with a declaration and one child element per entry, JSON as a
 // flat object with no root key. These helpers read and write that shape.
 import type { FastifyRequest } from 'fastify'
-import { escapeXml } from '../infra/representation.js'
+import { toXml } from '../infra/representation.js'
 import { InvalidBody, NotAcceptable } from '../../services/errors.js'
 import { asArray } from '../../services/files/xml.js'
 import { checkFields, refuseTypeHints, unifyShape } from '../../services/body-fields.js'
 
-const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>'
+/** MapXMLConverter's layout: a declaration, 2-space indent, `<root />` when empty, a final newline. */
+const MAP_LAYOUT = { declaration: '<?xml version="1.0" encoding="UTF-8"?>', spaceBeforeSlash: true, finalNewline: true }
 
 /** 'json' when asked for by suffix or Accept, else 'xml'; other suffixes are not representations here. */
 export function mapFormat (req: FastifyRequest): 'xml' | 'json' {
@@ -17,14 +18,11 @@ export function mapFormat (req: FastifyRequest): 'xml' | 'json' {
 }
 
 export function mapXml (root: string, entries: Array<[string, string]>): string {
-  if (entries.length === 0) return `${DECLARATION}\n<${root} />\n`
-  return `${DECLARATION}\n<${root}>\n${entries.map(([k, v]) => `  <${k}>${escapeXml(v)}</${k}>`).join('\n')}\n</${root}>\n`
+  return toXml({ [root]: Object.fromEntries(entries) }, MAP_LAYOUT)
 }
 
 export function rulesXml (entries: Array<[string, string]>): string {
-  if (entries.length === 0) return `${DECLARATION}\n<rules />\n`
-  const lines = entries.map(([k, v]) => `  <rule resource="${escapeXml(k)}">${escapeXml(v)}</rule>`)
-  return `${DECLARATION}\n<rules>\n${lines.join('\n')}\n</rules>\n`
+  return toXml({ rules: { rule: entries.map(([k, v]) => ({ '@resource': k, $: v })) } }, MAP_LAYOUT)
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)

@@ -1,19 +1,19 @@
 // GET/PUT {base}/rest/security/masterpw(.xml|.json): MasterPasswordController.
 import type { FastifyInstance } from 'fastify'
 import { suffixed } from '../infra/routes.js'
+import { responses } from '../../schemas/security.js'
 import { isAdmin } from '../infra/auth.js'
-import { openMasterPassword } from '../../services/security/master-password.js'
 import { MasterPasswordAdminOnly } from '../../services/errors.js'
 import { mapBody, mapFormat, mapXml } from './maps.js'
 import { checkFields } from '../../services/body-fields.js'
 
 export default async function masterpw (app: FastifyInstance) {
-  const master = openMasterPassword({ settings: app.rules, dataDir: app.config.dataDir, secret: app.config.masterKey, fault: app.faults })
+  const master = app.masterPassword
 
   for (const url of suffixed('/masterpw')) {
-    app.get(url, { schema: { summary: 'The master password (administrators only)' } }, async (req, reply) => {
+    app.get(url, { schema: { summary: 'The master password (administrators only)' }, config: { responses: responses.masterpw } }, async (req, reply) => {
       const format = mapFormat(req)
-      const pw = master.get()
+      const pw = await master.get()
       reply.header('Cache-Control', 'no-store')
       return format === 'json'
         ? reply.type('application/json').send(JSON.stringify({ oldMasterPassword: pw }))
@@ -25,7 +25,7 @@ export default async function masterpw (app: FastifyInstance) {
       if (!isAdmin(req.principal)) throw MasterPasswordAdminOnly()
       const body = mapBody(req, 'masterPassword')
       checkFields(body, 'masterPassword', ['oldMasterPassword', 'newMasterPassword'])
-      master.change(body.oldMasterPassword, body.newMasterPassword)
+      await master.change(body.oldMasterPassword, body.newMasterPassword)
       req.log.info({ user: req.principal.name }, 'master password changed')
       return reply.code(200).send()
     })

@@ -2,17 +2,18 @@
 // (services/seed/export.ts), built in a temp file and streamed. Any logged-in user reaches it; the
 // layer's read rule decides (the tile cache's authorizer, as for tiles).
 import fs from 'node:fs/promises'
-import type { FastifyInstance } from 'fastify'
+import type { TypedApp } from '../infra/routes.js'
+import { ExportQuery, FileParams } from '../../schemas/seed.js'
 import { ExportInvalid } from '../../services/errors.js'
 
 // MBTiles has no registered media type (SQLite's own); GeoPackage's is registered with IANA.
 const MEDIA = { mbtiles: 'application/vnd.sqlite3', gpkg: 'application/geopackage+sqlite3' }
 
-export default async function exportRoutes (app: FastifyInstance) {
+export default async function exportRoutes (app: TypedApp) {
   const cache = app.tileCache
-  app.get<{ Params: { file: string }, Querystring: Record<string, unknown> }>('/export/:file', {
+  app.get('/export/:file', {
     config: { access: 'authenticated' },
-    schema: { summary: 'The cached tiles of <layer> as an MBTiles (.mbtiles) or GeoPackage (.gpkg) file; query gridSetId, zoomStart, zoomStop, bounds, format and parameter filters' }
+    schema: { summary: 'The cached tiles of <layer> as an MBTiles (.mbtiles) or GeoPackage (.gpkg) file; query gridSetId, zoomStart, zoomStop, bounds, format and parameter filters', params: FileParams, querystring: ExportQuery }
   }, async (req, reply) => {
     const m = /^(.+)\.(mbtiles|gpkg)$/.exec(req.params.file)
     if (!m) throw ExportInvalid('file', JSON.stringify(req.params.file.slice(0, 200)), 'must be <workspace>:<layer>.mbtiles or .gpkg')

@@ -3,8 +3,10 @@
 // server-sent-events stream of task progress. Mounted twice (tilecache and gwc): all state lives
 // in app.tileCache.
 import { stringifyExact } from '../../services/exact-json.js'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { bodyRoot } from '../infra/routes.js'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { bodyRoot, type TypedApp } from '../infra/routes.js'
+import { AreaBody, AreaQuery, LayerParams, TaskParams, responses } from '../../schemas/seed.js'
+import { toXml } from '../infra/representation.js'
 import { onlyFields } from '../../services/body-fields.js'
 import { KillAllInvalid, MethodNotAllowed, SeedTaskNotFound, ThreadIdInvalid, UnknownTileLayer } from '../../services/errors.js'
 import { rowOf, viewOf, type Task } from '../../services/seed/task.js'
@@ -13,9 +15,7 @@ import exportRoutes from './export.js'
 
 /** `long[][]` as GWC's XStream writes it (2-space indent, no declaration; empty = `<long-array-array/>`). */
 export function taskListXml (tasks: Task[]): string {
-  if (tasks.length === 0) return '<long-array-array/>'
-  const rows = tasks.map((t) => ['  <long-array>', ...rowOf(t).map((v) => `    <long>${v}</long>`), '  </long-array>'].join('\n'))
-  return ['<long-array-array>', ...rows, '</long-array-array>'].join('\n')
+  return toXml({ 'long-array-array': { 'long-array': tasks.map((t) => ({ long: rowOf(t) })) } })
 }
 /** JSON numbers, never strings; a single task is still `[[...]]`. */
 export function taskListJson (tasks: Task[]): string {
@@ -47,15 +47,15 @@ const refuse = async (req: FastifyRequest) => { throw MethodNotAllowed(req.metho
 const notAllowed = { onRequest: refuse, schema: { summary: 'Not allowed: answers 405 (as GeoWebCache)' } }
 const never = async () => {}
 
-export default async function seed (app: FastifyInstance) {
+export default async function seed (app: TypedApp) {
   const cache = app.tileCache
   const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
 
   /**
    * One `Link: <.../seed/tasks/<id>.json>; rel="item"` header per task a seed POST created (RFC 8288;
    * "item", RFC 6573: a member of the collection the request was sent to). GWC's POST says nothing
-   * (GWC issue #1112, "Can REST API seed return Task ID"); the status and the empty body stay as the
-   * owner's text fixes them, and a request with threadCount N makes N tasks, which one Location
+   * (GWC issue #1112, "Can REST API seed return Task ID"); the status and the empty body stay as
+   * GWC's, and a request with threadCount N makes N tasks, which one Location
    * header could not name. The link is under the prefix the request came in by (tilecache or gwc).
    */
   const taskLinks = (req: FastifyRequest, tasks: Task[]): string[] =>
@@ -92,8 +92,8 @@ export default async function seed (app: FastifyInstance) {
   }
 
   // All layers: GET seed.json (and seed.xml); POST seed = kill_all; the rest 405.
-  app.get('/seed.json', { schema: { summary: 'Pending and running tasks of all layers, as [done, total, remaining, id, status] rows' } }, async (req, reply) => sendList(reply, 'json', cache.breeder.list()))
-  app.get('/seed.xml', { schema: { summary: 'Pending and running tasks of all layers, as [done, total, remaining, id, status] rows' } }, async (req, reply) => sendList(reply, 'xml', cache.breeder.list()))
+  app.get('/seed.json', { schema: { summary: 'Pending and running tasks of all layers, as [done, total, remaining, id, status] rows' }, config: { responses: responses.tasks } }, async (req, reply) => sendList(reply, 'json', cache.breeder.list()))
+  app.get('/seed.xml', { schema: { summary: 'Pending and running tasks of all layers, as [done, total, remaining, id, status] rows' }, config: { responses: responses.tasks } }, async (req, reply) => sendList(reply, 'xml', cache.breeder.list()))
   app.post('/seed', { schema: { summary: 'Kill tasks of all layers (kill_all=running|pending|all)' } }, async (req, reply) => kill(req, reply))
   for (const url of ['/seed.json', '/seed.xml']) {
     app.post(url, notAllowed, never)
@@ -106,37 +106,39 @@ export default async function seed (app: FastifyInstance) {
 
   // One layer: the suffixed path is the task list and the seed request; unsuffixed POST is a
   // seed request by media type, else the kill form; GET/PUT/DELETE without suffix 405.
-  app.get<{ Params: { layer: string } }>('/seed/:layer', { schema: { summary: 'Pending and running tasks of one layer (with a .json or .xml suffix)' } }, async (req, reply) => {
+  app.get('/seed/:layer', { schema: { summary: 'Pending and running tasks of one layer (with a .json or .xml suffix)', params: LayerParams }, config: { responses: responses.tasks } }, async (req, reply) => {
     if (!req.formatFromSuffix) throw MethodNotAllowed(req.method)
     const layer = await cache.seedLayer(req.params.layer)
     return sendList(reply, req.format, cache.breeder.list(layer.qualifiedName))
   })
   // Any logged-in user reaches it: writing a layer's cache needs w on the layer (or a on its
   // workspace, or ADMIN), checked by the tile cache's authorizer (security area).
-  app.post<{ Params: { layer: string } }>('/seed/:layer', { schema: { summary: 'Seed, reseed or truncate a layer (a seedRequest body), or kill its tasks (a kill_all or kill_thread form)' }, config: { access: 'authenticated' } }, async (req, reply) => {
+  app.post('/seed/:layer', { schema: { summary: 'Seed, reseed or truncate a layer (a seedRequest body), or kill its tasks (a kill_all or kill_thread form)', params: LayerParams }, config: { access: 'authenticated', responses: responses.submitted } }, async (req, reply) => {
     if (!isSeedBody(req)) return kill(req, reply, req.params.layer)
     const tasks = await cache.submitSeed(req.params.layer, bodyRoot(req.body, 'seedRequest'), req.principal)
     return reply.code(200).header('link', taskLinks(req, tasks)).type('text/plain; charset=utf-8').send('')
   })
   // Beyond GWC: seed, reseed or truncate by a GeoJSON Polygon or MultiPolygon (and a reseed of
   // tiles older than a date); the same answer as the seed POST.
-  app.post<{ Params: { layer: string }, Querystring: { olderThan?: string | string[] } }>('/seed/:layer/area.json', {
-    config: { access: 'authenticated' },
-    schema: { summary: 'Seed, reseed or truncate the metatiles touching a GeoJSON Polygon or MultiPolygon ({ seedRequest, geometry, olderThan }); one Link rel="item" header per task' }
+  app.post('/seed/:layer/area.json', {
+    config: { access: 'authenticated', responses: responses.submitted },
+    schema: { summary: 'Seed, reseed or truncate the metatiles touching a GeoJSON Polygon or MultiPolygon ({ seedRequest, geometry, olderThan }); one Link rel="item" header per task', params: LayerParams, querystring: AreaQuery, body: AreaBody }
   }, async (req, reply) => {
     const q = req.query.olderThan
     const olderThan = Array.isArray(q) ? q.join(',') : q
-    const tasks = await cache.submitSeed(req.params.layer, req.body as Record<string, unknown>, req.principal, { olderThan })
+    const tasks = await cache.submitSeed(req.params.layer, req.body, req.principal, { olderThan })
     return reply.code(200).header('link', taskLinks(req, tasks)).type('text/plain; charset=utf-8').send('')
   })
   app.put('/seed/:layer', notAllowed, never)
   app.delete('/seed/:layer', notAllowed, never)
 
   // Beyond GWC: one task (kept an hour after it ends, ABORTED after a kill) and a progress stream.
-  app.get<{ Params: { id: string } }>('/seed/tasks/:id', { schema: { summary: 'One task: its own share of the work, the request\'s sum, state, rate and ETA (kept an hour after it ends)' } }, async (req, reply) => {
-    const id = /^\d{1,15}$/.test(req.params.id) ? Number(req.params.id) : NaN
+  app.get('/seed/tasks/:id', { schema: { summary: 'One task: its own share of the work, the request\'s sum, state, rate and ETA (kept an hour after it ends)', params: TaskParams }, config: { responses: responses.task } }, async (req, reply) => {
+    // Not a task id at all: no task has it (nothing to look up).
+    if (!/^\d{1,15}$/.test(req.params.id)) throw SeedTaskNotFound(req.params.id)
+    const id = Number(req.params.id)
     const task = cache.breeder.task(id)
-    const stored = task ? viewOf(task, Date.now()) : cache.breeder.record(id)
+    const stored = task ? viewOf(task, Date.now()) : await cache.breeder.record(id)
     if (!stored) throw SeedTaskNotFound(req.params.id)
     const { error, ...view } = stored
     return reply.resource({ task: { ...view, error } })

@@ -1,9 +1,10 @@
 // {base}/rest/layers and {base}/rest/workspaces/<ws>/layers: style assignment, the way clients use
 // styles. Shapes after GeoServer's LayerController: style references carry the prefixed name, the
 // workspace and a link; the resource links to its coverage or feature type.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { Link, type Document, type Value } from '../infra/representation.js'
-import { bodyRoot, suffixed } from '../infra/routes.js'
+import { bodyRoot, suffixed, type TypedApp } from '../infra/routes.js'
+import { LayerParams, WsParams, responses } from '../../schemas/styles.js'
 import { asArray } from '../../services/files/xml.js'
 import { splitLayerName, type LayerInfo } from '../../services/catalog/layers.js'
 import {
@@ -13,7 +14,7 @@ import { styleRef } from '../../services/styles/service.js'
 import { checkFields, unifyShape } from '../../services/body-fields.js'
 import { isDefault, parseTileSettings, TILE_SETTING_FIELDS } from '../../services/seed/layer-settings.js'
 
-export default async function layerRoutes (app: FastifyInstance) {
+export default async function layerRoutes (app: TypedApp) {
   const { layers, styles, urls, workspaces, mosaics, tileCache } = app
 
   /** A qualified 'ws:name', or a bare name that only one workspace has. */
@@ -31,8 +32,8 @@ export default async function layerRoutes (app: FastifyInstance) {
     return found
   }
 
-  const styleDoc = (req: FastifyRequest, l: LayerInfo, ref: string): Value => {
-    const s = styles.resolve(l.workspace, ref)
+  const styleDoc = async (req: FastifyRequest, l: LayerInfo, ref: string): Promise<Value> => {
+    const s = await styles.resolve(l.workspace, ref)
     if (!s) return { name: ref, href: new Link(urls.rest(req, 'styles', ref)) }
     return {
       name: styleRef(s),
@@ -41,14 +42,14 @@ export default async function layerRoutes (app: FastifyInstance) {
     }
   }
 
-  const layerDoc = (req: FastifyRequest, l: LayerInfo): Document => {
+  const layerDoc = async (req: FastifyRequest, l: LayerInfo): Promise<Document> => {
     const raster = l.type === 'RASTER'
     return {
       layer: {
         name: l.name,
         type: l.type,
-        defaultStyle: l.defaultStyle === undefined ? undefined : styleDoc(req, l, l.defaultStyle),
-        styles: l.styles.length === 0 ? undefined : { '@class': 'linked-hash-set', style: l.styles.map((ref) => styleDoc(req, l, ref)) },
+        defaultStyle: l.defaultStyle === undefined ? undefined : await styleDoc(req, l, l.defaultStyle),
+        styles: l.styles.length === 0 ? undefined : { '@class': 'linked-hash-set', style: await Promise.all(l.styles.map((ref) => styleDoc(req, l, ref))) },
         resource: {
           '@class': raster ? 'coverage' : 'featureType',
           name: l.qualifiedName,
@@ -68,7 +69,7 @@ export default async function layerRoutes (app: FastifyInstance) {
   }
 
   /** A style named in a PUT body: 'name', 'ws:name', or { name, workspace }; must exist and fit the layer. */
-  const refIn = (l: LayerInfo, v: unknown): string => {
+  const refIn = async (l: LayerInfo, v: unknown): Promise<string> => {
     let name: unknown = v
     let ws: unknown
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
@@ -79,7 +80,7 @@ export default async function layerRoutes (app: FastifyInstance) {
     }
     if (typeof name !== 'string' || name === '') throw InvalidBody('A style reference needs a name')
     const ref = typeof ws === 'string' && ws !== '' && !name.includes(':') ? `${ws}:${name}` : name
-    const s = styles.resolve(l.workspace, ref)
+    const s = await styles.resolve(l.workspace, ref)
     if (!s) throw LayerStyleUnknown(ref)
     if (s.workspace !== undefined && s.workspace !== l.workspace) throw LayerStyleOtherWorkspace(styleRef(s), l.qualifiedName)
     return styleRef(s)
@@ -101,29 +102,31 @@ export default async function layerRoutes (app: FastifyInstance) {
       enabled = body.enabled === true || body.enabled === 'true'
     }
     const defaultStyle = body.defaultStyle === undefined ? l.defaultStyle
-      : body.defaultStyle === '' || body.defaultStyle === null ? undefined : refIn(l, body.defaultStyle)
+      : body.defaultStyle === '' || body.defaultStyle === null ? undefined : await refIn(l, body.defaultStyle)
     let list = l.styles
     if (body.styles !== undefined) {
       const raw = body.styles
       if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) checkFields(raw, 'layer.styles', ['style'], { '@class': 'linked-hash-set' })
       const items = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? asArray(raw.style) : asArray(raw)
-      list = [...new Set(items.map((v: unknown) => refIn(l, v)))]
+      const refs: string[] = []
+      for (const v of items) refs.push(await refIn(l, v)) // in order: the first bad reference is the one named
+      list = [...new Set(refs)]
     }
     await layers.setStyles(l.workspace, l.name, defaultStyle, list)
     // A raster layer and its coverage share one switch: the coverage edit applies it to both.
     if (enabled !== undefined && enabled !== l.enabled) await mosaics.updateCoverage(l.workspace, l.store, l.name, { enabled })
-    if (tileSettings) store!.set(l.workspace, l.name, tileSettings)
+    if (tileSettings) await store!.set(l.workspace, l.name, tileSettings)
   }
 
   for (const url of suffixed('/layers')) {
-    app.get(url, { schema: { summary: 'List layers' } }, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List layers' }, config: { responses: responses.layers } }, async (req, reply) => {
       const all = await layers.list()
       return reply.resource({ layers: { layer: all.map((l) => ({ name: l.qualifiedName, href: new Link(urls.rest(req, 'layers', l.qualifiedName), 'application/atom+xml') })) } })
     })
   }
   for (const url of suffixed('/workspaces/:ws/layers')) {
-    app.get(url, { schema: { summary: 'List the layers of a workspace' } }, async (req, reply) => {
-      const { ws } = req.params as { ws: string }
+    app.get(url, { schema: { summary: 'List the layers of a workspace', params: WsParams }, config: { responses: responses.layers } }, async (req, reply) => {
+      const { ws } = req.params
       if (!(await workspaces.exists(ws))) throw StyleWorkspaceNotFound(ws)
       const all = await layers.list(ws)
       return reply.resource({ layers: { layer: all.map((l) => ({ name: l.name, href: new Link(urls.rest(req, 'workspaces', ws, 'layers', l.name), 'application/atom+xml') })) } })
@@ -131,12 +134,12 @@ export default async function layerRoutes (app: FastifyInstance) {
   }
 
   for (const path of ['/layers/:layer', '/workspaces/:ws/layers/:layer']) {
-    app.get(path, { schema: { summary: 'A layer: its default style and styles' } }, async (req, reply) => {
-      const { ws, layer } = req.params as { ws?: string, layer: string }
-      return reply.resource(layerDoc(req, await findLayer(ws, layer)))
+    app.get(path, { schema: { summary: 'A layer: its default style and styles', params: LayerParams }, config: { responses: responses.layer } }, async (req, reply) => {
+      const { ws, layer } = req.params
+      return reply.resource(await layerDoc(req, await findLayer(ws, layer)))
     })
-    app.put(path, { schema: { summary: 'Change a layer\'s default style and styles' } }, async (req, reply) => {
-      const { ws, layer } = req.params as { ws?: string, layer: string }
+    app.put(path, { schema: { summary: 'Change a layer\'s default style and styles', params: LayerParams } }, async (req, reply) => {
+      const { ws, layer } = req.params
       await update(await findLayer(ws, layer), bodyRoot(req.body, 'layer'))
       return reply.code(200).send()
     })

@@ -1,8 +1,10 @@
 // {base}/rest/styles, {base}/rest/workspaces/<ws>/styles and {base}/rest/<ws>/styles
-// (DECISIONS.md "Paths"): GeoServer's StyleController shapes (geoserver-wire-formats.md section 4).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+// (all three spellings GeoServer accepts): GeoServer's StyleController shapes.
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Link, MEDIA_TYPES, serialize, type Document } from '../infra/representation.js'
-import { bodyRoot, suffixed } from '../infra/routes.js'
+import { bodyRoot, suffixed, type TypedApp } from '../infra/routes.js'
+import { StyleParams, StyleQuery, responses } from '../../schemas/styles.js'
+import type { Static } from '@fastify/type-provider-typebox'
 import { zipStream } from '../infra/zip-stream.js'
 import fs from 'node:fs/promises'
 import { checkName } from '../../services/files/names.js'
@@ -14,9 +16,6 @@ const XML_TYPES = ['application/xml', 'text/xml']
 const ZIP_TYPES = ['application/zip', 'application/x-zip-compressed', 'application/x-zip']
 const ENTRY_TYPES = [...XML_TYPES, 'application/json']
 const ACCEPTED = [...SLD_TYPES, ...ENTRY_TYPES, 'text/json', 'application/zip'].join(', ')
-
-interface StyleParams { ws?: string, name?: string }
-interface StyleQuery { name?: string, purge?: string, recurse?: string, quietOnNotFound?: string }
 
 /** The three places a style collection answers: global, GeoServer's workspace path, the owner's. */
 const COLLECTIONS = [
@@ -38,11 +37,11 @@ function truthy (v: string | undefined): boolean {
   return v !== undefined && v.toLowerCase() === 'true'
 }
 
-export default async function styleRoutes (app: FastifyInstance) {
+export default async function styleRoutes (app: TypedApp) {
+  const shapes = { params: StyleParams, querystring: StyleQuery }
   const { styles, urls } = app
 
-  const params = (req: FastifyRequest) => {
-    const p = req.params as StyleParams
+  const params = (p: Static<typeof StyleParams>) => {
     // java.net.URLDecoder reads '+' as a space (GeoServer: DELETE /styles/Default+Styler).
     const name = p.name === undefined ? undefined : checkName(p.name.replace(/\+/g, ' '), 'style')
     return { ws: p.ws, name: name as string }
@@ -68,31 +67,31 @@ export default async function styleRoutes (app: FastifyInstance) {
   // Rendered lists are kept until the next style change: clients list styles far more often than
   // they change them, and a list of 10,000 styles costs ~100 ms to build (bench/styles.ts).
   const lists = new Map<string, { generation: number, body: string }>()
-  const listDoc = (req: FastifyRequest, ws: string | undefined): Document => ({
-    styles: { style: styles.list(ws).map((name) => ({ name, href: new Link(href(req, ws, name), 'application/atom+xml') })) }
+  const listDoc = async (req: FastifyRequest, ws: string | undefined): Promise<Document> => ({
+    styles: { style: (await styles.list(ws)).map((name) => ({ name, href: new Link(href(req, ws, name), 'application/atom+xml') })) }
   })
 
   for (const { path } of COLLECTIONS) {
     for (const url of suffixed(path)) {
-      app.get(url, { schema: { summary: 'List styles (global or of a workspace)' } }, async (req, reply) => {
-        const { ws } = params(req)
+      app.get(url, { schema: { summary: 'List styles (global or of a workspace)', ...shapes }, config: { responses: responses.list } }, async (req, reply) => {
+        const { ws } = params(req.params)
         const format = req.format
-        if (format !== 'xml' && format !== 'json') return reply.resource(listDoc(req, ws))
+        if (format !== 'xml' && format !== 'json') return reply.resource(await listDoc(req, ws))
         const key = `${ws ?? ''}\u0000${format}\u0000${req.protocol}://${req.host}`
         const generation = styles.generation()
         let hit = lists.get(key)
         // A removed workspace bumps the generation too (onRemoved), so a hit implies it exists.
         if (hit?.generation !== generation) {
-          hit = { generation, body: serialize(listDoc(req, ws), format) }
+          hit = { generation, body: serialize(await listDoc(req, ws), format) }
           if (lists.size >= 256) lists.clear()
           lists.set(key, hit)
         }
         return reply.code(200).type(MEDIA_TYPES[format]).send(hit.body)
       })
 
-      app.post(url, { schema: { summary: 'Create a style: a catalog entry, an SLD body (?name=) or a ZIP with an SLD and its images' } }, async (req, reply) => {
-        const { ws } = params(req)
-        const name = (req.query as StyleQuery).name
+      app.post(url, { schema: { summary: 'Create a style: a catalog entry, an SLD body (?name=) or a ZIP with an SLD and its images', ...shapes } }, async (req, reply) => {
+        const { ws } = params(req.params)
+        const name = req.query.name
         const type = mediaType(req)
         if (ZIP_TYPES.includes(type)) {
           if (!req.upload) throw NotAZip('empty body')
@@ -112,25 +111,25 @@ export default async function styleRoutes (app: FastifyInstance) {
       }
     }
 
-    app.get(`${path}/:name`, { schema: { summary: 'A style: its catalog entry, its SLD (.sld) or its package (.zip)' } }, async (req, reply) => {
-      const { ws, name } = params(req)
-      const q = req.query as StyleQuery
-      if (truthy(q.quietOnNotFound) && !styles.find(ws, name)) return reply.code(404).type('text/plain').send('')
+    app.get(`${path}/:name`, { schema: { summary: 'A style: its catalog entry, its SLD (.sld) or its package (.zip)', ...shapes }, config: { responses: responses.one } }, async (req, reply) => {
+      const { ws, name } = params(req.params)
+      const q = req.query
+      if (truthy(q.quietOnNotFound) && !(await styles.find(ws, name))) return reply.code(404).type('text/plain').send('')
       const accept = (req.headers.accept ?? '').toLowerCase()
       if (req.format === 'sld' || (!req.formatFromSuffix && SLD_TYPES.some((t) => accept.includes(t)))) {
         return reply.type('application/vnd.ogc.sld+xml').send(await styles.sld(ws, name))
       }
       // GeoServer's StyleController answers the package (SLD and images) for .zip / application/zip.
       if (req.format === 'zip' || (!req.formatFromSuffix && ZIP_TYPES.some((t) => accept.includes(t)))) {
-        const files = styles.packageFiles(ws, name)
+        const files = await styles.packageFiles(ws, name)
         await Promise.all(files.map((f) => fs.access(f.path))) // a file removed by hand: an error before the first byte
         return reply.type('application/zip').header('Content-Disposition', `attachment; filename="${encodeURIComponent(name)}.zip"`).send(zipStream(files))
       }
-      return reply.resource(entry(styles.get(ws, name)))
+      return reply.resource(entry(await styles.get(ws, name)))
     })
 
-    app.put(`${path}/:name`, { schema: { summary: 'Replace a style\'s SLD or package, or change its catalog entry' } }, async (req, reply) => {
-      const { ws, name } = params(req)
+    app.put(`${path}/:name`, { schema: { summary: 'Replace a style\'s SLD or package, or change its catalog entry', ...shapes } }, async (req, reply) => {
+      const { ws, name } = params(req.params)
       const type = mediaType(req)
       if (ZIP_TYPES.includes(type)) {
         if (!req.upload) throw NotAZip('empty body')
@@ -145,9 +144,9 @@ export default async function styleRoutes (app: FastifyInstance) {
       return reply.code(200).send()
     })
 
-    app.delete(`${path}/:name`, { schema: { summary: 'Delete a style (purge=true: its files too; recurse=true: also from the layers using it)' } }, async (req, reply) => {
-      const { ws, name } = params(req)
-      const q = req.query as StyleQuery
+    app.delete(`${path}/:name`, { schema: { summary: 'Delete a style (purge=true: its files too; recurse=true: also from the layers using it)', ...shapes } }, async (req, reply) => {
+      const { ws, name } = params(req.params)
+      const q = req.query
       await styles.remove(ws, name, { purge: truthy(q.purge), recurse: truthy(q.recurse) })
       return reply.code(200).send()
     })

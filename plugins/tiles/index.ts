@@ -3,16 +3,18 @@
 // worker pool, stores it and serves it. ETag/If-None-Match and Cache-Control on every tile: public
 // when the layer is readable anonymously, private otherwise; max-age MAPWARDEN_TILE_MAX_AGE.
 // Access: the routes are public at the HTTP level and every tile read goes through
-// app.tileCache.readTile / tileLayer, whose authorizer (tileCache.setAuthorizer) is the one place
+// app.tileCache.readTile / tileLayer, whose authorizer (the tile-authorizer the services are built with) is the one place
 // where the security area checks per-layer read access (GeoServer's default `*.*.r=*` meanwhile).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { TypedApp } from '../infra/routes.js'
+import { TmsMapParams, TmsTileParams, WmtsTileParams, XyzTileParams, responses } from '../../schemas/tiles.js'
 import { gridSet, tilesHigh, type GridSet } from '../../services/seed/grid-sets.js'
 import { FORMATS, formatOfExtension, isTileFormat, mediaTypeOf, TILE_FORMATS, type TileFormat } from '../../services/seed/formats.js'
 import { TileRequestInvalid } from '../../services/errors.js'
 import { tmsService, tmsTileMap, wmtsCapabilities } from './capabilities.js'
 import { NEVER_EXPIRES_SECONDS } from '../../services/seed/layer-settings.js'
 
-const PUBLIC = { config: { access: 'public' as const } }
+const PUBLIC = { access: 'public' as const }
 const PARAMS = ['STYLES', 'CQL_FILTER', 'TIME', 'ELEVATION']
 
 type Query = Record<string, string | string[] | undefined>
@@ -42,7 +44,7 @@ function checkIndex (gs: GridSet, z: number) {
   if (z >= gs.resolutions.length) throw TileRequestInvalid(`zoom level ${z} is not in grid set ${gs.id}`)
 }
 
-export default async function tiles (app: FastifyInstance) {
+export default async function tiles (app: TypedApp) {
   const cache = app.tileCache
   const serviceUrl = (req: FastifyRequest) => `${req.protocol}://${req.host}${app.prefix}`
 
@@ -68,7 +70,7 @@ export default async function tiles (app: FastifyInstance) {
   }
 
   // --- WMTS KVP ---
-  app.get('/wmts', { ...PUBLIC, schema: { summary: 'WMTS KVP: GetCapabilities and GetTile' } }, async (req, reply) => {
+  app.get('/wmts', { config: { ...PUBLIC, responses: responses.kvp }, schema: { summary: 'WMTS KVP: GetCapabilities and GetTile' } }, async (req, reply) => {
     const q = kvp(req.query)
     const request = (q.REQUEST ?? '').toLowerCase()
     if (q.SERVICE !== undefined && q.SERVICE.toUpperCase() !== 'WMTS') throw TileRequestInvalid(`SERVICE must be WMTS, got ${q.SERVICE}`)
@@ -90,13 +92,13 @@ export default async function tiles (app: FastifyInstance) {
     return sendTile(req, reply, q.LAYER, gs, format, z, col, tilesHigh(gs, z) - 1 - row, { ...q, STYLES: q.STYLE ?? q.STYLES },
       `WMTS TileMatrix ${gs.id}:${z} TileRow ${row} TileCol ${col}`)
   })
-  app.get('/wmts/1.0.0/WMTSCapabilities.xml', { ...PUBLIC, schema: { summary: 'WMTS capabilities document (RESTful)' } }, async (req, reply) =>
+  app.get('/wmts/1.0.0/WMTSCapabilities.xml', { config: { ...PUBLIC, responses: responses.wmtsCapabilities }, schema: { summary: 'WMTS capabilities document (RESTful)' } }, async (req, reply) =>
     reply.type('application/vnd.ogc.wmts+xml; charset=utf-8').header('cache-control', 'no-cache')
       .send(wmtsCapabilities(await cache.tileLayers(req.principal), serviceUrl(req))))
 
   // --- WMTS RESTful: {layer}/{style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?format= ---
-  app.get<{ Params: { layer: string, style: string, tms: string, tm: string, row: string, col: string } }>(
-    '/wmts/rest/:layer/:style/:tms/:tm/:row/:col', { ...PUBLIC, schema: { summary: 'WMTS tile (RESTful)' } }, async (req, reply) => {
+  app.get(
+    '/wmts/rest/:layer/:style/:tms/:tm/:row/:col', { config: { ...PUBLIC, responses: responses.tile }, schema: { summary: 'WMTS tile (RESTful)', params: WmtsTileParams } }, async (req, reply) => {
       const q = kvp(req.query)
       const gs = grid(req.params.tms)
       const m = /(\d{1,2})$/.exec(req.params.tm)
@@ -113,7 +115,7 @@ export default async function tiles (app: FastifyInstance) {
     })
 
   // --- TMS 1.0.0: <layer>@<gridset>@<ext>/<z>/<x>/<y>.<ext>, y from the bottom ---
-  app.get('/tms/1.0.0', { ...PUBLIC, schema: { summary: 'TMS: the tile maps' } }, async (req, reply) =>
+  app.get('/tms/1.0.0', { config: { ...PUBLIC, responses: responses.tms }, schema: { summary: 'TMS: the tile maps' } }, async (req, reply) =>
     reply.type('text/xml; charset=utf-8').send(tmsService(await cache.tileLayers(req.principal), `${serviceUrl(req)}/tms`)))
   const tileMap = (name: string) => {
     const m = /^(.+)@(EPSG:\d+)@([\w-]+)$/.exec(name)
@@ -121,12 +123,12 @@ export default async function tiles (app: FastifyInstance) {
     if (!m || !format) throw TileRequestInvalid(`TileMap must be <layer>@<gridset>@<${TILE_FORMATS.map((f) => FORMATS[f].ext).join('|')}>, got ${name}`)
     return { layer: m[1], gs: grid(m[2]), ext: m[3], format }
   }
-  app.get<{ Params: { map: string } }>('/tms/1.0.0/:map', { ...PUBLIC, schema: { summary: 'TMS: one tile map' } }, async (req, reply) => {
+  app.get('/tms/1.0.0/:map', { config: { ...PUBLIC, responses: responses.tms }, schema: { summary: 'TMS: one tile map', params: TmsMapParams } }, async (req, reply) => {
     const t = tileMap(req.params.map)
     const layer = await cache.tileLayer(t.layer, req.principal, 'metadata')
     return reply.type('text/xml; charset=utf-8').send(tmsTileMap(layer, t.gs, t.ext, t.format, `${serviceUrl(req)}/tms`))
   })
-  app.get<{ Params: { map: string, z: string, x: string, y: string } }>('/tms/1.0.0/:map/:z/:x/:y', { ...PUBLIC, schema: { summary: 'TMS tile' } }, async (req, reply) => {
+  app.get('/tms/1.0.0/:map/:z/:x/:y', { config: { ...PUBLIC, responses: responses.tile }, schema: { summary: 'TMS tile', params: TmsTileParams } }, async (req, reply) => {
     const t = tileMap(req.params.map)
     const ym = /^(\d{1,10})\.([\w-]+)$/.exec(req.params.y)
     if (!ym || formatOfExtension(ym[2]) !== t.format) throw TileRequestInvalid(`tile must be <y>.${t.ext}, got ${req.params.y}`)
@@ -135,7 +137,7 @@ export default async function tiles (app: FastifyInstance) {
   })
 
   // --- XYZ: y from the top, as web maps count ---
-  app.get<{ Params: { layer: string, gridset: string, z: string, x: string, y: string } }>('/xyz/:layer/:gridset/:z/:x/:y', { ...PUBLIC, schema: { summary: 'XYZ tile' } }, async (req, reply) => {
+  app.get('/xyz/:layer/:gridset/:z/:x/:y', { config: { ...PUBLIC, responses: responses.tile }, schema: { summary: 'XYZ tile', params: XyzTileParams } }, async (req, reply) => {
     const gs = grid(req.params.gridset)
     const ym = /^(\d{1,10})\.([\w-]+)$/.exec(req.params.y)
     const format = ym ? formatOfExtension(ym[2]) : undefined

@@ -9,7 +9,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { statusOf } from '../infra/errors.js'
 import { isMapwardenError, WmsInvalidParameter, WorkspaceNotFound } from '../../services/errors.js'
-import { createWmsService, type Kvp, type MapAnswer, type Where } from '../../services/wms/wms-service.js'
+import { type Kvp, type MapAnswer, type Where } from '../../services/wms/wms-service.js'
 import { EXCEPTION_TYPES, ogcCode, serviceExceptionReport } from '../../services/wms/exceptions.js'
 import { versionOf } from '../../services/wms/request.js'
 
@@ -42,14 +42,7 @@ function sendMap (reply: FastifyReply, map: MapAnswer) {
 }
 
 export default async function wms (app: FastifyInstance) {
-  const service = createWmsService({
-    tileCache: app.tileCache,
-    mosaics: app.mosaics,
-    styles: app.styles,
-    queue: app.renderQueue,
-    run: (payload, opts) => app.tilePool.run(payload, opts),
-    maxSize: app.config.wmsMaxSize
-  })
+  const service = app.wms
 
   app.setErrorHandler(async (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const q = (req as WithKvp)[kKvp]

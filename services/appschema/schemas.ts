@@ -4,7 +4,7 @@
 // global elements and named types by {namespace}local, which is what a targetElement must match.
 import { parseXml, type XmlValue } from '../files/xml.js'
 import { isMapwardenError } from '../errors.js'
-import { attrs, child, children, rootOf, localName, prefixOf, xmlnsOf } from './xml-nodes.js'
+import { attrs, child, children, rootOf, localName, prefixOf, xmlnsOf } from '../files/xml-nodes.js'
 import { locKey, readLoc, resolveRef, showLoc, type CatalogRules, type Loc } from './references.js'
 
 export const XSD_NS = 'http://www.w3.org/2001/XMLSchema'

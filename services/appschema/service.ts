@@ -4,12 +4,10 @@
 // checked there, renamed into place, and only then does the catalog transaction point the store
 // at it. A failed upload therefore changes nothing, and a crash leaves at worst an unreferenced
 // version directory that the next start removes.
-import { checkStoreName } from '../catalog/store-names.js'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
-import type { Db } from '../storage/database.js'
 import type { WorkspaceService } from '../catalog/workspaces.js'
 import { checkName, MAX_FILE_NAME_BYTES } from '../files/names.js'
 import { extractZip, type ZipLimits } from '../files/zip.js'
@@ -20,7 +18,7 @@ import {
   InvalidConfigure, NoAppSchemaFile, NotAnAppSchemaStore
 } from '../errors.js'
 import { checkMapping, type FeatureTypeReport, type MappingReport } from './mapping.js'
-import { createCatalogRows, STORE_TYPE, type FeatureTypeRow, type StoreConfig, type StoreRow } from './catalog-rows.js'
+import { STORE_TYPE, type AppSchemaStore, type FeatureTypeRow, type StoreConfig, type StoreRow } from './store.js'
 
 export type Configure = 'first' | 'all' | 'none'
 
@@ -44,7 +42,7 @@ export interface UploadInput {
 export interface UploadResult { created: boolean, configured: string[], report: MappingReport }
 
 export interface AppSchemaDeps {
-  db: Db
+  store: AppSchemaStore
   dataDir: string
   zipLimits: ZipLimits
   workspaces: WorkspaceService
@@ -52,8 +50,7 @@ export interface AppSchemaDeps {
   now?: () => number
 }
 
-export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, now = Date.now }: AppSchemaDeps) {
-  const rows = createCatalogRows(db)
+export function createAppSchemaService ({ store: rows, dataDir, zipLimits, workspaces, now = Date.now }: AppSchemaDeps) {
   const filesRoot = path.join(dataDir, 'appschema')
   const cacheDir = path.join(dataDir, 'app-schema-cache')
   /**
@@ -64,7 +61,7 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
 
   const requireStore = async (ws: string, name: string): Promise<StoreRow> => {
     await workspaces.get(ws)
-    const row = rows.getStore(ws, name)
+    const row = await rows.getStore(ws, name)
     if (!row || row.kind !== 'data') throw DataStoreNotFound(ws, name)
     return row
   }
@@ -77,17 +74,19 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
     return candidates[0]
   }
 
-  const resourceNames = (ws: string, store: string, fts: FeatureTypeReport[], existing: Map<string, FeatureTypeRow>) => {
+  const resourceNames = async (ws: string, fts: FeatureTypeReport[], existing: Map<string, FeatureTypeRow>) => {
     const taken = new Set<string>()
-    return fts.map((ft) => {
+    const names: string[] = []
+    next: for (const ft of fts) {
       const old = existing.get(ft.name)
-      if (old) { taken.add(old.name); return old.name }
+      if (old) { taken.add(old.name); names.push(old.name); continue }
       for (const candidate of [ft.name, ...Array.from({ length: 9 }, (_, i) => `${ft.name}${i + 1}`)]) {
         // GeoServer's CatalogBuilder appends 1..9 when the name is used in the namespace.
-        if (!taken.has(candidate) && rows.resourceOwner(ws, candidate) === undefined) { taken.add(candidate); return candidate }
+        if (!taken.has(candidate) && await rows.resourceOwner(ws, candidate) === undefined) { taken.add(candidate); names.push(candidate); continue next }
       }
       throw FeatureTypeNameTaken(ft.name, ft.name, ft.name, ws)
-    })
+    }
+    return names
   }
 
   const toRow = (ws: string, store: string, name: string, ft: FeatureTypeReport): FeatureTypeRow => ({
@@ -113,8 +112,8 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
     const store = checkName(input.store, 'data store')
     const filename = input.text !== undefined ? checkName(input.filename ?? `${store}.appschema`, 'mapping file', MAX_FILE_NAME_BYTES) : undefined
     return serialized(ws.name, async () => {
-      const existing = rows.getStore(ws.name, store)
-      if (!existing) checkStoreName(db, ws.name, store)
+      const existing = await rows.getStore(ws.name, store)
+      if (!existing) await rows.checkNewStoreName(ws.name, store)
       if (existing && existing.type !== STORE_TYPE) throw NotAnAppSchemaStore(store, ws.name)
       return withStaging(dataDir, 'appschema', async (stage) => {
         let placed: string | undefined
@@ -133,8 +132,8 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
             if (!same) throw DifferentFeatureTypes(names.join(', '), store, old.join(', '), `/rest/workspaces/${ws.name}/datastores/${store}`)
           }
           const wanted = input.configure === 'none' ? [] : input.configure === 'first' ? report.featureTypes.slice(0, 1) : report.featureTypes
-          const current = new Map(existing ? rows.featureTypes(ws.name, store).map((r) => [r.nativeName, r]) : [])
-          const resNames = resourceNames(ws.name, store, wanted, current)
+          const current = new Map(existing ? (await rows.featureTypes(ws.name, store)).map((r) => [r.nativeName, r]) : [])
+          const resNames = await resourceNames(ws.name, wanted, current)
           const insert: FeatureTypeRow[] = []
           const update: FeatureTypeRow[] = []
           wanted.forEach((ft, i) => (current.has(ft.name) ? update : insert).push(toRow(ws.name, store, resNames[i], ft)))
@@ -153,7 +152,7 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
             geometryNames: report.featureTypes.filter((f) => f.attributes.some((a) => a.binding === 'org.locationtech.jts.geom.Geometry')).map((f) => f.name),
             sources: report.sources
           }
-          rows.save(ws.name, store, config, !existing, { insert, update })
+          await rows.save(ws.name, store, config, !existing, { insert, update })
           placed = undefined // committed: the new files are the store's now
           if (existing && existing.config.dir !== dirRel) await removeQuietly(within(dataDir, existing.config.dir))
           return { created: !existing, configured: resNames, report }
@@ -182,11 +181,11 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
     async getStore (ws: string, name: string): Promise<StoreRow> { return requireStore(ws, name) },
     async list (ws: string): Promise<string[]> {
       await workspaces.get(ws)
-      return rows.dataStoreNames(ws)
+      return await rows.dataStoreNames(ws)
     },
     async featureTypes (ws: string, store: string): Promise<FeatureTypeRow[]> {
       await requireStore(ws, store)
-      return rows.featureTypes(ws, store)
+      return await rows.featureTypes(ws, store)
     },
     /**
      * GeoServer's `featuretypes?list=`: `available` = exposed by the mapping and not configured,
@@ -196,13 +195,13 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
       const row = await requireStore(ws, store)
       const names = row.config.featureTypeNames ?? []
       if (list === 'all') return names
-      const configured = new Set(rows.featureTypes(ws, store).map((f) => f.nativeName))
+      const configured = new Set((await rows.featureTypes(ws, store)).map((f) => f.nativeName))
       const geometry = new Set(row.config.geometryNames ?? [])
       return names.filter((n) => !configured.has(n) && (list === 'available' || geometry.has(n)))
     },
     async featureType (ws: string, store: string, name: string): Promise<FeatureTypeRow> {
       await requireStore(ws, store)
-      const ft = rows.featureType(ws, store, name)
+      const ft = await rows.featureType(ws, store, name)
       if (!ft) throw FeatureTypeNotFound(ws, store, name)
       return ft
     },
@@ -216,10 +215,10 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
     async remove (ws: string, store: string, recurse: boolean): Promise<void> {
       await workspaces.get(ws)
       return serialized(ws, async () => {
-        const row = rows.getStore(ws, store)
+        const row = await rows.getStore(ws, store)
         if (!row || row.kind !== 'data') throw DataStoreNotFound(ws, store)
-        if (!recurse && rows.featureTypes(ws, store).length > 0) throw DataStoreNotEmpty()
-        rows.deleteStore(ws, store)
+        if (!recurse && (await rows.featureTypes(ws, store)).length > 0) throw DataStoreNotEmpty()
+        await rows.deleteStore(ws, store)
         if (row.type === STORE_TYPE) await removeQuietly(within(filesRoot, ws, store))
       })
     },
@@ -229,7 +228,7 @@ export function createAppSchemaService ({ db, dataDir, zipLimits, workspaces, no
     },
     /** At start: removes version directories no store points at (a crash between rename and commit). */
     async sweep (): Promise<number> {
-      const keep = new Set(rows.appSchemaStores().map((s) => s.config.dir))
+      const keep = new Set((await rows.appSchemaStores()).map((s) => s.config.dir))
       let removed = 0
       for (const ws of await fs.readdir(filesRoot).catch(() => [] as string[])) {
         for (const store of await fs.readdir(path.join(filesRoot, ws)).catch(() => [] as string[])) {

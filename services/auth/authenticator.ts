@@ -7,12 +7,13 @@
 // the answer is 429 at once, so an attacker cannot pile up sleeping requests. Cached successes and
 // other users from other addresses are not slowed.
 import { createHmac, randomBytes } from 'node:crypto'
-import type { UserStore } from './users.js'
+import type { UserStore } from './store.js'
+import { ANONYMOUS_ROLE } from './roles.js'
 import { DUMMY_HASH_PROMISE, verifyPassword } from './passwords.js'
 import { TooManyAuthFailures } from '../errors.js'
 
 export interface Principal { name: string, roles: string[], anonymous: boolean }
-export const ANONYMOUS: Principal = Object.freeze({ name: 'anonymous', roles: ['ROLE_ANONYMOUS'], anonymous: true }) as Principal
+export const ANONYMOUS: Principal = Object.freeze({ name: 'anonymous', roles: [ANONYMOUS_ROLE], anonymous: true }) as Principal
 
 export interface AuthenticatorDeps {
   users: UserStore

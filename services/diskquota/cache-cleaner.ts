@@ -13,8 +13,11 @@ export interface Limit { limitBytes: number, policy: ExpirationPolicy }
 
 export interface CleanerDeps {
   store: QuotaStore
-  /** Makes every recorded tile event visible in the store (the accounting flush). */
-  flush: () => Promise<void>
+  /**
+   * Makes every recorded tile event visible in the store (the accounting flush), then runs
+   * `after` before any later flush writes.
+   */
+  flush: (after?: () => Promise<void>) => Promise<void>
   /** Deletes the page's tiles from the blob store; returns how many existed. */
   truncatePage: (page: PageRef, rect: Rect) => Promise<number>
   log: { info: (obj: object, msg: string) => void, warn: (obj: object, msg: string) => void }
@@ -28,13 +31,13 @@ export function createCacheCleaner ({ store, flush, truncatePage, log, batch = 6
   return {
     async expire (name: string, scope: Scope, limit: () => Limit, signal?: AbortSignal): Promise<ExpireResult> {
       await flush()
-      let used = store.usedBytes(scope)
+      let used = await store.usedBytes(scope)
       const res: ExpireResult = { pages: 0, tiles: 0, bytesBefore: used, bytesAfter: used, limitBytes: limit().limitBytes, stoppedShort: false }
       while (!signal?.aborted) {
         const { limitBytes, policy } = limit()
         res.limitBytes = limitBytes
         if (used <= limitBytes) break
-        const pages = policy === 'LRU' ? store.leastRecentlyUsed(scope, batch) : store.leastFrequentlyUsed(scope, batch)
+        const pages = policy === 'LRU' ? await store.leastRecentlyUsed(scope, batch) : await store.leastFrequentlyUsed(scope, batch)
         if (pages.length === 0) {
           res.stoppedShort = true
           log.warn({ quota: name, usedBytes: used, limitBytes }, 'disk quota exceeded but no page is left to expire')
@@ -43,7 +46,7 @@ export function createCacheCleaner ({ store, flush, truncatePage, log, batch = 6
         const done: PageRef[] = []
         for (const page of pages) {
           if (signal?.aborted || used <= limit().limitBytes) break
-          const g = store.geometry(page.layer, page.gridSet, page.z)
+          const g = await store.geometry(page.layer, page.gridSet, page.z)
           const deleted = g ? await truncatePage(page, pageRect(g, page.px, page.py)) : 0
           done.push(page)
           used -= page.bytes
@@ -51,9 +54,9 @@ export function createCacheCleaner ({ store, flush, truncatePage, log, batch = 6
           res.tiles += deleted
           log.info({ quota: name, policy, layer: page.layer, gridSet: page.gridSet, format: page.format, parameterId: page.parameterId, z: page.z, page: [page.px, page.py], tiles: deleted, bytes: page.bytes }, 'disk quota: expired a tile page')
         }
-        await flush()
-        store.markTruncated(done) // whatever these pages still counted is gone (or never was on disk)
-        used = store.usedBytes(scope) // tiles written meanwhile count too
+        // Whatever these pages still counted is gone (or never was on disk); no flush comes between.
+        await flush(() => store.markTruncated(done))
+        used = await store.usedBytes(scope) // tiles written meanwhile count too
       }
       res.bytesAfter = used
       return res

@@ -1,7 +1,7 @@
 // The disk quota service: the configuration (read, partial update validated whole, persisted
 // before it is returned), the accounting recorder, usage reports, the rebuild from disk and one
 // clean-up run over every quota (GWC DiskQuotaMonitor + CacheCleanerTask). When runs happen is
-// scheduler.ts, wired with the service in plugins/infra/quota-scheduler.ts.
+// scheduler.ts, wired with the service in services/create-services.ts.
 import fs from 'node:fs'
 import path from 'node:path'
 import type { BlobStore, TileKey } from '../seed/blob-store.js'
@@ -33,10 +33,10 @@ export interface DiskQuotaDeps {
 
 export interface CleanUpRun { skipped: boolean, results: Array<ExpireResult & { quota: string }> }
 
-export function createDiskQuota (deps: DiskQuotaDeps) {
+export async function createDiskQuota (deps: DiskQuotaDeps) {
   const { store, log } = deps
   const now = deps.now ?? Date.now
-  let config: QuotaConfig = fromStored(store.readConfig())
+  let config: QuotaConfig = fromStored(await store.readConfig())
   let updating: Promise<unknown> = Promise.resolve()
   const abort = new AbortController()
   const running = new Map<string, Promise<unknown>>() // quota name -> job
@@ -44,6 +44,13 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
   const rebuild: RebuildProgress = { state: 'idle', filesScanned: 0, bytesScanned: 0 }
   let rebuilding: Promise<void> | undefined
   const changeListeners: Array<(c: QuotaConfig) => void> = []
+  /** Puts a configuration in force; true when its block size differs from the one before. */
+  const install = (next: QuotaConfig): boolean => {
+    const blockChanged = next.diskBlockSize !== config.diskBlockSize
+    config = next
+    for (const fn of changeListeners) fn(next)
+    return blockChanged
+  }
 
   const recorder = createUsageRecorder({ store, coverage: deps.coverage, blockSize: () => config.diskBlockSize, now, flushMs: deps.flushMs, log, fault: deps.fault })
   deps.blobStore.onTileWritten(recorder.written)
@@ -53,9 +60,9 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
   const cleaner = createCacheCleaner({
     store,
     /** Every tile event so far is in the store (after the rebuild in progress, if any). */
-    async flush () {
+    async flush (after) {
       if (rebuilding) await rebuilding
-      await recorder.flush()
+      await recorder.flush(after)
     },
     log,
     truncatePage: (page, rect) => truncatePage(page, rect)
@@ -103,7 +110,7 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
     return rebuilding
   }
 
-  function jobs (c: QuotaConfig): Array<{ name: string, scope: Scope, layers: string[], limit: () => Limit }> {
+  async function jobs (c: QuotaConfig): Promise<Array<{ name: string, scope: Scope, layers: string[], limit: () => Limit }>> {
     const own = c.layerQuotas.map((q) => q.layer)
     const out = c.layerQuotas.map((q): { name: string, scope: Scope, layers: string[], limit: () => Limit } => ({
       name: q.layer,
@@ -114,7 +121,7 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
         return lq ? { limitBytes: lq.quotaBytes, policy: lq.expirationPolicyName } : { limitBytes: Infinity, policy: q.expirationPolicyName }
       }
     }))
-    const shared = [...new Set(store.tileSets().map((s) => s.layer))].filter((l) => !own.includes(l))
+    const shared = [...new Set((await store.tileSets()).map((s) => s.layer))].filter((l) => !own.includes(l))
     out.push({
       name: 'global',
       scope: { except: own },
@@ -129,19 +136,27 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
     get config (): QuotaConfig { return config },
     onChange (fn: (c: QuotaConfig) => void) { changeListeners.push(fn) },
 
+    /** Another instance changed the configuration (a shared database): apply the stored one. */
+    reload (): Promise<QuotaConfig> {
+      const run = updating.then(async () => {
+        // The instance that changed it recounts usage if the block size changed (one shared store).
+        install(fromStored(await store.readConfig()))
+        return config
+      })
+      updating = run.catch(() => {})
+      return run
+    },
+
     /** Partial update: validated whole, then persisted, then applied; concurrent PUTs queue. */
     update (body: Record<string, unknown>): Promise<QuotaConfig> {
       const run = updating.then(async () => {
         const next = await applyPartial(config, body, { layerExists: deps.layerExists })
         const fault = deps.fault ?? noFaults
         fault('quota.beforeConfigWrite')
-        store.writeConfig(JSON.stringify(next))
+        await store.writeConfig(JSON.stringify(next))
         fault('quota.afterConfigWrite')
-        const blockChanged = next.diskBlockSize !== config.diskBlockSize
-        config = next
-        for (const fn of changeListeners) fn(next)
         // Recorded sizes are rounded to the old block size: count again from the files.
-        if (blockChanged) void startRebuild()
+        if (install(next)) void startRebuild()
         return next
       })
       updating = run.catch(() => {})
@@ -152,10 +167,10 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
      * Usage starts from the files on disk when the usage store is new or was lost, or when the
      * last run did not close (kill -9, power loss): its last flush window never reached the store.
      */
-    start () {
-      const unclean = store.getState('open') === '1'
-      store.setState('open', '1')
-      if (store.getState('usageBuiltAt') === undefined || unclean) void startRebuild()
+    async start () {
+      const unclean = await store.getState('open') === '1'
+      await store.setState('open', '1')
+      if (await store.getState('usageBuiltAt') === undefined || unclean) void startRebuild()
     },
     rebuild: () => startRebuild(),
     rebuildProgress: () => ({ ...rebuild }),
@@ -168,14 +183,14 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
     async usage () {
       await recorder.flush()
       const c = config
-      const sets = store.tileSets()
+      const sets = await store.tileSets()
       const own = c.layerQuotas.map((q) => q.layer)
       return {
         config: c,
         usedBytes: sets.reduce((n, s) => n + s.bytes, 0),
-        globalUsedBytes: store.usedBytes({ except: own }),
+        globalUsedBytes: await store.usedBytes({ except: own }),
         tileSets: sets,
-        lastCleanUp: store.getState('lastCleanUp'),
+        lastCleanUp: await store.getState('lastCleanUp'),
         rebuild: { ...rebuild }
       }
     },
@@ -190,10 +205,13 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
       if (!c.enabled || abort.signal.aborted || rebuilding) return { skipped: true, results: [] }
       await recorder.flush()
       const started: Array<Promise<ExpireResult & { quota: string }>> = []
-      for (const job of jobs(c)) {
+      const free = (job: { name: string, layers: string[] }) => !running.has(job.name) && !job.layers.some((l) => busyLayers.has(l))
+      for (const job of await jobs(c)) {
         if (running.size >= c.maxConcurrentCleanUps) break
-        if (running.has(job.name) || job.layers.some((l) => busyLayers.has(l))) continue
-        if (store.usedBytes(job.scope) <= job.limit().limitBytes) continue
+        if (!free(job)) continue
+        if (await store.usedBytes(job.scope) <= job.limit().limitBytes) continue
+        // Checked again: another run may have started this job while the usage was read.
+        if (running.size >= c.maxConcurrentCleanUps || !free(job)) continue
         for (const l of job.layers) busyLayers.add(l)
         const p = cleaner.expire(job.name, job.scope, job.limit, abort.signal)
           .then((r) => ({ ...r, quota: job.name }))
@@ -202,24 +220,24 @@ export function createDiskQuota (deps: DiskQuotaDeps) {
         started.push(p)
       }
       const results = await Promise.all(started)
-      store.setState('lastCleanUp', new Date(now()).toISOString())
+      await store.setState('lastCleanUp', new Date(now()).toISOString())
       for (const r of results) {
         if (r.pages) log.info({ quota: r.quota, pages: r.pages, tiles: r.tiles, bytesBefore: r.bytesBefore, bytesAfter: r.bytesAfter, limitBytes: r.limitBytes }, 'disk quota: clean-up done')
       }
       return { skipped: false, results }
     },
 
-    forgetWorkspace: async (ws: string) => { await recorder.flush(); store.forgetWorkspace(ws) },
-    forgetLayer: async (layer: string) => { await recorder.flush(); store.forgetLayer(layer) },
+    forgetWorkspace: async (ws: string) => { await recorder.flush(() => store.forgetWorkspace(ws)) },
+    forgetLayer: async (layer: string) => { await recorder.flush(() => store.forgetLayer(layer)) },
 
     async close () {
       abort.abort()
       await Promise.allSettled([...running.values(), rebuilding])
       await updating
       await recorder.close()
-      store.setState('open', '0')
+      await store.setState('open', '0')
     }
   }
 }
 
-export type DiskQuota = ReturnType<typeof createDiskQuota>
+export type DiskQuota = Awaited<ReturnType<typeof createDiskQuota>>

@@ -1,5 +1,6 @@
 // What the disk quota needs from a usage store (GWC QuotaStore). The embedded SQLite store
-// (sqlite-quota-store.ts) is the default; a PostgreSQL store could join behind this interface.
+// (sqlite-quota-store.ts) is the default; a PostgreSQL store joins behind this interface. Every
+// method is one unit of work (one transaction).
 import type { TileSet } from '../seed/blob-store.js'
 import type { PageGeometry } from './tile-page.js'
 
@@ -37,27 +38,28 @@ export interface PageRef extends TileSet {
 export interface TileSetUsage extends TileSet { id: string, tiles: number, bytes: number }
 
 export interface QuotaStore {
-  readConfig (): string | undefined
-  /** Persists the configuration before returning (one transaction). */
-  writeConfig (body: string): void
-  getState (key: string): string | undefined
-  setState (key: string, value: string): void
-  geometry (layer: string, gridSet: string, z: number): PageGeometry | undefined
-  saveGeometry (layer: string, gridSet: string, z: number, g: PageGeometry): void
+  readConfig (): Promise<string | undefined>
+  /** Persists the configuration before resolving (one transaction). */
+  writeConfig (body: string): Promise<void>
+  getState (key: string): Promise<string | undefined>
+  setState (key: string, value: string): Promise<void>
+  geometry (layer: string, gridSet: string, z: number): Promise<PageGeometry | undefined>
+  /** Keeps the geometry a page set was first given; resolves to the one in force. */
+  saveGeometry (layer: string, gridSet: string, z: number, g: PageGeometry): Promise<PageGeometry>
   /** Applies one flush of accounting in a transaction; counts never go below zero. */
-  applyBatch (deltas: PageDelta[], nowMs: number): void
-  /** Replaces tile and byte counts with a scan of the disk (hits and access times are kept). */
-  replaceCounts (pages: PageDelta[], nowMs: number): void
-  usedBytes (scope: Scope): number
+  applyBatch (deltas: PageDelta[], nowMs: number): Promise<void>
+  /** Replaces tile and byte counts with a scan of the disk (hits and access times are kept), in one transaction. */
+  replaceCounts (pages: PageDelta[], nowMs: number): Promise<void>
+  usedBytes (scope: Scope): Promise<number>
   /** The `n` pages with tiles that LRU would expire first (oldest last access first). */
-  leastRecentlyUsed (scope: Scope, n: number): PageRef[]
+  leastRecentlyUsed (scope: Scope, n: number): Promise<PageRef[]>
   /** The `n` pages with tiles that LFU would expire first (lowest frequency of use first). */
-  leastFrequentlyUsed (scope: Scope, n: number): PageRef[]
+  leastFrequentlyUsed (scope: Scope, n: number): Promise<PageRef[]>
   /** The pages were truncated: whatever their counts still say is gone (one transaction). */
-  markTruncated (pages: PageRef[]): void
-  tileSets (): TileSetUsage[]
-  /** Usage rows of layers whose name starts with `<workspace>:` are dropped. */
-  forgetWorkspace (workspace: string): void
-  /** Usage rows of one layer (<workspace>:<layer>) are dropped. */
-  forgetLayer (layer: string): void
+  markTruncated (pages: PageRef[]): Promise<void>
+  tileSets (): Promise<TileSetUsage[]>
+  /** Usage rows of layers whose name starts with `<workspace>:` are dropped (one transaction). */
+  forgetWorkspace (workspace: string): Promise<void>
+  /** Usage rows of one layer (<workspace>:<layer>) are dropped (one transaction). */
+  forgetLayer (layer: string): Promise<void>
 }

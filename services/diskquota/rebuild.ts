@@ -71,7 +71,8 @@ export async function rebuildUsage ({ root, store, recorder, now, progress, sign
                     let st: fs.Stats
                     try { st = fs.statSync(path.join(xdir, name)) } catch { continue }
                     if (!st.isFile()) continue
-                    found.push({ kind: 0, e: { layer, gridSet, format, parameterId, z, x, y: Number(m[1]), bytes: st.size }, t: st.mtimeMs })
+                    // Whole milliseconds: access times are BIGINT columns (PostgreSQL refuses a fraction).
+                    found.push({ kind: 0, e: { layer, gridSet, format, parameterId, z, x, y: Number(m[1]), bytes: st.size }, t: Math.floor(st.mtimeMs) })
                     progress.filesScanned++
                     progress.bytesScanned += st.size
                   }
@@ -89,9 +90,9 @@ export async function rebuildUsage ({ root, store, recorder, now, progress, sign
         }
       }
     }
-    store.replaceCounts([...pages.values()], now())
+    await store.replaceCounts([...pages.values()], now())
     keep = (q) => { const at = scanned.get(dirKey(q.e)); return at === undefined || at < (q.seq ?? 0) }
-    store.setState('usageBuiltAt', new Date(now()).toISOString())
+    await store.setState('usageBuiltAt', new Date(now()).toISOString())
     Object.assign(progress, { state: 'done', finishedAt: new Date(now()).toISOString() })
   } catch (err) {
     Object.assign(progress, { state: 'failed', finishedAt: new Date(now()).toISOString() })

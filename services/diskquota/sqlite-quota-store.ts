@@ -3,11 +3,11 @@
 // exactly what their pages moved, so a tile set's usage is always the sum of its pages.
 import type Database from 'better-sqlite3'
 import { relaxedSync, type Db } from '../storage/database.js'
-import type { PageDelta, PageRef, QuotaStore, Scope, TileSetUsage } from './quota-store.js'
-import { frequencyOfUse, tileSetId, type PageGeometry } from './tile-page.js'
-import type { TileFormat } from '../seed/formats.js'
+import type { PageDelta, PageRef, QuotaStore, Scope } from './quota-store.js'
+import { tileSetId, type PageGeometry } from './tile-page.js'
+import { evictionOrder, PAGE_REF_COLUMNS, pageGeometry, pageRef, pageStats, tileSetUsage, tileSetValues, type PageRow } from './quota-rows.js'
 
-interface PageRow { tiles: number, bytes: number, hits: number, created_ms: number, last_access_ms: number }
+const ORDER = evictionOrder('') // SQLite compares text by bytes (BINARY)
 
 export function createSqliteQuotaStore (db: Db): QuotaStore {
   const q = {
@@ -37,35 +37,34 @@ export function createSqliteQuotaStore (db: Db): QuotaStore {
     : { where: 'layer NOT IN (SELECT value FROM json_each(?))', arg: JSON.stringify(s.except) }
   const pick = (order: string) => {
     const cache = new Map<string, Database.Statement<unknown[]>>()
-    return (s: Scope, n: number): PageRef[] => {
+    return async (s: Scope, n: number): Promise<PageRef[]> => {
       const { where, arg } = scopeSql(s)
       let st = cache.get(where)
       if (!st) {
-        st = db.prepare(`SELECT p.tileset_id, p.z, p.px, p.py, p.tiles, p.bytes, p.hits, p.last_access_ms, p.frequency, t.layer, t.grid_set, t.format, t.parameter_id
+        st = db.prepare(`SELECT ${PAGE_REF_COLUMNS}
           FROM dq_pages p JOIN dq_tilesets t ON t.id = p.tileset_id WHERE p.${where} AND (p.tiles > 0 OR p.bytes > 0) ORDER BY ${order} LIMIT ?`)
         cache.set(where, st)
       }
-      return (st.all(arg, n) as any[]).map((r) => ({
-        tileSetId: r.tileset_id, layer: r.layer, gridSet: r.grid_set, format: r.format as TileFormat, parameterId: r.parameter_id,
-        z: r.z, px: r.px, py: r.py, tiles: r.tiles, bytes: r.bytes, hits: r.hits, lastAccessMs: r.last_access_ms, frequency: r.frequency
-      }))
+      return (st.all(arg, n) as any[]).map(pageRef)
     }
+  }
+  function geometry (layer: string, gridSet: string, z: number): PageGeometry | undefined {
+    const r = q.geometry.get(layer, gridSet, z)
+    return r === undefined ? undefined : pageGeometry(r)
   }
   const usedCache = new Map<string, ReturnType<Db['prepare']>>()
 
   /** Sets one page to new counts, moving its tile set's totals by the same amounts. */
   function setPage (d: PageDelta, id: string, old: PageRow | undefined, tiles: number, bytes: number, hits: number, accessMs: number, nowMs: number) {
-    const created = old?.created_ms ?? (d.firstMs || nowMs)
-    const last = Math.max(old?.last_access_ms ?? created, accessMs)
-    const fill = Math.min(1, tiles / d.maxTiles)
-    q.putPage.run(id, d.z, d.px, d.py, d.tileSet.layer, tiles, bytes, hits, created, last, fill, frequencyOfUse(hits, created, last, fill))
+    const s = pageStats(d, old, tiles, hits, accessMs, nowMs)
+    q.putPage.run(id, d.z, d.px, d.py, d.tileSet.layer, tiles, bytes, hits, s.created, s.last, s.fill, s.frequency)
     q.moveSet.run(tiles - (old?.tiles ?? 0), bytes - (old?.bytes ?? 0), id)
   }
 
   const applyBatch = db.transaction((deltas: PageDelta[], nowMs: number) => {
     for (const d of deltas) {
       const id = tileSetId(d.tileSet)
-      q.ensureSet.run(id, d.tileSet.layer, d.tileSet.gridSet, d.tileSet.format, d.tileSet.parameterId)
+      q.ensureSet.run(...tileSetValues(d.tileSet))
       const old = q.page.get(id, d.z, d.px, d.py) as PageRow | undefined
       setPage(d, id, old, Math.max(0, (old?.tiles ?? 0) + d.tiles), Math.max(0, (old?.bytes ?? 0) + d.bytes),
         (old?.hits ?? 0) + d.hits, d.accessMs, nowMs)
@@ -76,7 +75,7 @@ export function createSqliteQuotaStore (db: Db): QuotaStore {
     q.zeroSets.run()
     for (const d of pages) {
       const id = tileSetId(d.tileSet)
-      q.ensureSet.run(id, d.tileSet.layer, d.tileSet.gridSet, d.tileSet.format, d.tileSet.parameterId)
+      q.ensureSet.run(...tileSetValues(d.tileSet))
       const old = q.page.get(id, d.z, d.px, d.py) as PageRow | undefined
       setPage(d, id, old && { ...old, tiles: 0, bytes: 0 }, d.tiles, d.bytes, old?.hits ?? 0, d.accessMs, nowMs)
     }
@@ -91,40 +90,37 @@ export function createSqliteQuotaStore (db: Db): QuotaStore {
   })
 
   return {
-    readConfig: () => q.readConfig.get() as string | undefined,
-    writeConfig: (body) => { db.transaction(() => q.writeConfig.run(body, new Date().toISOString()))() },
-    getState: (key) => q.getState.get(key) as string | undefined,
-    setState: (key, value) => { q.setState.run(key, value) },
-    geometry (layer, gridSet, z) {
-      const r = q.geometry.get(layer, gridSet, z) as any
-      return r && { minX: r.min_x, minY: r.min_y, tilesX: r.tiles_x, tilesY: r.tiles_y }
+    readConfig: async () => q.readConfig.get() as string | undefined,
+    writeConfig: async (body) => { db.transaction(() => q.writeConfig.run(body, new Date().toISOString()))() },
+    getState: async (key) => q.getState.get(key) as string | undefined,
+    setState: async (key, value) => { q.setState.run(key, value) },
+    async geometry (layer, gridSet, z) { return geometry(layer, gridSet, z) },
+    async saveGeometry (layer, gridSet, z, g: PageGeometry) {
+      q.saveGeometry.run(layer, gridSet, z, g.minX, g.minY, g.tilesX, g.tilesY)
+      return geometry(layer, gridSet, z) ?? g
     },
-    saveGeometry (layer, gridSet, z, g: PageGeometry) { q.saveGeometry.run(layer, gridSet, z, g.minX, g.minY, g.tilesX, g.tilesY) },
     // The accounting flush commits every second while tiles are written, on the event loop; with
     // the catalog's synchronous=FULL its fsync took up to 76 ms on a busy disk. Usage is a tally
     // of files on disk (rebuilt from them when lost), so it commits without the fsync.
-    applyBatch (deltas, nowMs) {
+    async applyBatch (deltas, nowMs) {
       relaxedSync(db, () => applyBatch(deltas, nowMs))
     },
-    replaceCounts: (pages, nowMs) => replaceCounts(pages, nowMs),
-    usedBytes (s) {
+    replaceCounts: async (pages, nowMs) => { replaceCounts(pages, nowMs) },
+    async usedBytes (s) {
       const { where, arg } = scopeSql(s)
       let st = usedCache.get(where)
       if (!st) { st = db.prepare(`SELECT COALESCE(SUM(bytes), 0) FROM dq_tilesets WHERE ${where}`).pluck(); usedCache.set(where, st) }
       return st.get(arg) as number
     },
-    // GWC SQLDialect: LRU = oldest last access; LFU = lowest frequency of use. Ties: older, then deeper zoom.
-    leastRecentlyUsed: pick('p.last_access_ms ASC, p.hits ASC, p.z DESC, p.px, p.py'),
-    leastFrequentlyUsed: pick('p.frequency ASC, p.last_access_ms ASC, p.z DESC, p.px, p.py'),
-    markTruncated: (pages) => markTruncated(pages),
-    tileSets: () => (q.sets.all() as any[]).map((r): TileSetUsage => ({
-      id: r.id, layer: r.layer, gridSet: r.grid_set, format: r.format, parameterId: r.parameter_id, tiles: r.tiles, bytes: r.bytes
-    })),
-    forgetWorkspace (ws) {
+    leastRecentlyUsed: pick(ORDER.lru),
+    leastFrequentlyUsed: pick(ORDER.lfu),
+    markTruncated: async (pages) => { markTruncated(pages) },
+    tileSets: async () => (q.sets.all() as any[]).map(tileSetUsage),
+    async forgetWorkspace (ws) {
       const prefix = `${ws}:`
       db.transaction(() => { q.forgetSets.run(prefix, prefix); q.forgetGeometry.run(prefix, prefix) })()
     },
-    forgetLayer (layer) {
+    async forgetLayer (layer) {
       db.transaction(() => { q.forgetLayerSets.run(layer); q.forgetLayerGeometry.run(layer) })()
     }
   }

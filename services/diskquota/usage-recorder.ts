@@ -51,13 +51,11 @@ export function createUsageRecorder (deps: RecorderDeps) {
 
   async function geometry (layer: string, gridSet: string, z: number): Promise<PageGeometry> {
     const key = `${layer}\n${gridSet}\n${z}`
-    let g = geometries.get(key) ?? deps.store.geometry(layer, gridSet, z)
+    let g = geometries.get(key) ?? await deps.store.geometry(layer, gridSet, z)
     if (!g) {
       const cov = await deps.coverage(layer, gridSet, z)
       const side = 2 ** Math.min(z + 1, 30)
-      g = geometryFor(cov ?? [0, 0, side - 1, side - 1])
-      deps.store.saveGeometry(layer, gridSet, z, g)
-      g = deps.store.geometry(layer, gridSet, z) ?? g // first writer wins
+      g = await deps.store.saveGeometry(layer, gridSet, z, geometryFor(cov ?? [0, 0, side - 1, side - 1])) // first writer wins
     }
     geometries.set(key, g)
     return g
@@ -100,15 +98,17 @@ export function createUsageRecorder (deps: RecorderDeps) {
     try {
       const deltas = await fold(batch)
       fault('quota.beforeFlush')
-      deps.store.applyBatch(deltas, deps.now())
+      await deps.store.applyBatch(deltas, deps.now())
       fault('quota.afterFlush')
     } catch (err) {
       deps.log?.warn({ err, events: batch.length }, 'disk quota: could not record tile usage')
     }
   }
-  function flush (): Promise<void> {
-    chain = chain.then(doFlush)
-    return chain
+  /** Commits the queued events; `after` runs next, before any later flush. */
+  function flush (after?: () => Promise<void>): Promise<void> {
+    const run = after ? chain.then(doFlush).then(after) : chain.then(doFlush)
+    chain = run.catch(() => {})
+    return run
   }
 
   return {

@@ -5,8 +5,7 @@
 // a 200 always means the change took. Read-only fields sent back unchanged (GET-modify-PUT) pass.
 import { checkFields, sameValue, unifyShape } from '../body-fields.js'
 import { InvalidCoverage } from '../errors.js'
-import type { CoverageConfig, CoverageRow } from './catalog-rows.js'
-import type { MosaicRecord } from './granule-index.js'
+import type { CoverageConfig, CoverageRow, MosaicRecord } from './store.js'
 import { isoInstant } from './cql.js'
 
 const DIMENSION_TYPES: Record<string, string> = {

@@ -10,7 +10,7 @@
 // names reach SQL only as bound JSON paths. Functions are not supported (refused, not passed on).
 import { InvalidCql } from '../errors.js'
 import type { SchemaAttribute } from './indexer.js'
-import { normalizeCrs, transformBbox } from '../../workers/crs.js'
+import { normalizeCrs, transformBbox } from '../render/crs.js'
 
 type Tok = { t: 'str' | 'num' | 'date' | 'id' | 'op' | 'qid', v: string, pos: number }
 

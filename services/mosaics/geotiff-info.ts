@@ -3,7 +3,7 @@
 // geotiff.js cannot parse is refused with a reason, so one bad granule never spoils an upload.
 import fs from 'node:fs'
 import { fromFile, type GeoTIFFImage } from 'geotiff'
-import { isSupportedCrs, normalizeCrs } from '../../workers/crs.js'
+import { isSupportedCrs, normalizeCrs } from '../render/crs.js'
 
 export interface GranuleInfo {
   width: number
@@ -75,13 +75,24 @@ function typeRange (dataType: string): { min: number, max: number } | undefined 
   }
 }
 
-/** Reads a granule's metadata, checks it is whole, and measures band ranges on its smallest overview. */
+/** Whether a file operation failed because the file (or a folder on its path) is gone. */
+export function isGone (err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException)?.code
+  return code === 'ENOENT' || code === 'ENOTDIR'
+}
+
+/**
+ * Reads a granule's metadata, checks it is whole, and measures band ranges on its smallest
+ * overview. A file that vanishes while it is read rejects with the file system's error (ENOENT),
+ * not as an unreadable GeoTIFF: the harvest reports it as gone.
+ */
 export async function readGranuleInfo (file: string): Promise<GranuleInfo> {
   const st = await fs.promises.stat(file)
   let tiff
   try {
     tiff = await fromFile(file)
   } catch (err) {
+    if (isGone(err)) throw err
     throw new GranuleError(`not a readable GeoTIFF (${(err as Error).message.split('\n')[0].slice(0, 120)})`)
   }
   try {
@@ -110,7 +121,7 @@ export async function readGranuleInfo (file: string): Promise<GranuleInfo> {
     else ranges = await measureRanges(images, nodata)
     return { width, height, bands, dataType, crs, bbox: bbox as [number, number, number, number], nodata, ranges, overviews }
   } catch (err) {
-    if (err instanceof GranuleError) throw err
+    if (err instanceof GranuleError || isGone(err)) throw err
     throw new GranuleError(`not a readable GeoTIFF (${(err as Error).message.split('\n')[0].slice(0, 120)})`)
   } finally {
     await tiff.close()

@@ -2,23 +2,20 @@
 // intersect the request's bbox (in the granules' CRS), honouring TIME and ELEVATION (when absent,
 // the coverage's defaultValue: GeoServer's latest time and lowest elevation unless a PUT set
 // another) and CQL_FILTER.
-import type { Db } from '../storage/database.js'
-import type { RasterStyle, RenderRequest } from '../../workers/render-types.js'
-import type { RenderJob } from '../../workers/mosaic-types.js'
-import { isSupportedCrs, normalizeCrs, transformBbox } from '../../workers/crs.js'
+import type { RasterStyle, RenderRequest } from '../render/render-types.js'
+import type { RenderJob } from '../render/mosaic-types.js'
+import { isSupportedCrs, normalizeCrs, transformBbox } from '../render/crs.js'
 import { splitLayerName } from '../catalog/layers.js'
 import { InvalidCql, InvalidRenderRequest, MosaicLayerNotFound } from '../errors.js'
-import type { GranuleIndex, MosaicRecord } from './granule-index.js'
+import type { CoverageConfig, MosaicRecord, MosaicStore } from './store.js'
 import { isoInstant, type CompiledFilter } from './cql.js'
-import type { CoverageConfig } from './catalog-rows.js'
 import { acceptableWindow, defaultBandNames, defaultValueOf } from './coverage-fields.js'
 
 const MAX_SIZE = 8192
 const MAX_GRANULES = 5000
 
 interface Deps {
-  db: Db
-  index: GranuleIndex
+  store: MosaicStore
   compile: (mosaic: MosaicRecord, filter: string) => CompiledFilter
 }
 
@@ -26,32 +23,32 @@ function attrPath (name: string): string { return `$."${name}"` }
 
 /** TIME: instant, start/end, comma list, or 'current'. */
 /** A requested instant or elevation mapped to the value to select (nearest match), else itself. */
-type Nearest = (value: string | number) => unknown
+type Nearest = (value: string | number) => Promise<unknown>
 
-function timeFilter (value: string, attr: string, latest: () => unknown, nearest?: Nearest): CompiledFilter {
+async function timeFilter (value: string, attr: string, latest: () => Promise<unknown>, nearest?: Nearest): Promise<CompiledFilter> {
   const parts = value.split(',').map((s) => s.trim()).filter(Boolean)
   if (parts.length === 0 || parts.length > 100) throw InvalidRenderRequest(`bad TIME ${JSON.stringify(value.slice(0, 60))}`)
   const sql: string[] = []
   const params: unknown[] = []
-  const instant = (s: string) => {
-    if (s.toLowerCase() === 'current' || s.toLowerCase() === 'present') return latest()
+  const instant = async (s: string) => {
+    if (s.toLowerCase() === 'current' || s.toLowerCase() === 'present') return await latest()
     try { return isoInstant(s) } catch { throw InvalidRenderRequest(`bad TIME ${JSON.stringify(s.slice(0, 60))}`) }
   }
   for (const p of parts) {
     const range = p.split('/')
     if (range.length === 2 || range.length === 3) {
       sql.push('(json_extract(g.attrs, ?) >= ? AND json_extract(g.attrs, ?) <= ?)')
-      params.push(attrPath(attr), instant(range[0]), attrPath(attr), instant(range[1]))
+      params.push(attrPath(attr), await instant(range[0]), attrPath(attr), await instant(range[1]))
     } else {
       sql.push('(json_extract(g.attrs, ?) = ?)')
-      const t = instant(p)
-      params.push(attrPath(attr), nearest && typeof t === 'string' ? nearest(t) : t)
+      const t = await instant(p)
+      params.push(attrPath(attr), nearest && typeof t === 'string' ? await nearest(t) : t)
     }
   }
   return { sql: `(${sql.join(' OR ')})`, params }
 }
 
-function elevationFilter (value: string, attr: string, nearest?: Nearest): CompiledFilter {
+async function elevationFilter (value: string, attr: string, nearest?: Nearest): Promise<CompiledFilter> {
   const parts = value.split(',').map((s) => s.trim()).filter(Boolean)
   if (parts.length === 0 || parts.length > 100) throw InvalidRenderRequest(`bad ELEVATION ${JSON.stringify(value.slice(0, 60))}`)
   const num = (s: string) => {
@@ -68,7 +65,7 @@ function elevationFilter (value: string, attr: string, nearest?: Nearest): Compi
       params.push(attrPath(attr), num(range[0]), attrPath(attr), num(range[1]))
     } else {
       sql.push('(json_extract(g.attrs, ?) = ?)')
-      params.push(attrPath(attr), nearest ? nearest(num(p)) : num(p))
+      params.push(attrPath(attr), nearest ? await nearest(num(p)) : num(p))
     }
   }
   return { sql: `(${sql.join(' OR ')})`, params }
@@ -79,17 +76,17 @@ function elevationFilter (value: string, attr: string, nearest?: Nearest): Compi
  * without granules selects the closest value the index holds, within acceptableInterval when set
  * (before/after); past it, the requested value stands (and selects nothing).
  */
-function nearestMatch (index: GranuleIndex, ws: string, store: string, attr: string, dim: 'time' | 'elevation', info: Record<string, unknown> | undefined): Nearest | undefined {
+function nearestMatch (store: MosaicStore, ws: string, storeName: string, attr: string, dim: 'time' | 'elevation', info: Record<string, unknown> | undefined): Nearest | undefined {
   if (info?.nearestMatchEnabled !== true) return undefined
   const window = typeof info.acceptableInterval === 'string' ? acceptableWindow(dim, info.acceptableInterval) : [Infinity, Infinity]
   const measure = (v: unknown): number => (dim === 'time' ? Date.parse(String(v)) : Number(v))
-  const side = (op: '<=' | '>=', v: string | number) => {
-    const mm = index.minMax(ws, store, attr, { sql: `(json_extract(g.attrs, ?) ${op} ?)`, params: [attrPath(attr), v] })
+  const side = async (op: '<=' | '>=', v: string | number) => {
+    const mm = await store.minMax(ws, storeName, attr, { sql: `(json_extract(g.attrs, ?) ${op} ?)`, params: [attrPath(attr), v] })
     return op === '<=' ? mm.max : mm.min
   }
-  return (v) => {
-    const below = side('<=', v)
-    const above = side('>=', v)
+  return async (v) => {
+    const below = await side('<=', v)
+    const above = await side('>=', v)
     const at = measure(v)
     const dBelow = below === null ? Infinity : at - measure(below)
     const dAbove = above === null ? Infinity : measure(above) - at
@@ -136,11 +133,10 @@ export async function prepareRenderJob (req: RenderRequest, deps: Deps): Promise
   if (!isSupportedCrs(crs, req.proj4Defs)) throw InvalidRenderRequest(`unsupported CRS ${req.crs}`)
   const name = splitLayerName(req.layer)
   if (!name) throw MosaicLayerNotFound(req.layer)
-  const row = deps.db.prepare(`SELECT r.store, r.config FROM layers l JOIN resources r ON r.workspace = l.workspace AND r.name = l.name
-    WHERE l.workspace = ? AND l.name = ? AND r.kind = 'coverage'`).get(name.workspace, name.name) as { store: string, config: string } | undefined
-  const mosaic = row ? deps.index.getMosaic(name.workspace, row.store) : undefined
+  const row = await deps.store.layerCoverage(name.workspace, name.name)
+  const mosaic = row ? await deps.store.getMosaic(name.workspace, row.store) : undefined
   if (!row || !mosaic) throw MosaicLayerNotFound(req.layer)
-  const config = JSON.parse(row.config) as CoverageConfig
+  const config = row.config
   const job: RenderJob = {
     crs,
     bbox: [...bbox] as [number, number, number, number],
@@ -158,25 +154,25 @@ export async function prepareRenderJob (req: RenderRequest, deps: Deps): Promise
   const filters: CompiledFilter[] = []
   const { timeAttribute, elevationAttribute } = mosaic.settings
   if (config.dimensions?.time && timeAttribute) {
-    const latest = () => deps.index.minMax(name.workspace, row.store, timeAttribute).max
+    const latest = async () => (await deps.store.minMax(name.workspace, row.store, timeAttribute)).max
     if (req.time !== undefined && req.time !== '') {
-      filters.push(timeFilter(req.time, timeAttribute, latest, nearestMatch(deps.index, name.workspace, row.store, timeAttribute, 'time', config.dimensionInfo?.time)))
+      filters.push(await timeFilter(req.time, timeAttribute, latest, nearestMatch(deps.store, name.workspace, row.store, timeAttribute, 'time', config.dimensionInfo?.time)))
     } else {
       // The dimension's default (coverage PUT defaultValue): latest unless set otherwise.
       const d = defaultValueOf('time', config.dimensionInfo?.time)
       const t = d.strategy === 'FIXED' ? isoInstant(d.referenceValue!)
-        : d.strategy === 'MINIMUM' ? deps.index.minMax(name.workspace, row.store, timeAttribute).min : latest()
+        : d.strategy === 'MINIMUM' ? (await deps.store.minMax(name.workspace, row.store, timeAttribute)).min : await latest()
       if (t !== null) filters.push({ sql: '(json_extract(g.attrs, ?) = ?)', params: [attrPath(timeAttribute), t] })
     }
   }
   if (config.dimensions?.elevation && elevationAttribute) {
     if (req.elevation !== undefined && req.elevation !== '') {
-      filters.push(elevationFilter(req.elevation, elevationAttribute, nearestMatch(deps.index, name.workspace, row.store, elevationAttribute, 'elevation', config.dimensionInfo?.elevation)))
+      filters.push(await elevationFilter(req.elevation, elevationAttribute, nearestMatch(deps.store, name.workspace, row.store, elevationAttribute, 'elevation', config.dimensionInfo?.elevation)))
     } else {
       // The lowest (or highest) elevation among the granules of the selected time, so that the two
       // defaults never select nothing when that time has no granule at the overall lowest elevation.
       const d = defaultValueOf('elevation', config.dimensionInfo?.elevation)
-      const range = d.strategy === 'FIXED' ? undefined : deps.index.minMax(name.workspace, row.store, elevationAttribute, and(filters))
+      const range = d.strategy === 'FIXED' ? undefined : await deps.store.minMax(name.workspace, row.store, elevationAttribute, and(filters))
       const e = d.strategy === 'FIXED' ? Number(d.referenceValue) : d.strategy === 'MAXIMUM' ? range!.max : range!.min
       if (e !== null) filters.push({ sql: '(json_extract(g.attrs, ?) = ?)', params: [attrPath(elevationAttribute), e] })
     }
@@ -187,7 +183,7 @@ export async function prepareRenderJob (req: RenderRequest, deps: Deps): Promise
   // Requests past the mercator latitude limit are clamped by the transform.
   const searchBox = transformBbox(job.bbox, crs, mosaic.crs, req.proj4Defs)
   if (!searchBox.every(Number.isFinite)) return job
-  const granules = deps.index.query(name.workspace, row.store, { bbox: searchBox, filter: and(filters), limit: MAX_GRANULES })
+  const granules = await deps.store.query(name.workspace, row.store, { bbox: searchBox, filter: and(filters), limit: MAX_GRANULES })
   job.granules = granules.map((g) => ({
     path: g.path, crs: g.crs, bbox: g.nativeBbox, width: g.width, height: g.height, bands: g.bands, nodata: g.nodata
   }))

@@ -4,21 +4,17 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { matchesWildcard, type MosaicSettings } from './indexer.js'
 import { collectAttributes } from './collect.js'
-import { GranuleError, readGranuleInfo, type GranuleInfo } from './geotiff-info.js'
+import { GranuleError, isGone, readGranuleInfo, type GranuleInfo } from './geotiff-info.js'
 import { verifyGranule } from './verify.js'
 import { hasWorldFile, readWorldImageInfo, type WorldImageInfo } from './world-file.js'
-import { WORLD_IMAGE } from './granule-files.js'
-import type { NewGranule } from './granule-index.js'
-import { isSupportedCrs, normalizeCrs, transformBbox } from '../../workers/crs.js'
+import { WORLD_IMAGE } from '../render/granule-files.js'
+import type { NewGranule } from './store.js'
+import { isSupportedCrs, normalizeCrs, transformBbox } from '../render/crs.js'
 import { TooManyGranules } from '../errors.js'
 
 export interface Skipped { file: string, reason: string }
 
 /** A file or folder that went away between being listed and being read. */
-export function isGone (err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException)?.code
-  return code === 'ENOENT' || code === 'ENOTDIR'
-}
 
 const GEOTIFF_EXT = /\.(tif|tiff|gtif)$/i
 export const MAX_GRANULES_PER_REQUEST = 100_000

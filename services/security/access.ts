@@ -9,14 +9,18 @@
 // - `ws.*.a` (admin) grants read and write on the whole workspace; write does not imply read;
 // - the ADMIN role (and ROLE_ADMINISTRATOR) may do everything;
 // - a mode with no rule anywhere is refused to all but administrators (GeoServer would allow
-//   everyone: rule 3 of DECISIONS.md, deleting `*.*.w` must not open writes to the world).
+//   everyone: deleting `*.*.w` must not open writes to the world).
 // The catalog mode decides what a refused read looks like: HIDE (the layer does not exist),
 // MIXED (absent from lists, a direct request is challenged), CHALLENGE (listed and its metadata
 // readable, data requests challenged). A challenge only makes sense for an anonymous caller: a
 // caller who already authenticated is denied (403) instead.
 import type { Principal } from '../auth/authenticator.js'
-import { LayerChallenge, LayerDenied, LayerHidden } from '../errors.js'
-import { ANY, type CatalogMode, type Rule, type RuleMode, type RuleStore, ruleKey } from './rules.js'
+import { ADMIN_ROLES, ANONYMOUS_ROLE, AUTHENTICATED_ROLE } from '../auth/roles.js'
+import { LayerChallenge, LayerDenied, LayerHidden, RuleNotFound } from '../errors.js'
+import { createKeyedQueue } from '../keyed-queue.js'
+import { noFaults, type FaultPoint } from '../faults.js'
+import { ANY, CATALOG_MODES, compareRules, parseRuleKey, type CatalogMode, type Rule, type RuleMode, ruleKey } from './rules.js'
+import type { RuleStore } from './store.js'
 
 export type Decision = 'allow' | 'hide' | 'challenge' | 'deny'
 export type Access = 'r' | 'w'
@@ -28,10 +32,6 @@ export type Access = 'r' | 'w'
  */
 export type Usage = 'data' | 'metadata' | 'list'
 
-export const ANONYMOUS_ROLE = 'ROLE_ANONYMOUS'
-export const AUTHENTICATED_ROLE = 'ROLE_AUTHENTICATED'
-/** The roles that administer everything (GeoServer's ADMIN and ROLE_ADMINISTRATOR): defined here only. */
-export const ADMIN_ROLES = ['ADMIN', 'ROLE_ADMINISTRATOR']
 
 export interface CheckOptions {
   usage?: Usage
@@ -42,22 +42,30 @@ export interface CheckOptions {
 
 export interface LayerAccessDeps {
   rules: RuleStore
-  adminRoles?: string[]
+  fault?: FaultPoint
 }
 
-export function createLayerAccess ({ rules, adminRoles = ADMIN_ROLES }: LayerAccessDeps) {
+const CATALOG_MODE = 'catalogMode'
+
+/** Decisions read an in-memory copy of the rules and the catalog mode, loaded here and again after each change. */
+export async function createLayerAccess ({ rules, fault = noFaults }: LayerAccessDeps) {
   let table = new Map<string, Set<string>>()
   let mode: CatalogMode = 'HIDE'
 
-  function reload () {
-    const next = new Map<string, Set<string>>()
-    for (const r of rules.list()) next.set(ruleKey(r), new Set(r.roles))
-    table = next
-    mode = rules.catalogMode()
+  async function load () {
+    const [stored, storedMode] = await Promise.all([rules.list(), rules.getSetting(CATALOG_MODE)])
+    table = new Map(stored.map((r) => [ruleKey(r), new Set(r.roles)]))
+    mode = CATALOG_MODES.includes(storedMode as CatalogMode) ? storedMode as CatalogMode : 'HIDE'
   }
-  reload()
+  await load()
+  // A change and the reload after it run one at a time, so a slower reload never installs older rules.
+  const serialized = createKeyedQueue()
+  const change = <T>(write: () => Promise<T>): Promise<T> => serialized('rules', async () => {
+    try { return await write() } finally { await load() }
+  })
+  const reload = () => change(async () => undefined)
 
-  const isAdmin = (p: Principal) => p.roles.some((r) => adminRoles.includes(r))
+  const isAdmin = (p: Principal) => p.roles.some((r) => ADMIN_ROLES.includes(r))
 
   function matches (p: Principal, roles: Set<string> | undefined): boolean {
     if (!roles) return false
@@ -123,14 +131,27 @@ export function createLayerAccess ({ rules, adminRoles = ADMIN_ROLES }: LayerAcc
     },
     isAdmin,
     catalogMode: () => mode,
-    // Changes go through here so the in-memory table follows the database.
-    rules: () => rules.list(),
-    addRules (list: Rule[]) { rules.add(list); reload() },
-    updateRules (list: Rule[]) { rules.update(list); reload() },
-    removeRule (key: string) { rules.remove(key); reload() },
-    removeWorkspaceRules (workspace: string): number { const n = rules.removeWorkspace(workspace); reload(); return n },
-    setCatalogMode (m: CatalogMode) { rules.setCatalogMode(m); reload() },
+    // Changes go through here so the in-memory table follows the store.
+    async rules (): Promise<Rule[]> { return (await rules.list()).sort(compareRules) },
+    addRules (added: Rule[]) { return change(async () => { await rules.add(added); fault('acl.afterCommit') }) },
+    updateRules (changed: Rule[]) { return change(async () => { await rules.update(changed); fault('acl.afterCommit') }) },
+    removeRule (key: string) {
+      const k = parseRuleKey(key)
+      return change(async () => { if (!(await rules.remove(k))) throw RuleNotFound(key) })
+    },
+    /** Drops the rules of a deleted workspace (GeoServer's SecuredResourceNameChangeListener), so a
+     *  new workspace of the same name does not inherit them. Returns how many were removed. */
+    removeWorkspaceRules (workspace: string): Promise<number> {
+      return workspace === ANY ? Promise.resolve(0) : change(() => rules.removeWorkspace(workspace))
+    },
+    setCatalogMode (m: CatalogMode) {
+      return change(async () => {
+        fault('catalogMode.beforeCommit')
+        await rules.setSetting(CATALOG_MODE, m)
+        fault('catalogMode.afterCommit')
+      })
+    },
     reload
   }
 }
-export type LayerAccess = ReturnType<typeof createLayerAccess>
+export type LayerAccess = Awaited<ReturnType<typeof createLayerAccess>>

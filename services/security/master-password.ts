@@ -2,7 +2,7 @@
 // in the catalog database encrypted with AES-256-GCM under a key that is NOT in the database: a
 // secret from the configuration (MAPWARDEN_MASTER_KEY, stretched with HKDF) or a random key in
 // <dataDir>/security/master.key, created 0600 in a 0700 directory. A copy of catalog.db alone
-// does not reveal the password. A change is one UPDATE: after a crash the old or the new
+// does not reveal the password. A change is one statement: after a crash the old or the new
 // password is stored, never neither. The first start generates a random password (as GeoServer
 // does for data directories it creates); administrators read it with GET masterpw.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, timingSafeEqual, createHash } from 'node:crypto'
@@ -11,16 +11,11 @@ import path from 'node:path'
 import { MasterKeyMismatch, MasterPasswordMissing, MasterPasswordRefused } from '../errors.js'
 import { generatePassword } from '../auth/passwords.js'
 import { noFaults, type FaultPoint } from '../faults.js'
-
-export interface SettingsStore {
-  getSetting (key: string): string | undefined
-  setSetting (key: string, value: string): void
-  /** Runs fn in one transaction (a kill inside it leaves the old value). */
-  transaction (fn: () => void): void
-}
+import { createKeyedQueue } from '../keyed-queue.js'
+import type { RuleStore } from './store.js'
 
 export interface MasterPasswordDeps {
-  settings: SettingsStore
+  settings: Pick<RuleStore, 'getSetting' | 'setSetting'>
   dataDir: string
   /** Secret from the configuration; when unset a key file in the data directory is used. */
   secret?: string
@@ -78,31 +73,36 @@ export function decrypt (key: Buffer, stored: string): string {
 const digest = (s: string) => createHash('sha256').update(s).digest()
 const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b))
 
-export function openMasterPassword ({ settings, dataDir, secret, fault = noFaults }: MasterPasswordDeps) {
-  const stored = settings.getSetting(SETTING)
+export async function openMasterPassword ({ settings, dataDir, secret, fault = noFaults }: MasterPasswordDeps) {
+  const stored = await settings.getSetting(SETTING)
   const key = secret !== undefined ? keyFromSecret(secret) : loadOrCreateKeyFile(path.join(dataDir, KEY_FILE), { create: stored === undefined })
-  if (stored === undefined) settings.setSetting(SETTING, encrypt(key, generatePassword()))
+  if (stored === undefined) await settings.setSetting(SETTING, encrypt(key, generatePassword()))
   else decrypt(key, stored) // refuse to start with a key that does not open the stored password
 
-  const current = () => decrypt(key, settings.getSetting(SETTING)!)
+  const current = async () => decrypt(key, (await settings.getSetting(SETTING))!)
+  // Changes run one at a time: each checks the old password against what the previous one stored.
+  const serialized = createKeyedQueue()
   return {
     get: current,
     /** GeoServer's rules: both present (400), old must match and new must be 8+ characters and differ (422). */
-    change (oldValue: unknown, newValue: unknown): void {
-      const oldPw = typeof oldValue === 'string' ? oldValue.trim() : ''
-      const newPw = typeof newValue === 'string' ? newValue.trim() : ''
-      if (!oldPw || !newPw) throw MasterPasswordMissing()
-      if (!sameSecret(oldPw, current())) throw MasterPasswordRefused('the current master password is not correct')
-      if (newPw.length < MIN_LENGTH) throw MasterPasswordRefused(`the new master password must have at least ${MIN_LENGTH} characters`)
-      if (sameSecret(newPw, oldPw)) throw MasterPasswordRefused('the new master password must differ from the current one')
-      // The new ciphertext (the "new keystore") exists only in memory until one UPDATE commits it:
-      // a crash before the commit keeps the old password, after it the new one, never neither.
-      const sealed = encrypt(key, newPw)
-      if (decrypt(key, sealed) !== newPw) throw MasterKeyMismatch('the new master password could not be sealed')
-      fault('masterpw.afterNewKeystore')
-      settings.transaction(() => { settings.setSetting(SETTING, sealed); fault('masterpw.beforeCommit') })
-      fault('masterpw.afterCommit')
+    change (oldValue: unknown, newValue: unknown): Promise<void> {
+      return serialized(SETTING, async () => {
+        const oldPw = typeof oldValue === 'string' ? oldValue.trim() : ''
+        const newPw = typeof newValue === 'string' ? newValue.trim() : ''
+        if (!oldPw || !newPw) throw MasterPasswordMissing()
+        if (!sameSecret(oldPw, await current())) throw MasterPasswordRefused('the current master password is not correct')
+        if (newPw.length < MIN_LENGTH) throw MasterPasswordRefused(`the new master password must have at least ${MIN_LENGTH} characters`)
+        if (sameSecret(newPw, oldPw)) throw MasterPasswordRefused('the new master password must differ from the current one')
+        // The new ciphertext (the "new keystore") exists only in memory until one statement stores
+        // it: a crash before that keeps the old password, after it the new one, never neither.
+        const sealed = encrypt(key, newPw)
+        if (decrypt(key, sealed) !== newPw) throw MasterKeyMismatch('the new master password could not be sealed')
+        fault('masterpw.afterNewKeystore')
+        fault('masterpw.beforeCommit')
+        await settings.setSetting(SETTING, sealed)
+        fault('masterpw.afterCommit')
+      })
     }
   }
 }
-export type MasterPassword = ReturnType<typeof openMasterPassword>
+export type MasterPassword = Awaited<ReturnType<typeof openMasterPassword>>

@@ -1,10 +1,8 @@
 // Layer access rules as GeoServer's DataAccessRuleDAO has them: `workspace.layer.mode=role1,role2`,
 // mode r (read), w (write) or a (admin, workspace-wide). Keys and role lists are validated with
 // GeoServer's messages (DataAccessController.validateRuleKey); a request is validated whole before
-// anything is stored, and every change is one SQLite transaction.
-import type { Db } from '../storage/database.js'
-import { noFaults, type FaultPoint } from '../faults.js'
-import { InvalidRule, RuleNotFound, RulesExist, TooManyRules, UnknownRules } from '../errors.js'
+// anything is stored, and every change is one call of the rule store (services/security/store.ts).
+import { InvalidRule, TooManyRules } from '../errors.js'
 
 export type RuleMode = 'r' | 'w' | 'a'
 export type CatalogMode = 'HIDE' | 'MIXED' | 'CHALLENGE'
@@ -84,66 +82,3 @@ export function compareRules (a: Rule, b: Rule): number {
     rank(a.layer) - rank(b.layer) || a.layer.localeCompare(b.layer, 'en') ||
     MODES.indexOf(a.mode) - MODES.indexOf(b.mode)
 }
-
-export function createSqliteRuleStore (db: Db, fault: FaultPoint = noFaults) {
-  const q = {
-    all: db.prepare('SELECT workspace, layer, access, roles FROM security_rules'),
-    count: db.prepare('SELECT count(*) FROM security_rules').pluck(),
-    exists: db.prepare('SELECT 1 FROM security_rules WHERE workspace = ? AND layer = ? AND access = ?').pluck(),
-    insert: db.prepare('INSERT INTO security_rules (workspace, layer, access, roles) VALUES (?, ?, ?, ?)'),
-    update: db.prepare('UPDATE security_rules SET roles = ? WHERE workspace = ? AND layer = ? AND access = ?'),
-    remove: db.prepare('DELETE FROM security_rules WHERE workspace = ? AND layer = ? AND access = ?'),
-    removeWorkspace: db.prepare('DELETE FROM security_rules WHERE workspace = ?'),
-    getSetting: db.prepare('SELECT value FROM security_settings WHERE key = ?').pluck(),
-    setSetting: db.prepare('INSERT INTO security_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
-  }
-  const exists = (r: Rule) => q.exists.get(r.workspace, r.layer, r.mode) !== undefined
-
-  const add = db.transaction((rules: Rule[]) => {
-    const existing = rules.filter(exists)
-    if (existing.length) throw RulesExist(existing.map(ruleKey).join(','))
-    const total = (q.count.get() as number) + rules.length
-    if (total > MAX_RULES) throw TooManyRules(total, MAX_RULES)
-    for (const r of rules) q.insert.run(r.workspace, r.layer, r.mode, JSON.stringify(r.roles))
-    fault('acl.beforeCommit') // a kill here rolls the whole request back
-  })
-  const update = db.transaction((rules: Rule[]) => {
-    const unknown = rules.filter((r) => !exists(r))
-    if (unknown.length) throw UnknownRules(unknown.map(ruleKey).join(','))
-    for (const r of rules) q.update.run(JSON.stringify(r.roles), r.workspace, r.layer, r.mode)
-    fault('acl.beforeCommit')
-  })
-
-  return {
-    list (): Rule[] {
-      return (q.all.all() as Array<{ workspace: string, layer: string, access: RuleMode, roles: string }>)
-        .map((r) => ({ workspace: r.workspace, layer: r.layer, mode: r.access, roles: JSON.parse(r.roles) as string[] }))
-        .sort(compareRules)
-    },
-    /** Adds new rules; any existing key refuses the whole request (409). */
-    add (rules: Rule[]) { add(rules); fault('acl.afterCommit') },
-    /** Replaces the role lists of existing rules; any unknown key refuses the whole request (409). */
-    update (rules: Rule[]) { update(rules); fault('acl.afterCommit') },
-    remove (key: string) {
-      const k = parseRuleKey(key)
-      if (q.remove.run(k.workspace, k.layer, k.mode).changes === 0) throw RuleNotFound(key)
-    },
-    /** Drops the rules of a deleted workspace (GeoServer's SecuredResourceNameChangeListener), so a
-     *  new workspace of the same name does not inherit them. Returns how many were removed. */
-    removeWorkspace (workspace: string): number {
-      return workspace === ANY ? 0 : q.removeWorkspace.run(workspace).changes
-    },
-    catalogMode (): CatalogMode {
-      const v = q.getSetting.get('catalogMode') as string | undefined
-      return CATALOG_MODES.includes(v as CatalogMode) ? v as CatalogMode : 'HIDE'
-    },
-    setCatalogMode (mode: CatalogMode) {
-      db.transaction(() => { q.setSetting.run('catalogMode', mode); fault('catalogMode.beforeCommit') })()
-      fault('catalogMode.afterCommit')
-    },
-    getSetting (key: string): string | undefined { return q.getSetting.get(key) as string | undefined },
-    setSetting (key: string, value: string) { q.setSetting.run(key, value) },
-    transaction (fn: () => void) { db.transaction(fn)() }
-  }
-}
-export type RuleStore = ReturnType<typeof createSqliteRuleStore>

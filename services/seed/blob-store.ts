@@ -1,6 +1,6 @@
 // The file blob store: <root>/<workspace>/<layer>/<gridset>/<format>/<parameter-set>/<z>/<x>/<y>.<ext>
 // (tile row y counted from the bottom, as the grid sets). A tile is written to a temp file under
-// <dataDir>/tmp (wiped at start) and renamed into place (tile-files.ts), so a reader sees the old
+// <dataDir>/tmp (wiped at start) and renamed into place (services/render/tile-files.ts), so a reader sees the old
 // tile or the new one, never half of one. Tiles are a cache: no fsync per tile (a kill -9 cannot
 // tear a renamed file; a power loss may lose recent tiles, which a reseed rebuilds).
 // Rendered metatiles are written by the render workers to the paths of `metatileTarget`, and
@@ -9,7 +9,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { checkName } from '../files/names.js'
-import { writeTileFile, type TileWrite } from './tile-files.js'
+import { writeTileFile, type TileWrite } from '../render/tile-files.js'
 import { FORMATS, formatOfExtension, type TileFormat } from './formats.js'
 import type { Rect } from './grid-sets.js'
 import { noFaults, type FaultPoint } from '../faults.js'

@@ -8,7 +8,7 @@
 // - cachedOnly: a missing tile is never rendered on request; it answers 404 (`cachedOnlyMissing`
 //   notFound) or a transparent tile (`transparent`; white for JPEG, which has no alpha).
 // Rows exist only for layers that changed a default; they go with their layer (foreign key).
-import type { Db } from '../storage/database.js'
+import type { TileSettingsStore } from './store.js'
 import { TileSettingInvalid } from '../errors.js'
 
 export type MissingTile = 'notFound' | 'transparent'
@@ -69,29 +69,31 @@ export function isDefault (s: TileLayerSettings): boolean {
   return TILE_SETTING_FIELDS.every((f) => s[f] === DEFAULT_TILE_SETTINGS[f])
 }
 
-/** Stored settings, read on every tile request: kept in memory, written through. */
-export function createTileLayerSettings (db: Db) {
-  const q = {
-    all: db.prepare('SELECT workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing FROM tile_layer_settings'),
-    upsert: db.prepare(`INSERT INTO tile_layer_settings (workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing)
-      VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (workspace, name) DO UPDATE SET expire_cache = excluded.expire_cache,
-      expire_clients = excluded.expire_clients, cached_only = excluded.cached_only, cached_only_missing = excluded.cached_only_missing`),
-    remove: db.prepare('DELETE FROM tile_layer_settings WHERE workspace = ? AND name = ?')
-  }
+/**
+ * The settings, read on every tile request: loaded once into memory, written through the store
+ * (persisted before the memory copy changes). Only the layer resource writes them.
+ */
+export async function loadTileSettings (store: TileSettingsStore) {
   const byLayer = new Map<string, TileLayerSettings>()
-  for (const r of q.all.all() as any[]) {
-    byLayer.set(`${r.workspace}:${r.name}`, { expireCache: r.expire_cache, expireClients: r.expire_clients, cachedOnly: r.cached_only === 1, cachedOnlyMissing: r.cached_only_missing })
-  }
+  for (const r of await store.all()) byLayer.set(`${r.workspace}:${r.name}`, r.settings)
   return {
     get (workspace: string, name: string): TileLayerSettings {
       return byLayer.get(`${workspace}:${name}`) ?? DEFAULT_TILE_SETTINGS
     },
-    /** Persists (synchronous=FULL, one statement) before the memory copy changes. */
-    set (workspace: string, name: string, s: TileLayerSettings): void {
-      if (isDefault(s)) q.remove.run(workspace, name)
-      else q.upsert.run(workspace, name, s.expireCache, s.expireClients, s.cachedOnly ? 1 : 0, s.cachedOnlyMissing)
-      if (isDefault(s)) byLayer.delete(`${workspace}:${name}`)
-      else byLayer.set(`${workspace}:${name}`, { ...s })
+    async set (workspace: string, name: string, s: TileLayerSettings): Promise<void> {
+      if (isDefault(s)) {
+        await store.remove(workspace, name)
+        byLayer.delete(`${workspace}:${name}`)
+      } else {
+        await store.put(workspace, name, s)
+        byLayer.set(`${workspace}:${name}`, { ...s })
+      }
+    },
+    /** Another instance changed settings (a shared database): read them all again. */
+    async reload (): Promise<void> {
+      const rows = await store.all()
+      byLayer.clear()
+      for (const r of rows) byLayer.set(`${r.workspace}:${r.name}`, r.settings)
     },
     /** A layer went away (its row went with it, by the foreign key). */
     forget (qualifiedName: string): void { byLayer.delete(qualifiedName) },
@@ -99,4 +101,4 @@ export function createTileLayerSettings (db: Db) {
   }
 }
 
-export type TileLayerSettingsStore = ReturnType<typeof createTileLayerSettings>
+export type TileSettings = Awaited<ReturnType<typeof loadTileSettings>>

@@ -1,5 +1,5 @@
 // Reads a GWC seed request (XML via xml2js or JSON as Jettison writes it) and validates all of it
-// synchronously (DECISIONS.md "Bad seed request"): a bad field is a 400 naming the field and the
+// synchronously: a bad field is a 400 naming the field and the
 // value, and nothing is created. GWC answers 200 and lets the task die instead.
 import type { LayerInfo } from '../catalog/layers.js'
 import { SeedFieldInvalid, SeedFieldMissing, SeedUnknownField } from '../errors.js'

@@ -77,7 +77,7 @@ export type RequestView = Progress & {
  * processed, the tiles it had to process (a finished task: what it did, so DONE reads 100 %; a
  * running one: what it did plus its part of what the request has left, split between the
  * request's live tasks) and its part still to do. `request` is the sum over the request's tasks
- * (the task list's positions 2 and 3, DECISIONS.md "Task record").
+ * (the task list's positions 2 and 3).
  */
 export interface TaskView extends Progress {
   id: number
@@ -184,7 +184,7 @@ export function viewOf (t: Task, now: number): TaskView {
 }
 
 /**
- * Task row `[tilesDone, tilesTotal, tilesRemaining, id, status]` (DECISIONS.md "Task record"):
+ * Task row `[tilesDone, tilesTotal, tilesRemaining, id, status]`:
  * -1 in the counts while not counted; totals are BigInt-exact in the text.
  */
 export function rowOf (t: Task): string[] {

@@ -4,7 +4,7 @@
 // to the blob store's paths; the breeder only records what was written.
 import { EventEmitter } from 'node:events'
 import type { BlobStore, MetatileTarget, TileSet } from './blob-store.js'
-import type { TileWrite } from './tile-files.js'
+import type { TileWrite } from '../render/tile-files.js'
 import type { SeedSpec } from './seed-request.js'
 import { countTiles, metaTileIterator, rectAt, tileRange, type MetaTile } from './tile-range.js'
 import { parameterId } from './parameters.js'
@@ -88,6 +88,7 @@ export function createTileBreeder (deps: BreederDeps) {
   const events = new EventEmitter()
   events.setMaxListeners(100)
   let nextId = 1
+  let reserved = 0
   let running = 0
   let closing = false
   const runs = new Set<Promise<void>>()
@@ -96,33 +97,42 @@ export function createTileBreeder (deps: BreederDeps) {
   const changed = (t: Task) => events.emit('task', viewOf(t, now()))
 
   // Record writes that failed (a full disk) are retried, newest state wins, until they succeed.
-  const unsaved = new Map<number, Task>()
+  // One write is in flight at a time; changes made meanwhile go in the next one.
+  const unsaved = new Map<number, { task: Task, version: number }>()
+  let version = 0
+  let writing: Promise<void> | undefined
+  let next: Promise<void> | undefined
   let retry: NodeJS.Timeout | undefined
   // Inside batch() (kill_all of a long queue) the writes wait for one transaction at its end: one
   // fsync instead of one per task, which would block the event loop for seconds.
   let batching = 0
   const durable = new Set<number>() // unsaved tasks with a state change (not only progress)
-  function saveRecords () {
-    if (!deps.records || unsaved.size === 0) return
+  function saveRecords (): Promise<void> {
+    if (!deps.records || unsaved.size === 0) return writing ?? Promise.resolve()
+    if (writing) return (next ??= writing.then(() => { next = undefined; return saveRecords() }))
+    const records = deps.records
     const pending = [...unsaved.values()]
-    try {
-      deps.records.saveAll(pending.map((t) => ({ view: viewOf(t, now()), finishedAt: t.finishedAt, durable: durable.has(t.id), killed: t.killed, startedAt: t.startedAt })))
-      for (const t of pending) { unsaved.delete(t.id); durable.delete(t.id) }
-    } catch (err) {
+    const items = pending.map(({ task: t }) => ({ view: viewOf(t, now()), finishedAt: t.finishedAt, durable: durable.has(t.id), killed: t.killed, startedAt: t.startedAt }))
+    writing = records.save(items).then(() => {
+      for (const { task, version: v } of pending) {
+        if (unsaved.get(task.id)?.version === v) { unsaved.delete(task.id); durable.delete(task.id) }
+      }
+    }, (err) => {
       deps.log?.warn({ err, tasks: pending.length }, 'could not write seed task records; retrying')
-      if (!retry && !closing) { retry = setTimeout(() => { retry = undefined; saveRecords() }, 1000); retry.unref() }
-    }
+      if (!retry && !closing) { retry = setTimeout(() => { retry = undefined; void saveRecords() }, 1000); retry.unref() }
+    }).finally(() => { writing = undefined })
+    return writing
   }
   function persist (t: Task, stateChange = true) {
     if (!deps.records) return
     t.savedAt = now()
-    unsaved.set(t.id, t)
+    unsaved.set(t.id, { task: t, version: ++version })
     if (stateChange) durable.add(t.id)
-    if (batching === 0) saveRecords()
+    if (batching === 0) void saveRecords()
   }
   function batch<T> (fn: () => T): T {
     batching++
-    try { return fn() } finally { if (--batching === 0) saveRecords() }
+    try { return fn() } finally { if (--batching === 0) void saveRecords() }
   }
 
   function prune () {
@@ -132,7 +142,7 @@ export function createTileBreeder (deps: BreederDeps) {
       const finished = [...tasks.values()].filter((t) => t.finishedAt !== undefined)
       for (const t of finished.slice(0, Math.max(0, finished.length - 1000))) tasks.delete(t.id)
     }
-    try { deps.records?.prune() } catch (err) { deps.log?.warn({ err }, 'could not prune seed task records') }
+    deps.records?.prune().catch((err) => deps.log?.warn({ err }, 'could not prune seed task records'))
   }
 
   function finish (t: Task, state: TaskState, error?: string) {
@@ -333,16 +343,27 @@ export function createTileBreeder (deps: BreederDeps) {
      * Creates the tasks of a validated request and starts them when slots are free. `request`
      * (JSON) is recorded with them, for a restart to rebuild the job from.
      */
-    submit (spec: SeedSpec, request?: string): Task[] {
+    async submit (spec: SeedSpec, request?: string): Promise<Task[]> {
       if (closing) throw TileCacheClosing()
       prune()
       const count = spec.type === 'truncate' ? 1 : spec.threadCount
-      if (queue.length + count > deps.maxPendingTasks) throw TooManyPendingTasks(deps.maxPendingTasks)
+      // Tasks being recorded count against the limit until they are queued.
+      if (queue.length + reserved + count > deps.maxPendingTasks) throw TooManyPendingTasks(deps.maxPendingTasks)
       const { job, fresh } = makeJob(spec, count)
-      // Ids come from the records (never reused across restarts); a full disk refuses the request here.
-      const ids = deps.records
-        ? deps.records.createAll(fresh.map((t) => { const { id, ...view } = viewOf(t, now()); void id; return { layer: t.layer, view } }), request)
-        : fresh.map(() => nextId++)
+      let ids: number[]
+      if (deps.records) {
+        // Ids come from the records (never reused across restarts); a full disk refuses the request here.
+        reserved += count
+        try {
+          ids = await deps.records.create(fresh.map((t) => { const { id, ...view } = viewOf(t, now()); void id; return { layer: t.layer, view } }), request)
+        } finally { reserved -= count }
+        // A shutdown began meanwhile: the refused request leaves no task to resume.
+        if (closing) {
+          const records = deps.records
+          await Promise.all(ids.map((id) => records.abort(id, null)))
+          throw TileCacheClosing()
+        }
+      } else ids = fresh.map(() => nextId++)
       enqueue(job, fresh, ids)
       return job.tasks
     },
@@ -379,7 +400,7 @@ export function createTileBreeder (deps: BreederDeps) {
     },
 
     /** A task of this run or an earlier one, from its record (after a restart: ABORTED, "aborted: restart"). */
-    record (id: number): TaskView | undefined { return deps.records?.get(id) },
+    async record (id: number): Promise<TaskView | undefined> { return deps.records?.get(id) },
 
     /** Terminates tasks; running ones stop after their current metatile. Returns them as they were. */
     kill (code: KillCode, layer?: string): Array<{ task: Task, was: TaskState }> {
@@ -409,7 +430,7 @@ export function createTileBreeder (deps: BreederDeps) {
       for (const t of tasks.values()) t.cancel?.()
       aborter.abort()
       await Promise.allSettled([...runs])
-      saveRecords() // a last try for records a full disk held back
+      await saveRecords() // a last try for records a full disk held back
     },
 
     /** Resolves when no task is pending or running (tests, bench). */

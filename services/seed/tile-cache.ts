@@ -1,8 +1,8 @@
 // The tile cache as the plugins see it: tile layers (one per published layer), the blob store,
 // the breeder, and exactly one function for tile reads (`readTile`) and one for cache writes
-// (`submitSeed`), so the security area adds its per-layer check in one place (`setAuthorizer`).
+// (`submitSeed`), so the security area's per-layer check (`authorize`) is applied in one place.
 import path from 'node:path'
-import type { LayerInfo, LayerStore } from '../catalog/layers.js'
+import type { LayerInfo, LayerCatalog } from '../catalog/layers.js'
 import { splitLayerName } from '../catalog/layers.js'
 import { ExportInvalid, isMapwardenError, TileLayerNotFound, TileNotCached, TileOutOfRange, TileParameterInvalid, UnknownTileLayer } from '../errors.js'
 import { createBlobStore, type StoredTile, type TileKey } from './blob-store.js'
@@ -18,10 +18,10 @@ import type { TileFormat } from './formats.js'
 import type { Principal } from '../auth/authenticator.js'
 import { RESTART_REASON, type TaskRecords } from './task-records.js'
 import { noFaults, type FaultPoint } from '../faults.js'
-import type { Db } from '../storage/database.js'
+import type { TileSetStore, UnfinishedTask } from './store.js'
 import { createTileInvalidation } from './tile-invalidation.js'
 import { pyramidFits } from './pyramid.js'
-import { DEFAULT_TILE_SETTINGS, type TileLayerSettings, type TileLayerSettingsStore } from './layer-settings.js'
+import { DEFAULT_TILE_SETTINGS, type TileLayerSettings, type TileSettings } from './layer-settings.js'
 import { blankTile } from './blank-tile.js'
 
 /** 'list': whether a capabilities document shows the layer; 'metadata': a description of one layer
@@ -32,9 +32,12 @@ export type TileAuthorizer = (action: TileAction, layer: LayerInfo, principal: P
 
 export interface TileCacheDeps {
   dataDir: string
-  db: Db
-  layers: LayerStore
+  /** The recorded tile sets and drop marks (tile-invalidation.ts). */
+  tileSets: TileSetStore
+  layers: LayerCatalog
   render: MetatileRenderer
+  /** The one check of every tile read, listing, metadata read and seed (the security area's rules). */
+  authorize: TileAuthorizer
   taskSlots: number
   maxPendingTasks: number
   maxSeedThreads: number
@@ -48,7 +51,7 @@ export interface TileCacheDeps {
    *  (pyramid.ts); absent: every level is rendered directly (MAPWARDEN_SEED_PYRAMID=false). */
   linearStyle?: (layer: LayerInfo) => Promise<boolean>
   /** Per-layer expiry and cached-only settings (layer-settings.ts); defaults when absent. */
-  settings?: TileLayerSettingsStore
+  settings?: TileSettings
 }
 
 /** A tile as readTile answers it. */
@@ -85,13 +88,13 @@ interface StoredRequest { layer: string, body: Record<string, unknown>, area?: {
 
 export function createTileCache (deps: TileCacheDeps) {
   const store = createBlobStore({ root: path.join(deps.dataDir, 'tiles'), tmpDir: path.join(deps.dataDir, 'tmp', 'tiles'), fault: deps.fault ?? noFaults })
-  const invalidation = createTileInvalidation({ db: deps.db, store, log: deps.log, now: deps.now })
+  const invalidation = createTileInvalidation({ sets: deps.tileSets, store, log: deps.log, now: deps.now })
   const breeder = createTileBreeder({
     store, render: deps.render, taskSlots: deps.taskSlots, maxPendingTasks: deps.maxPendingTasks, log: deps.log, now: deps.now, records: deps.records,
     resume: deps.resume, isStale: invalidation.isStale
   })
   const inflight = new Map<string, Promise<void>>()
-  let authorize: TileAuthorizer = () => {}
+  const authorize = deps.authorize
 
   async function decidePyramid (spec: SeedSpec): Promise<void> {
     const linear = deps.linearStyle
@@ -111,9 +114,8 @@ export function createTileCache (deps: TileCacheDeps) {
     invalidation,
     /** Per-layer expiry and cached-only settings (the layer resource reads and writes them). */
     settings: deps.settings,
-    setAuthorizer (fn: TileAuthorizer) { authorize = fn },
 
-    /** A tile layer for the seed API: unknown layers are 400 (DECISIONS.md). */
+    /** A tile layer for the seed API: unknown layers are 400, not 404 (the seed resource exists; its body names a layer that does not). */
     async seedLayer (name: string): Promise<LayerInfo> {
       const layer = await findLayer(name)
       if (!layer) throw UnknownTileLayer(name)
@@ -153,7 +155,7 @@ export function createTileCache (deps: TileCacheDeps) {
         : parseSeedRequest(body, layer, deps.maxSeedThreads)
       await countArea(spec)
       await decidePyramid(spec)
-      if (spec.parameters) invalidation.recordSet(layer.qualifiedName, parameterId(spec.parameters), spec.parameters)
+      if (spec.parameters) await invalidation.recordSet(layer.qualifiedName, parameterId(spec.parameters), spec.parameters)
       const request: StoredRequest = { layer: layer.qualifiedName, body, area }
       return breeder.submit(spec, JSON.stringify(request))
     },
@@ -169,8 +171,8 @@ export function createTileCache (deps: TileCacheDeps) {
     async resumeTasks (): Promise<{ resumed: number, aborted: number }> {
       const records = deps.records
       if (!records) return { resumed: 0, aborted: 0 }
-      const jobs = new Map<number, ReturnType<TaskRecords['unfinished']>>()
-      for (const r of records.unfinished()) {
+      const jobs = new Map<number, UnfinishedTask[]>()
+      for (const r of await records.unfinished()) {
         const key = r.job ?? r.id
         jobs.set(key, [...(jobs.get(key) ?? []), r])
       }
@@ -178,7 +180,7 @@ export function createTileCache (deps: TileCacheDeps) {
       let aborted = 0
       for (const rows of jobs.values()) {
         const live = rows.filter((r) => !r.killed)
-        for (const r of rows) if (r.killed) { records.abort(r.id, null); aborted++ }
+        for (const r of rows) if (r.killed) { await records.abort(r.id, null); aborted++ }
         if (live.length === 0) continue
         let spec
         try {
@@ -190,7 +192,7 @@ export function createTileCache (deps: TileCacheDeps) {
           await decidePyramid(spec)
         } catch (err) {
           const why = isMapwardenError(err) ? `${RESTART_REASON}, and its request is no longer valid: ${err.message}` : RESTART_REASON
-          for (const r of live) { records.abort(r.id, why); aborted++ }
+          for (const r of live) { await records.abort(r.id, why); aborted++ }
           continue
         }
         const started = live.map((r) => r.startedAt).filter((v): v is number => v !== undefined)
@@ -223,7 +225,7 @@ export function createTileCache (deps: TileCacheDeps) {
       // expireCache: a tile older than that is rendered again (a cached-only layer serves it still).
       const fresh = hit && (settings.cachedOnly || settings.expireCache <= 0 || (deps.now ?? Date.now)() - hit.mtimeMs < settings.expireCache * 1000)
       if (hit && fresh) return { ...hit, cached: true, public: isPublic, settings }
-      invalidation.recordSet(key.layer, key.parameterId, params)
+      await invalidation.recordSet(key.layer, key.parameterId, params)
       const subset = gridSubset(req.gridSet, layer.bbox)
       const rect = metaTileOf(subset, req.z, req.x, req.y)
       if (!rect) throw TileOutOfRange(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)

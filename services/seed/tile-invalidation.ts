@@ -13,14 +13,14 @@
 //
 // Which style a tile set was rendered with needs its parameters, which a set's directory name (a
 // hash) does not tell: each non-default set is recorded here when it is first rendered.
-import type { Db } from '../storage/database.js'
 import type { LayerInfo } from '../catalog/layers.js'
 import type { BlobStore } from './blob-store.js'
+import type { DropMark, TileSetStore } from './store.js'
 import { closestRectangle, fromLonLat, fullRect, gridSet, intersectRect, maxZoom, type BBox } from './grid-sets.js'
 import { defaultStyleOf, DEFAULT_PARAMETER_ID, type ParameterSet } from './parameters.js'
 
 export interface InvalidationDeps {
-  db: Db
+  sets: TileSetStore
   store: BlobStore
   log?: { info: (obj: object, msg: string) => void, warn: (obj: object, msg: string) => void }
   now?: () => number
@@ -35,38 +35,28 @@ export interface StyleUse {
   refs: string[]
 }
 
-interface Mark { id: number, layer: string, parameterId?: string, area?: BBox, before: number, reason: string }
+/** A drop in force; `id` is its record's (0 until recorded). */
+interface Mark extends DropMark { id: number }
 
-export function createTileInvalidation ({ db, store, log, now = Date.now }: InvalidationDeps) {
-  const q = {
-    addSet: db.prepare('INSERT OR IGNORE INTO tile_parameter_sets (layer, parameter_id, parameters) VALUES (?, ?, ?)'),
-    sets: db.prepare('SELECT parameter_id, parameters FROM tile_parameter_sets WHERE layer = ?'),
-    dropSets: db.prepare('DELETE FROM tile_parameter_sets WHERE layer = ?'),
-    addMark: db.prepare('INSERT INTO tile_drops (layer, parameter_id, area, before_ms, reason) VALUES (?, ?, ?, ?, ?)'),
-    clearMark: db.prepare('DELETE FROM tile_drops WHERE id = ?'),
-    marks: db.prepare('SELECT id, layer, parameter_id, area, before_ms, reason FROM tile_drops ORDER BY id')
-  }
+export function createTileInvalidation ({ sets, store, log, now = Date.now }: InvalidationDeps) {
   const known = new Set<string>()
   /** Set marks per layer, for the read path (area marks are dropped before their change is answered). */
   const stale = new Map<string, Mark[]>()
   const running = new Set<Promise<void>>()
 
-  const markOf = (r: any): Mark => ({
-    id: r.id, layer: r.layer, parameterId: r.parameter_id ?? undefined, area: r.area ? JSON.parse(r.area) : undefined, before: r.before_ms, reason: r.reason
-  })
   const remember = (m: Mark) => { if (!m.area) stale.set(m.layer, [...(stale.get(m.layer) ?? []), m]) }
-  const forget = (m: Mark) => {
-    const left = (stale.get(m.layer) ?? []).filter((x) => x.id !== m.id)
+  const forget = async (m: Mark) => {
+    await sets.clearMark(m.id)
+    const left = (stale.get(m.layer) ?? []).filter((x) => x !== m)
     if (left.length) stale.set(m.layer, left)
     else stale.delete(m.layer)
-    q.clearMark.run(m.id)
   }
 
   /** Deletes the tiles a mark names, older than the mark, from every grid set, format and level. */
   async function drop (m: Mark): Promise<number> {
     let n = 0
-    const sets = (await store.tileSets(m.layer)).filter((s) => m.parameterId === undefined || s.parameterId === m.parameterId)
-    for (const gridSetId of new Set(sets.map((s) => s.gridSet))) {
+    const onDisk = (await store.tileSets(m.layer)).filter((s) => m.parameterId === undefined || s.parameterId === m.parameterId)
+    for (const gridSetId of new Set(onDisk.map((s) => s.gridSet))) {
       const gs = gridSet(gridSetId)
       if (!gs) continue
       const area = m.area ? fromLonLat(gs, m.area) : undefined
@@ -80,38 +70,80 @@ export function createTileInvalidation ({ db, store, log, now = Date.now }: Inva
         rectAt: (z) => area ? intersectRect(closestRectangle(gs, z, area), fullRect(gs, z)) : fullRect(gs, z)
       })
     }
-    forget(m)
+    await forget(m)
     log?.info({ layer: m.layer, parameterId: m.parameterId ?? '(all)', area: m.area, tiles: n, reason: m.reason }, 'tile cache: dropped tiles of a changed layer')
     return n
   }
 
-  function mark (layer: string, reason: string, opts: { parameterId?: string, area?: BBox } = {}): Mark {
-    const before = now()
-    const id = Number(q.addMark.run(layer, opts.parameterId ?? null, opts.area ? JSON.stringify(opts.area) : null, before, reason).lastInsertRowid)
-    const m: Mark = { id, layer, ...opts, before, reason }
+  /** A set mark is in force for reads at once, before its record is written. */
+  async function mark (layer: string, reason: string, opts: { parameterId?: string, area?: BBox } = {}): Promise<Mark> {
+    const m: Mark = { id: 0, layer, ...opts, before: now(), reason }
     remember(m)
+    m.id = await sets.addMark(m)
     return m
   }
 
-  function inBackground (m: Mark): void {
-    const p = drop(m).then(() => {}, (err) => log?.warn({ err, layer: m.layer }, 'tile cache: a drop of stale tiles failed; stale tiles stay misses'))
+  /** Drops the mark's tiles in the background; returns the mark once it is on record. */
+  function inBackground (layer: string, m: Mark | Promise<Mark>): Promise<Mark> {
+    const p = Promise.resolve(m).then(drop).then(() => {}, (err) => log?.warn({ err, layer }, 'tile cache: a drop of stale tiles failed; stale tiles stay misses'))
       .finally(() => running.delete(p))
     running.add(p)
+    return Promise.resolve(m)
   }
 
-  /** The recorded parameter sets of a layer, the default set included. */
-  function setsOf (layer: string): Array<{ parameterId: string, parameters: ParameterSet }> {
-    const rows = (q.sets.all(layer) as any[]).map((r) => ({ parameterId: r.parameter_id as string, parameters: JSON.parse(r.parameters) as ParameterSet }))
-    return [{ parameterId: DEFAULT_PARAMETER_ID, parameters: {} }, ...rows]
+  /** Work that leads to background drops (the lookup of the sets to mark): idle() waits for it too,
+   *  as the lookup is a database round trip on PostgreSQL. */
+  function tracked<T> (work: Promise<T>): Promise<T> {
+    const p: Promise<void> = work.then(() => {}, () => {}).finally(() => running.delete(p))
+    running.add(p)
+    return work
+  }
+
+  /** The recorded parameter sets of some layers, the default set of each included. */
+  async function setsOf (layers: string[]): Promise<Array<{ layer: string, parameterId: string, parameters: ParameterSet }>> {
+    return [...layers.map((layer) => ({ layer, parameterId: DEFAULT_PARAMETER_ID, parameters: {} })), ...await sets.sets(layers)]
+  }
+
+  /** Styles changed: the tile sets drawn with them go (marked now, deleted in the background). */
+  async function stylesChangedNow (uses: StyleUse[], reason: string): Promise<number> {
+    const recorded: Array<Promise<Mark>> = []
+    const all = await setsOf([...new Set(uses.map((u) => u.layer))])
+    for (const use of uses) {
+      const refs = new Set(use.refs)
+      for (const set of all) {
+        if (set.layer !== use.layer) continue
+        const drawnWith = set.parameters.STYLES ?? use.defaultStyle
+        if (drawnWith === undefined || !refs.has(drawnWith)) continue
+        recorded.push(inBackground(use.layer, mark(use.layer, reason, { parameterId: set.parameterId })))
+      }
+    }
+    // Resolves once the marks are on record: in force for every instance of a shared database.
+    await Promise.all(recorded)
+    return recorded.length
+  }
+
+  /** A layer's default or allowed styles changed: sets drawn with a default or a style it lost go. */
+  async function layerStylesChangedNow (before: LayerInfo, after: LayerInfo): Promise<number> {
+    const was = defaultStyleOf(before)
+    const is = defaultStyleOf(after)
+    const recorded: Array<Promise<Mark>> = []
+    for (const set of await setsOf([before.qualifiedName])) {
+      const named = set.parameters.STYLES
+      const gone = named === undefined ? was !== is : named === is || !after.styles.includes(named)
+      if (!gone) continue
+      recorded.push(inBackground(before.qualifiedName, mark(before.qualifiedName, 'the layer\'s styles changed', { parameterId: set.parameterId })))
+    }
+    await Promise.all(recorded)
+    return recorded.length
   }
 
   return {
     /** Records the parameters of a tile set when it is first rendered (once per process and set). */
-    recordSet (layer: string, parameterId: string, parameters: ParameterSet): void {
+    async recordSet (layer: string, parameterId: string, parameters: ParameterSet): Promise<void> {
       if (parameterId === DEFAULT_PARAMETER_ID) return
       const key = `${layer}\u0000${parameterId}`
       if (known.has(key)) return
-      q.addSet.run(layer, parameterId, JSON.stringify(parameters))
+      await sets.addSet(layer, parameterId, parameters)
       known.add(key)
     },
 
@@ -122,56 +154,46 @@ export function createTileInvalidation ({ db, store, log, now = Date.now }: Inva
     },
 
     /** Styles changed: the tile sets drawn with them go (marked now, deleted in the background). */
-    stylesChanged (uses: StyleUse[], reason: string): number {
-      let marked = 0
-      for (const use of uses) {
-        const refs = new Set(use.refs)
-        for (const set of setsOf(use.layer)) {
-          const drawnWith = set.parameters.STYLES ?? use.defaultStyle
-          if (drawnWith === undefined || !refs.has(drawnWith)) continue
-          inBackground(mark(use.layer, reason, { parameterId: set.parameterId }))
-          marked++
-        }
-      }
-      return marked
+    async stylesChanged (uses: StyleUse[], reason: string): Promise<number> {
+      return await tracked(stylesChangedNow(uses, reason))
     },
 
     /** A layer's default or allowed styles changed: sets drawn with a default or a style it lost go. */
-    layerStylesChanged (before: LayerInfo, after: LayerInfo): number {
-      const was = defaultStyleOf(before)
-      const is = defaultStyleOf(after)
-      let marked = 0
-      for (const set of setsOf(before.qualifiedName)) {
-        const named = set.parameters.STYLES
-        const gone = named === undefined ? was !== is : named === is || !after.styles.includes(named)
-        if (!gone) continue
-        inBackground(mark(before.qualifiedName, 'the layer\'s styles changed', { parameterId: set.parameterId }))
-        marked++
-      }
-      return marked
+    async layerStylesChanged (before: LayerInfo, after: LayerInfo): Promise<number> {
+      return await tracked(layerStylesChangedNow(before, after))
     },
 
     /** Data changed under `areas` (lon/lat boxes; none: the whole layer): the tiles over them go now. */
     async dataChanged (layers: string[], areas: BBox[] | undefined, reason: string): Promise<number> {
       let n = 0
       for (const layer of layers) {
-        if (areas === undefined) n += await drop(mark(layer, reason))
-        else for (const area of areas) n += await drop(mark(layer, reason, { area }))
+        if (areas === undefined) n += await drop(await mark(layer, reason))
+        else for (const area of areas) n += await drop(await mark(layer, reason, { area }))
       }
       return n
     },
 
     /** A layer removed: its recorded sets go with its tiles. */
-    layerRemoved (layer: string): void {
-      q.dropSets.run(layer)
+    async layerRemoved (layer: string): Promise<void> {
+      await sets.removeSets(layer)
       for (const k of [...known]) if (k.startsWith(`${layer}\u0000`)) known.delete(k)
     },
 
     /** Start: marks a stop left behind stay in force, and their drops run again. */
-    resume (): number {
-      const marks = (q.marks.all() as any[]).map(markOf)
-      for (const m of marks) { remember(m); inBackground(m) }
+    async resume (): Promise<number> {
+      const marks = await sets.marks()
+      for (const m of marks) { remember(m); inBackground(m.layer, m) }
       return marks.length
+    },
+
+    /**
+     * Another instance changed the marks (a shared database): the read path takes the marks in
+     * force from the store; their drops are that instance's to run.
+     */
+    async reload (): Promise<void> {
+      const marks = await sets.marks()
+      stale.clear()
+      for (const m of marks) remember(m)
     },
 
     /** Waits for the background drops (tests, shutdown). */

@@ -25,7 +25,7 @@ export function rectAt (range: TileRange, z: number): Rect | undefined {
 }
 
 /**
- * Exact number of tiles, no metatile padding (DECISIONS.md "Tile counts"). A BigInt because
+ * Exact number of tiles, no metatile padding. A BigInt because
  * EPSG:900913 to zoom 30 has more tiles than a double counts exactly.
  */
 export function countTiles (range: TileRange): bigint {

@@ -1,13 +1,12 @@
 // The style catalog: SLD files under dataDir/styles/ (global) and dataDir/workspaces/<ws>/styles/,
-// one row per style in SQLite. Every change writes its new files first and then switches the
-// catalog row in one transaction: a crash
+// one row per style in the StyleStore. Every change writes its new files first and then switches
+// the catalog row in one unit of work: a crash
 // leaves the old version or the new one, never a row without its file. Mutations run one at a
 // time (a single queue), so two concurrent POSTs of one name give one 201 and one 403.
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
-import type { Db } from '../storage/database.js'
-import type { RasterStyle } from '../../workers/render-types.js'
+import type { RasterStyle } from '../render/render-types.js'
 import { withStaging, writeFileAtomic, within } from '../files/atomic.js'
 import { checkName, MAX_FILE_NAME_BYTES } from '../files/names.js'
 import type { ZipLimits } from '../files/zip.js'
@@ -16,8 +15,9 @@ import {
   StyleNotFoundInWorkspace, StyleResourceExists, StyleToDeleteNotFound, StyleWorkspaceNotFound
 } from '../errors.js'
 import { parseSld, rasterStyleOf } from './sld.js'
-import { createStyleStore, styleRef, type LayerRef, type StyleImage, type StyleRow } from './store.js'
+import { styleRef, type LayerRef, type StyleImage, type StyleRow, type StyleStore } from './store.js'
 import { unpackStylePackage } from './package.js'
+import { styleClash } from './store-rows.js'
 import { checkFields, unchanged, unifyShape } from '../body-fields.js'
 import { noFaults, type FaultPoint } from '../faults.js'
 import type { StyleUse } from '../seed/tile-invalidation.js'
@@ -26,7 +26,7 @@ export type { StyleImage, StyleRow } from './store.js'
 export { styleRef } from './store.js'
 
 export interface StyleServiceDeps {
-  db: Db
+  store: StyleStore
   dataDir: string
   zipLimits: ZipLimits
   /** Crash-harness fault points (services/faults.ts). */
@@ -73,8 +73,7 @@ async function sameBytes (a: string, b: string): Promise<boolean> {
 const folderOf = (file: string | undefined) => file === undefined || !file.includes('/') ? '' : file.slice(0, file.lastIndexOf('/'))
 const inFolder = (folder: string, name: string) => folder === '' ? name : `${folder}/${name}`
 
-export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }: StyleServiceDeps) {
-  const store = createStyleStore(db)
+export function createStyleService ({ store, dataDir, zipLimits, fault = noFaults }: StyleServiceDeps) {
   const writeSld = (file: string, text: string | Uint8Array) => writeFileAtomic(file, text, (s) => fault(`style.${s}`))
   const compiled = new Map<string, RasterStyle | undefined>()
   let queue: Promise<unknown> = Promise.resolve()
@@ -91,59 +90,72 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
     ? path.join(dataDir, 'styles')
     : within(dataDir, 'workspaces', workspace, 'styles')
 
-  const requireWorkspace = (workspace?: string) => {
-    if (workspace !== undefined && !store.workspaceExists(workspace)) throw StyleWorkspaceNotFound(workspace)
+  const requireWorkspace = async (workspace?: string) => {
+    if (workspace !== undefined && !(await store.workspaceExists(workspace))) throw StyleWorkspaceNotFound(workspace)
   }
 
-  const get = (workspace: string | undefined, name: string): StyleRow => {
-    requireWorkspace(workspace)
-    const s = store.get(workspace, name)
+  const get = async (workspace: string | undefined, name: string): Promise<StyleRow> => {
+    await requireWorkspace(workspace)
+    const s = await store.get(workspace, name)
     if (!s) throw workspace === undefined ? StyleNotFound(name) : StyleNotFoundInWorkspace(name, workspace)
     return s
   }
 
   /** GeoServer's resolution of a layer's style reference: 'ws:name', or a bare name in the layer's workspace, then global. */
-  const resolve = (workspace: string | undefined, ref: string): StyleRow | undefined => {
+  const resolve = async (workspace: string | undefined, ref: string): Promise<StyleRow | undefined> => {
     const i = ref.indexOf(':')
-    if (i > 0) return store.get(ref.slice(0, i), ref.slice(i + 1))
-    return (workspace !== undefined ? store.get(workspace, ref) : undefined) ?? store.get(undefined, ref)
+    if (i > 0) return await store.get(ref.slice(0, i), ref.slice(i + 1))
+    return (workspace !== undefined ? await store.get(workspace, ref) : undefined) ?? await store.get(undefined, ref)
+  }
+  /** The references among `refs` that resolve to style `s` in the layer's workspace. */
+  const refsTo = async (s: StyleRow, workspace: string, refs: Array<string | undefined>): Promise<Set<string>> => {
+    const out = new Set<string>()
+    for (const ref of refs) if (ref !== undefined && (await resolve(workspace, ref))?.id === s.id) out.add(ref)
+    return out
   }
 
   /** Layers that use a style (their references resolve to it). */
-  const usersOf = (s: StyleRow): LayerRef[] =>
-    store.layersNaming(styleRef(s), s.name).filter((l) =>
-      [l.defaultStyle, ...l.styles].some((ref) => ref !== undefined && resolve(l.workspace, ref)?.id === s.id))
+  const usersOf = async (s: StyleRow): Promise<LayerRef[]> => {
+    const users: LayerRef[] = []
+    for (const l of await store.layersNaming(styleRef(s), s.name)) {
+      if ((await refsTo(s, l.workspace, [l.defaultStyle, ...l.styles])).size > 0) users.push(l)
+    }
+    return users
+  }
 
   // Told after a change of what a style draws or is called, with the layers that used it (the tile
   // cache drops the tile sets drawn with it).
-  const changedHooks: Array<(uses: StyleUse[], reason: string) => void> = []
+  const changedHooks: Array<(uses: StyleUse[], reason: string) => Promise<void> | void> = []
   /** How each user layer named the style before a change (computed while the references still resolve). */
-  const usesOf = (s: StyleRow, users: LayerRef[]): StyleUse[] => users.map((l) => ({
-    layer: `${l.workspace}:${l.name}`,
-    defaultStyle: l.defaultStyle,
-    refs: [...new Set([l.defaultStyle, ...l.styles].filter((ref): ref is string => ref !== undefined && resolve(l.workspace, ref)?.id === s.id))]
-  }))
-  const changed = (uses: StyleUse[], reason: string) => {
+  const usesOf = async (s: StyleRow, users: LayerRef[]): Promise<StyleUse[]> => {
+    const uses: StyleUse[] = []
+    for (const l of users) uses.push({ layer: `${l.workspace}:${l.name}`, defaultStyle: l.defaultStyle, refs: [...await refsTo(s, l.workspace, [l.defaultStyle, ...l.styles])] })
+    return uses
+  }
+  // Awaited before the change is answered: what the listeners record (stale tile marks) is in force
+  // by then, on every instance of a shared database too.
+  const changed = async (uses: StyleUse[], reason: string) => {
     if (uses.length === 0) return
-    for (const hook of changedHooks) { try { hook(uses, reason) } catch { /* a listener never undoes a committed change */ } }
+    for (const hook of changedHooks) { try { await hook(uses, reason) } catch { /* a listener never undoes a committed change */ } }
   }
 
-  /** Rewrites the references of layers to a style (rename, move, detach). */
-  const rewriteRefs = (users: LayerRef[], s: StyleRow, to: string | undefined) => {
+  /** The layers with their references to a style rewritten (rename, move, detach), matched while
+   *  they still resolve to the old name and place. */
+  const rewriteRefs = async (users: LayerRef[], s: StyleRow, to: string | undefined): Promise<LayerRef[]> => {
+    const out: LayerRef[] = []
     for (const l of users) {
-      const hits = (ref: string | undefined) => ref !== undefined && resolve(l.workspace, ref)?.id === s.id
-      const styles = l.styles.flatMap((ref) => hits(ref) ? (to === undefined ? [] : [to]) : [ref])
-      store.setLayerStyles({ ...l, defaultStyle: hits(l.defaultStyle) ? to : l.defaultStyle, styles })
+      const hits = await refsTo(s, l.workspace, [l.defaultStyle, ...l.styles])
+      const styles = l.styles.flatMap((ref) => hits.has(ref) ? (to === undefined ? [] : [to]) : [ref])
+      out.push({ ...l, defaultStyle: l.defaultStyle !== undefined && hits.has(l.defaultStyle) ? to : l.defaultStyle, styles })
     }
+    return out
   }
 
   // Names that differ only in case are the same style: their files would be one file on a
   // case-insensitive file system (macOS, Windows volumes, some NAS shares).
-  const checkNewName = (workspace: string | undefined, name: string, filename: string) => {
-    const same = store.getFolded(workspace, name)
-    if (same) throw StyleExists(same.name === name ? name : `${name} (as ${same.name})`)
-    const file = store.byFilenameFolded(workspace, filename)
-    if (file) throw StyleResourceExists(file.filename === filename ? filename : `${filename} (as ${file.filename})`)
+  const checkNewName = async (workspace: string | undefined, name: string, filename: string) => {
+    const clash = styleClash({ name, filename }, await store.getFolded(workspace, name), await store.byFilenameFolded(workspace, filename))
+    if (clash) throw clash
   }
 
   /**
@@ -159,7 +171,7 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
       for (const name of images) {
         const flat = within(dir, name)
         if (!(await exists(flat)) || await sameBytes(flat, path.join(stage, name))) continue
-        if (store.imageUsers(workspace, name).every((id) => id === s?.id)) continue // its own: replaced in place
+        if ((await store.imageUsers(workspace, name)).every((id) => id === s?.id)) continue // its own: replaced in place
         folder = `packages/${randomUUID()}`
         break
       }
@@ -193,10 +205,10 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
    */
   const settle = async (ids?: number[]): Promise<number> => {
     let cleaned = 0
-    for (const i of store.intents()) {
+    for (const i of await store.intents()) {
       if (ids && !ids.includes(i.id)) continue
-      if (i.workspace !== undefined && !store.workspaceExists(i.workspace)) { store.clearIntents([i.id]); continue }
-      if (!store.referenced(i.workspace, i.file)) {
+      if (i.workspace !== undefined && !(await store.workspaceExists(i.workspace))) { await store.clearIntents([i.id]); continue }
+      if (!(await store.referenced(i.workspace, i.file))) {
         let p: string | undefined
         try { p = within(dirOf(i.workspace), i.file) } catch { p = undefined }
         if (p && await exists(p)) {
@@ -206,7 +218,7 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
           cleaned++
         }
       }
-      store.clearIntents([i.id])
+      await store.clearIntents([i.id])
     }
     return cleaned
   }
@@ -231,38 +243,35 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
 
   /** Creates a style from SLD text and staged images; everything is validated before the first write. */
   const create = async (workspace: string | undefined, sld: string, opts: { name?: string, stage?: string, images?: string[] }) => {
-    requireWorkspace(workspace)
+    await requireWorkspace(workspace)
     const parsed = await parseSld(sld)
     const name = checkName(opts.name ?? parsed.styleName ?? `style-${randomUUID().slice(0, 7)}`, 'style')
     const filename = checkFilename(`${name}.sld`)
     const images = opts.images ?? []
     return serial(async () => {
-      checkNewName(workspace, name, filename)
+      await checkNewName(workspace, name, filename)
       const dir = dirOf(workspace)
       if (await exists(path.join(dir, filename))) throw StyleResourceExists(filename)
       const { folder, placed } = opts.stage ? await placeImages(workspace, dir, opts.stage, images) : { folder: '', placed: [] }
       const file = inFolder(folder, filename)
-      const intents = store.addIntents(workspace, [...placed.map((i) => i.file), file])
+      const intents = await store.addIntents(workspace, [...placed.map((i) => i.file), file])
       await undoOnFailure(intents, async () => {
         if (opts.stage) await moveImages(opts.stage, dir, placed)
         fault('style.afterImages')
         await writeSld(within(dir, file), sld)
-        store.transaction(() => {
-          store.insert({ workspace, name, format: 'sld', languageVersion: parsed.version, filename, file, revision: 1, images: placed })
-          store.clearIntents(intents)
-        })
+        await store.insert({ workspace, name, format: 'sld', languageVersion: parsed.version, filename, file, revision: 1, images: placed }, intents)
       })
       fault('style.afterRow')
-      return store.get(workspace, name)!
+      return (await store.get(workspace, name))!
     })
   }
 
   /** Writes a new revision of a style's SLD, then switches the catalog pointer to it. */
   const replace = async (workspace: string | undefined, name: string, sld: string, pkg?: { stage: string, images: string[] }) => {
-    get(workspace, name)
+    await get(workspace, name)
     const parsed = await parseSld(sld)
     return serial(async () => {
-      const s = get(workspace, name) // again: it may have changed while we waited
+      const s = await get(workspace, name) // again: it may have changed while we waited
       const dir = dirOf(workspace)
       const revision = s.revision + 1
       const { folder, placed } = pkg ? await placeImages(workspace, dir, pkg.stage, pkg.images, s) : { folder: folderOf(s.file), placed: [] }
@@ -274,25 +283,21 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
       const images = [...kept.map(({ name, file }) => ({ name, file })), ...placed]
       // Images the style alone uses are replaced in place (each old or new); new files and the new
       // revision are recorded first, so a crash before the switch leaves no file nobody owns.
-      const uses = usesOf(s, usersOf(s))
+      const uses = await usesOf(s, await usersOf(s))
       const had = new Set(s.images.map((i) => i.file))
-      const intents = store.addIntents(workspace, [...images.map((i) => i.file).filter((f) => !had.has(f)), file])
+      const intents = await store.addIntents(workspace, [...images.map((i) => i.file).filter((f) => !had.has(f)), file])
       const stale = [s.file, ...s.images.map((i) => i.file)].filter((f): f is string => f !== undefined && f !== file && !images.some((i) => i.file === f))
       const staleIntents = await undoOnFailure(intents, async () => {
         if (moved) await copyFiles(dir, dir, kept.map((i) => [i.from, i.file]))
         if (pkg) await moveImages(pkg.stage, dir, placed)
         fault('style.afterImages')
         await writeSld(within(dir, file), sld)
-        return store.transaction(() => {
-          store.update({ ...s, file, revision, languageVersion: parsed.version, images })
-          store.clearIntents(intents)
-          return store.addIntents(workspace, stale)
-        })
+        return await store.update({ ...s, file, revision, languageVersion: parsed.version, images }, { settled: intents, stale: { workspace, files: stale } })
       })
       fault('style.afterRow')
-      changed(uses, `style ${styleRef(s)} changed`)
+      await changed(uses, `style ${styleRef(s)} changed`)
       await settle(staleIntents) // files no style points to any more (a shared image stays)
-      return store.get(workspace, name)!
+      return (await store.get(workspace, name))!
     })
   }
 
@@ -305,44 +310,44 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
 
   return {
     /** Registers a listener for changes of styles that layers use (after each commit). */
-    onChanged (hook: (uses: StyleUse[], reason: string) => void): void { changedHooks.push(hook) },
+    onChanged (hook: (uses: StyleUse[], reason: string) => Promise<void> | void): void { changedHooks.push(hook) },
     /** Changes whenever a style is created, changed or removed. */
     generation: () => generation,
     /** Names of the global styles (no workspace) or of one workspace's styles, sorted. */
-    list (workspace?: string): string[] {
-      requireWorkspace(workspace)
-      return store.names(workspace)
+    async list (workspace?: string): Promise<string[]> {
+      await requireWorkspace(workspace)
+      return await store.names(workspace)
     },
     get,
     /** Like get, but undefined for an unknown style (an unknown workspace still throws). */
-    find (workspace: string | undefined, name: string): StyleRow | undefined {
-      requireWorkspace(workspace)
-      return store.get(workspace, name)
+    async find (workspace: string | undefined, name: string): Promise<StyleRow | undefined> {
+      await requireWorkspace(workspace)
+      return await store.get(workspace, name)
     },
     resolve,
     usersOf,
     /** The files of a style's package (GET .zip): its SLD and its images under the names the SLD uses. */
-    packageFiles (workspace: string | undefined, name: string): Array<{ name: string, path: string }> {
-      const s = get(workspace, name)
+    async packageFiles (workspace: string | undefined, name: string): Promise<Array<{ name: string, path: string }>> {
+      const s = await get(workspace, name)
       if (!s.file) throw StyleHasNoContent(s.name)
       const dir = dirOf(workspace)
       return [{ name: s.filename, path: within(dir, s.file) }, ...s.images.map((i) => ({ name: i.name, path: within(dir, i.file) }))]
     },
     /** The SLD text of a style. */
     async sld (workspace: string | undefined, name: string): Promise<string> {
-      return readText(get(workspace, name))
+      return await readText(await get(workspace, name))
     },
 
     /** POST of a catalog entry: the row only; the content follows by PUT (two-step create). */
     async createEntry (workspace: string | undefined, input: EntryInput): Promise<StyleRow> {
-      requireWorkspace(workspace)
+      await requireWorkspace(workspace)
       // Each field is applied or refused by name (issue 16); the workspace is the path's.
       checkFields(entryShape(input), 'style', ['name', 'filename', 'format', 'languageVersion'], { workspace: workspace === undefined ? undefined : { name: workspace } })
       const name = checkName(input.name, 'style')
       if (input.format !== undefined && input.format !== 'sld') throw InvalidStyleEntry(`format ${JSON.stringify(input.format)} is not supported; only sld`)
       const filename = checkFilename(input.filename === undefined || input.filename === '' ? `${name}.sld` : input.filename)
       return serial(async () => {
-        checkNewName(workspace, name, filename)
+        await checkNewName(workspace, name, filename)
         // A file of that name already in the folder is adopted, as GeoServer links an entry to its
         // file; it must be a valid SLD.
         const onDisk = path.join(dirOf(workspace), filename)
@@ -356,8 +361,8 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
         }
         // The SLD version comes from the file (1.0.0 for an entry without one yet).
         unchanged(entryShape(input).languageVersion, { version: languageVersion }, 'languageVersion', 'style')
-        store.insert({ workspace, name, format: 'sld', languageVersion, filename, file, revision, images: [] })
-        return store.get(workspace, name)!
+        await store.insert({ workspace, name, format: 'sld', languageVersion, filename, file, revision, images: [] })
+        return (await store.get(workspace, name))!
       })
     },
 
@@ -365,44 +370,44 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
     createFromSld: (workspace: string | undefined, sld: string, name?: string) => create(workspace, sld, { name }),
 
     /** POST of a ZIP package: one SLD and the images it references, created in one step. */
-    createFromZip (workspace: string | undefined, zipPath: string, name?: string): Promise<StyleRow> {
-      requireWorkspace(workspace)
+    async createFromZip (workspace: string | undefined, zipPath: string, name?: string): Promise<StyleRow> {
+      await requireWorkspace(workspace)
       if (name !== undefined) checkName(name, 'style')
-      return withPackage(zipPath, (sld, stage, images) => create(workspace, sld, { name, stage, images }))
+      return await withPackage(zipPath, (sld, stage, images) => create(workspace, sld, { name, stage, images }))
     },
 
     /** PUT of an SLD body: a new revision of the content. */
     replaceSld: (workspace: string | undefined, name: string, sld: string) => replace(workspace, name, sld),
 
     /** PUT of a ZIP package: new SLD, images added or overwritten next to it. */
-    replaceZip (workspace: string | undefined, name: string, zipPath: string): Promise<StyleRow> {
-      get(workspace, name)
-      return withPackage(zipPath, (sld, stage, images) => replace(workspace, name, sld, { stage, images }))
+    async replaceZip (workspace: string | undefined, name: string, zipPath: string): Promise<StyleRow> {
+      await get(workspace, name)
+      return await withPackage(zipPath, (sld, stage, images) => replace(workspace, name, sld, { stage, images }))
     },
 
     /** PUT of a catalog entry: rename, new filename, or a move to another workspace ('' = global). */
     async updateEntry (workspace: string | undefined, name: string, input: EntryInput): Promise<StyleRow> {
-      const current = get(workspace, name)
+      const current = await get(workspace, name)
       // Format and version follow the SLD content (PUT the SLD to change them); each other field is applied.
       checkFields(entryShape(input), 'style', ['name', 'workspace', 'filename'], { format: current.format, languageVersion: { version: current.languageVersion } })
       return serial(async () => {
-        const s = get(workspace, name)
+        const s = await get(workspace, name)
         let target = s.workspace
         if (input.workspace !== undefined) {
           const w = typeof input.workspace === 'object' && input.workspace !== null ? (input.workspace as { name?: unknown }).name : input.workspace
           if (w === '' || w === null || w === undefined) target = undefined
           else if (typeof w !== 'string') throw InvalidStyleEntry('workspace must be a workspace name')
-          else { requireWorkspace(w); target = w }
+          else { await requireWorkspace(w); target = w }
         }
         const newName = input.name === undefined ? s.name : checkName(input.name, 'style')
         const moving = target !== s.workspace
         const filename = input.filename === undefined || input.filename === '' ? s.filename : checkFilename(input.filename)
-        const other = store.getFolded(target, newName)
+        const other = await store.getFolded(target, newName)
         if (other && other.id !== s.id) throw StyleExists(newName)
-        const owner = store.byFilenameFolded(target, filename)
+        const owner = await store.byFilenameFolded(target, filename)
         if (owner && owner.id !== s.id) throw StyleResourceExists(filename)
-        const users = usersOf(s)
-        const uses = usesOf(s, users)
+        const users = await usersOf(s)
+        const uses = await usesOf(s, users)
         const [from, to] = [dirOf(s.workspace), dirOf(target)]
         let file = s.file
         let revision = s.revision
@@ -419,23 +424,22 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
               if (await exists(there) && await exists(within(from, img.file)) && !(await sameBytes(there, within(from, img.file)))) throw StyleResourceExists(img.file)
             }
           }
-          intents = store.addIntents(target, [file!, ...(moving ? s.images.map((i) => i.file) : [])])
+          intents = await store.addIntents(target, [file!, ...(moving ? s.images.map((i) => i.file) : [])])
           await writeSld(within(to, file!), await fs.readFile(within(from, s.file)))
           if (moving) await copyFiles(from, to, s.images.map((i) => [i.file, i.file]))
         }
         const next: StyleRow = { ...s, workspace: target, name: newName, filename, file, revision }
         const dropOld = !!s.file && (file !== s.file || moving)
-        const staleIntents = store.transaction(() => {
-          // References are matched while they still resolve to the old name and place.
-          if (moving || newName !== s.name) rewriteRefs(users, s, styleRef(next))
-          store.update(next)
-          store.clearIntents(intents)
-          return dropOld ? store.addIntents(s.workspace, [s.file!, ...(moving ? s.images.map((i) => i.file) : [])]) : []
+        const layers = moving || newName !== s.name ? await rewriteRefs(users, s, styleRef(next)) : []
+        const staleIntents = await store.update(next, {
+          layers,
+          settled: intents,
+          ...(dropOld ? { stale: { workspace: s.workspace, files: [s.file!, ...(moving ? s.images.map((i) => i.file) : [])] } } : {})
         })
         fault('style.afterRow')
-        if (moving || newName !== s.name) changed(uses, `style ${styleRef(s)} renamed to ${styleRef(next)}`)
+        if (moving || newName !== s.name) await changed(uses, `style ${styleRef(s)} renamed to ${styleRef(next)}`)
         await settle(staleIntents) // what no style of the old folder points to any more
-        return store.get(target, newName)!
+        return (await store.get(target, newName))!
       })
     },
 
@@ -444,20 +448,17 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
      * images the style owns are deleted. A style that layers use needs recurse, which detaches it.
      */
     async remove (workspace: string | undefined, name: string, { purge = false, recurse = false } = {}): Promise<void> {
-      requireWorkspace(workspace)
+      await requireWorkspace(workspace)
       return serial(async () => {
-        const s = store.get(workspace, name)
+        const s = await store.get(workspace, name)
         if (!s) throw StyleToDeleteNotFound(name)
-        const users = usersOf(s)
+        const users = await usersOf(s)
         if (users.length > 0 && !recurse) throw StyleInUse()
-        const uses = usesOf(s, users)
-        const intents = store.transaction(() => {
-          rewriteRefs(users, s, undefined)
-          store.remove(s.id)
-          if (!s.file) return []
-          return purge ? store.addIntents(workspace, [s.file, ...s.images.map((i) => i.file)]) : store.addIntents(workspace, [s.file], `${s.filename}.bak`)
-        })
-        changed(uses, `style ${styleRef(s)} deleted`)
+        const uses = await usesOf(s, users)
+        const stale = !s.file ? undefined
+          : purge ? { workspace, files: [s.file, ...s.images.map((i) => i.file)] } : { workspace, files: [s.file], backupTo: `${s.filename}.bak` }
+        const intents = await store.remove(s.id, { layers: await rewriteRefs(users, s, undefined), ...(stale ? { stale } : {}) })
+        await changed(uses, `style ${styleRef(s)} deleted`)
         // Removes (or keeps as .bak) what no other style points to: an image another style uses stays.
         await settle(intents)
       })
@@ -470,7 +471,7 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
      */
     async rasterStyleFor (workspace: string | undefined, styleName: string): Promise<RasterStyle | undefined> {
       if (styleName === '') return undefined
-      const s = resolve(workspace, styleName)
+      const s = await resolve(workspace, styleName)
       if (!s && BUILT_IN.includes(styleName)) return undefined
       if (!s) throw StyleNotFound(styleName)
       if (!s.file) return undefined
@@ -481,6 +482,9 @@ export function createStyleService ({ db, dataDir, zipLimits, fault = noFaults }
       compiled.set(key, style)
       return style
     },
+
+    /** Another instance changed styles (a shared database): lists cached by generation are stale. */
+    changedElsewhere (): void { generation++ },
 
     /** For app.workspaces.onRemoved: the workspace's rows went with it (FK cascade); its folder goes now. */
     async removeWorkspaceFiles (workspace: string): Promise<void> {

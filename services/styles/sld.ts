@@ -4,7 +4,8 @@
 // compiled into the RasterStyle the render workers apply. Namespace prefixes are dropped after the
 // root namespace is checked, so sld:, se: and default-namespace documents read the same.
 import { parseXml, type XmlObject, type XmlValue } from '../files/xml.js'
-import type { RasterStyle } from '../../workers/render-types.js'
+import { attr, children, elementNames, localName as local, text } from '../files/xml-nodes.js'
+import type { RasterStyle } from '../render/render-types.js'
 import { InvalidStyle } from '../errors.js'
 
 export const SLD_NS = 'http://www.opengis.net/sld'
@@ -19,7 +20,6 @@ export interface ParsedSld {
 }
 
 type Node = XmlObject
-const local = (key: string) => key.slice(key.indexOf(':') + 1)
 
 /** Drops namespace prefixes from element and attribute names; xmlns attributes are dropped. */
 function strip (v: XmlValue): XmlValue {
@@ -42,32 +42,6 @@ function strip (v: XmlValue): XmlValue {
     }
   }
   return out
-}
-
-export function children (node: XmlValue | undefined, name: string): XmlValue[] {
-  if (node === undefined || typeof node === 'string' || Array.isArray(node)) return []
-  const v = node[name]
-  if (v === undefined) return []
-  return Array.isArray(v) ? v : [v]
-}
-
-export function text (v: XmlValue | undefined): string | undefined {
-  if (v === undefined) return undefined
-  if (typeof v === 'string') return v
-  if (Array.isArray(v)) return text(v[0])
-  const t = v._
-  return typeof t === 'string' ? t : ''
-}
-
-function attr (v: XmlValue | undefined, name: string): string | undefined {
-  if (v === undefined || typeof v === 'string' || Array.isArray(v)) return undefined
-  const attrs = v.$ as unknown as Record<string, string> | undefined
-  return attrs?.[name]
-}
-
-function elementNames (v: XmlValue): string[] {
-  if (typeof v === 'string' || Array.isArray(v)) return []
-  return Object.keys(v).filter((k) => k !== '$' && k !== '_')
 }
 
 const COMMON = ['Name', 'Title', 'Abstract', 'Description']

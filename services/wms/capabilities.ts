@@ -3,7 +3,7 @@
 // GeoServer writes them: one root layer without a name holding a named, queryable layer per
 // published mosaic, each with its CRSs and a BoundingBox in each, its styles (the default first),
 // and the TIME and ELEVATION dimensions with their values.
-import { transformBbox } from '../../workers/crs.js'
+import { transformBbox } from '../render/crs.js'
 import { MAP_FORMATS, type WmsVersion } from './request.js'
 
 export interface WmsLayerDescription {

@@ -3,8 +3,8 @@
 // case-insensitive); values are case-sensitive except where the specification says otherwise.
 // Everything that is wrong is refused with the OGC exception code a client expects.
 import proj4 from 'proj4'
-import { builtinProj4Def, normalizeCrs } from '../../workers/crs.js'
-import type { MapFormat } from '../../workers/render-map.js'
+import { builtinProj4Def, normalizeCrs } from '../render/crs.js'
+import type { MapFormat } from '../render/map.js'
 import {
   WmsInvalidCrs, WmsInvalidFormat, WmsInvalidParameter, WmsInvalidPoint, WmsMissingParameter, WmsTooLarge
 } from '../errors.js'

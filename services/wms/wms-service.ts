@@ -2,7 +2,7 @@
 // cache as the tile services:
 // - every layer is read through the tile cache's tileLayer/tileLayers, whose authorizer applies the
 //   layer rules and the catalog mode (HIDE: LayerNotDefined; MIXED/CHALLENGE: challenged);
-// - maps are rendered on the render pool (workers/render-map.ts, in strips) behind the render
+// - maps are rendered on the render pool (services/render/map.ts, in strips) behind the render
 //   queue's interactive lane, from the RenderJobs the mosaic service plans;
 // - a GetMap that is exactly one tile of a grid set (TILED=true, GeoServer's direct integration,
 //   or any request at {base}/gwc/service/wms) is answered from the tile cache, filling it on a miss.
@@ -12,16 +12,17 @@ import type { TileCache } from '../seed/tile-cache.js'
 import type { RenderQueue } from '../seed/render-queue.js'
 import { GRID_SETS, type GridSet } from '../seed/grid-sets.js'
 import { allowedStyles, defaultStyleOf, layerDimensions } from '../seed/parameters.js'
-import type { CoverageRow } from '../mosaics/catalog-rows.js'
+import type { CoverageRow } from '../mosaics/store.js'
 import { coverageBandNames, defaultBandNames } from '../mosaics/coverage-fields.js'
-import { children, parseSld, rasterStyleOf, text } from '../styles/sld.js'
+import { parseSld, rasterStyleOf } from '../styles/sld.js'
+import { children, text } from '../files/xml-nodes.js'
 import {
   GranuleDamaged, GranulesChanged, WmsInvalidDimension, WmsInvalidFormat, WmsInvalidParameter,
   WmsLayerNotDefined, WmsLayerNotQueryable, WmsMissingParameter, WmsNotTileAligned, WmsOperationNotSupported, WmsStyleNotDefined
 } from '../errors.js'
-import type { RasterStyle, RenderRequest } from '../../workers/render-types.js'
-import type { RenderJob } from '../../workers/mosaic-types.js'
-import type { MapFormat, MapPayload, MapResult, PixelResult, ExceptionImagePayload } from '../../workers/render-map.js'
+import type { RasterStyle, RenderRequest } from '../render/render-types.js'
+import type { RenderJob } from '../render/mosaic-types.js'
+import type { MapFormat, MapPayload, MapResult, PixelResult, ExceptionImagePayload } from '../render/map.js'
 import { CAPABILITIES_TYPES, INFO_FORMATS, wmsCapabilities, type WmsLayerDescription } from './capabilities.js'
 import {
   list, parseBbox, parseBoolean, parseColor, parseExceptions, parseFormat, parsePoint, parseSize, required, resolveCrs, versionOf,
@@ -38,7 +39,7 @@ export interface WmsDeps {
     prepareRender (req: RenderRequest): Promise<RenderJob>
     dimensionValues (workspace: string, store: string, coverage: string, limit?: number): Promise<{ time?: string[], elevation?: number[] }>
     getWorkspaceCoverage (ws: string, coverage: string): Promise<{ coverage: CoverageRow }>
-    markDamaged (path: string, reason: string): string
+    markDamaged (path: string, reason: string): Promise<string>
   }
   styles: { rasterStyleFor (workspace: string | undefined, styleName: string): Promise<RasterStyle | undefined> }
   queue: Pick<RenderQueue, 'run'>
@@ -208,7 +209,7 @@ export function createWmsService (deps: WmsDeps) {
     if ('granuleGone' in out && out.granuleGone) out = await once()
     if ('granuleGone' in out && out.granuleGone) throw GranulesChanged(layerName)
     const damaged = (out as { damaged?: { path: string, reason: string } }).damaged
-    if (damaged) throw GranuleDamaged(deps.mosaics.markDamaged(damaged.path, damaged.reason), layerName, damaged.reason)
+    if (damaged) throw GranuleDamaged(await deps.mosaics.markDamaged(damaged.path, damaged.reason), layerName, damaged.reason)
     return out as T
   }
 

@@ -1,5 +1,5 @@
 // kill -9 at each fault point of the mosaic, granule, disk quota, master password, ACL and catalog
-// mode write paths (../shared/spec/hostile-inputs.md "How to test crash safety"), then the seven
+// mode write paths, then the seven
 // invariants: a replace interrupted anywhere leaves the old store or the new one, a purge between
 // row and file is finished at start, the quota usage equals a scan, the master password opens.
 import t from 'tap'

@@ -1,5 +1,5 @@
-// kill -9 at each fault point of the workspace, style, seed-task and tile write paths
-// (../shared/spec/hostile-inputs.md "How to test crash safety"), then the seven invariants.
+// kill -9 at each fault point of the workspace, style, seed-task and tile write paths,
+// then the seven invariants.
 import t from 'tap'
 
 // Several server starts and kills: more than the suite's 180 s on a loaded 2-core machine.

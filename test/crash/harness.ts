@@ -1,4 +1,4 @@
-// The crash-safety harness (../shared/spec/hostile-inputs.md "How to test crash safety"): the BUILT
+// The crash-safety harness: the BUILT
 // server (dist/plugins/server.js) runs as a child process on 127.0.0.1 with a temporary data
 // directory; a mixed stream of changes drives it while it is killed with SIGKILL (from outside at
 // seeded random moments, or by itself at a named fault point, MAPWARDEN_FAULT_KILL_AT); after each

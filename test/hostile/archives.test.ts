@@ -1,4 +1,4 @@
-// Hostile archives (../shared/spec/hostile-inputs.md rows 21-31): every archive is generated here
+// Hostile archives (hostile cases 21-31): every archive is generated here
 // by test/hostile/zips.ts and sent to each of the three ZIP uploads (style package, app-schema
 // store, image mosaic). A refusal leaves the data directory, the catalog and the temp folders
 // exactly as they were.
@@ -10,8 +10,8 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { build, ADMIN, BASE } from '../helper.js'
 import { makeTiff, makeZip, INDEXER, TIMEREGEX, ELEVATIONREGEX } from '../fixtures/mosaics/make.js'
-import { fixture, png, SLD } from '../plugins/styles-helpers.js'
-import { fixtureItems } from '../plugins/appschema-helpers.js'
+import { fixture, png, SLD } from '../plugins/styles/helpers.js'
+import { fixtureItems } from '../plugins/appschema/helpers.js'
 import { extractZip } from '../../services/files/zip.js'
 import { rawZip, bomb, S_IFLNK, S_IFCHR, S_IFBLK, S_IFIFO, type RawEntry } from './zips.js'
 import { assertRefused, snapshot, type Refusal } from './assert-b.js'

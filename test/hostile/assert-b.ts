@@ -1,4 +1,4 @@
-// What every refused request must show (../shared/spec/hostile-inputs.md, "How the suite is built"):
+// What every refused request must show:
 // the status, a text/plain message naming the problem with no internals, a data directory whose
 // manifest is unchanged, catalog GETs that answer the same, and no temp or staging file left.
 import fs from 'node:fs'

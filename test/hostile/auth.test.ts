@@ -1,4 +1,4 @@
-// Hostile inputs, Auth (rows 1-5 of ../shared/spec/hostile-inputs.md).
+// Hostile inputs, Auth (hostile cases 1-5).
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import path from 'node:path'

@@ -1,4 +1,4 @@
-// Hostile inputs, body size and content type (rows 16-20 of ../shared/spec/hostile-inputs.md).
+// Hostile inputs, body size and content type (hostile cases 16-20).
 import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'

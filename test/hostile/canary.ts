@@ -1,4 +1,4 @@
-// A loopback canary for SSRF/XXE/schema cases (../shared/spec/hostile-inputs.md): an HTTP server on
+// A loopback canary for SSRF/XXE/schema cases: an HTTP server on
 // 127.0.0.1, random port, that counts every TCP connection and every request it gets. A hostile test
 // points a reference at `url` and asserts `hits() === 0` afterwards. Connections are counted too, so
 // a fetch that opens a socket but never sends a full request is still seen.

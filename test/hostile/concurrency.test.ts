@@ -1,4 +1,4 @@
-// Concurrency and interruption (../shared/spec/hostile-inputs.md rows 58-62): racing writes to one
+// Concurrency and interruption (hostile cases 58-62): racing writes to one
 // style end in one whole version with a matching catalog entry; an upload cut off mid-stream over a
 // real socket leaves nothing; kill_all during a truncate, and a seed racing a truncate on one layer,
 // end with every task done or aborted and only whole tiles on disk.
@@ -9,11 +9,12 @@ import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { build, ADMIN, BASE } from '../helper.js'
-import { fixture } from '../plugins/styles-helpers.js'
+import { fixture } from '../plugins/styles/helpers.js'
 import { createMosaic, pattern, rgbTiff } from '../fixtures/seed/mosaic.js'
 import { leftovers, snapshot, settled, type Tap } from './assert-b.js'
 import { rawZip } from './zips.js'
 import { INDEXER, TIMEREGEX, ELEVATIONREGEX } from '../fixtures/mosaics/make.js'
+import { appRows } from '../fixtures/catalog-rows.js'
 
 const REST = `${BASE}/rest`
 const SEED = `${BASE}/gwc/rest/seed`
@@ -24,9 +25,9 @@ const TYPE_B = { 'content-type': 'application/vnd.ogc.se+xml' }
 const versionOf = (sld: string) => /<StyledLayerDescriptor[^>]*version="([^"]+)"/.exec(sld)![1]
 
 /** Catalog and files agree: every style row names a file that exists; every file belongs to a row. */
-function catalogMatchesFiles (t: any, app: FastifyInstance, label: string) {
+async function catalogMatchesFiles (t: any, app: FastifyInstance, label: string) {
   const dir = path.join(app.config.dataDir, 'styles')
-  const rows = app.db.prepare('SELECT name, filename, file, images FROM styles WHERE workspace IS NULL').all() as Array<{ name: string, filename: string, file: string | null, images: string }>
+  const rows = await appRows(app, 'SELECT name, filename, file, images FROM styles WHERE workspace IS NULL') as Array<{ name: string, filename: string, file: string | null, images: string }>
   const owned = new Set<string>()
   for (const r of rows) {
     const file = r.file ?? r.filename
@@ -60,7 +61,7 @@ t.test('[hostile #58] two PUTs of one style with different bodies, 100 rounds: e
   }
   t.equal(winners.A + winners.B, 100, `every round ended with one whole body (A ${winners.A}, B ${winners.B})`)
   await settled(app.config.dataDir)
-  catalogMatchesFiles(t, app, 'after 100 rounds')
+  await catalogMatchesFiles(t, app, 'after 100 rounds')
 })
 
 t.test('[hostile #59] concurrent DELETE and PUT of one style: absent, or present and whole; catalog and files agree', async (t) => {
@@ -82,7 +83,7 @@ t.test('[hostile #59] concurrent DELETE and PUT of one style: absent, or present
   }
   t.equal(seen.absent + seen.present, 50, `absent ${seen.absent}, present ${seen.present}`)
   await settled(app.config.dataDir)
-  catalogMatchesFiles(t, app, 'after 50 rounds')
+  await catalogMatchesFiles(t, app, 'after 50 rounds')
 })
 
 t.test('[hostile #60] two concurrent POSTs creating one new style: exactly one 201, the other 403', async (t) => {
@@ -102,7 +103,7 @@ t.test('[hostile #60] two concurrent POSTs creating one new style: exactly one 2
     t.equal((await app.inject({ url: `${REST}/styles/new${round}.sld`, headers: ADMIN })).body, winner, `round ${round}: the file is the winner's`)
   }
   await settled(app.config.dataDir)
-  catalogMatchesFiles(t, app, 'after 50 rounds')
+  await catalogMatchesFiles(t, app, 'after 50 rounds')
 })
 
 t.test('[hostile #61] a client that closes the socket at 50% of a 50 MB mosaic upload leaves no partial file; catalog unchanged', async (t) => {

@@ -1,4 +1,4 @@
-// Hostile granule queries, deletes and harvests (../shared/spec/hostile-inputs.md rows 53-57).
+// Hostile granule queries, deletes and harvests (hostile cases 53-57).
 // Filters never leave their literals and never widen a delete; harvesting never opens anything
 // outside the configured roots, reaches no network (a loopback canary counts hits) and a second
 // harvest of the same file changes nothing.
@@ -13,6 +13,7 @@ import { makeTiff, makeZip, INDEXER, TIMEREGEX, ELEVATIONREGEX } from '../fixtur
 import { assertRefused, snapshot, treeManifest } from './assert-b.js'
 import { findGranules } from '../../services/mosaics/scan.js'
 import { statusOf } from '../../plugins/infra/errors.js'
+import { appRows } from '../fixtures/catalog-rows.js'
 
 const R = `${BASE}/rest/workspaces/ws/coveragestores`
 const G = `${R}/temp/coverages/temp/index/granules`
@@ -31,12 +32,12 @@ async function setup (t: any, opts: Record<string, unknown> = {}): Promise<Fasti
   return app
 }
 
-const count = (app: FastifyInstance) => (app.db.prepare('SELECT count(*) AS n FROM mosaic_granules').get() as { n: number }).n
+const count = async (app: FastifyInstance): Promise<number> => (await appRows(app, 'SELECT count(*) AS n FROM mosaic_granules'))[0].n
 const q = (filter: string) => 'filter=' + encodeURIComponent(filter)
 
 t.test('[hostile #53] filters that try to break out of a literal or test values only: literal match or 400, row count unchanged', async (t) => {
   const app = await setup(t)
-  const n = count(app)
+  const n = await count(app)
   // Quotes stay inside the literal: a literal match (none), and a DELETE that removes nothing.
   for (const filter of ["location = 'x'' OR ''1''=''1'", "location = 'x'' OR 1=1 --'", "location LIKE '%'' OR ''a''=''a'"]) {
     const before = await snapshot(app, GETS, ADMIN)
@@ -45,7 +46,7 @@ t.test('[hostile #53] filters that try to break out of a literal or test values 
     t.same(JSON.parse(get.body).features, [], `${filter}: matches nothing`)
     const del = await app.inject({ method: 'DELETE', url: `${G}.xml?${q(filter)}`, headers: ADMIN })
     t.equal(del.statusCode, 200, `${filter}: DELETE`)
-    t.equal(count(app), n, `${filter}: index row count unchanged`)
+    t.equal(await count(app), n, `${filter}: index row count unchanged`)
     t.same((await snapshot(app, GETS, ADMIN)), before, `${filter}: nothing changed`)
   }
   const bad: Array<[string, string | RegExp]> = [
@@ -70,14 +71,14 @@ t.test('[hostile #53] filters that try to break out of a literal or test values 
       const before = await snapshot(app, GETS, ADMIN)
       const res = await app.inject({ method, url: `${G}.xml?${q(filter)}`, headers: ADMIN })
       await assertRefused(t, app, res, { status: 400, message }, before, `${method} ${filter}`, GETS, ADMIN)
-      t.equal(count(app), n, `${method} ${filter}: index row count unchanged`)
+      t.equal(await count(app), n, `${method} ${filter}: index row count unchanged`)
     }
   }
 })
 
 t.test('[hostile #54] unknown attributes, functions and exec() are 400', async (t) => {
   const app = await setup(t)
-  const n = count(app)
+  const n = await count(app)
   const bad: Array<[string, string | RegExp]> = [
     ['nosuch = 1', 'Invalid cql syntax: unknown attribute "nosuch"; the index has the_geom, location, ingestion, elevation'],
     ['"sqlite_master" = 1', /^Invalid cql syntax: unknown attribute "sqlite_master"/],
@@ -97,12 +98,12 @@ t.test('[hostile #54] unknown attributes, functions and exec() are 400', async (
       await assertRefused(t, app, res, { status: 400, message }, before, `${method} ${filter.slice(0, 60)}`, GETS, ADMIN)
     }
   }
-  t.equal(count(app), n, 'index row count unchanged')
+  t.equal(await count(app), n, 'index row count unchanged')
 })
 
 t.test('[hostile #55] DELETE granules: no filter, bad purge, any offset or limit are 400; GET paging is validated', async (t) => {
   const app = await setup(t)
-  const n = count(app)
+  const n = await count(app)
   const cases: Array<[string, string, string]> = [
     ['DELETE', '', 'A filter is required to delete granules (use filter=INCLUDE to delete all of them)'],
     ['DELETE', 'filter=', 'A filter is required to delete granules (use filter=INCLUDE to delete all of them)'],
@@ -120,7 +121,7 @@ t.test('[hostile #55] DELETE granules: no filter, bad purge, any offset or limit
     const res = await app.inject({ method: method as 'GET', url: `${G}.xml?${query}`, headers: ADMIN })
     await assertRefused(t, app, res, { status: 400, message }, before, `${method} ?${query}`, GETS, ADMIN)
   }
-  t.equal(count(app), n, 'index row count unchanged')
+  t.equal(await count(app), n, 'index row count unchanged')
 })
 
 t.test('[hostile #56] harvest outside the roots, through symlinks, of other hosts and schemes, and of devices: refused, nothing opened', async (t) => {
@@ -137,7 +138,7 @@ t.test('[hostile #56] harvest outside the roots, through symlinks, of other host
   const app = await setup(t, { harvestRoots: [root] })
   const outsideBefore = treeManifest(outside)
   const rootBefore = treeManifest(root)
-  const n = count(app)
+  const n = await count(app)
   const cases: Array<[string, number, RegExp]> = [
     ['file:///etc/passwd', 403, /^Harvesting is only allowed under the configured harvest roots/],
     ['/etc/passwd', 403, /^Harvesting is only allowed/],
@@ -170,7 +171,7 @@ t.test('[hostile #56] harvest outside the roots, through symlinks, of other host
   // A directory under the root holding a symlink that leaves it: the link is skipped, not followed.
   const dirHarvest = await app.inject({ method: 'POST', url: `${R}/temp/external.imagemosaic`, headers: { ...ADMIN, 'content-type': 'text/plain' }, payload: pathToFileURL(path.join(root, 'dir')).href })
   t.equal(dirHarvest.statusCode, 201, 'the harvest runs and indexes what is inside the root')
-  t.equal(count(app), n, 'no granule from outside the root')
+  t.equal(await count(app), n, 'no granule from outside the root')
   t.equal(c.hits(), 0, 'the canary was never reached')
   t.same(treeManifest(outside), outsideBefore, 'outside the root untouched')
   t.same(treeManifest(root), rootBefore, 'the harvest root untouched')
@@ -184,18 +185,18 @@ t.test('[hostile #57] harvesting the same file twice is idempotent: granules and
   const harvest = () => app.inject({ method: 'POST', url: `${R}/temp/external.imagemosaic`, headers: { ...ADMIN, 'content-type': 'text/plain' }, payload: pathToFileURL(file).href })
   let r = await harvest()
   t.equal(r.statusCode, 201)
-  const rowsAfterFirst = app.db.prepare('SELECT * FROM mosaic_granules ORDER BY seq').all()
+  const rowsAfterFirst = await appRows(app, 'SELECT * FROM mosaic_granules ORDER BY seq')
   const before = await snapshot(app, GETS, ADMIN)
   const rootBefore = treeManifest(root)
   r = await harvest()
   t.equal(r.statusCode, 201, 'the second harvest succeeds')
-  t.same(app.db.prepare('SELECT * FROM mosaic_granules ORDER BY seq').all(), rowsAfterFirst, 'same rows, same ids')
+  t.same(await appRows(app, 'SELECT * FROM mosaic_granules ORDER BY seq'), rowsAfterFirst, 'same rows, same ids')
   t.same(await snapshot(app, GETS, ADMIN), before, 'data directory and catalog unchanged')
   t.same(treeManifest(root), rootBefore, 'the harvested file untouched')
   // Harvesting the directory that holds it is idempotent as well.
   r = await app.inject({ method: 'POST', url: `${R}/temp/external.imagemosaic`, headers: { ...ADMIN, 'content-type': 'text/plain' }, payload: root })
   t.equal(r.statusCode, 201)
-  t.same(app.db.prepare('SELECT * FROM mosaic_granules ORDER BY seq').all(), rowsAfterFirst, 'same rows after harvesting the folder')
+  t.same(await appRows(app, 'SELECT * FROM mosaic_granules ORDER BY seq'), rowsAfterFirst, 'same rows after harvesting the folder')
 })
 
 t.test('[hostile #56] a harvest folder holding more granules than one request may index is a 400, not a 500', async (t) => {

@@ -1,4 +1,4 @@
-// Hostile inputs, names in path and query (rows 33-37 of ../shared/spec/hostile-inputs.md).
+// Hostile inputs, names in path and query (hostile cases 33-37).
 import t from 'tap'
 import fs from 'node:fs'
 import os from 'node:os'

@@ -1,4 +1,4 @@
-// Hostile inputs, XML / JSON parsing (rows 6-15 of ../shared/spec/hostile-inputs.md).
+// Hostile inputs, XML / JSON parsing (hostile cases 6-15).
 import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'

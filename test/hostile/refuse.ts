@@ -1,5 +1,5 @@
-// One assertion for every hostile-input case (../shared/spec/hostile-inputs.md, "How the suite is
-// built"): the status, a text/plain message that names the problem and leaks nothing (no stack
+// One assertion for every hostile-input case : the
+// status, a text/plain message that names the problem and leaks nothing (no stack
 // trace, absolute path, environment value, class name or internal error code), and nothing changed:
 // the data-directory manifest (test/manifest.ts), the catalog rows, and no temp file left behind.
 import Fastify, { type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'

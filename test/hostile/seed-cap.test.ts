@@ -1,5 +1,5 @@
-// The bounded pending queue behind the load bench's 10,000-POST burst (bench/load.ts; row 43 of
-// ../shared/spec/hostile-inputs.md is hostile-b's): past MAPWARDEN_MAX_PENDING_TASKS a seed
+// The bounded pending queue behind the load bench's 10,000-POST burst (bench/load.ts; hostile
+// case 43 is in settings.test.ts): past MAPWARDEN_MAX_PENDING_TASKS a seed
 // request is 429 with a text/plain message, creates nothing, and the task list never grows past
 // the running slots plus the cap.
 import t from 'tap'

@@ -1,5 +1,5 @@
-// Hostile seed requests, disk quota settings and security settings (../shared/spec/hostile-inputs.md
-// rows 38-52). The messages are the ones the area tests pin (test/plugins/seed-validation,
+// Hostile seed requests, disk quota settings and security settings (hostile
+// cases 38-52). The messages are the ones the area tests pin (test/plugins/seed/validation,
 // diskquota, security); here every refusal is also checked for internals, for an unchanged data
 // directory and catalog, and for temp files.
 import t from 'tap'

@@ -5,7 +5,7 @@ import t from 'tap'
 import fs from 'node:fs'
 import { build, ADMIN, BASE } from '../helper.js'
 import { makeTiff, makeZip } from '../fixtures/mosaics/make.js'
-import { fixtureZip } from '../plugins/appschema-helpers.js'
+import { fixtureZip } from '../plugins/appschema/helpers.js'
 import { manifest } from '../manifest.js'
 
 const SLD = fs.readFileSync(new URL('../../../test/fixtures/styles/rain.sld', import.meta.url), 'utf8')

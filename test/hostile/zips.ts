@@ -1,4 +1,4 @@
-// A tiny ZIP writer for hostile archives (../shared/spec/hostile-inputs.md rows 21-31). yazl, like
+// A tiny ZIP writer for hostile archives (hostile cases 21-31). yazl, like
 // every careful writer, refuses the names and attributes these tests need, so this one writes the
 // bytes itself: local header, data, central directory, end record (APPNOTE 4.3), nothing more.
 // Each entry may lie: any name (backslashes, '..', NUL, 5 KB), Unix mode bits in the external

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { build, BASE } from '../../helper.js'
 import { GRID_SETS, closestRectangle, rectBounds, tilesHigh } from '../../../services/seed/grid-sets.js'
-import { latToY, lonToX } from '../../../workers/crs.js'
+import { latToY, lonToX } from '../../../services/render/crs.js'
 import TileWMS from 'ol/source/TileWMS.js'
 import { get as getProjection } from 'ol/proj.js'
 import { pixels, timeMosaic, wmsUrl, worldMosaic } from './helpers.js'

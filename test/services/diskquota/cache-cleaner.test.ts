@@ -1,29 +1,29 @@
 // Accounting and eviction on real storage: a real blob store, a real SQLite usage store and a
 // controlled clock. At zoom 2 of EPSG:4326 (8x4 tiles) every page holds one tile.
 import t from 'tap'
-import { quotaHarness, diskUsage, MINUTE } from '../../fixtures/diskquota/harness.js'
+import { quotaHarness, diskUsage, MINUTE, type Harness } from '../../fixtures/diskquota/harness.js'
 
 const L = 'topp:states'
 const TILE = 5000 // 8192 bytes on disk with 4096-byte blocks
 
 t.test('every write, overwrite and delete is recorded, rounded up to the block size', async (t) => {
-  const h = quotaHarness(t)
+  const h = await quotaHarness(t)
   const a = h.key(L, 2, 0, 0)
   await h.put(a, TILE)
   await h.put(h.key(L, 2, 1, 0), 1)
   await h.dq.flush()
-  t.same(h.store.tileSets().map((s) => [s.layer, s.tiles, s.bytes]), [[L, 2, 8192 + 4096]])
+  t.same((await h.store.tileSets()).map((s) => [s.layer, s.tiles, s.bytes]), [[L, 2, 8192 + 4096]])
   await h.put(a, 100) // overwrite: same tile count, smaller size
   await h.dq.flush()
-  t.same(h.store.tileSets().map((s) => [s.tiles, s.bytes]), [[2, 4096 + 4096]])
+  t.same((await h.store.tileSets()).map((s) => [s.tiles, s.bytes]), [[2, 4096 + 4096]])
   await h.blobStore.delete(a)
   await h.dq.flush()
-  t.same(h.store.tileSets().map((s) => [s.tiles, s.bytes]), [[1, 4096]])
-  t.equal(h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes)
+  t.same((await h.store.tileSets()).map((s) => [s.tiles, s.bytes]), [[1, 4096]])
+  t.equal(await h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes)
 })
 
 t.test('statistics stay one row per page however many tiles are written', async (t) => {
-  const h = quotaHarness(t)
+  const h = await quotaHarness(t)
   // zoom 8: 512x256 tiles, pages of 8x5 tiles
   for (let x = 0; x < 16; x++) for (let y = 0; y < 10; y++) await h.put(h.key(L, 8, x, y), 10)
   await h.dq.flush()
@@ -31,14 +31,14 @@ t.test('statistics stay one row per page however many tiles are written', async 
   t.same(pages, { n: 4, tiles: 160, fill: 1 })
 })
 
-async function fourTiles (h: ReturnType<typeof quotaHarness>) {
+async function fourTiles (h: Harness) {
   const keys = [0, 1, 2, 3].map((x) => h.key(L, 2, x, 0))
   for (const k of keys) await h.put(k, TILE) // created and last written at minute 0
   return keys
 }
 
 t.test('LRU evicts the page accessed longest ago, until usage is back under the quota', async (t) => {
-  const h = quotaHarness(t)
+  const h = await quotaHarness(t)
   const [a, b, c, d] = await fourTiles(h)
   h.clock.ms += MINUTE
   await h.read(c)
@@ -53,12 +53,12 @@ t.test('LRU evicts the page accessed longest ago, until usage is back under the 
   await h.dq.update({ globalQuota: { value: String(8192 + 100), units: 'B' } }) // applies at the next run
   run = await h.dq.runCleanUp()
   t.same([a, b, c, d].map(h.exists), [false, true, false, false], 'c then a')
-  t.equal(h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes)
+  t.equal(await h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes)
   t.ok(h.logs.some((l) => l.msg === 'disk quota: expired a tile page'), 'evictions are logged')
 })
 
 t.test('LFU evicts the page with the lowest frequency of use', async (t) => {
-  const h = quotaHarness(t)
+  const h = await quotaHarness(t)
   const [a, b, c, d] = await fourTiles(h)
   h.clock.ms += MINUTE
   for (let i = 0; i < 5; i++) await h.read(a)
@@ -70,11 +70,11 @@ t.test('LFU evicts the page with the lowest frequency of use', async (t) => {
   await h.dq.update({ enabled: true, globalExpirationPolicyName: 'LFU', globalQuota: { value: '16', units: 'KiB' } })
   await h.dq.runCleanUp()
   t.same([a, b, c, d].map(h.exists), [true, false, true, false], 'b and d go first')
-  t.equal(h.store.usedBytes({ except: [] }), 2 * 8192)
+  t.equal(await h.store.usedBytes({ except: [] }), 2 * 8192)
 })
 
 t.test('a layer quota is enforced on its own layer only; the others share the global quota', async (t) => {
-  const h = quotaHarness(t)
+  const h = await quotaHarness(t)
   const own = [0, 1, 2].map((x) => h.key('topp:own', 2, x, 0))
   const shared = [0, 1, 2].map((x) => h.key('topp:shared', 2, x, 0))
   for (const k of [...own, ...shared]) await h.put(k, TILE)
@@ -94,18 +94,18 @@ t.test('a layer quota is enforced on its own layer only; the others share the gl
 })
 
 t.test('disabled: nothing is evicted but usage is still recorded', async (t) => {
-  const h = quotaHarness(t)
+  const h = await quotaHarness(t)
   const keys = await fourTiles(h)
   await h.dq.update({ enabled: false, globalQuota: { value: '1', units: 'B' } })
   const run = await h.dq.runCleanUp()
   t.equal(run.skipped, true)
   t.same(keys.map(h.exists), [true, true, true, true])
   await h.dq.flush()
-  t.equal(h.store.usedBytes({ except: [] }), 4 * 8192)
+  t.equal(await h.store.usedBytes({ except: [] }), 4 * 8192)
 })
 
 t.test('usage counted for tiles that are no longer on disk is dropped when their page is evicted', async (t) => {
-  const h = quotaHarness(t)
+  const h = await quotaHarness(t)
   const keys = await fourTiles(h)
   await h.dq.flush()
   const fs = await import('node:fs')
@@ -113,17 +113,17 @@ t.test('usage counted for tiles that are no longer on disk is dropped when their
   await h.dq.update({ enabled: true, globalExpirationPolicyName: 'LRU', globalQuota: { value: String(3 * 8192), units: 'B' } })
   await h.dq.runCleanUp()
   t.same(keys.map(h.exists), [false, true, true, true], 'the phantom page went first and freed enough')
-  t.equal(h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes)
+  t.equal(await h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes)
 })
 
 t.test('a lost usage store is rebuilt from the files on disk, keeping writes made meanwhile', async (t) => {
-  const h = quotaHarness(t)
+  const h = await quotaHarness(t)
   for (let x = 0; x < 8; x++) for (let y = 0; y < 4; y++) await h.put(h.key(L, 2, x, y), 100 + x * 1000)
   await h.put({ ...h.key('other:layer', 3, 1, 1), format: 'image/jpeg' }, 9000)
   await h.dq.flush()
-  const before = h.store.tileSets()
+  const before = await h.store.tileSets()
   h.db.exec('DELETE FROM dq_pages; DELETE FROM dq_tilesets; DELETE FROM dq_state')
-  t.same(h.store.tileSets(), [])
+  t.same(await h.store.tileSets(), [])
   const rebuilding = h.dq.rebuild()
   // Changes while the rebuild runs: a new directory, an overwrite and a delete in scanned ones.
   await Promise.all([
@@ -137,22 +137,22 @@ t.test('a lost usage store is rebuilt from the files on disk, keeping writes mad
   t.ok(h.dq.rebuildProgress().filesScanned >= 31)
   await h.dq.flush()
   const disk = diskUsage(h.blobStore.root, 4096)
-  t.equal(h.store.usedBytes({ except: [] }), disk.bytes)
-  t.equal(h.store.tileSets().reduce((n, s) => n + s.tiles, 0), disk.files)
-  t.same(h.store.tileSets().filter((s) => s.layer === 'other:layer'), before.filter((s) => s.layer === 'other:layer'))
-  t.ok(h.store.getState('usageBuiltAt'))
+  t.equal(await h.store.usedBytes({ except: [] }), disk.bytes)
+  t.equal((await h.store.tileSets()).reduce((n, s) => n + s.tiles, 0), disk.files)
+  t.same((await h.store.tileSets()).filter((s) => s.layer === 'other:layer'), before.filter((s) => s.layer === 'other:layer'))
+  t.ok(await h.store.getState('usageBuiltAt'))
 })
 
 t.test('usage survives closing and reopening the store', async (t) => {
-  const h = quotaHarness(t)
+  const h = await quotaHarness(t)
   await fourTiles(h)
   await h.close() // final flush
-  const again = quotaHarness(t, h.dir)
-  t.equal(again.store.usedBytes({ except: [] }), 4 * 8192)
+  const again = await quotaHarness(t, h.dir)
+  t.equal(await again.store.usedBytes({ except: [] }), 4 * 8192)
 })
 
 t.test('up to maxConcurrentCleanUps quotas are cleaned at once, never the same layer twice', async (t) => {
-  const h = quotaHarness(t)
+  const h = await quotaHarness(t)
   const layers = ['topp:a', 'topp:b', 'topp:c']
   for (const l of layers) for (let x = 0; x < 3; x++) await h.put(h.key(l, 2, x, 0), TILE)
   await h.dq.update({
@@ -169,37 +169,37 @@ t.test('up to maxConcurrentCleanUps quotas are cleaned at once, never the same l
 })
 
 t.test('a new diskBlockSize recounts usage from the files on disk', async (t) => {
-  const h = quotaHarness(t)
+  const h = await quotaHarness(t)
   await h.put(h.key(L, 2, 0, 0), 1000)
   await h.put(h.key(L, 2, 1, 0), 5000)
   await h.dq.flush()
-  t.equal(h.store.usedBytes({ except: [] }), 4096 + 8192)
+  t.equal(await h.store.usedBytes({ except: [] }), 4096 + 8192)
   await h.dq.update({ diskBlockSize: 512 })
   await h.dq.rebuild() // the rebuild the change started
   await h.dq.flush()
-  t.equal(h.store.usedBytes({ except: [] }), 1024 + 5120)
-  t.equal(h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 512).bytes)
+  t.equal(await h.store.usedBytes({ except: [] }), 1024 + 5120)
+  t.equal(await h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 512).bytes)
 })
 
 t.test('after a run that did not close (kill -9), usage is rebuilt from the files at start', async (t) => {
-  const crashed = quotaHarness(t)
-  crashed.dq.start()
+  const crashed = await quotaHarness(t)
+  await crashed.dq.start()
   await crashed.dq.rebuild()
   await crashed.put(crashed.key(L, 2, 0, 0), TILE)
   await crashed.put(crashed.key(L, 2, 1, 0), TILE) // never flushed: the process "dies" here
-  const next = quotaHarness(t, crashed.dir)
-  t.equal(next.store.usedBytes({ except: [] }), 0, 'the last flush window was lost')
-  next.dq.start()
+  const next = await quotaHarness(t, crashed.dir)
+  t.equal(await next.store.usedBytes({ except: [] }), 0, 'the last flush window was lost')
+  await next.dq.start()
   await next.dq.rebuild()
-  t.equal(next.store.usedBytes({ except: [] }), 2 * 8192)
+  t.equal(await next.store.usedBytes({ except: [] }), 2 * 8192)
   await next.close()
-  const clean = quotaHarness(t, crashed.dir)
-  clean.dq.start()
+  const clean = await quotaHarness(t, crashed.dir)
+  await clean.dq.start()
   t.equal(clean.dq.rebuildProgress().state, 'idle', 'a clean close needs no rebuild')
 })
 
 t.test('a sparse page at a deep level is truncated by walking what exists', async (t) => {
-  const h = quotaHarness(t)
+  const h = await quotaHarness(t)
   // zoom 16: pages of 1061x563 tiles; three tiles in one page, one in another
   const keys = [[100, 100], [101, 100], [400, 250], [1200, 100]].map(([x, y]) => h.key(L, 16, x, y))
   for (const k of keys) await h.put(k, TILE)
@@ -207,5 +207,5 @@ t.test('a sparse page at a deep level is truncated by walking what exists', asyn
   const run = await h.dq.runCleanUp()
   t.same(run.results.map((r) => [r.pages, r.tiles]), [[1, 3]])
   t.same(keys.map(h.exists), [false, false, false, true])
-  t.equal(h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes)
+  t.equal(await h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes)
 })

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { parseXml, asArray } from '../../../services/files/xml.js'
 import { toJson, toXml, Link } from '../../../plugins/infra/representation.js'
+import { attr, child, childText, children, elementNames, rootOf, text, xmlnsOf } from '../../../services/files/xml-nodes.js'
 
 t.test('XML bodies parse to GeoServer-JSON-like objects', async (t) => {
   const doc = await parseXml('<rules><rule resource="a.b.r">ROLE_A</rule><rule resource="*.*.w">ADMIN</rule></rules>')
@@ -34,4 +35,26 @@ t.test('representation: attributes, text, links, one-item and empty lists', asyn
   t.equal(toXml({ styles: { style: [] } }), '<styles/>')
   t.equal(toJson({ styles: { style: [] } }), '{"styles":""}')
   t.equal(toXml({ a: { b: '<&>"' } }), '<a>\n  <b>&lt;&amp;&gt;&quot;</b>\n</a>')
+})
+
+t.test('representation layouts: a declaration, one line, `<x />` and a final newline', async (t) => {
+  const jaxb = { declaration: '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>', compact: true }
+  t.equal(toXml({ roles: { role: ['ADMIN', 'a&b'] } }, jaxb), '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><roles><role>ADMIN</role><role>a&amp;b</role></roles>')
+  t.equal(toXml({ users: { user: [] } }, jaxb), '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><users/>')
+  const map = { declaration: '<?xml version="1.0" encoding="UTF-8"?>', spaceBeforeSlash: true, finalNewline: true }
+  t.equal(toXml({ rules: { rule: [{ '@resource': 'ws.l.r', $: 'ROLE_A' }, { '@resource': 'x.y.w', $: '' }] } }, map),
+    '<?xml version="1.0" encoding="UTF-8"?>\n<rules>\n  <rule resource="ws.l.r">ROLE_A</rule>\n  <rule resource="x.y.w"></rule>\n</rules>\n')
+  t.equal(toXml({ catalog: {} }, map), '<?xml version="1.0" encoding="UTF-8"?>\n<catalog />\n')
+})
+
+t.test('tree helpers read parsed documents by local name', async (t) => {
+  const doc = await parseXml('<sld:Root xmlns:sld="urn:x" version="1.0"><sld:Name> n </sld:Name><Rule/><Rule><Title>t</Title></Rule></sld:Root>')
+  const [name, root] = rootOf(doc)
+  t.equal(name, 'sld:Root')
+  t.equal(attr(root, 'version'), '1.0')
+  t.same([...xmlnsOf(root)], [['sld', 'urn:x']])
+  t.equal(childText(root, 'Name'), 'n')
+  t.equal(children(root, 'Rule').length, 2)
+  t.same(elementNames(root), ['sld:Name', 'Rule'])
+  t.equal(text(child(root, 'Missing')), undefined)
 })

@@ -3,8 +3,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { build, tempDir } from '../../helper.js'
 import { makeTiff, makeZip, INDEXER, TIMEREGEX, ELEVATIONREGEX } from '../../fixtures/mosaics/make.js'
-import { renderMosaic, closeRenderCache } from '../../../workers/render-mosaic.js'
-import { latToY, lonToX } from '../../../workers/crs.js'
+import { renderMosaic, closeRenderCache } from '../../../services/render/render-mosaic.js'
+import { latToY, lonToX } from '../../../services/render/crs.js'
+import { appRows } from '../../fixtures/catalog-rows.js'
 
 t.teardown(closeRenderCache)
 
@@ -44,7 +45,7 @@ t.test('a configured mosaic is a RASTER layer with lon/lat bounds and coverage c
     nativeFormat: 'ImageMosaic',
     enabled: true
   })
-  const store = app.db.prepare("SELECT kind, type FROM stores WHERE workspace = 'ws' AND name = 'temp'").get()
+  const [store] = await appRows(app, "SELECT kind, type FROM stores WHERE workspace = 'ws' AND name = 'temp'")
   t.same(store, { kind: 'coverage', type: 'ImageMosaic' })
 
   // Default: latest time, lowest elevation -> the granule with offset 100.

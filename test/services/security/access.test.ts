@@ -2,7 +2,8 @@
 // on layers with their own rules, layers that inherit the defaults, and workspace admin rules.
 import t from 'tap'
 import { openDatabase } from '../../../services/storage/database.js'
-import { createSqliteRuleStore, parseRuleEntries, type CatalogMode } from '../../../services/security/rules.js'
+import { parseRuleEntries, type CatalogMode } from '../../../services/security/rules.js'
+import { createSqliteRuleStore } from '../../../services/security/sqlite-store.js'
 import { createLayerAccess, type Decision } from '../../../services/security/access.js'
 import type { Principal } from '../../../services/auth/authenticator.js'
 import { ANONYMOUS } from '../../../services/auth/authenticator.js'
@@ -20,11 +21,11 @@ const P = {
   plain: user('plain')
 }
 
-function setup (t: TestLike) {
+async function setup (t: TestLike) {
   const db = openDatabase(tempDir(t))
   t.teardown(() => db.close())
-  const access = createLayerAccess({ rules: createSqliteRuleStore(db) })
-  access.addRules(parseRuleEntries([
+  const access = await createLayerAccess({ rules: createSqliteRuleStore(db) })
+  await access.addRules(parseRuleEntries([
     ['topp.secret.r', 'ROLE_READER'],
     ['topp.secret.w', 'ROLE_WRITER'],
     ['topp.*.a', 'ROLE_WSADMIN'],
@@ -71,9 +72,9 @@ const MATRIX: Row[] = [
 ]
 
 t.test('decide() gives the expected decision for each role x catalog mode x access x usage', async (t) => {
-  const { access } = setup(t)
+  const { access } = await setup(t)
   for (const mode of ['HIDE', 'MIXED', 'CHALLENGE'] as CatalogMode[]) {
-    access.setCatalogMode(mode)
+    await access.setCatalogMode(mode)
     for (const [who, layer, acc, usage, expected] of MATRIX) {
       const [ws, name] = layer.split(':')
       t.equal(access.decide(P[who], ws, name, acc, usage), expected[mode], `${mode} ${who} ${acc} ${layer} (${usage})`)
@@ -82,7 +83,7 @@ t.test('decide() gives the expected decision for each role x catalog mode x acce
 })
 
 t.test('check() throws 404, 401 or 403 errors as the decision says, with the caller-supplied not-found error', async (t) => {
-  const { access } = setup(t)
+  const { access } = await setup(t)
   const kindOf = (fn: () => void) => {
     try { fn(); return 'allow' } catch (err) { return isMapwardenError(err) ? `${err.kind}: ${err.message}` : String(err) }
   }
@@ -90,26 +91,26 @@ t.test('check() throws 404, 401 or 403 errors as the decision says, with the cal
   t.equal(kindOf(() => access.check(P.reader, 'topp', 'secret', 'r')), 'allow')
   const custom = new Error('Unknown layer: topp:secret')
   t.equal(kindOf(() => access.check(P.anon, 'topp', 'secret', 'r', { notFound: () => custom })), String(custom))
-  access.setCatalogMode('MIXED')
+  await access.setCatalogMode('MIXED')
   t.equal(kindOf(() => access.check(P.anon, 'topp', 'secret', 'r')), 'unauthorized: Authentication required to access layer topp:secret')
   t.equal(kindOf(() => access.check(P.reader, 'topp', 'secret', 'w')), 'forbidden: Access denied: no write permission on layer topp:secret')
-  access.setCatalogMode('CHALLENGE')
+  await access.setCatalogMode('CHALLENGE')
   t.equal(kindOf(() => access.check(P.anon, 'topp', 'secret', 'r', { usage: 'metadata' })), 'allow')
 })
 
 t.test('visible() keeps only the layers a caller may see listed', async (t) => {
-  const { access } = setup(t)
+  const { access } = await setup(t)
   const layers = [{ workspace: 'topp', layer: 'secret' }, { workspace: 'topp', layer: 'open' }, { workspace: 'sf', layer: 'roads' }]
   const names = (p: Principal) => access.visible(p, layers, (l) => l).map((l) => `${l.workspace}:${l.layer}`)
   t.same(names(P.anon), ['topp:open'])
   t.same(names(P.reader), ['topp:secret', 'topp:open', 'sf:roads'])
-  access.setCatalogMode('CHALLENGE')
+  await access.setCatalogMode('CHALLENGE')
   t.same(names(P.anon), ['topp:secret', 'topp:open', 'sf:roads'])
 })
 
 t.test('a layer rule replaces the workspace rule instead of adding to it', async (t) => {
-  const { access } = setup(t)
-  access.addRules(parseRuleEntries([['nurc.*.r', 'ROLE_A'], ['nurc.dem.r', 'ROLE_B']]))
+  const { access } = await setup(t)
+  await access.addRules(parseRuleEntries([['nurc.*.r', 'ROLE_A'], ['nurc.dem.r', 'ROLE_B']]))
   t.equal(access.decide(user('a', 'ROLE_A'), 'nurc', 'dem', 'r'), 'hide')
   t.equal(access.decide(user('b', 'ROLE_B'), 'nurc', 'dem', 'r'), 'allow')
   t.equal(access.decide(user('a', 'ROLE_A'), 'nurc', 'other', 'r'), 'allow')
@@ -117,8 +118,8 @@ t.test('a layer rule replaces the workspace rule instead of adding to it', async
 })
 
 t.test('with the global write rule deleted nobody but administrators may write', async (t) => {
-  const { access } = setup(t)
-  access.removeRule('*.*.w')
+  const { access } = await setup(t)
+  await access.removeRule('*.*.w')
   t.equal(access.decide(P.groupAdmin, 'nurc', 'dem', 'w'), 'deny')
   t.equal(access.decide(P.anon, 'nurc', 'dem', 'w'), 'challenge')
   t.equal(access.decide(P.admin, 'nurc', 'dem', 'w'), 'allow')
@@ -127,13 +128,13 @@ t.test('with the global write rule deleted nobody but administrators may write',
 t.test('rules and catalog mode survive reopening the database', async (t) => {
   const dir = tempDir(t)
   let db = openDatabase(dir)
-  let access = createLayerAccess({ rules: createSqliteRuleStore(db) })
-  access.addRules(parseRuleEntries([['topp.secret.r', 'ROLE_READER']]))
-  access.setCatalogMode('MIXED')
+  let access = await createLayerAccess({ rules: createSqliteRuleStore(db) })
+  await access.addRules(parseRuleEntries([['topp.secret.r', 'ROLE_READER']]))
+  await access.setCatalogMode('MIXED')
   db.close()
   db = openDatabase(dir)
   t.teardown(() => db.close())
-  access = createLayerAccess({ rules: createSqliteRuleStore(db) })
+  access = await createLayerAccess({ rules: createSqliteRuleStore(db) })
   t.equal(access.catalogMode(), 'MIXED')
   t.equal(access.decide(P.anon, 'topp', 'secret', 'r'), 'challenge')
 })

@@ -3,7 +3,7 @@
 // and invalidate(user) forgets one user's cached checks. The clock and the sleep are injected.
 import t from 'tap'
 import { openDatabase } from '../../../services/storage/database.js'
-import { createSqliteUserStore } from '../../../services/auth/users.js'
+import { createSqliteUserStore } from '../../../services/auth/sqlite-store.js'
 import { hashPassword } from '../../../services/auth/passwords.js'
 import { createAuthenticator } from '../../../services/auth/authenticator.js'
 import { isMapwardenError } from '../../../services/errors.js'
@@ -72,8 +72,8 @@ t.test('invalidate(user) forgets that user only', async (t) => {
   const { auth, users } = await setup(t, async () => {})
   t.ok(await auth.authenticate('admin', 'admin-password', '10.0.0.1'))
   t.ok(await auth.authenticate('bob', 'bob-password', '10.0.0.1'))
-  await users.setPassword('admin', await hashPassword('changed-password'))
-  await users.setPassword('bob', await hashPassword('changed-password'))
+  await users.update('admin', { passwordHash: await hashPassword('changed-password') })
+  await users.update('bob', { passwordHash: await hashPassword('changed-password') })
   auth.invalidate('bob')
   t.ok(await auth.authenticate('admin', 'admin-password', '10.0.0.1'), 'admin still cached')
   t.equal(await auth.authenticate('bob', 'bob-password', '10.0.0.1'), undefined, 'bob re-checked')

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { tempDir } from '../../helper.js'
 import { createBlobStore, type TileEvent } from '../../../services/seed/blob-store.js'
-import { writeTileFile } from '../../../services/seed/tile-files.js'
+import { writeTileFile } from '../../../services/render/tile-files.js'
 import { normaliseParameters, parameterId } from '../../../services/seed/parameters.js'
 import type { LayerInfo } from '../../../services/catalog/layers.js'
 

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { tempDir } from '../../helper.js'
 import { openDatabase } from '../../../services/storage/database.js'
 import { createStyleService } from '../../../services/styles/service.js'
+import { createSqliteStyleStore } from '../../../services/styles/sqlite-store.js'
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'test', 'fixtures', 'styles')
 const fixture = (name: string) => fs.readFileSync(path.join(fixtures, name), 'utf8')
@@ -14,7 +15,7 @@ function service (t: Parameters<typeof tempDir>[0]) {
   fs.mkdirSync(path.join(dataDir, 'tmp'))
   const db = openDatabase(dataDir)
   t.teardown(() => db.close())
-  return { dataDir, db, styles: createStyleService({ db, dataDir, zipLimits: { maxEntries: 100, maxBytes: 1e6 } }) }
+  return { dataDir, db, styles: createStyleService({ store: createSqliteStyleStore(db), dataDir, zipLimits: { maxEntries: 100, maxBytes: 1e6 } }) }
 }
 
 const files = (dir: string) => fs.readdirSync(dir).sort()
@@ -38,7 +39,7 @@ t.test('concurrent PUTs of one style end with one whole body whose metadata matc
     await Promise.all(bodies.map((b) => styles.replaceSld(undefined, 'rain', b)))
     const text = await styles.sld(undefined, 'rain')
     t.ok(bodies.includes(text))
-    t.equal(styles.get(undefined, 'rain').languageVersion, text === bodies[1] ? '1.1.0' : '1.0.0')
+    t.equal((await styles.get(undefined, 'rain')).languageVersion, text === bodies[1] ? '1.1.0' : '1.0.0')
   }
   t.equal(files(path.join(dataDir, 'styles')).length, 1, 'one live file, no temp files')
 })
@@ -48,7 +49,7 @@ t.test('concurrent DELETE and PUT end with the style absent, or present and whol
   for (let round = 0; round < 10; round++) {
     await styles.createFromSld(undefined, fixture('rain.sld'))
     await Promise.allSettled([styles.remove(undefined, 'rain', { purge: true }), styles.replaceSld(undefined, 'rain', fixture('dem.sld'))])
-    const s = styles.find(undefined, 'rain')
+    const s = await styles.find(undefined, 'rain')
     if (s) {
       t.equal(await styles.sld(undefined, 'rain'), fixture('dem.sld'))
       await styles.remove(undefined, 'rain', { purge: true })

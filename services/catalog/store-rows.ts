@@ -1,0 +1,27 @@
+// Rows of the workspaces and layers tables as the catalog stores return them, shared by the SQLite
+// and PostgreSQL stores (both keep integers 0/1 for flags and JSON text for lists and objects).
+import type { Workspace } from './workspaces.js'
+import type { LayerInfo } from './layers.js'
+
+export interface WorkspaceRow { name: string, namespace_uri: string, isolated: number }
+
+export const workspaceFromRow = (r: WorkspaceRow): Workspace =>
+  ({ name: r.name, namespaceUri: r.namespace_uri, isolated: r.isolated === 1 })
+
+/** A published layer with its resource's store, bounds and configuration; both dialects read it. */
+export const LAYER_SELECT = `SELECT l.workspace, l.name, l.type, l.default_style, l.styles, l.enabled, r.store, r.bbox, r.srs, r.config
+    FROM layers l JOIN resources r ON r.workspace = l.workspace AND r.name = l.name`
+
+export const layerFromRow = (r: any): LayerInfo => ({
+  workspace: r.workspace,
+  name: r.name,
+  qualifiedName: `${r.workspace}:${r.name}`,
+  type: r.type,
+  store: r.store,
+  defaultStyle: r.default_style ?? undefined,
+  styles: JSON.parse(r.styles),
+  enabled: r.enabled === 1,
+  bbox: r.bbox ? JSON.parse(r.bbox) : undefined,
+  srs: r.srs ?? undefined,
+  config: JSON.parse(r.config)
+})

@@ -1,0 +1,285 @@
+// The composition root: builds every service of every area from the chosen stores
+// (services/storage/stores.ts) and the settings, and wires the areas' hooks to each other. The HTTP
+// layer (plugins/infra/services.ts) only decorates what this returns and calls its lifecycle.
+import type { Stores } from './storage/stores.js'
+import type { FaultPoint, FaultRule } from './faults.js'
+import type { Change } from './storage/pg/change-bus.js'
+import { createAuthenticator } from './auth/authenticator.js'
+import { generatePassword, hashPassword } from './auth/passwords.js'
+import { createWorkspaceService } from './catalog/workspaces.js'
+import { createLayerCatalog, splitLayerName } from './catalog/layers.js'
+import { createStyleService } from './styles/service.js'
+import { createLayerAccess } from './security/access.js'
+import { createAccounts } from './security/accounts.js'
+import { openMasterPassword } from './security/master-password.js'
+import { tileAuthorizer } from './security/tile-authorizer.js'
+import { createMosaicService } from './mosaics/mosaic-service.js'
+import { createAppSchemaService } from './appschema/service.js'
+import { createRenderPool } from './seed/render-pool.js'
+import { createRenderQueue } from './seed/render-queue.js'
+import { metatileRenderer } from './seed/metatile-renderer.js'
+import { createTileCache } from './seed/tile-cache.js'
+import { createTaskRecords } from './seed/task-records.js'
+import { loadTileSettings } from './seed/layer-settings.js'
+import { isLinearStyle } from './seed/pyramid.js'
+import { defaultStyleOf } from './seed/parameters.js'
+import { gridSet, gridSubset } from './seed/grid-sets.js'
+import { createDiskQuota } from './diskquota/disk-quota.js'
+import { periodMs } from './diskquota/quota-config.js'
+import { createCleanupScheduler } from './diskquota/scheduler.js'
+import { createWmsService } from './wms/wms-service.js'
+
+/** The settings the services read (plugins/infra/config.ts resolves them from options and MAPWARDEN_*). */
+export interface ServicesConfig {
+  dataDir: string
+  zipMaxEntries: number
+  zipMaxBytes: number
+  harvestRoots: string[]
+  adminPassword?: string
+  authCacheSeconds: number
+  workerThreads: number
+  renderNice: number
+  maxSeedThreads: number
+  taskSlots: number
+  tileQueue: number
+  jpegQuality: number
+  seedPyramid: boolean
+  wmsMaxSize: number
+  maxPendingTasks: number
+  resumeTasks: boolean
+  /** Secret that encrypts the master password; default: the key file in the data directory. */
+  masterKey?: string
+  faultKillAt?: FaultRule[]
+}
+
+export interface Logger {
+  info: (obj: object, msg: string) => void
+  warn: (obj: object, msg: string) => void
+  error: (obj: object, msg: string) => void
+}
+
+export interface ServicesDeps {
+  log: Logger
+  /** Where a generated admin password is shown, once. */
+  announce: (message: string) => void
+  /** How to change a password, for the warning that MAPWARDEN_ADMIN_PASSWORD is ignored. */
+  passwordHint: string
+  /** Test-only (test/crash/): fault points where the process kills itself, as kill -9 would; the
+   *  same ones the stores were opened with. */
+  faults: FaultPoint
+}
+
+/**
+ * Builds the services under the stores' start-up lock: start-up recovery (files a crash left,
+ * interrupted tasks, stale tile drops) runs only when no other instance shares the data.
+ */
+export async function createServices (config: ServicesConfig, stores: Stores, deps: ServicesDeps) {
+  return await stores.startup((alone) => buildServices(config, stores, deps, alone))
+}
+
+async function buildServices (config: ServicesConfig, stores: Stores, { log, announce, passwordHint, faults }: ServicesDeps, alone: boolean) {
+  const zipLimits = { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes }
+
+  // Users and credentials.
+  const users = stores.users
+  const authenticator = createAuthenticator({
+    users,
+    cacheSeconds: config.authCacheSeconds,
+    onFailure: (info) => log.warn({ user: info.user, address: info.address, failures: info.failures, delayMs: info.delayMs }, 'authentication failed')
+  })
+  await createFirstAdmin(users, config.adminPassword, { log, announce, passwordHint })
+  const accounts = createAccounts(users)
+
+  // Catalog, styles, rules.
+  const workspaces = createWorkspaceService({ store: stores.workspaces, namespaceBase: 'http://mapwarden.org/ns', fault: faults })
+  const layers = createLayerCatalog(stores.layers)
+  const styles = createStyleService({ store: stores.styles, dataDir: config.dataDir, fault: faults, zipLimits })
+  workspaces.onRemoved((ws) => styles.removeWorkspaceFiles(ws))
+  // Files a crash left between a write and its catalog row; not while another instance writes.
+  if (alone) await styles.reconcile()
+  // One rule store: layer rules, the catalog mode and the security settings (master password).
+  const rules = stores.rules
+  const layerAccess = await createLayerAccess({ rules, fault: faults })
+  // The master password: a key that cannot open the stored one stops the start here.
+  const masterPassword = await openMasterPassword({ settings: rules, dataDir: config.dataDir, secret: config.masterKey, fault: faults })
+  // Rules of a deleted workspace go with it, so a new workspace of that name starts from the defaults.
+  workspaces.onRemoved(async (ws) => {
+    const n = await layerAccess.removeWorkspaceRules(ws)
+    if (n > 0) log.info({ workspace: ws, rules: n }, 'layer rules of a deleted workspace removed')
+  })
+
+  // Data stores: image mosaics and application schemas.
+  const mosaics = createMosaicService({
+    store: stores.mosaics, dataDir: config.dataDir, harvestRoots: config.harvestRoots, workspaces, log, fault: faults,
+    layersRemoved: (names) => layers.removed(names),
+    zipLimits
+  })
+  workspaces.onRemoved((name) => mosaics.workspaceRemoved(name))
+  if (alone) await mosaics.reconcile()
+  const appschema = createAppSchemaService({ store: stores.appschema, dataDir: config.dataDir, zipLimits, workspaces })
+  const swept = alone ? await appschema.sweep() : 0
+  if (swept > 0) log.warn({ removed: swept }, 'app-schema: removed mapping directories no store referenced')
+  workspaces.onRemoved((ws) => appschema.removeWorkspaceFiles(ws))
+
+  // The tile cache: render pool and queue, blob store, seed tasks.
+  const pool = createRenderPool({
+    threads: config.workerThreads,
+    nice: config.renderNice,
+    faultKillAt: config.faultKillAt,
+    onError: (err) => log.error({ err }, 'render worker failed')
+  })
+  // Tasks of the previous run that were pending or running when it stopped: resumed by start(), or
+  // with MAPWARDEN_RESUME_TASKS false, ABORTED with "aborted: restart".
+  const records = createTaskRecords(stores.seed.tasks)
+  if (!config.resumeTasks && alone) {
+    const aborted = await records.abortUnfinished()
+    if (aborted > 0) log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
+  }
+  const settings = await loadTileSettings(stores.seed.tileSettings)
+  const renderQueue = createRenderQueue({ slots: config.workerThreads, interactive: config.tileQueue })
+  const tileCache = createTileCache({
+    dataDir: config.dataDir,
+    tileSets: stores.seed.tileSets,
+    records,
+    resume: config.resumeTasks,
+    settings,
+    fault: faults,
+    layers,
+    render: metatileRenderer({
+      run: pool.run,
+      queue: renderQueue,
+      prepareRender: (req) => mosaics.prepareRender(req),
+      markDamaged: (path, reason) => mosaics.markDamaged(path, reason),
+      rasterStyleFor: (ws, style) => styles.rasterStyleFor(ws, style),
+      jpegQuality: config.jpegQuality
+    }),
+    authorize: tileAuthorizer(layerAccess),
+    // Seeds of a linear style are built as a pyramid (seed/pyramid.ts) unless switched off.
+    linearStyle: config.seedPyramid
+      ? async (layer) => isLinearStyle(await styles.rasterStyleFor(layer.workspace, defaultStyleOf(layer) ?? ''))
+      : undefined,
+    taskSlots: config.taskSlots,
+    maxPendingTasks: config.maxPendingTasks,
+    maxSeedThreads: config.maxSeedThreads,
+    log
+  })
+  workspaces.onRemoved((ws) => { settings.forgetWorkspace(ws); return tileCache.store.removeWorkspace(ws) })
+  layers.onRemoved(async (layer) => { settings.forget(layer); await tileCache.invalidation.layerRemoved(layer); await tileCache.store.removeLayer(layer) })
+  // Cached tiles follow their style and their data (seed/tile-invalidation.ts).
+  const marking = (err: unknown) => log.warn({ err }, 'tile cache: could not mark the tiles of a changed style stale')
+  styles.onChanged((uses, reason) => tileCache.invalidation.stylesChanged(uses, reason).then(() => {}, marking))
+  layers.onStylesChanged((before, after) => tileCache.invalidation.layerStylesChanged(before, after).then(() => {}, marking))
+  mosaics.onDataChanged((changed, areas, reason) => tileCache.invalidation.dataChanged(changed, areas, reason))
+  const drops = await tileCache.invalidation.resume()
+  if (drops > 0) log.info({ drops }, 'tile cache: dropping stale tiles a stop left behind')
+
+  // The disk quota: accounting of the tile cache's writes, clean-ups on a schedule.
+  const diskQuota = await createDiskQuota({
+    store: stores.quota,
+    blobStore: tileCache.store,
+    flushMs: 1000,
+    log,
+    fault: faults,
+    async layerExists (name) {
+      const p = splitLayerName(name)
+      return !!p && !!(await layers.get(p.workspace, p.name))
+    },
+    async coverage (layer, gridSetId, z) {
+      const gs = gridSet(gridSetId)
+      const p = splitLayerName(layer)
+      if (!gs || !p) return undefined
+      const info = await layers.get(p.workspace, p.name)
+      return gridSubset(gs, info?.bbox).coverage(z)
+    }
+  })
+  workspaces.onRemoved((ws) => diskQuota.forgetWorkspace(ws))
+  layers.onRemoved((layer) => diskQuota.forgetLayer(layer))
+  const scheduler = createCleanupScheduler({
+    periodMs: () => periodMs(diskQuota.config),
+    // One clean-up at a time in a cluster: the others skip this round.
+    run: () => stores.exclusive('quotaCleanup', () => diskQuota.runCleanUp()).catch((err) => log.warn({ err }, 'disk quota: clean-up failed'))
+  })
+  diskQuota.onChange(() => scheduler.reschedule())
+  // Accounting starts with the services (a usage rebuild from the files, when needed, in the background).
+  await diskQuota.start()
+
+  // What this instance keeps in memory follows the changes any instance commits (a shared database):
+  // credentials, rules and the catalog mode, tile settings and stale marks, the quota configuration,
+  // style lists, the workspace list. Layers, mosaics and app-schema stores are read through on every request.
+  const follow = async (change: Change | 'resync') => {
+    const all = change === 'resync'
+    if (all || change.topic === 'users') authenticator.invalidate(all ? undefined : change.key)
+    if (all || change.topic === 'rules' || change.topic === 'settings') await layerAccess.reload()
+    if (all || change.topic === 'styles') styles.changedElsewhere()
+    if (all || change.topic === 'catalog') workspaces.changedElsewhere()
+    // Tile settings go with a removed layer or workspace (a foreign key), so catalog changes re-read them too.
+    if (all || change.topic === 'tiles' || change.topic === 'catalog') await settings.reload()
+    if (all || change.topic === 'tiles') await tileCache.invalidation.reload()
+    if (all || change.topic === 'quota') await diskQuota.reload()
+  }
+  const unfollow = stores.changes?.subscribe((change) => {
+    follow(change).catch((err) => log.warn({ err, change }, 'could not apply a change made by another instance'))
+  })
+
+  // WMS, drawn by the same pool behind the same queue.
+  const wms = createWmsService({ tileCache, mosaics, styles, queue: renderQueue, run: pool.run, maxSize: config.wmsMaxSize })
+
+  return {
+    faults,
+    users,
+    authenticator,
+    accounts,
+    workspaces,
+    layers,
+    styles,
+    rules,
+    layerAccess,
+    masterPassword,
+    mosaics,
+    appschema,
+    renderQueue,
+    tileCache,
+    diskQuota,
+    wms,
+    ping: () => stores.ping(),
+    /** Once the HTTP layer is ready: clean-ups start, interrupted seed tasks resume (MAPWARDEN_RESUME_TASKS). */
+    async start () {
+      scheduler.start()
+      // Another live instance may be running the unfinished tasks: only the first to start takes them up.
+      if (config.resumeTasks && alone) {
+        const { resumed, aborted } = await tileCache.resumeTasks()
+        if (resumed + aborted > 0) log.warn({ resumed, aborted }, 'seed tasks of the previous run taken up again')
+      }
+    },
+    /** First step of a shutdown: running seed tasks stop (their records stay for a resume). */
+    async stopTasks () { await tileCache.close() },
+    /** Last step: clean-ups stop with a last accounting flush, the pool, the credential cache and the stores close. */
+    async close () {
+      unfollow?.()
+      scheduler.stop()
+      // With the database away the last flush fails: the quota's state stays "open", so the next
+      // start rebuilds the usage from the files; the rest still closes.
+      try { await diskQuota.close() } catch (err) { log.error({ err }, 'disk quota: the last accounting flush could not be written; the next start rebuilds the usage') }
+      await pool.close()
+      authenticator.close()
+      await stores.close()
+    }
+  }
+}
+
+export type Services = Awaited<ReturnType<typeof buildServices>>
+
+/** A new catalog gets one administrator: MAPWARDEN_ADMIN_PASSWORD, or a generated password shown once. */
+async function createFirstAdmin (users: Stores['users'], adminPassword: string | undefined, { log, announce, passwordHint }: Omit<ServicesDeps, 'faults'>) {
+  if (await users.count() === 0) {
+    const password = adminPassword ?? generatePassword()
+    const created = await users.insert({ name: 'admin', passwordHash: await hashPassword(password), enabled: true, roles: ['ADMIN'] })
+    // Another instance starting on the same new database may have created it first.
+    if (created && adminPassword === undefined) {
+      announce(`mapwarden: created user "admin" with the generated password ${password}\n` +
+        'mapwarden: it is shown this once and stored only as a hash; set MAPWARDEN_ADMIN_PASSWORD to choose one on a new data directory\n')
+    }
+  } else if (adminPassword !== undefined) {
+    log.warn({}, `MAPWARDEN_ADMIN_PASSWORD is ignored: this data directory has users already. Change a password through the users resource: ${passwordHint}`)
+  }
+}

@@ -1,0 +1,103 @@
+// The fast path for plain 8-bit TIFFs (unsigned, chunky, grey or RGB, uncompressed/LZW/DEFLATE):
+// libvips (sharp) decodes the window a render needs in strips, several times faster than geotiff.js.
+import sharp from 'sharp'
+import type { GeoTIFFImage } from 'geotiff'
+import type { BandData } from './render-types.js'
+import type { GranuleRef, RenderJob } from './mosaic-types.js'
+import type { Mapping } from './pixel-map.js'
+
+const vipsChecked = new Map<string, boolean>()
+let vipsOn = true
+/** Tests only: read every file through geotiff.js (the reference the libvips path must match). */
+export function useLibvips (on: boolean): void { vipsOn = on }
+/** Whether libvips reads this image's samples unchanged (no colour conversion, lossless codec). */
+export function vipsReadable (path: string, image: GeoTIFFImage): boolean {
+  if (!vipsOn || vipsChecked.get(path) === false) return false
+  const fd = image.getFileDirectory()
+  const value = (tag: string, dflt: number) => { try { return Number(fd.getValue(tag as any) ?? dflt) } catch { return dflt } }
+  const spp = image.getSamplesPerPixel()
+  for (let b = 0; b < spp; b++) if (image.getBitsPerSample(b) !== 8 || image.getSampleFormat(b) !== 1) return false
+  const photometric = value('PhotometricInterpretation', -1)
+  const compression = value('Compression', 1)
+  return image.planarConfiguration !== 2 && (photometric === 1 || (photometric === 2 && spp >= 3)) &&
+    [1, 5, 8, 32946].includes(compression)
+}
+
+/** Source rows read per libvips call (bounds the window held in memory). */
+const STRIP_ROWS = 512
+
+/**
+ * Separable nearest-neighbour sampling of a plain 8-bit TIFF through libvips: for each strip of
+ * source rows the target rows fall on, the window of columns they need is decoded in one call.
+ * Returns false (nothing drawn) when libvips does not give the file's samples as they are.
+ */
+export async function drawWindow (job: RenderJob, g: GranuleRef, m: Mapping, image: GeoTIFFImage, out: BandData): Promise<boolean> {
+  const { width: w, height: h } = job
+  const iw = image.getWidth()
+  const ih = image.getHeight()
+  const fx = g.width / iw
+  const fy = g.height / ih
+  const spp = image.getSamplesPerPixel()
+  const nb = Math.min(out.bands.length, spp)
+  const bands = out.bands
+  const valid = out.valid
+  const nodata = g.nodata
+  const checkNodata = nodata !== null && !Number.isNaN(nodata)
+  const px = new Int32Array(w)
+  let x0 = Infinity
+  let x1 = -1
+  for (let i = 0; i < w; i++) {
+    const v = m.cols[i]
+    const x = v >= 0 && v < g.width ? Math.min(iw - 1, Math.floor(v / fx)) : -1
+    px[i] = x
+    if (x >= 0) { if (x < x0) x0 = x; if (x > x1) x1 = x }
+  }
+  if (x1 < 0) return true
+  const ww = x1 - x0 + 1
+  for (let i = 0; i < w; i++) if (px[i] >= 0) px[i] = (px[i] - x0) * spp
+  let strip = -1
+  let win: Buffer | undefined
+  for (let j = 0; j < h; j++) {
+    const v = m.rows[j]
+    if (!(v >= 0 && v < g.height)) continue
+    const py = Math.min(ih - 1, Math.floor(v / fy))
+    const s = Math.floor(py / STRIP_ROWS)
+    if (s !== strip) {
+      strip = s
+      const top = s * STRIP_ROWS
+      const { data, info } = await sharp(g.path, { limitInputPixels: false })
+        .extract({ left: x0, top, width: ww, height: Math.min(STRIP_ROWS, ih - top) })
+        .raw().toBuffer({ resolveWithObject: true })
+      if (info.channels !== spp) { vipsChecked.set(g.path, false); return false }
+      vipsChecked.set(g.path, true)
+      win = data
+    }
+    const rowBase = (py - strip * STRIP_ROWS) * ww * spp
+    const o0 = j * w
+    const src = win!
+    if (nb === 3 && !checkNodata) {
+      const b0 = bands[0]; const b1 = bands[1]; const b2 = bands[2]
+      for (let i = 0; i < w; i++) {
+        const x = px[i]
+        if (x < 0) continue
+        const k = rowBase + x
+        const o = o0 + i
+        b0[o] = src[k]; b1[o] = src[k + 1]; b2[o] = src[k + 2]; valid[o] = 1
+      }
+      continue
+    }
+    for (let i = 0; i < w; i++) {
+      const x = px[i]
+      if (x < 0) continue
+      const k = rowBase + x
+      if (checkNodata && src[k] === nodata) continue
+      const o = o0 + i
+      for (let b = 0; b < nb; b++) bands[b][o] = src[k + b]
+      valid[o] = 1
+    }
+  }
+  return true
+}
+
+/** Forgets which files libvips was found to read unchanged. */
+export function clearVipsChecks (): void { vipsChecked.clear() }

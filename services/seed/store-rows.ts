@@ -1,0 +1,51 @@
+// The row mapping of the tile cache's stores (store.ts), shared by the SQLite (sqlite-store.ts) and
+// PostgreSQL (pg-store.ts) implementations: one table definition, one reading of its rows.
+import { parseExact } from '../exact-json.js'
+import type { BBox } from './grid-sets.js'
+import type { TileLayerSettings } from './layer-settings.js'
+import type { ParameterSet } from './parameters.js'
+import type { TaskView } from './task.js'
+import type { DropMark, StoredTask, UnfinishedTask } from './store.js'
+
+export interface TaskRow { id: number, state: TaskView['state'], view: string, error: string | null }
+export interface UnfinishedRow { id: number, job: number | null, view: string, request: string | null, killed: number, started_at: number | null }
+export interface TileSettingsRow {
+  workspace: string
+  name: string
+  expire_cache: number
+  expire_clients: number
+  cached_only: number
+  cached_only_missing: TileLayerSettings['cachedOnlyMissing']
+}
+export interface ParameterSetRow { parameter_id: string, parameters: string }
+export interface DropMarkRow { id: number, layer: string, parameter_id: string | null, area: string | null, before_ms: number, reason: string }
+
+/** The columns of tile_layer_settings after (workspace, name), as written. */
+export function tileSettingsValues (s: TileLayerSettings): [number, number, number, string] {
+  return [s.expireCache, s.expireClients, s.cachedOnly ? 1 : 0, s.cachedOnlyMissing]
+}
+
+/** The columns of tile_drops after its id, as written. */
+export function dropMarkValues (m: DropMark): [string, string | null, string | null, number, string] {
+  return [m.layer, m.parameterId ?? null, m.area ? JSON.stringify(m.area) : null, m.before, m.reason]
+}
+
+export const storedTask = (r: TaskRow): StoredTask =>
+  ({ id: r.id, state: r.state, view: parseExact(r.view) as TaskView, error: r.error ?? undefined })
+
+export const unfinishedTask = (r: UnfinishedRow): UnfinishedTask => ({
+  id: r.id, job: r.job, view: parseExact(r.view) as TaskView, request: r.request, killed: r.killed === 1, startedAt: r.started_at ?? undefined
+})
+
+export const tileSettings = (r: TileSettingsRow): { workspace: string, name: string, settings: TileLayerSettings } => ({
+  workspace: r.workspace,
+  name: r.name,
+  settings: { expireCache: r.expire_cache, expireClients: r.expire_clients, cachedOnly: r.cached_only === 1, cachedOnlyMissing: r.cached_only_missing }
+})
+
+export const parameterSet = (layer: string, r: ParameterSetRow): { layer: string, parameterId: string, parameters: ParameterSet } =>
+  ({ layer, parameterId: r.parameter_id, parameters: JSON.parse(r.parameters) })
+
+export const dropMark = (r: DropMarkRow): DropMark & { id: number } => ({
+  id: r.id, layer: r.layer, parameterId: r.parameter_id ?? undefined, area: r.area ? JSON.parse(r.area) as BBox : undefined, before: r.before_ms, reason: r.reason
+})

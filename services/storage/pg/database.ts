@@ -1,0 +1,154 @@
+// The PostgreSQL catalog (node-postgres pool), for MAPWARDEN_DATABASE_URL. Several instances share
+// one database: migrations run once, under a cluster-wide advisory lock, whichever node starts
+// first; every write that is one transaction in SQLite is one here (`transaction`), retried when
+// PostgreSQL reports a serialization failure or a deadlock, so concurrent nodes never see a
+// half-applied change and a conflict is not an error for the client.
+import pg from 'pg'
+import type { Migration } from '../migrations.js'
+
+export type PgPool = pg.Pool
+export type PgClient = pg.PoolClient
+
+/** Advisory-lock keys: mapwarden's namespace, then one number per cluster-wide lock. */
+const LOCK_NAMESPACE = 0x6d77 // 'mw'
+const LOCKS = { migrations: 1, startup: 2, quotaCleanup: 3 } as const
+
+export interface PgDatabase {
+  pool: PgPool
+  /**
+   * A connection of the pool for several statements. While it is out, a connection lost between two
+   * statements is reported by the next one (an unheard 'error' event would end the process);
+   * release it with `broken` true when it must not be reused.
+   */
+  checkout (): Promise<{ client: PgClient, release (broken?: boolean): void }>
+  /** Runs `fn` in one transaction (READ COMMITTED unless `serializable`), retried on conflicts. */
+  transaction<T> (fn: (client: PgClient) => Promise<T>, opts?: { serializable?: boolean }): Promise<T>
+  /** One statement outside a transaction. */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow> (sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>
+  close (): Promise<void>
+}
+
+const RETRYABLE = new Set(['40001', '40P01']) // serialization_failure, deadlock_detected
+const MAX_ATTEMPTS = 30
+
+export interface PgOptions {
+  /** Connections this process keeps (default 10). */
+  max?: number
+  /** Milliseconds to wait for a connection before a request fails (default 5000). */
+  connectionTimeoutMs?: number
+  onError?: (err: Error) => void
+}
+
+// BIGINT columns (ids, byte counts, times in ms) read as numbers, as SQLite's integers do: every
+// value the catalog keeps is below 2^53. Set on this pool only, not on the pg module globally.
+const int8 = (v: string) => Number(v)
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => oid === 20 ? int8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
+}
+
+export function connectPg (url: string, { max = 10, connectionTimeoutMs = 5000, onError = () => {} }: PgOptions = {}): PgDatabase {
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: connectionTimeoutMs, application_name: 'mapwarden', types })
+  // An idle client whose server went away: the pool drops it; the next query reconnects.
+  pool.on('error', onError)
+  // A connection checked out is told of its loss by its next statement. Its 'error' event needs a
+  // listener from the moment the pool hands it out: the server's termination notice can arrive in
+  // the same packet as the connection's first ready-for-query, before the caller could listen.
+  const ignore = () => {}
+  pool.on('connect', (client) => { client.on('error', ignore) })
+  const checkout = async () => {
+    const client = await pool.connect()
+    return { client, release (broken = false) { client.release(broken) } }
+  }
+  return {
+    pool,
+    checkout,
+    query: (sql, params) => pool.query(sql, params),
+    async transaction (fn, opts = {}) {
+      for (let attempt = 1; ; attempt++) {
+        const { client, release } = await checkout()
+        let broken = false
+        try {
+          await client.query(opts.serializable ? 'BEGIN ISOLATION LEVEL SERIALIZABLE' : 'BEGIN')
+          const out = await fn(client)
+          await client.query('COMMIT')
+          return out
+        } catch (err) {
+          try { await client.query('ROLLBACK') } catch { broken = true }
+          const code = (err as { code?: string }).code
+          if (code !== undefined && RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) {
+            // Full jitter, growing: contenders spread out instead of colliding again.
+            await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(5 * 2 ** attempt, 500)))
+            continue
+          }
+          throw err
+        } finally {
+          release(broken)
+        }
+      }
+    },
+    close: () => pool.end()
+  }
+}
+
+/**
+ * Applies, in order and each in its own transaction, the migrations not yet recorded. A
+ * transaction-level advisory lock makes concurrent starts wait for each other: the first applies,
+ * the others find them recorded.
+ */
+export async function migratePg (db: PgDatabase, migrations: Migration[]): Promise<string[]> {
+  return await db.transaction(async (c) => {
+    await c.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_NAMESPACE, LOCKS.migrations])
+    await c.query('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())')
+    const done = new Set((await c.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id))
+    const applied: string[] = []
+    for (const m of migrations) {
+      if (done.has(m.id)) continue
+      await c.query(m.sql)
+      await c.query('INSERT INTO schema_migrations (id) VALUES ($1)', [m.id])
+      applied.push(m.id)
+    }
+    return applied
+  })
+}
+
+/**
+ * Runs `fn` holding a cluster-wide lock: a session advisory lock on a connection of its own,
+ * released by PostgreSQL if this process dies. `wait`: queue for the lock; otherwise, when another
+ * instance holds it, resolve at once with `{ got: false }`.
+ */
+async function locked<T> (db: PgDatabase, lock: keyof typeof LOCKS, wait: boolean, fn: () => Promise<T>): Promise<{ got: true, value: T } | { got: false }> {
+  const { client, release } = await db.checkout()
+  const key = [LOCK_NAMESPACE, LOCKS[lock]]
+  let broken = false
+  try {
+    if (wait) await client.query('SELECT pg_advisory_lock($1, $2)', key)
+    else if (!(await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', key)).rows[0].ok) return { got: false }
+    try { return { got: true, value: await fn() } } finally {
+      await client.query('SELECT pg_advisory_unlock($1, $2)', key).catch(() => { broken = true })
+    }
+  } finally {
+    release(broken)
+  }
+}
+
+/** Runs `fn` holding the cluster-wide lock, waiting for it while another instance holds it. */
+export async function withClusterLock<T> (db: PgDatabase, lock: keyof typeof LOCKS, fn: () => Promise<T>): Promise<T> {
+  return ((await locked(db, lock, true, fn)) as { value: T }).value
+}
+
+/** Runs `fn` unless another instance holds the lock (then undefined, at once). */
+export async function ifFirst<T> (db: PgDatabase, lock: keyof typeof LOCKS, fn: () => Promise<T>): Promise<T | undefined> {
+  const r = await locked(db, lock, false, fn)
+  return r.got ? r.value : undefined
+}
+
+/** Whether an error means the database cannot be reached (the request answers 503, not 500). */
+export function isConnectionError (err: unknown): boolean {
+  const e = err as { code?: string, message?: string }
+  if (typeof e?.code === 'string') {
+    // Node's socket errors, and PostgreSQL's connection_exception (08...) and admin/crash shutdown (57P0x).
+    if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN)$/.test(e.code)) return true
+    if (/^08|^57P0[123]$/.test(e.code)) return true
+  }
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e?.message ?? '')
+}
