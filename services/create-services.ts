@@ -74,10 +74,10 @@ export interface ServicesDeps {
  * interrupted tasks, stale tile drops) runs only when no other instance shares the data.
  */
 export async function createServices (config: ServicesConfig, stores: Stores, deps: ServicesDeps) {
-  return await stores.startup((alone) => buildServices(config, stores, deps, alone))
+  return await stores.startup((alone, crashed) => buildServices(config, stores, deps, alone, crashed))
 }
 
-async function buildServices (config: ServicesConfig, stores: Stores, { log, announce, passwordHint, faults }: ServicesDeps, alone: boolean) {
+async function buildServices (config: ServicesConfig, stores: Stores, { log, announce, passwordHint, faults }: ServicesDeps, alone: boolean, crashed?: boolean) {
   const zipLimits = { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes }
 
   // Users and credentials.
@@ -161,6 +161,8 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     taskSlots: config.taskSlots,
     maxPendingTasks: config.maxPendingTasks,
     maxSeedThreads: config.maxSeedThreads,
+    cluster: stores.seedCluster,
+    seedWorkers: config.workerThreads,
     log
   })
   workspaces.onRemoved((ws) => { settings.forgetWorkspace(ws); return tileCache.store.removeWorkspace(ws) })
@@ -201,7 +203,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   })
   diskQuota.onChange(() => scheduler.reschedule())
   // Accounting starts with the services (a usage rebuild from the files, when needed, in the background).
-  await diskQuota.start()
+  await diskQuota.start({ alone, crashed })
 
   // What this instance keeps in memory follows the changes any instance commits (a shared database):
   // credentials, rules and the catalog mode, tile settings and stale marks, the quota configuration,
@@ -246,10 +248,8 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     async start () {
       scheduler.start()
       // Another live instance may be running the unfinished tasks: only the first to start takes them up.
-      if (config.resumeTasks && alone) {
-        const { resumed, aborted } = await tileCache.resumeTasks()
-        if (resumed + aborted > 0) log.warn({ resumed, aborted }, 'seed tasks of the previous run taken up again')
-      }
+      const { resumed, aborted } = await tileCache.start({ alone })
+      if (resumed + aborted > 0) log.warn({ resumed, aborted }, 'seed tasks of the previous run taken up again')
     },
     /** First step of a shutdown: running seed tasks stop (their records stay for a resume). */
     async stopTasks () { await tileCache.close() },

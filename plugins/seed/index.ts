@@ -77,7 +77,7 @@ export default async function seed (app: TypedApp) {
       // so a garbage id is a 400 whatever the layer (GWC: a 500).
       const thread = field(req.body, 'thread_id') ?? ''
       if (!/^\d{1,15}$/.test(thread)) throw ThreadIdInvalid(JSON.stringify(thread.slice(0, 40)))
-      const hit = cache.breeder.killTask(Number(thread), await writableLayer(req, layer))
+      const hit = await cache.breeder.killTask(Number(thread), await writableLayer(req, layer))
       const line = hit
         ? `Requested to terminate task ${thread}.`
         : `Sorry, either task ${thread} has not started yet, or it is a truncate task that cannot be interrutped.`
@@ -85,7 +85,7 @@ export default async function seed (app: TypedApp) {
     }
     const code = killCode(req.body)
     if (layer) await writableLayer(req, layer)
-    const killed = cache.breeder.kill(code, layer)
+    const killed = await cache.breeder.kill(code, layer)
     const items = killed.map(({ task, was }) => `<li>[${task.id}: ${escape(task.layer)}, ${task.type.toUpperCase()}, ${was.toUpperCase()}]</li>`).join('')
     return reply.type('text/html; charset=utf-8')
       .send(`<p>Requested to terminate ${code} tasks.Terminated tasks: <ul>${items}</ul></p>`)

@@ -166,11 +166,14 @@ export async function createDiskQuota (deps: DiskQuotaDeps) {
     /**
      * Usage starts from the files on disk when the usage store is new or was lost, or when the
      * last run did not close (kill -9, power loss): its last flush window never reached the store.
+     * On a shared database (`crashed` known) only a node starting alone rebuilds, when an
+     * instance died since the last such start: while other instances write, a rebuild would count
+     * their writes twice.
      */
-    async start () {
-      const unclean = await store.getState('open') === '1'
+    async start ({ alone = true, crashed }: { alone?: boolean, crashed?: boolean } = {}) {
+      const unclean = crashed ?? await store.getState('open') === '1'
       await store.setState('open', '1')
-      if (await store.getState('usageBuiltAt') === undefined || unclean) void startRebuild()
+      if (alone && (await store.getState('usageBuiltAt') === undefined || unclean)) void startRebuild()
     },
     rebuild: () => startRebuild(),
     rebuildProgress: () => ({ ...rebuild }),

@@ -68,7 +68,82 @@ export interface BreederDeps {
   resume?: boolean
 }
 
+/** What seeding one metatile needs: the blob store, the render function and the stale check. */
+export type SeedWork = Pick<BreederDeps, 'store' | 'render' | 'isStale'>
+
+/** The files of the tiles under a metatile's tiles, in image order of the level below (2 cols x 2 rows each). */
+function childPaths (store: BlobStore, set: TileSet, z: number, rect: Rect): string[] {
+  const out: string[] = []
+  for (let y = 2 * rect[3] + 1; y >= 2 * rect[1]; y--) {
+    for (let x = 2 * rect[0]; x <= 2 * rect[2] + 1; x++) out.push(store.tilePath({ ...set, z: z + 1, x, y }))
+  }
+  return out
+}
+
+async function everyTile (mt: MetaTile, ok: (x: number, y: number) => Promise<boolean>): Promise<boolean> {
+  for (let y = mt.wanted[1]; y <= mt.wanted[3]; y++) for (let x = mt.wanted[0]; x <= mt.wanted[2]; x++) if (!(await ok(x, y))) return false
+  return true
+}
+
+/**
+ * One metatile of a seed, reseed (truncates delete instead): a seed fills what is missing (or was
+ * drawn before its style or data changed); a reseed with a date redraws what is older than it; a
+ * metatile's tiles are one image, so one such tile renders it. A pyramid draws each level above
+ * the deepest from the four tiles under each of its tiles.
+ */
+export async function seedMetatile (deps: SeedWork, job: Pick<Job, 'spec' | 'parameterId'>, type: Task['type'], mt: MetaTile, signal?: AbortSignal): Promise<void> {
+  const { spec } = job
+  const format = spec.formats[0]
+  const set = { layer: spec.layer.qualifiedName, gridSet: spec.gridSet.id, format, parameterId: job.parameterId! }
+  const keep = type === 'seed' ? (at: number) => !deps.isStale?.(set.layer, set.parameterId, at)
+    : type === 'reseed' && spec.olderThan !== undefined ? (at: number) => at >= spec.olderThan! : undefined
+  if (keep && await everyTile(mt, async (x, y) => {
+    const at = await deps.store.mtime({ ...set, z: mt.z, x, y })
+    return at !== undefined && keep(at)
+  })) return
+  const children = spec.pyramid && mt.z < spec.zoomStop ? childPaths(deps.store, set, mt.z, mt.render) : undefined
+  await renderIntoStore(deps.render, deps.store, set, {
+    layer: spec.layer, gridSet: spec.gridSet, z: mt.z, rect: mt.render, format,
+    parameters: spec.parameters ?? {}, signal, children
+  })
+}
+
+/** Deletes a truncate's tiles (every format of the request, its levels, range or area); returns how many. */
+export async function truncateJob (store: BlobStore, job: Pick<Job, 'spec' | 'parameterId' | 'range'>, signal: AbortSignal, onDeleted: () => void): Promise<number> {
+  const { spec } = job
+  return await store.truncate({
+    layer: spec.layer.qualifiedName, gridSet: spec.gridSet.id, formats: spec.formats,
+    parameterId: job.parameterId, zoomStart: spec.zoomStart, zoomStop: spec.zoomStop,
+    rectAt: (z) => rectAt(job.range, z),
+    keep: spec.area ? areaTileFilter(job.range, spec.area) : undefined,
+    signal, onDeleted
+  })
+}
+
 export type KillCode = 'running' | 'pending' | 'all'
+
+/** A task a kill reached, as it was before. */
+export interface KilledTask { task: Pick<Task, 'id' | 'layer' | 'type'>, was: TaskState }
+
+/** The task pool as the tile cache and the plugins use it: this process's (below) or the cluster's (cluster-breeder.ts). */
+export interface Breeder {
+  events: EventEmitter
+  /** Creates the tasks of a validated request; `request` (JSON) is what a restart rebuilds them from. */
+  submit (spec: SeedSpec, request?: string): Promise<Task[]>
+  /** Pending and running tasks (killed ones leave at once), by id; one layer or all. */
+  list (layer?: string): Task[]
+  task (id: number): Task | undefined
+  /** Finished and aborted tasks still kept (an hour), newest first, at most `limit`. */
+  recent (limit: number): Task[]
+  /** A task no longer kept in memory, from its record. */
+  record (id: number): Promise<TaskView | undefined>
+  kill (code: KillCode, layer?: string): KilledTask[] | Promise<KilledTask[]>
+  killTask (id: number, layer?: string): KilledTask | undefined | Promise<KilledTask | undefined>
+  close (): Promise<void>
+  /** Resolves when no task is pending or running (tests, bench). */
+  idle (): Promise<void>
+}
+
 
 /** Why a task stopped, as its resource shows it: no file path or stack (the log has the detail). */
 export function abortReason (err: unknown): string {
@@ -157,11 +232,6 @@ export function createTileBreeder (deps: BreederDeps) {
     for (const x of t.job.tasks) if (x !== t && (x.state === 'running' || x.state === 'pending') && !x.killed) changed(x)
   }
 
-  async function everyTile (mt: MetaTile, ok: (x: number, y: number) => Promise<boolean>): Promise<boolean> {
-    for (let y = mt.wanted[1]; y <= mt.wanted[3]; y++) for (let x = mt.wanted[0]; x <= mt.wanted[2]; x++) if (!(await ok(x, y))) return false
-    return true
-  }
-
   /**
    * The level barrier of a pyramid: the tasks of a request take metatiles from the deepest level up,
    * and a metatile of level z is handed out only once every metatile of z + 1 is finished, since it
@@ -186,35 +256,6 @@ export function createTileBreeder (deps: BreederDeps) {
     }
   }
 
-  /** The files of the tiles under a metatile's tiles, in image order of the level below (2 cols x 2 rows each). */
-  function childPaths (set: TileSet, z: number, rect: Rect): string[] {
-    const out: string[] = []
-    for (let y = 2 * rect[3] + 1; y >= 2 * rect[1]; y--) {
-      for (let x = 2 * rect[0]; x <= 2 * rect[2] + 1; x++) out.push(deps.store.tilePath({ ...set, z: z + 1, x, y }))
-    }
-    return out
-  }
-
-  async function processMetatile (t: Task, mt: MetaTile) {
-    const { spec } = t.job
-    const format = spec.formats[0]
-    const set = { layer: spec.layer.qualifiedName, gridSet: spec.gridSet.id, format, parameterId: t.job.parameterId! }
-    // A seed fills what is missing (or was drawn before its style or data changed); a reseed with a
-    // date redraws what is older than it. A metatile's tiles are one image: one such tile renders it.
-    const keep = t.type === 'seed' ? (at: number) => !deps.isStale?.(set.layer, set.parameterId, at)
-      : t.type === 'reseed' && spec.olderThan !== undefined ? (at: number) => at >= spec.olderThan! : undefined
-    if (keep && await everyTile(mt, async (x, y) => {
-      const at = await deps.store.mtime({ ...set, z: mt.z, x, y })
-      return at !== undefined && keep(at)
-    })) return
-    // A pyramid draws each level above the deepest from the four tiles under each of its tiles.
-    const children = spec.pyramid && mt.z < spec.zoomStop ? childPaths(set, mt.z, mt.render) : undefined
-    await renderIntoStore(deps.render, deps.store, set, {
-      layer: spec.layer, gridSet: spec.gridSet, z: mt.z, rect: mt.render, format,
-      parameters: spec.parameters ?? {}, signal: aborter.signal, children
-    })
-  }
-
   async function run (t: Task) {
     t.state = 'running'
     t.startedAt = now()
@@ -226,22 +267,14 @@ export function createTileBreeder (deps: BreederDeps) {
     persist(t)
     try {
       if (t.type === 'truncate') {
-        const { spec } = t.job
         // A kill stops the truncate between two tiles (the store checks the signal), rather than
         // marking it aborted while it deletes to the end.
         const stop = new AbortController()
         t.cancel = () => stop.abort()
         if (t.killed || closing) stop.abort()
         const base = t.baseDone ?? 0
-        t.tilesDone = base + await deps.store.truncate({
-          layer: spec.layer.qualifiedName, gridSet: spec.gridSet.id, formats: spec.formats,
-          parameterId: t.job.parameterId, zoomStart: spec.zoomStart, zoomStop: spec.zoomStop,
-          rectAt: (z) => rectAt(t.job.range, z),
-          keep: spec.area ? areaTileFilter(t.job.range, spec.area) : undefined,
-          signal: stop.signal,
-          // Progress on record once a second, as seeds: a resumed truncate goes on from there.
-          onDeleted: () => { t.tilesDone++; if (now() - (t.savedAt ?? 0) >= 1000) persist(t, false) }
-        })
+        // Progress on record once a second, as seeds: a resumed truncate goes on from there.
+        t.tilesDone = base + await truncateJob(deps.store, t.job, stop.signal, () => { t.tilesDone++; if (now() - (t.savedAt ?? 0) >= 1000) persist(t, false) })
       } else {
         // Killing stops the task after the metatile in hand (GWC terminate flag).
         while (!t.killed && !closing) {
@@ -250,7 +283,7 @@ export function createTileBreeder (deps: BreederDeps) {
           // A pyramid may have kept it waiting for the level below: a kill or a stop meanwhile wins.
           if (t.killed || closing) { t.job.done(mt); break }
           try {
-            await processMetatile(t, mt)
+            await seedMetatile(deps, t.job, t.type, mt, aborter.signal)
           } catch (err) {
             // Bad data in one granule spoils only the metatiles that read it: say so and go on.
             if ((err as MapwardenError).code !== GranuleDamaged.code) throw err

@@ -6,7 +6,8 @@ import type { LayerInfo, LayerCatalog } from '../catalog/layers.js'
 import { splitLayerName } from '../catalog/layers.js'
 import { ExportInvalid, isMapwardenError, TileLayerNotFound, TileNotCached, TileOutOfRange, TileParameterInvalid, UnknownTileLayer } from '../errors.js'
 import { createBlobStore, type StoredTile, type TileKey } from './blob-store.js'
-import { createTileBreeder, renderIntoStore, type MetatileRenderer } from './tile-breeder.js'
+import { createTileBreeder, renderIntoStore, type Breeder, type MetatileRenderer } from './tile-breeder.js'
+import { createClusterBreeder, metatileKey, type SeedCluster } from './cluster-breeder.js'
 import { gridSet, gridSubset, maxZoom, type GridSet } from './grid-sets.js'
 import { exportTiles, highestCachedZoom, parseExportQuery, tableName, type ExportKind } from './export.js'
 import { isTileFormat } from './formats.js'
@@ -52,6 +53,10 @@ export interface TileCacheDeps {
   linearStyle?: (layer: LayerInfo) => Promise<boolean>
   /** Per-layer expiry and cached-only settings (layer-settings.ts); defaults when absent. */
   settings?: TileSettings
+  /** Several instances on one PostgreSQL: tasks and their work shared by the cluster (cluster-breeder.ts). */
+  cluster?: SeedCluster
+  /** Chunks of cluster seeds this node renders at once (its render threads). */
+  seedWorkers?: number
 }
 
 /** A tile as readTile answers it. */
@@ -89,16 +94,32 @@ interface StoredRequest { layer: string, body: Record<string, unknown>, area?: {
 export function createTileCache (deps: TileCacheDeps) {
   const store = createBlobStore({ root: path.join(deps.dataDir, 'tiles'), tmpDir: path.join(deps.dataDir, 'tmp', 'tiles'), fault: deps.fault ?? noFaults })
   const invalidation = createTileInvalidation({ sets: deps.tileSets, store, log: deps.log, now: deps.now })
-  const breeder = createTileBreeder({
+  const cluster = deps.cluster && createClusterBreeder({
+    cluster: deps.cluster, store, render: deps.render, isStale: invalidation.isStale, taskSlots: deps.taskSlots, maxPendingTasks: deps.maxPendingTasks,
+    workers: deps.seedWorkers ?? 1, records: deps.records, log: deps.log, now: deps.now,
+    specOf: async (request) => await specOf(JSON.parse(request) as StoredRequest)
+  })
+  const local = cluster ? undefined : createTileBreeder({
     store, render: deps.render, taskSlots: deps.taskSlots, maxPendingTasks: deps.maxPendingTasks, log: deps.log, now: deps.now, records: deps.records,
     resume: deps.resume, isStale: invalidation.isStale
   })
+  const breeder: Breeder = (cluster ?? local)!
   const inflight = new Map<string, Promise<void>>()
   const authorize = deps.authorize
 
   async function decidePyramid (spec: SeedSpec): Promise<void> {
     const linear = deps.linearStyle
     spec.pyramid = linear !== undefined && await pyramidFits(spec, () => linear(spec.layer))
+  }
+
+  /** A recorded request validated again (its layer may have gone or changed since). */
+  async function specOf (req: StoredRequest): Promise<SeedSpec> {
+    const layer = await findLayer(req.layer)
+    if (!layer) throw UnknownTileLayer(req.layer)
+    const spec = req.area ? parseAreaRequest(req.body, layer, deps.maxSeedThreads, req.area.olderThan) : parseSeedRequest(req.body, layer, deps.maxSeedThreads)
+    await countArea(spec)
+    await decidePyramid(spec)
+    return spec
   }
 
   async function findLayer (name: string): Promise<LayerInfo | undefined> {
@@ -170,7 +191,7 @@ export function createTileCache (deps: TileCacheDeps) {
      */
     async resumeTasks (): Promise<{ resumed: number, aborted: number }> {
       const records = deps.records
-      if (!records) return { resumed: 0, aborted: 0 }
+      if (!records || !local) return { resumed: 0, aborted: 0 }
       const jobs = new Map<number, UnfinishedTask[]>()
       for (const r of await records.unfinished()) {
         const key = r.job ?? r.id
@@ -185,11 +206,7 @@ export function createTileCache (deps: TileCacheDeps) {
         let spec
         try {
           if (!live[0].request) throw new Error('no request on record')
-          const req = JSON.parse(live[0].request) as StoredRequest
-          const layer = await this.seedLayer(req.layer)
-          spec = req.area ? parseAreaRequest(req.body, layer, deps.maxSeedThreads, req.area.olderThan) : parseSeedRequest(req.body, layer, deps.maxSeedThreads)
-          await countArea(spec)
-          await decidePyramid(spec)
+          spec = await specOf(JSON.parse(live[0].request) as StoredRequest)
         } catch (err) {
           const why = isMapwardenError(err) ? `${RESTART_REASON}, and its request is no longer valid: ${err.message}` : RESTART_REASON
           for (const r of live) { await records.abort(r.id, why); aborted++ }
@@ -197,7 +214,7 @@ export function createTileCache (deps: TileCacheDeps) {
         }
         const started = live.map((r) => r.startedAt).filter((v): v is number => v !== undefined)
         if (spec.type === 'reseed' && started.length > 0) spec.olderThan = Math.min(spec.olderThan ?? Infinity, ...started)
-        breeder.resume(spec, live.map((r) => ({ id: r.id, baseDone: spec.type === 'truncate' && r.view.tilesDone > 0 ? r.view.tilesDone : undefined })))
+        local.resume(spec, live.map((r) => ({ id: r.id, baseDone: spec.type === 'truncate' && r.view.tilesDone > 0 ? r.view.tilesDone : undefined })))
         resumed += live.length
       }
       return { resumed, aborted }
@@ -238,8 +255,16 @@ export function createTileCache (deps: TileCacheDeps) {
       const mkey = `${key.layer}/${key.gridSet}/${key.format}/${key.parameterId}/${req.z}/${rect[0]}/${rect[1]}`
       let p = inflight.get(mkey)
       if (!p) {
-        p = renderIntoStore(deps.render, store, key, { layer, gridSet: req.gridSet, z: req.z, rect, format: req.format, parameters: params, priority: 'interactive' })
-          .finally(() => inflight.delete(mkey))
+        const render = () => renderIntoStore(deps.render, store, key, { layer, gridSet: req.gridSet, z: req.z, rect, format: req.format, parameters: params, priority: 'interactive' })
+        // In a cluster another node may be rendering the same metatile: one renders, the other
+        // finds the tile written (changed since it looked) once it holds the lock.
+        p = (deps.cluster
+          ? deps.cluster.withMetatileLock(metatileKey({ layer, gridSet: req.gridSet }, req.format, key.parameterId, req.z, rect[0], rect[1]), async () => {
+            const now = await store.get(key)
+            if (now && now.mtimeMs !== cached?.mtimeMs && !invalidation.isStale(key.layer, key.parameterId, now.mtimeMs)) return
+            await render()
+          })
+          : render()).finally(() => inflight.delete(mkey))
         inflight.set(mkey, p)
       }
       await p
@@ -269,6 +294,19 @@ export function createTileCache (deps: TileCacheDeps) {
         kind, layer: layer.qualifiedName, set, subset, zoomStart: q.zoomStart, zoomStop, bounds: q.bounds
       }, signal)
       return { ...out, name: `${tableName(layer.qualifiedName)}.${kind}` }
+    },
+
+    /**
+     * Once the HTTP layer is ready. A cluster's seed workers start (after a stop of every node, the
+     * unfinished tasks go on, or with resuming off end ABORTED); a single node started on its data
+     * alone resumes the tasks of its previous run (MAPWARDEN_RESUME_TASKS, resumeTasks).
+     */
+    async start ({ alone }: { alone: boolean }): Promise<{ resumed: number, aborted: number }> {
+      if (cluster) {
+        await cluster.start({ alone, resume: deps.resume === true })
+        return { resumed: 0, aborted: 0 }
+      }
+      return deps.resume && alone ? await this.resumeTasks() : { resumed: 0, aborted: 0 }
     },
 
     async close () { await breeder.close(); await invalidation.idle() }

@@ -17,7 +17,10 @@ import type { AppSchemaStore } from '../appschema/store.js'
 import { createSqliteAppSchemaStore } from '../appschema/sqlite-store.js'
 import type { FaultPoint } from '../faults.js'
 import { createChangeBus, type ChangeBus, type ChangeHandler } from './pg/change-bus.js'
-import { connectPg, ifFirst, migratePg } from './pg/database.js'
+import { connectPg, ifFirst, migratePg, withKeyLock } from './pg/database.js'
+import { openWorkQueue } from './pg/work-queue.js'
+import { createClusterSeedStore, type ChunkRef } from '../seed/cluster-store.js'
+import type { SeedCluster } from '../seed/cluster-breeder.js'
 import { createNodeRegistry } from './pg/nodes.js'
 import { PG_MIGRATIONS } from './pg/schema.js'
 import { createPgUserStore } from '../auth/pg-store.js'
@@ -49,6 +52,8 @@ export interface Stores {
   seed: SeedStore
   /** Disk quota usage and configuration. */
   quota: QuotaStore
+  /** Seed tasks shared by the instances of a cluster (PostgreSQL); none for SQLite, whose tasks are the process's. */
+  seedCluster?: SeedCluster
   /** Changes other instances commit to a shared database (PostgreSQL); none for SQLite. */
   changes?: { subscribe (handler: ChangeHandler): () => void }
   /** Resolves while the database answers (the health check). */
@@ -56,9 +61,11 @@ export interface Stores {
   /**
    * Runs the services' start-up (`fn`) as the only process starting on this data: `alone` says
    * that no other process is at work on the data directory, so start-up recovery of its files and
-   * of interrupted tasks may run. SQLite: always alone (the data directory's lock).
+   * of interrupted tasks may run; `crashed`, on a shared database, that an instance died since the
+   * last start alone (what it had not written to the database is lost). SQLite: always alone (the
+   * data directory's lock); whether it crashed, each store knows.
    */
-  startup<T> (fn: (alone: boolean) => Promise<T>): Promise<T>
+  startup<T> (fn: (alone: boolean, crashed?: boolean) => Promise<T>): Promise<T>
   /** Runs `fn` unless another instance is running the same work (then undefined): one disk-quota
    *  clean-up at a time in a cluster. SQLite: always runs it. */
   exclusive<T> (work: 'quotaCleanup', fn: () => Promise<T>): Promise<T | undefined>
@@ -127,6 +134,17 @@ export async function openPgStores (url: string, dataDir: string, { fault, onErr
     throw err
   }
   const nodes = createNodeRegistry(db, { onError })
+  // Metatile locks are held for a render: on connections of their own, so that renders waiting for
+  // one never starve the catalog's requests of connections.
+  const locks = connectPg(url, { max: 16, connectionTimeoutMs: 60_000, onError })
+  const seedCluster: SeedCluster = {
+    seeds: createClusterSeedStore(db),
+    nodeId: nodes.id,
+    liveNodes: async () => (await nodes.live()).map((n) => n.id),
+    withMetatileLock: (key, fn) => withKeyLock(locks, key, fn),
+    subscribe: (handler) => bus.subscribe(handler),
+    openQueue: (onQueueError) => openWorkQueue<ChunkRef>(db, 'mapwarden-seed', { onError: onQueueError })
+  }
   return {
     users: createPgUserStore(db),
     workspaces: createPgWorkspaceStore(db),
@@ -137,19 +155,21 @@ export async function openPgStores (url: string, dataDir: string, { fault, onErr
     mosaics: createPgMosaicStore(db),
     seed: createPgSeedStore(db, { fault }),
     quota: createPgQuotaStore(db),
+    seedCluster,
     changes: bus,
     async ping () { await db.query('SELECT 1') },
     exclusive: (work, fn) => ifFirst(db, work, fn),
-    startup: (fn) => nodes.startup(async (alone) => {
+    startup: (fn) => nodes.startup(async (alone, crashed) => {
       // What a crash left in tmp/ and half-written files are only safe to clear when no other
       // instance may be writing them.
       if (alone) await clearLeftovers(dataDir)
       else await fs.promises.mkdir(path.join(dataDir, 'tmp'), { recursive: true })
-      return await fn(alone)
+      return await fn(alone, crashed)
     }),
     async close () {
       await nodes.close()
       await bus.close()
+      await locks.close()
       await db.close()
     }
   }

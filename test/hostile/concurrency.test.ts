@@ -235,7 +235,7 @@ t.test('[hostile #62] kill_thread of a running truncate stops it between two til
   const r = await app.inject({ method: 'POST', url: `${SEED}/${layer}.json`, headers: JSON_TYPE, payload: seedBody({ zoomStart: 0, zoomStop: 6, type: 'truncate' }) })
   t.equal(r.statusCode, 200)
   await app.tileCache.breeder.idle()
-  t.equal(killed?.was, 'running')
+  t.equal((await killed)?.was, 'running')
   const task = JSON.parse((await app.inject({ url: `${SEED}/tasks/${truncateId}.json`, headers: ADMIN })).body).task
   t.match(task, { type: 'truncate', state: 'aborted', status: -1 })
   t.equal(task.tilesDone, 5, 'stopped right after the tile in hand')

@@ -152,3 +152,24 @@ export function isConnectionError (err: unknown): boolean {
   }
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e?.message ?? '')
 }
+
+/** Advisory-lock namespace of keyed locks (a metatile's): the second key is the text's hash. */
+const KEYED_NAMESPACE = 0x6d78 // 'mx'
+
+/**
+ * Runs `fn` holding a cluster-wide lock named by `key` (a session advisory lock on a connection of
+ * `db`, released by PostgreSQL if this process dies). Two keys may share a hash: then they only wait
+ * for each other.
+ */
+export async function withKeyLock<T> (db: PgDatabase, key: string, fn: () => Promise<T>): Promise<T> {
+  const { client, release } = await db.checkout()
+  let broken = false
+  try {
+    await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [KEYED_NAMESPACE, key])
+    try { return await fn() } finally {
+      await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [KEYED_NAMESPACE, key]).catch(() => { broken = true })
+    }
+  } finally {
+    release(broken)
+  }
+}

@@ -13,10 +13,12 @@ export interface NodeRegistry {
   /** This process's node id (unique per start). */
   readonly id: string
   /**
-   * Runs `fn` holding the cluster's start-up lock; `alone` says that no other node is live. Once
+   * Runs `fn` holding the cluster's start-up lock; `alone` says that no other node is live, and
+   * `crashed` (when alone) that a node stopped without closing since the last such start: what it
+   * kept in memory (usage not yet flushed) is lost, so the start-up recovers from the files. Once
    * `fn` resolves this node is registered as live (and heartbeats until `close`).
    */
-  startup<T> (fn: (alone: boolean) => Promise<T>): Promise<T>
+  startup<T> (fn: (alone: boolean, crashed: boolean) => Promise<T>): Promise<T>
   /** Live nodes, this one included once registered, by start time. */
   live (): Promise<NodeInfo[]>
   close (): Promise<void>
@@ -44,7 +46,10 @@ export function createNodeRegistry (db: PgDatabase, { heartbeatMs = 2000, deadAf
     async startup (fn) {
       return await withClusterLock(db, 'startup', async () => {
         const alone = (await live()).length === 0
-        const out = await fn(alone)
+        // A clean stop removes its node's row: rows left over are nodes that died.
+        const crashed = alone && ((await db.query("SELECT 1 FROM cluster_nodes WHERE seen_at > now() - interval '1 day' LIMIT 1")).rowCount ?? 0) > 0
+        const out = await fn(alone, crashed)
+        if (alone) await db.query('DELETE FROM cluster_nodes')
         await db.query('INSERT INTO cluster_nodes (id, host, pid, started_at, seen_at) VALUES ($1, $2, $3, now(), now())', [id, host, process.pid])
         // Rows of nodes dead for a day are history.
         await db.query("DELETE FROM cluster_nodes WHERE seen_at < now() - interval '1 day'")

@@ -1,0 +1,283 @@
+// Seed tasks shared by every instance on one PostgreSQL (MAPWARDEN_DATABASE_URL): the records of
+// cluster-breeder.ts. A request is a job (seed_jobs) with its tasks (seed_tasks); its tile range is
+// handed out as chunks (chunks.ts), at most WINDOW at a time, each a row of seed_chunks and one job
+// of the work queue, added in the same transaction. A chunk's row goes when its tiles are counted,
+// in the transaction that counts them: a chunk redone after its node died, or finished by two
+// nodes, counts once. The task-slot limit and the pending cap hold for the whole cluster: the
+// transactions that start or stop jobs hold one advisory lock. Every change is announced ('seed').
+import type { PgClient, PgDatabase } from '../storage/pg/database.js'
+import { notify } from '../storage/pg/change-bus.js'
+import { TooManyPendingTasks } from '../errors.js'
+import { stringifyExact } from '../exact-json.js'
+import type { Rect } from './grid-sets.js'
+import type { Chunk, ChunkCursor } from './chunks.js'
+import type { TaskState, TaskView } from './task.js'
+import type { TaskType } from './seed-request.js'
+
+/** Chunks of one job out at a time (rendering or queued): enough to keep every node's threads busy. */
+export const WINDOW = 32
+/** Advisory-lock keys of the seed slots (namespace 'mw', as storage/pg/database.ts). */
+const SLOTS_LOCK = [0x6d77, 10]
+
+export interface ChunkRef { job: number, seq: number }
+/** Up to `n` chunks of a job from `cursor` on (chunks.ts nextChunks on the job's range). */
+export type Planner = (job: number, cursor: ChunkCursor, n: number, oneLevel: boolean) => Promise<{ chunks: Chunk[], cursor: ChunkCursor | null }>
+/** Adds the chunks' work-queue jobs in the caller's transaction. */
+export type Enqueue = (client: PgClient, refs: ChunkRef[]) => Promise<unknown>
+export interface Limits { taskSlots: number, maxPendingTasks: number }
+/** What a transaction that may start jobs needs. */
+export interface Dispatch extends Limits { plan: Planner, enqueue: Enqueue, now: number }
+
+export interface ClusterJob {
+  id: number
+  taskIds: number[]
+  layer: string
+  type: TaskType
+  request: string
+  state: TaskState
+  total: bigint
+  /** A pyramid: levels from the deepest up, each handed out once the one below is finished. */
+  descending: boolean
+  createdAt: number
+  startedAt?: number
+  finishedAt?: number
+}
+export interface ClusterTask {
+  id: number
+  job: number
+  state: TaskState
+  tilesDone: number
+  killed: boolean
+  error?: string
+  /** Metatiles a damaged granule spoiled, and the last reason. */
+  failedMetatiles: number
+  failure?: string
+  view: TaskView
+  createdAt: number
+  startedAt?: number
+  finishedAt?: number
+}
+/** A chunk a node took: the task it counts for and its tiles (z -1: a truncate's whole work). */
+export interface ChunkWork extends ChunkRef { task: number, z: number, rect: Rect, taskDone: number }
+
+export interface NewJob {
+  layer: string
+  type: TaskType
+  request: string
+  /** The pending view of each task (its grid set, format and levels are what lists show). */
+  views: Array<Omit<TaskView, 'id'>>
+  total: bigint
+  cursor: ChunkCursor | null
+  descending: boolean
+}
+
+const LIVE = "state IN ('pending', 'running')"
+
+export function createClusterSeedStore (db: PgDatabase) {
+  /** Hands out chunks of a running job (its row locked by the caller) up to WINDOW; returns whether it has nothing left. */
+  async function handOut (c: PgClient, jobId: number, d: Dispatch): Promise<boolean> {
+    const j = (await c.query<{ cursor: ChunkCursor | null, descending: boolean, level: number | null, next_seq: number, outstanding: number, task_ids: number[] }>(
+      'SELECT cursor, descending, level, next_seq, outstanding, task_ids FROM seed_jobs WHERE id = $1', [jobId])).rows[0]
+    let { cursor, level, next_seq: seq, outstanding } = j
+    const refs: ChunkRef[] = []
+    while (cursor && outstanding < WINDOW) {
+      // A pyramid's level waits for the one below: nothing of it goes out while chunks of another are out.
+      if (j.descending && outstanding > 0 && cursor.z !== level) break
+      const next = await d.plan(jobId, cursor, WINDOW - outstanding, j.descending)
+      for (const chunk of next.chunks) {
+        const task = j.task_ids[seq % j.task_ids.length]
+        await c.query('INSERT INTO seed_chunks (job, seq, task, z, rect) VALUES ($1, $2, $3, $4, $5)', [jobId, seq, task, chunk.z, chunk.rect])
+        refs.push({ job: jobId, seq })
+        seq++
+        outstanding++
+        level = chunk.z
+      }
+      cursor = next.cursor
+    }
+    await d.enqueue(c, refs)
+    await c.query('UPDATE seed_jobs SET cursor = $2, level = $3, next_seq = $4, outstanding = $5 WHERE id = $1', [jobId, cursor === null ? null : JSON.stringify(cursor), level, seq, outstanding])
+    return cursor === null && outstanding === 0
+  }
+
+  async function finishJob (c: PgClient, jobId: number, state: 'done' | 'aborted', now: number, error?: string): Promise<void> {
+    await c.query(`UPDATE seed_tasks SET state = $2, finished_at = $3, error = COALESCE(error, $4) WHERE job = $1 AND ${LIVE}`, [jobId, state, now, error ?? null])
+    await c.query('UPDATE seed_jobs SET state = $2, finished_at = $3, cursor = NULL, outstanding = 0 WHERE id = $1', [jobId, state, now])
+    await c.query('DELETE FROM seed_chunks WHERE job = $1', [jobId])
+  }
+
+  /** Starts pending jobs in id order while the cluster's task slots allow (one job always may). Holds the slots lock. */
+  async function promote (c: PgClient, d: Dispatch): Promise<void> {
+    await c.query('SELECT pg_advisory_xact_lock($1, $2)', SLOTS_LOCK)
+    let running = (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM seed_tasks WHERE state = 'running'")).rows[0].n
+    const pending = await c.query<{ id: number, n: number }>(`SELECT j.id, (SELECT count(*)::int FROM seed_tasks t WHERE t.job = j.id AND t.state = 'pending') AS n
+      FROM seed_jobs j WHERE j.state = 'pending' ORDER BY j.id FOR UPDATE`)
+    for (const { id, n } of pending.rows) {
+      if (running > 0 && running + n > d.taskSlots) break
+      await c.query("UPDATE seed_tasks SET state = 'running', started_at = $2 WHERE job = $1 AND state = 'pending'", [id, d.now])
+      await c.query("UPDATE seed_jobs SET state = 'running', started_at = $2 WHERE id = $1", [id, d.now])
+      running += n
+      if (await handOut(c, id, d)) await finishJob(c, id, 'done', d.now)
+    }
+  }
+
+  return {
+    /**
+     * Records a request's job and tasks (pending), refused when the cluster's pending tasks would
+     * exceed the cap, and starts it if slots are free. `created` learns the job id before any chunk
+     * of it is planned. Returns the task ids.
+     */
+    async submit (job: NewJob, d: Dispatch, created: (jobId: number) => void): Promise<number[]> {
+      return await db.transaction(async (c) => {
+        await c.query('SELECT pg_advisory_xact_lock($1, $2)', SLOTS_LOCK)
+        const pending = (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM seed_tasks WHERE state = 'pending'")).rows[0].n
+        if (pending + job.views.length > d.maxPendingTasks) throw TooManyPendingTasks(d.maxPendingTasks)
+        const ids: number[] = []
+        for (const view of job.views) {
+          const r = await c.query<{ id: number }>("INSERT INTO seed_tasks (state, layer, view, created_at, request) VALUES ('pending', $1, $2, $3, $4) RETURNING id",
+            [job.layer, stringifyExact(view), d.now, job.request])
+          ids.push(r.rows[0].id)
+        }
+        await c.query('UPDATE seed_tasks SET job = $1 WHERE id = ANY($2::bigint[])', [ids[0], ids])
+        await c.query(`INSERT INTO seed_jobs (id, task_ids, layer, type, request, state, total, cursor, descending, created_at)
+          VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9)`,
+        [ids[0], ids, job.layer, job.type, job.request, job.total.toString(), job.cursor === null ? null : JSON.stringify(job.cursor), job.descending, d.now])
+        created(ids[0])
+        await promote(c, d)
+        await notify(c, { topic: 'seed', key: String(ids[0]) })
+        return ids
+      })
+    },
+
+    /** Starts what the slots allow (at start-up: pending jobs of a cluster that stopped). */
+    async promote (d: Dispatch): Promise<void> {
+      await db.transaction(async (c) => { await promote(c, d); await notify(c, { topic: 'seed' }) })
+    },
+
+    /** Takes a chunk for this node; undefined when it was counted already or its job stopped. */
+    async begin (ref: ChunkRef, node: string, bossId: string): Promise<ChunkWork | undefined> {
+      const r = await db.query<{ task: number, z: number, rect: Rect, task_done: number }>(`UPDATE seed_chunks c SET node = $3, boss_id = $4 FROM seed_jobs j
+        WHERE c.job = $1 AND c.seq = $2 AND j.id = c.job AND j.state = 'running'
+        RETURNING c.task, c.z, c.rect, (SELECT tiles_done FROM seed_tasks t WHERE t.id = c.task) AS task_done`, [ref.job, ref.seq, node, bossId])
+      const row = r.rows[0]
+      return row && { ...ref, task: row.task, z: row.z, rect: row.rect, taskDone: row.task_done }
+    },
+
+    /** Gives a chunk back unfinished (this node stops): it goes to another node. */
+    async release (ref: ChunkRef, node: string): Promise<void> {
+      await db.query('UPDATE seed_chunks SET node = NULL WHERE job = $1 AND seq = $2 AND node = $3', [ref.job, ref.seq, node])
+    },
+
+    /** A truncate's count so far (it deletes one chunk: its whole work), also once killed. */
+    async progress (task: number, tilesDone: number): Promise<void> {
+      await db.query('UPDATE seed_tasks SET tiles_done = $2 WHERE id = $1', [task, tilesDone])
+    },
+
+    /**
+     * Counts a finished chunk once: its tiles go to its task (or, that one killed, to the job's
+     * first live task), the job gets its next chunks, and a job with nothing left is done.
+     */
+    async complete (ref: ChunkRef, node: string, done: { metatiles: number, tiles: number, failed?: number, failure?: string }, d: Dispatch): Promise<void> {
+      await db.transaction(async (c) => {
+        const job = (await c.query<{ state: TaskState }>('SELECT state FROM seed_jobs WHERE id = $1 FOR UPDATE', [ref.job])).rows[0]
+        const chunk = (await c.query<{ task: number }>('DELETE FROM seed_chunks WHERE job = $1 AND seq = $2 RETURNING task', [ref.job, ref.seq])).rows[0]
+        if (!job || !chunk) return
+        await c.query(`UPDATE seed_tasks SET tiles_done = tiles_done + $3, failed_metatiles = failed_metatiles + $4, failure = COALESCE($5, failure)
+          WHERE id = COALESCE((SELECT id FROM seed_tasks WHERE id = $2 AND state = 'running'), (SELECT min(id) FROM seed_tasks WHERE job = $1 AND state = 'running'))`,
+        [ref.job, chunk.task, done.tiles, done.failed ?? 0, done.failure ?? null])
+        await c.query(`INSERT INTO seed_node_work (job, node, metatiles, tiles) VALUES ($1, $2, $3, $4) ON CONFLICT (job, node)
+          DO UPDATE SET metatiles = seed_node_work.metatiles + EXCLUDED.metatiles, tiles = seed_node_work.tiles + EXCLUDED.tiles`, [ref.job, node, done.metatiles, done.tiles])
+        await c.query('UPDATE seed_jobs SET outstanding = outstanding - 1 WHERE id = $1', [ref.job])
+        if (job.state === 'running' && await handOut(c, ref.job, d)) {
+          await finishJob(c, ref.job, 'done', d.now)
+          await promote(c, d)
+        }
+        await notify(c, { topic: 'seed', key: String(ref.job) })
+      })
+    },
+
+    /** Ends a job whose request can no longer run (its layer went): its tasks end ABORTED with the reason. */
+    async abortJob (jobId: number, reason: string, d: Dispatch): Promise<void> {
+      await db.transaction(async (c) => {
+        await c.query('SELECT 1 FROM seed_jobs WHERE id = $1 FOR UPDATE', [jobId])
+        await finishJob(c, jobId, 'aborted', d.now, reason)
+        await promote(c, d)
+        await notify(c, { topic: 'seed', key: `end:${jobId}` })
+      })
+    },
+
+    /**
+     * Kills live tasks (`ids`, or by state and layer): they end ABORTED at once, a job without a
+     * live task stops and its chunks are withdrawn. Returns the tasks as they were.
+     */
+    async kill (which: { ids?: number[], states: TaskState[], layer?: string }, d: Dispatch): Promise<Array<{ id: number, layer: string, type: TaskType, was: TaskState }>> {
+      return await db.transaction(async (c) => {
+        await c.query('SELECT pg_advisory_xact_lock($1, $2)', SLOTS_LOCK)
+        const r = await c.query<{ id: number, layer: string, type: TaskType, was: TaskState, job: number }>(`WITH k AS (
+            SELECT t.id, t.state FROM seed_tasks t JOIN seed_jobs j ON j.id = t.job
+            WHERE t.state = ANY($1::text[]) AND ($2::text IS NULL OR t.layer = $2) AND ($3::bigint[] IS NULL OR t.id = ANY($3::bigint[]))
+            ORDER BY t.id FOR UPDATE OF t)
+          UPDATE seed_tasks t SET state = 'aborted', killed = 1, finished_at = $4 FROM k, seed_jobs j
+          WHERE t.id = k.id AND j.id = t.job RETURNING t.id, t.layer, j.type, k.state AS was, t.job`,
+        [which.states, which.layer ?? null, which.ids ?? null, d.now])
+        const ended: number[] = []
+        for (const job of new Set(r.rows.map((x) => x.job))) {
+          const live = (await c.query(`SELECT 1 FROM seed_tasks WHERE job = $1 AND ${LIVE} LIMIT 1`, [job])).rowCount
+          if (!live) { await finishJob(c, job, 'aborted', d.now); ended.push(job) }
+        }
+        await promote(c, d)
+        if (r.rows.length > 0) await notify(c, { topic: 'seed', key: `end:${ended.join(',')}` })
+        return r.rows.sort((a, b) => a.id - b.id).map(({ job, ...x }) => x)
+      })
+    },
+
+    /** Ends every unfinished job (a start with resuming off, no other node live). */
+    async abortUnfinished (reason: string, now: number): Promise<number> {
+      return await db.transaction(async (c) => {
+        const r = await c.query(`UPDATE seed_tasks SET state = 'aborted', error = $1, finished_at = $2 WHERE ${LIVE} AND job IN (SELECT id FROM seed_jobs WHERE ${LIVE})`, [reason, now])
+        await c.query(`UPDATE seed_jobs SET state = 'aborted', finished_at = $1, cursor = NULL, outstanding = 0 WHERE ${LIVE}`, [now])
+        await c.query('DELETE FROM seed_chunks')
+        await notify(c, { topic: 'seed' })
+        return r.rowCount ?? 0
+      })
+    },
+
+    /** Chunks held by nodes no longer live: released, and their work-queue job ids returned (to fail them). */
+    async orphans (liveNodes: string[]): Promise<string[]> {
+      const r = await db.query<{ boss_id: string }>('UPDATE seed_chunks SET node = NULL WHERE node IS NOT NULL AND NOT (node = ANY($1::text[])) RETURNING boss_id', [liveNodes])
+      return r.rows.map((x) => x.boss_id).filter((x) => x !== null)
+    },
+
+    /** Jobs live or finished since `since`, with their tasks. */
+    async snapshot (since: number): Promise<{ jobs: ClusterJob[], tasks: ClusterTask[] }> {
+      const jobs = (await db.query(`SELECT id, task_ids, layer, type, request, state, total, descending, created_at, started_at, finished_at
+        FROM seed_jobs WHERE ${LIVE} OR finished_at >= $1 ORDER BY id`, [since])).rows.map((j): ClusterJob => ({
+        id: j.id, taskIds: j.task_ids.map(Number), layer: j.layer, type: j.type, request: j.request, state: j.state, total: BigInt(j.total),
+        descending: j.descending, createdAt: j.created_at, startedAt: j.started_at ?? undefined, finishedAt: j.finished_at ?? undefined
+      }))
+      const tasks = jobs.length === 0 ? [] : (await db.query('SELECT id, job, state, tiles_done, killed, error, failed_metatiles, failure, view, created_at, started_at, finished_at FROM seed_tasks WHERE job = ANY($1::bigint[]) ORDER BY id', [jobs.map((j) => j.id)]))
+        .rows.map((t): ClusterTask => ({
+          id: t.id, job: t.job, state: t.state, tilesDone: t.tiles_done, killed: t.killed !== 0, error: t.error ?? undefined, view: JSON.parse(t.view),
+          failedMetatiles: t.failed_metatiles, failure: t.failure ?? undefined,
+          createdAt: t.created_at, startedAt: t.started_at ?? undefined, finishedAt: t.finished_at ?? undefined
+        }))
+      return { jobs, tasks }
+    },
+
+    /** A job's request and shape, for a node that renders its chunks. */
+    async job (jobId: number): Promise<{ request: string, type: TaskType, descending: boolean } | undefined> {
+      return (await db.query<{ request: string, type: TaskType, descending: boolean }>('SELECT request, type, descending FROM seed_jobs WHERE id = $1', [jobId])).rows[0]
+    },
+
+    /** What each node did for a job: metatiles rendered (or found fresh) and tiles counted. */
+    async nodeWork (jobId: number): Promise<Array<{ node: string, metatiles: number, tiles: number }>> {
+      return (await db.query<{ node: string, metatiles: number, tiles: number }>('SELECT node, metatiles, tiles FROM seed_node_work WHERE job = $1 ORDER BY node', [jobId])).rows
+    },
+
+    /** Forgets jobs finished before `before` (their task records are pruned by task-records.ts). */
+    async prune (before: number): Promise<void> {
+      await db.query(`DELETE FROM seed_jobs WHERE finished_at IS NOT NULL AND finished_at < $1`, [before])
+    }
+  }
+}
+
+export type ClusterSeedStore = ReturnType<typeof createClusterSeedStore>
