@@ -33,9 +33,8 @@ const GDAL2TILES = process.env.MW_BENCH_GDAL2TILES !== '0'
 const MAPPROXY = process.env.MW_BENCH_MAPPROXY !== '0'
 const AUTH_HEADERS = { authorization: AUTH }
 
-/** The four bench granules as one mosaic layer `bench:mosaic`, loaded as a stored (uncompressed) ZIP. */
-export async function createMosaic (app: FastifyInstance): Promise<string> {
-  await app.workspaces.create({ name: 'bench' })
+/** The four bench granules as a stored (uncompressed) ZIP, and a function that removes it. */
+export async function benchMosaicZip (): Promise<{ file: string, dispose: () => void }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-bench-zip-'))
   const file = path.join(dir, 'mosaic.zip')
   const zip = new yazl.ZipFile()
@@ -44,9 +43,16 @@ export async function createMosaic (app: FastifyInstance): Promise<string> {
   }
   zip.end()
   await pipeline(zip.outputStream, fs.createWriteStream(file))
+  return { file, dispose: () => fs.rmSync(dir, { recursive: true, force: true }) }
+}
+
+/** The four bench granules as one mosaic layer `bench:mosaic`. */
+export async function createMosaic (app: FastifyInstance): Promise<string> {
+  await app.workspaces.create({ name: 'bench' })
+  const zip = await benchMosaicZip()
   try {
-    await app.mosaics.upload('bench', 'mosaic', file, { configure: 'first' })
-  } finally { fs.rmSync(dir, { recursive: true, force: true }) }
+    await app.mosaics.upload('bench', 'mosaic', zip.file, { configure: 'first' })
+  } finally { zip.dispose() }
   return 'bench:mosaic'
 }
 

@@ -84,6 +84,10 @@ export function startBuiltServer (dataDir: string, extraEnv: Record<string, stri
     env: { PATH: process.env.PATH, MAPWARDEN_PORT: '0', MAPWARDEN_HOST: '127.0.0.1', MAPWARDEN_DATA_DIR: dataDir, MAPWARDEN_ADMIN_PASSWORD: ADMIN_PASSWORD, MAPWARDEN_LOG_LEVEL: 'info', ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe']
   })
+  // A test process that ends early (a timeout) takes its servers with it.
+  const reap = () => { child.kill('SIGKILL') }
+  process.once('exit', reap)
+  child.once('exit', () => { process.off('exit', reap) })
   let out = ''
   return new Promise((resolve, reject) => {
     const onData = (d: Buffer) => {
