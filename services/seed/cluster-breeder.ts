@@ -209,9 +209,17 @@ export function createClusterBreeder (deps: ClusterBreederDeps): Breeder & { sta
     // Killed or stopped by a shutdown, what it deleted is on record (after a shutdown another node
     // deletes the rest and goes on counting).
     await seeds.progress(chunk.task, chunk.taskDone + deleted)
-    if (ended.has(chunk.job)) return
-    if (closing) throw TileCacheClosing()
+    stopping(chunk.job)
     await seeds.complete(chunk, nodeId, { metatiles: 0, tiles: 0 }, dispatch())
+  }
+
+  /**
+   * Leaves a chunk unfinished when its job was stopped or this node stops: the chunk is given back
+   * and its queue job failed, so it is retried: skipped if the job did stop, run elsewhere if not.
+   */
+  function stopping (jobId: number): void {
+    if (closing) throw TileCacheClosing()
+    if (ended.has(jobId)) throw new Error(`seed job ${jobId} stopped`)
   }
 
   /** One chunk from the queue: its metatiles rendered (or found fresh), then counted once. */
@@ -234,8 +242,7 @@ export function createClusterBreeder (deps: ClusterBreederDeps): Breeder & { sta
       let failed = 0
       let failure: string | undefined
       for (const mt of chunkMetaTiles(ctx.range, chunk, ctx.spec.area)) {
-        if (ended.has(ref.job)) return
-        if (closing) throw TileCacheClosing()
+        stopping(ref.job)
         try {
           await deps.cluster.withMetatileLock(metatileKey(ctx.spec, format, ctx.parameterId, mt.z, mt.render[0], mt.render[1]),
             () => seedMetatile(deps, ctx, ctx.type, mt as MetaTile, aborter.signal))
@@ -272,12 +279,14 @@ export function createClusterBreeder (deps: ClusterBreederDeps): Breeder & { sta
   }
 
   const live = (t: Task) => (t.state === 'pending' || t.state === 'running') && !t.killed
-  /** Stops this node's work on the running jobs whose every live task `killed` picks. */
-  function stopLocally (killed: (t: Task) => boolean): void {
+  /** Stops this node's work on the running jobs whose every live task `killed` picks; returns their ids. */
+  function stopLocally (killed: (t: Task) => boolean): number[] {
+    const out: number[] = []
     for (const job of jobs.values()) {
       const alive = job.tasks.filter(live)
-      if (job.state === 'running' && alive.length > 0 && alive.every(killed)) stopJob(job.id)
+      if (job.state === 'running' && alive.length > 0 && alive.every(killed) && !ended.has(job.id)) { stopJob(job.id); out.push(job.id) }
     }
+    return out
   }
   const killedOf = (rows: Array<{ id: number, layer: string, type: TaskType, was: TaskState }>): KilledTask[] =>
     rows.map(({ was, ...task }) => ({ task, was }))
@@ -351,15 +360,15 @@ export function createClusterBreeder (deps: ClusterBreederDeps): Breeder & { sta
       const states: TaskState[] = code === 'running' ? ['running'] : code === 'pending' ? ['pending'] : ['pending', 'running']
       // This node's work on a job losing every live task stops now, not when the kill is announced.
       // (A kill of pending tasks stops no work; the copy may not know yet that one started.)
-      if (code !== 'pending') stopLocally((t) => !layer || t.layer === layer)
-      const rows = await seeds.kill({ states, layer }, dispatch())
+      const stopped = code !== 'pending' ? stopLocally((t) => !layer || t.layer === layer) : []
+      const rows = await seeds.kill({ states, layer }, dispatch()).catch((err) => { for (const id of stopped) ended.delete(id); throw err })
       await refresh()
       return killedOf(rows)
     },
 
     async killTask (id: number, layer?: string): Promise<KilledTask | undefined> {
-      stopLocally((t) => t.id === id && (!layer || t.layer === layer))
-      const rows = await seeds.kill({ ids: [id], states: ['pending', 'running'], layer }, dispatch())
+      const stopped = stopLocally((t) => t.id === id && (!layer || t.layer === layer))
+      const rows = await seeds.kill({ ids: [id], states: ['pending', 'running'], layer }, dispatch()).catch((err) => { for (const j of stopped) ended.delete(j); throw err })
       await refresh()
       return killedOf(rows)[0]
     },
