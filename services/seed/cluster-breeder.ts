@@ -71,6 +71,8 @@ export function createClusterBreeder (deps: ClusterBreederDeps): Breeder & { sta
   /** Jobs known to have stopped (a kill or an abort announced): their work ends before the next metatile. */
   const ended = new Set<number>()
   const truncating = new Map<number, AbortController>()
+  /** Jobs of the chunks in hand here (the copy may not know a job yet that a kill must stop). */
+  const working = new Map<number, { layer: string, taskIds: number[], chunks: number }>()
   const aborter = new AbortController()
   let queue: WorkQueue<ChunkRef> | undefined
   let closing = false
@@ -227,6 +229,9 @@ export function createClusterBreeder (deps: ClusterBreederDeps): Breeder & { sta
     if (closing) throw TileCacheClosing() // failed: retried at once on a node that is not stopping
     const chunk = await seeds.begin(ref, nodeId, bossId)
     if (!chunk) return // counted already, or its job stopped
+    const held = working.get(ref.job) ?? { layer: chunk.layer, taskIds: chunk.taskIds, chunks: 0 }
+    held.chunks++
+    working.set(ref.job, held)
     try {
       let ctx: JobContext
       try { ctx = await context(ref.job) } catch (err) {
@@ -236,6 +241,9 @@ export function createClusterBreeder (deps: ClusterBreederDeps): Breeder & { sta
         return
       }
       if (chunk.z === -1) return await truncate(ctx, chunk)
+      // A reseed leaves alone what was drawn since it started: a chunk done again (its node died or
+      // stopped) does not redraw the metatiles it had finished.
+      if (ctx.type === 'reseed') ctx = { ...ctx, spec: { ...ctx.spec, olderThan: Math.min(ctx.spec.olderThan ?? Infinity, chunk.startedAt) } }
       const format = ctx.spec.formats[0]
       let metatiles = 0
       let tiles = 0
@@ -266,6 +274,8 @@ export function createClusterBreeder (deps: ClusterBreederDeps): Breeder & { sta
       // Not counted: another node takes it (the queue retries a failed job at once).
       await seeds.release(ref, nodeId).catch(() => {})
       throw err
+    } finally {
+      if (--held.chunks === 0) working.delete(ref.job)
     }
   }
 
@@ -280,11 +290,15 @@ export function createClusterBreeder (deps: ClusterBreederDeps): Breeder & { sta
 
   const live = (t: Task) => (t.state === 'pending' || t.state === 'running') && !t.killed
   /** Stops this node's work on the running jobs whose every live task `killed` picks; returns their ids. */
-  function stopLocally (killed: (t: Task) => boolean): number[] {
+  function stopLocally (killed: (t: Pick<Task, 'id' | 'layer'>) => boolean): number[] {
     const out: number[] = []
+    const stop = (id: number) => { if (!ended.has(id)) { stopJob(id); out.push(id) } }
     for (const job of jobs.values()) {
       const alive = job.tasks.filter(live)
-      if (job.state === 'running' && alive.length > 0 && alive.every(killed) && !ended.has(job.id)) { stopJob(job.id); out.push(job.id) }
+      if (job.state === 'running' && alive.length > 0 && alive.every(killed)) stop(job.id)
+    }
+    for (const [id, w] of working) {
+      if (!jobs.has(id) && w.taskIds.every((t) => killed({ id: t, layer: w.layer }))) stop(id)
     }
     return out
   }

@@ -57,8 +57,11 @@ export interface ClusterTask {
   startedAt?: number
   finishedAt?: number
 }
-/** A chunk a node took: the task it counts for and its tiles (z -1: a truncate's whole work). */
-export interface ChunkWork extends ChunkRef { task: number, z: number, rect: Rect, taskDone: number }
+/**
+ * A chunk a node took: the task it counts for (and that task's count so far) and its tiles (z -1: a
+ * truncate's whole work); its job's layer, tasks and start.
+ */
+export interface ChunkWork extends ChunkRef { task: number, z: number, rect: Rect, taskDone: number, layer: string, taskIds: number[], startedAt: number }
 
 export interface NewJob {
   layer: string
@@ -155,11 +158,11 @@ export function createClusterSeedStore (db: PgDatabase) {
 
     /** Takes a chunk for this node; undefined when it was counted already or its job stopped. */
     async begin (ref: ChunkRef, node: string, bossId: string): Promise<ChunkWork | undefined> {
-      const r = await db.query<{ task: number, z: number, rect: Rect, task_done: number }>(`UPDATE seed_chunks c SET node = $3, boss_id = $4 FROM seed_jobs j
-        WHERE c.job = $1 AND c.seq = $2 AND j.id = c.job AND j.state = 'running'
-        RETURNING c.task, c.z, c.rect, (SELECT tiles_done FROM seed_tasks t WHERE t.id = c.task) AS task_done`, [ref.job, ref.seq, node, bossId])
+      const r = await db.query<{ task: number, z: number, rect: Rect, task_done: number, layer: string, task_ids: string[], started_at: number }>(`UPDATE seed_chunks c
+        SET node = $3, boss_id = $4 FROM seed_jobs j WHERE c.job = $1 AND c.seq = $2 AND j.id = c.job AND j.state = 'running'
+        RETURNING c.task, c.z, c.rect, (SELECT tiles_done FROM seed_tasks t WHERE t.id = c.task) AS task_done, j.layer, j.task_ids, j.started_at`, [ref.job, ref.seq, node, bossId])
       const row = r.rows[0]
-      return row && { ...ref, task: row.task, z: row.z, rect: row.rect, taskDone: row.task_done }
+      return row && { ...ref, task: row.task, z: row.z, rect: row.rect, taskDone: row.task_done, layer: row.layer, taskIds: row.task_ids.map(Number), startedAt: row.started_at }
     },
 
     /** Gives a chunk back unfinished (this node stops): it goes to another node. */
