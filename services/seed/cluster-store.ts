@@ -5,7 +5,7 @@
 // in the transaction that counts them: a chunk redone after its node died, or finished by two
 // nodes, counts once. The task-slot limit and the pending cap hold for the whole cluster: the
 // transactions that start or stop jobs hold one advisory lock. Every change is announced ('seed').
-import type { PgClient, PgDatabase } from '../storage/pg/database.js'
+import { lockInTransaction, type PgClient, type PgDatabase } from '../storage/pg/database.js'
 import { notify } from '../storage/pg/change-bus.js'
 import { TooManyPendingTasks } from '../errors.js'
 import { stringifyExact } from '../exact-json.js'
@@ -16,8 +16,6 @@ import type { TaskType } from './seed-request.js'
 
 /** Chunks of one job out at a time (rendering or queued): enough to keep every node's threads busy. */
 export const WINDOW = 32
-/** Advisory-lock keys of the seed slots (namespace 'mw', as storage/pg/database.ts). */
-const SLOTS_LOCK = [0x6d77, 10]
 
 export interface ChunkRef { job: number, seq: number }
 /** Up to `n` chunks of a job from `cursor` on (chunks.ts nextChunks on the job's range). */
@@ -110,7 +108,7 @@ export function createClusterSeedStore (db: PgDatabase) {
 
   /** Starts pending jobs in id order while the cluster's task slots allow (one job always may). Holds the slots lock. */
   async function promote (c: PgClient, d: Dispatch): Promise<void> {
-    await c.query('SELECT pg_advisory_xact_lock($1, $2)', SLOTS_LOCK)
+    await lockInTransaction(c, 'seedSlots')
     let running = (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM seed_tasks WHERE state = 'running'")).rows[0].n
     const pending = await c.query<{ id: number, n: number }>(`SELECT j.id, (SELECT count(*)::int FROM seed_tasks t WHERE t.job = j.id AND t.state = 'pending') AS n
       FROM seed_jobs j WHERE j.state = 'pending' ORDER BY j.id FOR UPDATE`)
@@ -131,7 +129,7 @@ export function createClusterSeedStore (db: PgDatabase) {
      */
     async submit (job: NewJob, d: Dispatch, created: (jobId: number) => void): Promise<number[]> {
       return await db.transaction(async (c) => {
-        await c.query('SELECT pg_advisory_xact_lock($1, $2)', SLOTS_LOCK)
+        await lockInTransaction(c, 'seedSlots')
         const pending = (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM seed_tasks WHERE state = 'pending'")).rows[0].n
         if (pending + job.views.length > d.maxPendingTasks) throw TooManyPendingTasks(d.maxPendingTasks)
         const ids: number[] = []
@@ -214,7 +212,7 @@ export function createClusterSeedStore (db: PgDatabase) {
      */
     async kill (which: { ids?: number[], states: TaskState[], layer?: string }, d: Dispatch): Promise<Array<{ id: number, layer: string, type: TaskType, was: TaskState }>> {
       return await db.transaction(async (c) => {
-        await c.query('SELECT pg_advisory_xact_lock($1, $2)', SLOTS_LOCK)
+        await lockInTransaction(c, 'seedSlots')
         const r = await c.query<{ id: number, layer: string, type: TaskType, was: TaskState, job: number }>(`WITH k AS (
             SELECT t.id, t.state FROM seed_tasks t JOIN seed_jobs j ON j.id = t.job
             WHERE t.state = ANY($1::text[]) AND ($2::text IS NULL OR t.layer = $2) AND ($3::bigint[] IS NULL OR t.id = ANY($3::bigint[]))

@@ -260,8 +260,8 @@ export function createTileCache (deps: TileCacheDeps) {
         // finds the tile written (changed since it looked) once it holds the lock.
         p = (deps.cluster
           ? deps.cluster.withMetatileLock(metatileKey({ layer, gridSet: req.gridSet }, req.format, key.parameterId, req.z, rect[0], rect[1]), async () => {
-            const now = await store.get(key)
-            if (now && now.mtimeMs !== cached?.mtimeMs && !invalidation.isStale(key.layer, key.parameterId, now.mtimeMs)) return
+            const written = await store.get(key)
+            if (written && written.mtimeMs !== cached?.mtimeMs && !invalidation.isStale(key.layer, key.parameterId, written.mtimeMs)) return
             await render()
           })
           : render()).finally(() => inflight.delete(mkey))

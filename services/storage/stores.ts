@@ -17,7 +17,7 @@ import type { AppSchemaStore } from '../appschema/store.js'
 import { createSqliteAppSchemaStore } from '../appschema/sqlite-store.js'
 import type { FaultPoint } from '../faults.js'
 import { createChangeBus, type ChangeBus, type ChangeHandler } from './pg/change-bus.js'
-import { connectPg, ifFirst, migratePg, withKeyLock } from './pg/database.js'
+import { connectPg, ifFirst, migratePg, withClusterLock } from './pg/database.js'
 import { openWorkQueue } from './pg/work-queue.js'
 import { createClusterSeedStore, type ChunkRef } from '../seed/cluster-store.js'
 import type { SeedCluster } from '../seed/cluster-breeder.js'
@@ -141,7 +141,7 @@ export async function openPgStores (url: string, dataDir: string, { fault, onErr
     seeds: createClusterSeedStore(db),
     nodeId: nodes.id,
     liveNodes: async () => (await nodes.live()).map((n) => n.id),
-    withMetatileLock: (key, fn) => withKeyLock(locks, key, fn),
+    withMetatileLock: (key, fn) => withClusterLock(locks, { text: key }, fn),
     subscribe: (handler) => bus.subscribe(handler),
     openQueue: (onQueueError) => openWorkQueue<ChunkRef>(db, 'mapwarden-seed', { onError: onQueueError })
   }

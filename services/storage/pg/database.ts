@@ -11,7 +11,21 @@ export type PgClient = pg.PoolClient
 
 /** Advisory-lock keys: mapwarden's namespace, then one number per cluster-wide lock. */
 const LOCK_NAMESPACE = 0x6d77 // 'mw'
-const LOCKS = { migrations: 1, startup: 2, quotaCleanup: 3 } as const
+const LOCKS = { migrations: 1, startup: 2, quotaCleanup: 3, seedSlots: 10 } as const
+/** Advisory-lock namespace of keyed locks (a metatile's): the second key is the text's hash. */
+const KEYED_NAMESPACE = 0x6d78 // 'mx'
+
+/** A cluster-wide lock: one of mapwarden's named locks, or one named by any text (a metatile), hashed. */
+export type LockKey = keyof typeof LOCKS | { text: string }
+const lockArgs = (key: LockKey): { sql: string, params: unknown[] } => typeof key === 'string'
+  ? { sql: '$1, $2', params: [LOCK_NAMESPACE, LOCKS[key]] }
+  : { sql: '$1, hashtext($2)', params: [KEYED_NAMESPACE, key.text] }
+
+/** Takes a cluster-wide lock until the end of the client's transaction. */
+export async function lockInTransaction (client: PgClient, key: LockKey): Promise<void> {
+  const { sql, params } = lockArgs(key)
+  await client.query(`SELECT pg_advisory_xact_lock(${sql})`, params)
+}
 
 export interface PgDatabase {
   pool: PgPool
@@ -97,7 +111,7 @@ export function connectPg (url: string, { max = 10, connectionTimeoutMs = 5000, 
  */
 export async function migratePg (db: PgDatabase, migrations: Migration[]): Promise<string[]> {
   return await db.transaction(async (c) => {
-    await c.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_NAMESPACE, LOCKS.migrations])
+    await lockInTransaction(c, 'migrations')
     await c.query('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())')
     const done = new Set((await c.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id))
     const applied: string[] = []
@@ -116,24 +130,27 @@ export async function migratePg (db: PgDatabase, migrations: Migration[]): Promi
  * released by PostgreSQL if this process dies. `wait`: queue for the lock; otherwise, when another
  * instance holds it, resolve at once with `{ got: false }`.
  */
-async function locked<T> (db: PgDatabase, lock: keyof typeof LOCKS, wait: boolean, fn: () => Promise<T>): Promise<{ got: true, value: T } | { got: false }> {
+async function locked<T> (db: PgDatabase, key: LockKey, wait: boolean, fn: () => Promise<T>): Promise<{ got: true, value: T } | { got: false }> {
   const { client, release } = await db.checkout()
-  const key = [LOCK_NAMESPACE, LOCKS[lock]]
+  const { sql, params } = lockArgs(key)
   let broken = false
   try {
-    if (wait) await client.query('SELECT pg_advisory_lock($1, $2)', key)
-    else if (!(await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', key)).rows[0].ok) return { got: false }
+    if (wait) await client.query(`SELECT pg_advisory_lock(${sql})`, params)
+    else if (!(await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${sql}) AS ok`, params)).rows[0].ok) return { got: false }
     try { return { got: true, value: await fn() } } finally {
-      await client.query('SELECT pg_advisory_unlock($1, $2)', key).catch(() => { broken = true })
+      await client.query(`SELECT pg_advisory_unlock(${sql})`, params).catch(() => { broken = true })
     }
   } finally {
     release(broken)
   }
 }
 
-/** Runs `fn` holding the cluster-wide lock, waiting for it while another instance holds it. */
-export async function withClusterLock<T> (db: PgDatabase, lock: keyof typeof LOCKS, fn: () => Promise<T>): Promise<T> {
-  return ((await locked(db, lock, true, fn)) as { value: T }).value
+/**
+ * Runs `fn` holding the cluster-wide lock, waiting for it while another instance holds it. Two
+ * texts may share a hash: then they only wait for each other.
+ */
+export async function withClusterLock<T> (db: PgDatabase, key: LockKey, fn: () => Promise<T>): Promise<T> {
+  return ((await locked(db, key, true, fn)) as { value: T }).value
 }
 
 /** Runs `fn` unless another instance holds the lock (then undefined, at once). */
@@ -151,25 +168,4 @@ export function isConnectionError (err: unknown): boolean {
     if (/^08|^57P0[123]$/.test(e.code)) return true
   }
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e?.message ?? '')
-}
-
-/** Advisory-lock namespace of keyed locks (a metatile's): the second key is the text's hash. */
-const KEYED_NAMESPACE = 0x6d78 // 'mx'
-
-/**
- * Runs `fn` holding a cluster-wide lock named by `key` (a session advisory lock on a connection of
- * `db`, released by PostgreSQL if this process dies). Two keys may share a hash: then they only wait
- * for each other.
- */
-export async function withKeyLock<T> (db: PgDatabase, key: string, fn: () => Promise<T>): Promise<T> {
-  const { client, release } = await db.checkout()
-  let broken = false
-  try {
-    await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [KEYED_NAMESPACE, key])
-    try { return await fn() } finally {
-      await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [KEYED_NAMESPACE, key]).catch(() => { broken = true })
-    }
-  } finally {
-    release(broken)
-  }
 }
