@@ -8,6 +8,7 @@ import t from 'tap'
 import pg from 'pg'
 import { ADMIN_PASSWORD, BASE, basic, startBuiltServer, tempDir } from '../helper.js'
 import { pgDatabase } from '../fixtures/pg.js'
+import { until } from '../fixtures/cluster.js'
 import { diskUsage } from '../fixtures/diskquota/harness.js'
 import { rgbTiff, pattern, zipOf } from '../fixtures/seed/mosaic.js'
 
@@ -16,15 +17,6 @@ type Node = Awaited<ReturnType<typeof startBuiltServer>>
 
 const call = (node: { url: string }, method: string, url: string, body?: string | Uint8Array, type = 'application/json') =>
   fetch(`${node.url}${BASE}${url}`, { method, headers: { authorization: ADMIN, ...(body ? { 'content-type': type } : {}) }, body: body as BodyInit | undefined })
-
-async function until (what: string, check: () => Promise<boolean>, seconds = 120): Promise<void> {
-  const end = Date.now() + seconds * 1000
-  while (Date.now() < end) {
-    if (await check()) return
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`never: ${what}`)
-}
 
 /** Submits a seed request on `node`; returns the first task id (the job's id). */
 async function seed (node: Node, body: Record<string, unknown>): Promise<number> {
@@ -41,6 +33,9 @@ function tileFiles (dataDir: string, ext: string): number {
   if (!fs.existsSync(dir)) return 0
   return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith(`.${ext}`)).length
 }
+
+// Four seeds over two servers: minutes on a busy 2-core machine, so a longer limit than the suite's.
+t.setTimeout(600_000)
 
 t.test('a seed posted to one node is rendered by both, survives the death of one, and a kill on one stops both', async (t) => {
   const databaseUrl = await pgDatabase(t, { migrated: true })
@@ -68,8 +63,8 @@ t.test('a seed posted to one node is rendered by both, survives the death of one
   await until('B lists the task with progress', async () => {
     const rows = (await (await call(b, 'GET', '/gwc/rest/seed.json')).json())['long-array-array'] as number[][]
     return rows.some((r) => r[3] === first && r[0] > 0)
-  })
-  await until('the seed ends', async () => (await taskOf(b, first)).state === 'done')
+  }, 120)
+  await until('the seed ends', async () => (await taskOf(b, first)).state === 'done', 120)
   const one = await taskOf(b, first)
   const total = Number(one.request.tilesTotal)
   t.equal(one.request.tilesDone, total, `B shows the request done: ${total} tiles`)
@@ -79,19 +74,20 @@ t.test('a seed posted to one node is rendered by both, survives the death of one
   t.equal(sum(spread), total, 'the nodes\' tiles add up to the total')
   t.equal(tileFiles(dataDir, 'png'), total, 'every tile is on disk once')
 
-  // 2. One quota for the cluster: both nodes write while it evicts (one cleaner at a time), and
-  // afterwards the usage accounted in the database is the files' sizes rounded to blocks.
+  // 2. One quota for the cluster: both nodes write new tiles (a WebP seed) while it evicts (one
+  // cleaner at a time), and afterwards the usage accounted in the database is the files' sizes
+  // rounded to blocks.
   const tiles = path.join(dataDir, 'tiles')
   const usage = async (node: Node) => (await (await call(node, 'GET', '/gwc/rest/diskquota/usage.json')).json()).diskQuotaUsage.usedBytes as number
   const quota = Math.floor(diskUsage(tiles, 4096).bytes / 2)
   const put = await call(b, 'PUT', '/gwc/rest/diskquota.json', JSON.stringify({ gwcQuotaConfiguration: { enabled: true, cacheCleanUpFrequency: 1, cacheCleanUpUnits: 'SECONDS', globalExpirationPolicyName: 'LRU', globalQuota: { value: String(quota), units: 'B' } } }))
   t.equal(put.status, 200, 'quota set on B')
-  const fourth = await seed(a, { zoomStop: 7, type: 'reseed', format: 'image/png' })
+  const fourth = await seed(a, { zoomStop: 7, type: 'seed', format: 'image/webp' })
   let lowest = Infinity
-  await until('the reseed ends', async () => {
+  await until('the seed ends', async () => {
     lowest = Math.min(lowest, await usage(a), await usage(b))
     return (await taskOf(a, fourth)).state === 'done'
-  })
+  }, 120)
   t.equal((await work(fourth)).length, 2, 'both nodes wrote')
   t.ok(lowest >= 0, `usage never negative (lowest ${lowest})`)
   // The clean-ups go on once a second: wait for one after the last write, then compare.
@@ -108,7 +104,7 @@ t.test('a seed posted to one node is rendered by both, survives the death of one
 
   // 3. B killed with SIGKILL mid-task: A finishes B's share, and the task ends with exactly its tiles.
   const second = await seed(a, { zoomStop: 7, type: 'seed', format: 'image/jpeg' })
-  await until('B has finished chunks of the task', async () => (await work(second)).length === 2)
+  await until('B has finished chunks of the task', async () => (await work(second)).length === 2, 120)
   b.child.kill('SIGKILL')
   await new Promise((resolve) => b.child.once('exit', resolve))
   const killedAt = Date.now()
@@ -122,7 +118,7 @@ t.test('a seed posted to one node is rendered by both, survives the death of one
   // 4. kill_all posted to a new B stops the work A is doing on the task.
   b = await start()
   const third = await seed(a, { zoomStop: 9, type: 'reseed', format: 'image/jpeg' })
-  await until('both nodes work on it', async () => (await work(third)).length === 2)
+  await until('both nodes work on it', async () => (await work(third)).length === 2, 120)
   const res = await call(b, 'POST', '/gwc/rest/seed', 'kill_all=all', 'application/x-www-form-urlencoded')
   const answeredAt = Date.now()
   t.equal(res.status, 200)

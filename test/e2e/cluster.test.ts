@@ -3,18 +3,10 @@
 import t from 'tap'
 import { ADMIN_PASSWORD, BASE, basic, startBuiltServer, tempDir } from '../helper.js'
 import { pgDatabase } from '../fixtures/pg.js'
+import { until } from '../fixtures/cluster.js'
 import { rgbTiff, pattern, zipOf } from '../fixtures/seed/mosaic.js'
 
 const ADMIN = basic('admin', ADMIN_PASSWORD)
-
-/** Polls until `check` holds: a change reaches the other node in the milliseconds its notification takes. */
-async function until (what: string, check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-  throw new Error(`never: ${what}`)
-}
 
 t.test('two instances on one database: catalog lists, credentials, rules and the catalog mode changed on A hold on B', async (t) => {
   const databaseUrl = await pgDatabase(t, { migrated: true })
