@@ -74,17 +74,16 @@ t.test('a seed posted to one node is rendered by both, survives the death of one
   t.equal(sum(spread), total, 'the nodes\' tiles add up to the total')
   t.equal(tileFiles(dataDir, 'png'), total, 'every tile is on disk once')
 
-  // 2. One quota for the cluster: both nodes write new tiles (a WebP seed) while it evicts (one
-  // cleaner at a time), and afterwards the usage accounted in the database is the files' sizes
-  // rounded to blocks.
+  // 2. One quota for the cluster: both nodes write while it evicts (one cleaner at a time), and
+  // afterwards the usage accounted in the database is the files' sizes rounded to blocks.
   const tiles = path.join(dataDir, 'tiles')
   const usage = async (node: Node) => (await (await call(node, 'GET', '/gwc/rest/diskquota/usage.json')).json()).diskQuotaUsage.usedBytes as number
   const quota = Math.floor(diskUsage(tiles, 4096).bytes / 2)
   const put = await call(b, 'PUT', '/gwc/rest/diskquota.json', JSON.stringify({ gwcQuotaConfiguration: { enabled: true, cacheCleanUpFrequency: 1, cacheCleanUpUnits: 'SECONDS', globalExpirationPolicyName: 'LRU', globalQuota: { value: String(quota), units: 'B' } } }))
   t.equal(put.status, 200, 'quota set on B')
-  const fourth = await seed(a, { zoomStop: 7, type: 'seed', format: 'image/webp' })
+  const fourth = await seed(a, { zoomStop: 7, type: 'reseed', format: 'image/png' })
   let lowest = Infinity
-  await until('the seed ends', async () => {
+  await until('the reseed ends', async () => {
     lowest = Math.min(lowest, await usage(a), await usage(b))
     return (await taskOf(a, fourth)).state === 'done'
   }, 120)
