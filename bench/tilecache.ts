@@ -81,16 +81,19 @@ async function seed (app: FastifyInstance, layer: string, gridSetId: string, for
   return { tiles, bytes, secs, rss, maxLoopMs: loop.max / 1e6, p99LoopMs: loop.percentile(99) / 1e6, first: first!, failed }
 }
 
-/** The PNG encode ceiling: `count` real 256x256 tiles of the bench imagery, two threads. */
+/**
+ * The PNG encode ceilings: `count` real 256x256 tiles of the bench imagery, two threads, through
+ * sharp (libpng) at its defaults (the issue's ceiling) and through mapwarden's own encoder (what a
+ * seed cannot beat: encoding alone, nothing rendered or written).
+ */
 async function encodeCeiling (count: number) {
   const rgba = await sharp(path.join(DATA, 'granules', 'rgb_0_0.tif')).extract({ left: 1024, top: 1024, width: 256, height: 256 })
     .ensureAlpha().raw().toBuffer()
   const pool = createTilePool({ threads: 2 })
   const out: Record<string, { tps: number, avg: number }> = {}
-  for (const [label, png] of [['sharp defaults', { compressionLevel: 6, adaptiveFiltering: false }], ['mapwarden settings', undefined]] as const) {
+  for (const [label, png] of [['sharp defaults', { compressionLevel: 6, adaptiveFiltering: false }], ['mapwarden encoder', undefined]] as const) {
     const t0 = performance.now()
-    // The defaults over the seed's tile count; mapwarden's settings over a sample (shown, not compared).
-    const half = Math.ceil((label === 'sharp defaults' ? count : Math.min(count, 2000)) / 2)
+    const half = Math.ceil(count / 2)
     const bytes = await Promise.all([0, 1].map(() => pool.run({ rgba: new Uint8Array(rgba), size: 256, count: half, format: 'image/png', png }, { name: 'encodeLoop' }) as Promise<number>))
     const secs = (performance.now() - t0) / 1000
     out[label] = { tps: (2 * half) / secs, avg: (bytes[0] + bytes[1]) / (2 * half) }
@@ -140,8 +143,8 @@ function gdal2tilesFigures (gs: string, r: SeedRun): Figure[] {
   if (!g) return [{ name: `gdal2tiles ${profile}`, value: 0, unit: '', note: 'gdal2tiles.py not installed or failed' }]
   return [
     { name: `gdal2tiles ${profile} z0-${ZOOM} (2 processes)`, value: round(g.tiles / g.secs), unit: 'tiles/s', note: `${g.tiles} tiles, avg ${Math.round(g.bytes / g.tiles)} bytes` },
-    { name: `tilecache seed ${gs} / gdal2tiles`, value: round((r.tiles / r.secs) / (g.tiles / g.secs)), unit: 'ratio', note: 'target >= 3' },
-    { name: `tilecache ${gs} avg tile size / gdal2tiles`, value: round((r.bytes / r.tiles) / (g.bytes / g.tiles)), unit: 'ratio', note: 'target <= 1.25' }]
+    { name: `tilecache seed ${gs} / gdal2tiles`, value: round((r.tiles / r.secs) / (g.tiles / g.secs)), unit: 'ratio', note: 'target >= 5' },
+    { name: `tilecache ${gs} avg tile size / gdal2tiles`, value: round((r.bytes / r.tiles) / (g.bytes / g.tiles)), unit: 'ratio', note: 'target <= 1.0' }]
 }
 
 /** MapProxy + MapServer seeding the same extent and levels; a failure or a hang fails these figures only. */
@@ -188,8 +191,9 @@ export async function run (): Promise<Figure[]> {
       const ceiling = await encodeCeiling(r.tiles)
       figures.push(
         { name: `sharp PNG encode ceiling (defaults), 2 threads, ${r.tiles} tiles`, value: round(ceiling['sharp defaults'].tps), unit: 'tiles/s', note: `avg ${Math.round(ceiling['sharp defaults'].avg)} bytes` },
-        { name: 'sharp PNG encode, mapwarden settings, 2 threads', value: round(ceiling['mapwarden settings'].tps), unit: 'tiles/s', note: `avg ${Math.round(ceiling['mapwarden settings'].avg)} bytes` },
-        { name: `tilecache seed ${gs} / encode ceiling`, value: round(r.tiles / r.secs / ceiling['sharp defaults'].tps), unit: 'ratio', note: 'target >= 0.5' })
+        { name: 'mapwarden PNG encode ceiling, 2 threads', value: round(ceiling['mapwarden encoder'].tps), unit: 'tiles/s', note: `avg ${Math.round(ceiling['mapwarden encoder'].avg)} bytes` },
+        { name: `tilecache seed ${gs} / encode ceiling`, value: round(r.tiles / r.secs / ceiling['sharp defaults'].tps), unit: 'ratio', note: 'target >= 0.9' },
+        { name: `tilecache seed ${gs} / mapwarden's encode ceiling`, value: round(r.tiles / r.secs / ceiling['mapwarden encoder'].tps), unit: 'ratio', note: 'what rendering, writing and the task cost besides encoding' })
       // gdal2tiles on the same data and zooms, right after (the machine's load drifts).
       if (GDAL2TILES) figures.push(...gdal2tilesFigures(gs, r))
       // MapProxy over MapServer, likewise (EPSG:900913 only: MapProxy's GLOBAL_WEBMERCATOR grid).

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises'
 import { renderFailure, renderMosaic } from './render-mosaic.js'
 import type { RenderJob } from './mosaic-types.js'
 import { writeTileFile, type TileWrite } from './tile-files.js'
-import { cutAndEncode, type EncodeFormat, type PngOptions } from './tile-encode.js'
+import { cutAndEncode, type EncodeFormat } from './tile-encode.js'
 import type { FaultPoint } from '../faults.js'
 
 export interface MetatilePayload {
@@ -19,7 +19,6 @@ export interface MetatilePayload {
   rows: number
   tileSize: number
   format: EncodeFormat
-  png?: PngOptions
   /** JPEG quality (1-100), also of the JPEG tiles of image/vnd.jpeg-png and of WebP. */
   quality?: number
   /** Where the tiles go: one path per tile in image order (top-left first, row by row). */
@@ -49,7 +48,7 @@ export async function renderMetatile (p: MetatilePayload, fault: FaultPoint): Pr
   if (img.width !== p.cols * p.tileSize || img.height !== p.rows * p.tileSize) {
     throw new Error(`renderer returned ${img.width}x${img.height}, expected ${p.cols * p.tileSize}x${p.rows * p.tileSize}`)
   }
-  return writeTiles(await cutAndEncode(img.rgba, p.cols, p.rows, p.tileSize, p.format, p.png, p.quality), p.target, fault)
+  return writeTiles(await cutAndEncode(img.rgba, p.cols, p.rows, p.tileSize, p.format, p.quality), p.target, fault)
 }
 
 /** Writes encoded tiles to their paths (temp file and rename each); a failed write ends the list. */
@@ -113,5 +112,5 @@ export async function childrenImage (children: string[], cols: number, rows: num
 /** A pyramid metatile, drawn from the tiles of the level below and written like any. */
 export async function pyramidMetatile (p: PyramidPayload, fault: FaultPoint): Promise<MetatileResult> {
   const rgba = await childrenImage(p.children, p.cols, p.rows, p.tileSize)
-  return writeTiles(await cutAndEncode(rgba, p.cols, p.rows, p.tileSize, p.format, p.png, p.quality), p.target, fault)
+  return writeTiles(await cutAndEncode(rgba, p.cols, p.rows, p.tileSize, p.format, p.quality), p.target, fault)
 }

@@ -1,17 +1,17 @@
-// Encoding the tiles of a metatile image. PNG settings (measured on the bench imagery, a noisy
-// 256x256 RGB tile): adaptive row filtering with zlib level 2: 127 KB in 15.5 ms, against 168 KB in
-// 16 ms for sharp's defaults (level 6, no filtering) and the same 127 KB in 20 ms at level 6 with
-// filtering; filtering is what shrinks noisy imagery, higher zlib levels only cost time. Opaque
-// tiles are written as RGB (a quarter fewer bytes to filter and deflate); fully transparent tiles
-// are one constant PNG.
+// Encoding the tiles of a metatile image. PNG tiles go through mapwarden's own encoder
+// (png-encode.ts: one filter per tile, run-length deflate), at under half libpng's time with no
+// more bytes on map imagery; libpng through sharp remains for paletted PNG and for the bench's
+// ceiling at sharp's defaults. Opaque tiles are written as RGB (a quarter fewer bytes to filter and
+// deflate); fully transparent tiles are one constant PNG.
 import sharp from 'sharp'
 import type { TileFormat } from '../seed/formats.js'
+import { encodePng } from './png-encode.js'
 
 export type EncodeFormat = TileFormat
 /** JPEG and WebP quality unless the payload names one (MAPWARDEN_JPEG_QUALITY). */
 export const DEFAULT_QUALITY = 80
+/** libpng's settings through sharp, instead of mapwarden's encoder (the bench's ceiling). */
 export interface PngOptions { compressionLevel: number, adaptiveFiltering: boolean }
-export const PNG_OPTIONS: PngOptions = { compressionLevel: 2, adaptiveFiltering: true }
 
 const emptyCache = new Map<number, Promise<Buffer>>()
 function emptyPng (size: number): Promise<Buffer> {
@@ -28,7 +28,7 @@ function emptyPng (size: number): Promise<Buffer> {
  * row by row. libvips cuts each tile out of the one metatile buffer (no copies in JavaScript; a pipeline per
  * tile is cheaper than sharp's clone()) and drops the alpha band of opaque tiles.
  */
-export async function cutAndEncode (rgba: Uint8Array, cols: number, rows: number, size: number, format: EncodeFormat, png: PngOptions = PNG_OPTIONS, quality = DEFAULT_QUALITY): Promise<Buffer[]> {
+export async function cutAndEncode (rgba: Uint8Array, cols: number, rows: number, size: number, format: EncodeFormat, quality = DEFAULT_QUALITY, png?: PngOptions): Promise<Buffer[]> {
   const width = cols * size
   const raw = { raw: { width, height: rows * size, channels: 4 as const } }
   // All tiles in flight at once: sharp encodes on libuv's pool, overlapping the next render.
@@ -48,14 +48,17 @@ export async function cutAndEncode (rgba: Uint8Array, cols: number, rows: number
       }
       // Formats with transparency write a fully transparent tile as one constant PNG.
       if (empty && format !== 'image/jpeg' && format !== 'image/webp') { jobs.push(emptyPng(size)); continue }
-      let img = sharp(rgba, raw).extract({ left: c * size, top: r * size, width: size, height: size })
       // image/vnd.jpeg-png: JPEG where the tile is opaque (smaller), PNG where it is not (as GeoServer).
       const as = format === 'image/vnd.jpeg-png' ? (opaque ? 'image/jpeg' : 'image/png') : format
+      if (as === 'image/png' && !png) { jobs.push(encodePng(rgba, width, c * size, r * size, size, size, !opaque)); continue }
+      let img = sharp(rgba, raw).extract({ left: c * size, top: r * size, width: size, height: size })
       if (as === 'image/png') img = opaque ? img.removeAlpha().png(png) : img.png(png)
       // Paletted: libimagequant, 256 colours with alpha, low effort (seeding speed), no dithering
       // (its noise defeats deflate: 20 KB against 2 KB undithered on a smooth test tile).
-      else if (as === 'image/png8') img = img.png({ palette: true, colours: 256, effort: 1, dither: 0, compressionLevel: png.compressionLevel })
-      else if (as === 'image/jpeg') img = img.flatten({ background: '#ffffff' }).jpeg({ quality })
+      else if (as === 'image/png8') img = img.png({ palette: true, colours: 256, effort: 1, dither: 0, compressionLevel: 2 })
+      // JPEG has no alpha: an opaque tile drops its band (the same bytes as flattening, a fifth
+      // less time), others are laid on white.
+      else if (as === 'image/jpeg') img = (opaque ? img.removeAlpha() : img.flatten({ background: '#ffffff' })).jpeg({ quality })
       else img = img.webp({ quality, effort: 2 })
       jobs.push(img.toBuffer())
     }
@@ -66,6 +69,6 @@ export async function cutAndEncode (rgba: Uint8Array, cols: number, rows: number
 /** Bench only: encodes `count` copies of one tile, as a 1x1 metatile (the sharp encode ceiling). */
 export async function encodeLoop (p: { rgba: Uint8Array, size: number, count: number, format: EncodeFormat, png?: PngOptions, quality?: number }) {
   let bytes = 0
-  for (let i = 0; i < p.count; i++) bytes += (await cutAndEncode(p.rgba, 1, 1, p.size, p.format, p.png, p.quality))[0].length
+  for (let i = 0; i < p.count; i++) bytes += (await cutAndEncode(p.rgba, 1, 1, p.size, p.format, p.quality, p.png))[0].length
   return bytes
 }
