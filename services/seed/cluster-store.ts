@@ -16,6 +16,10 @@ import type { TaskType } from './seed-request.js'
 
 /** Chunks of one job out at a time (rendering or queued): enough to keep every node's threads busy. */
 export const WINDOW = 32
+/** The work queue (pg-boss) that carries the chunks. */
+export const SEED_QUEUE = 'mapwarden-seed'
+/** Seconds a queue job may be active without its chunk begun before it counts as its node's loss. */
+const UNBEGUN_S = 15
 
 export interface ChunkRef { job: number, seq: number }
 /** Up to `n` chunks of a job from `cursor` on (chunks.ts nextChunks on the job's range). */
@@ -245,7 +249,14 @@ export function createClusterSeedStore (db: PgDatabase) {
     /** Chunks held by nodes no longer live: released, and their work-queue job ids returned (to fail them). */
     async orphans (liveNodes: string[]): Promise<string[]> {
       const r = await db.query<{ boss_id: string }>('UPDATE seed_chunks SET node = NULL WHERE node IS NOT NULL AND NOT (node = ANY($1::text[])) RETURNING boss_id', [liveNodes])
-      return r.rows.map((x) => x.boss_id).filter((x) => x !== null)
+      // A queue job taken by a node that died before it began the chunk names no node: active for
+      // UNBEGUN_S with no chunk begun under it, it is failed too (a live node begins within
+      // milliseconds; were it only slow, the chunk still counts once). Without this it waited for
+      // pg-boss's expiry (300 s).
+      const unbegun = await db.query<{ id: string }>(`SELECT j.id::text AS id FROM pgboss.job j
+        WHERE j.name = $1 AND j.state = 'active' AND j.started_on < now() - make_interval(secs => $2)
+          AND NOT EXISTS (SELECT 1 FROM seed_chunks c WHERE c.boss_id = j.id::text)`, [SEED_QUEUE, UNBEGUN_S])
+      return [...r.rows.map((x) => x.boss_id).filter((x) => x !== null), ...unbegun.rows.map((x) => x.id)]
     },
 
     /** Jobs live or finished since `since`, with their tasks. */

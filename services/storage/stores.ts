@@ -19,7 +19,7 @@ import type { FaultPoint } from '../faults.js'
 import { createChangeBus, type ChangeBus, type ChangeHandler } from './pg/change-bus.js'
 import { connectPg, ifFirst, migratePg, withClusterLock } from './pg/database.js'
 import { openWorkQueue } from './pg/work-queue.js'
-import { createClusterSeedStore, type ChunkRef } from '../seed/cluster-store.js'
+import { createClusterSeedStore, SEED_QUEUE, type ChunkRef } from '../seed/cluster-store.js'
 import type { SeedCluster } from '../seed/cluster-breeder.js'
 import { createNodeRegistry } from './pg/nodes.js'
 import { PG_MIGRATIONS } from './pg/schema.js'
@@ -143,7 +143,7 @@ export async function openPgStores (url: string, dataDir: string, { fault, onErr
     liveNodes: async () => (await nodes.live()).map((n) => n.id),
     withMetatileLock: (key, fn) => withClusterLock(locks, { text: key }, fn),
     subscribe: (handler) => bus.subscribe(handler),
-    openQueue: (onQueueError) => openWorkQueue<ChunkRef>(db, 'mapwarden-seed', { onError: onQueueError })
+    openQueue: (onQueueError) => openWorkQueue<ChunkRef>(db, SEED_QUEUE, { onError: onQueueError })
   }
   return {
     users: createPgUserStore(db),

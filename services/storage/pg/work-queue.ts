@@ -25,8 +25,18 @@ export interface WorkQueue<T extends object> {
 export const queueSchemaSql = (): string => PgBoss.getConstructionPlans('pgboss')
 
 export async function openWorkQueue<T extends object> (db: PgDatabase, name: string, { expireInSeconds = 300, onError = () => {} }: { expireInSeconds?: number, onError?: (err: Error) => void } = {}): Promise<WorkQueue<T>> {
+  let stopped = false
   const boss = new PgBoss({
-    db: { executeSql: async (text, values) => await db.query(text, values) },
+    db: {
+      executeSql: async (text, values) => {
+        // After stop(), pg-boss may still run a statement (failing the job of a handler that ended
+        // with the shutdown, say) on a pool the app is closing: its rejection, or an empty answer,
+        // would surface as an unhandled error inside pg-boss. Such a statement never completes
+        // instead; a job it would have failed expires, or the nodes left take its chunk back.
+        if (stopped) return await new Promise<never>(() => {})
+        return await db.query(text, values)
+      }
+    },
     schedule: false,
     maintenanceIntervalSeconds: 30
   })
@@ -51,6 +61,8 @@ export async function openWorkQueue<T extends object> (db: PgDatabase, name: str
     },
     async fail (ids) { if (ids.length > 0) await boss.fail(name, ids) },
     wake () { for (const id of workerIds) boss.notifyWorker(id) },
-    async stop () { await boss.stop({ graceful: true, wait: true, close: false, timeout: 30_000 }) }
+    async stop () {
+      try { await boss.stop({ graceful: true, wait: true, close: false, timeout: 30_000 }) } finally { stopped = true }
+    }
   }
 }

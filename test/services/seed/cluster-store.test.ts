@@ -1,11 +1,12 @@
 // The cluster's seed records (services/seed/cluster-store.ts) on a real PostgreSQL database, two
 // pools standing for two nodes: a chunk finished by both counts once, chunks of a dead node are
-// handed back once, the task slots and the pending cap hold for the cluster, a kill ends a job and
+// handed back once (also those whose queue job a node took and never began), the task slots and the pending cap hold for the cluster, a kill ends a job and
 // starts the next.
 import t from 'tap'
 import { migratedPg } from '../../fixtures/pg.js'
 import { connectPg } from '../../../services/storage/pg/database.js'
-import { createClusterSeedStore, WINDOW, type ChunkRef, type Dispatch } from '../../../services/seed/cluster-store.js'
+import { createClusterSeedStore, SEED_QUEUE, WINDOW, type ChunkRef, type Dispatch } from '../../../services/seed/cluster-store.js'
+import { openWorkQueue } from '../../../services/storage/pg/work-queue.js'
 import { firstCursor, nextChunks } from '../../../services/seed/chunks.js'
 import { countTiles, tileRange } from '../../../services/seed/tile-range.js'
 import { GRID_SETS, gridSubset, rectArea } from '../../../services/seed/grid-sets.js'
@@ -59,6 +60,21 @@ t.test('the chunks of a node no longer live are handed back once', async (t) => 
   const [x, y] = await Promise.all([a.orphans(['alive']), b.orphans(['alive'])])
   t.same([...x, ...y], ['boss-0'], 'one node gets the dead node\'s chunk')
   t.same(await a.orphans(['alive']), [], 'and only once')
+})
+
+t.test('a queue job taken by a node that died before beginning its chunk is handed back after 15 s', async (t) => {
+  const { db, a } = await nodes(t)
+  const queue = await openWorkQueue(db, SEED_QUEUE)
+  t.teardown(() => queue.stop())
+  let jobId = 0
+  await a.submit(job(1), dispatch(), (id) => { jobId = id })
+  const active = async (seconds: number) => (await db.query<{ id: string }>(`INSERT INTO pgboss.job (name, data, state, started_on)
+    VALUES ($1, '{}', 'active', now() - make_interval(secs => $2)) RETURNING id::text AS id`, [SEED_QUEUE, seconds])).rows[0].id
+  const lost = await active(20) // taken 20 s ago, no chunk begun under it
+  await active(5) // taken 5 s ago: its node may still begin the chunk
+  const begun = await active(20)
+  t.ok(await a.begin({ job: jobId, seq: 0 }, 'alive', begun), 'a live node began its chunk under this one')
+  t.same(await a.orphans(['alive']), [lost], 'only the job nobody began after 15 s is failed')
 })
 
 t.test('task slots and the pending cap hold for the cluster; a kill ends a job and starts the next', async (t) => {
