@@ -15,7 +15,7 @@ import { openMasterPassword } from './security/master-password.js'
 import { tileAuthorizer } from './security/tile-authorizer.js'
 import { createMosaicService } from './mosaics/mosaic-service.js'
 import { createAppSchemaService } from './appschema/service.js'
-import { createRenderPool } from './seed/render-pool.js'
+import { createRenderPool, TASKS_PER_THREAD } from './seed/render-pool.js'
 import { createRenderQueue } from './seed/render-queue.js'
 import { metatileRenderer } from './seed/metatile-renderer.js'
 import { createTileCache } from './seed/tile-cache.js'
@@ -136,7 +136,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     if (aborted > 0) log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
   }
   const settings = await loadTileSettings(stores.seed.tileSettings)
-  const renderQueue = createRenderQueue({ slots: config.workerThreads, interactive: config.tileQueue })
+  const renderQueue = createRenderQueue({ slots: config.workerThreads * TASKS_PER_THREAD, interactive: config.tileQueue })
   const tileCache = createTileCache({
     dataDir: config.dataDir,
     tileSets: stores.seed.tileSets,
@@ -162,7 +162,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     maxPendingTasks: config.maxPendingTasks,
     maxSeedThreads: config.maxSeedThreads,
     cluster: stores.seedCluster,
-    seedWorkers: config.workerThreads,
+    seedWorkers: config.workerThreads * TASKS_PER_THREAD,
     log
   })
   workspaces.onRemoved((ws) => { settings.forgetWorkspace(ws); return tileCache.store.removeWorkspace(ws) })
@@ -198,8 +198,13 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   layers.onRemoved((layer) => diskQuota.forgetLayer(layer))
   const scheduler = createCleanupScheduler({
     periodMs: () => periodMs(diskQuota.config),
-    // One clean-up at a time in a cluster: the others skip this round.
-    run: () => stores.exclusive('quotaCleanup', () => diskQuota.runCleanUp()).catch((err) => log.warn({ err }, 'disk quota: clean-up failed'))
+    // One clean-up at a time in a cluster: the others skip this round, but still settle the pages
+    // they truncated themselves (a node that kept losing the lock would never settle them).
+    run: async () => {
+      try {
+        if (await stores.exclusive('quotaCleanup', () => diskQuota.runCleanUp()) === undefined) await diskQuota.settle()
+      } catch (err) { log.warn({ err }, 'disk quota: clean-up failed') }
+    }
   })
   diskQuota.onChange(() => scheduler.reschedule())
   // Accounting starts with the services (a usage rebuild from the files, when needed, in the background).

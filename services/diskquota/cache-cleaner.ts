@@ -4,10 +4,24 @@
 // (a page's recorded bytes are exactly what its truncation frees), so eviction costs file
 // deletions, not one database commit per page. The quota is re-read before every page, so a
 // configuration change applies at once.
+//
+// Zeroing a truncated page is exact only if no tile of it is written meanwhile. A render thread
+// writing into the page while it is truncated (on this node or another) can leave a tile on disk
+// whose event the zeroing swallowed, or report a replaced tile the truncation already removed. So
+// the cleaner settles each page it truncated against the disk once the page has been quiet for
+// QUIET_MS (no event recorded since, so every write's event is in): it counts the page's tiles on
+// disk and replaces the page's counts when they differ.
 import type { ExpirationPolicy } from './quota-config.js'
 import type { PageRef, QuotaStore, Scope } from './quota-store.js'
-import { pageRect } from './tile-page.js'
-import type { Rect } from '../seed/grid-sets.js'
+import { maxTilesInPage, pageRect } from './tile-page.js'
+import { rectArea, type Rect } from '../seed/grid-sets.js'
+
+/** How long a truncated page must have seen no tile event before it is settled against the disk. */
+export const QUIET_MS = 5_000
+/** A page busy for this long after its truncation is left as it is. */
+const SETTLE_WITHIN_MS = 10 * 60_000
+/** Pages larger than this (tile positions) are not counted position by position. */
+const SCAN_LIMIT = 65_536
 
 export interface Limit { limitBytes: number, policy: ExpirationPolicy }
 
@@ -20,6 +34,9 @@ export interface CleanerDeps {
   flush: (after?: () => Promise<void>) => Promise<void>
   /** Deletes the page's tiles from the blob store; returns how many existed. */
   truncatePage: (page: PageRef, rect: Rect) => Promise<number>
+  /** The page's tiles on disk and their bytes (rounded to the block size). */
+  scanPage: (page: PageRef, rect: Rect) => Promise<{ tiles: number, bytes: number }>
+  now: () => number
   log: { info: (obj: object, msg: string) => void, warn: (obj: object, msg: string) => void }
   /** Pages taken from the store at a time. */
   batch?: number
@@ -27,8 +44,25 @@ export interface CleanerDeps {
 
 export interface ExpireResult { pages: number, tiles: number, bytesBefore: number, bytesAfter: number, limitBytes: number, stoppedShort: boolean }
 
-export function createCacheCleaner ({ store, flush, truncatePage, log, batch = 64 }: CleanerDeps) {
+export function createCacheCleaner ({ store, flush, truncatePage, scanPage, now, log, batch = 64 }: CleanerDeps) {
+  const unsettled = new Map<string, { page: PageRef, rect: Rect, maxTiles: number, at: number }>()
+
+  /** Settles the quiet pages truncated here; the caller flushes the accounting first. */
+  async function settle (signal?: AbortSignal): Promise<void> {
+    for (const [key, u] of unsettled) {
+      const t = now()
+      if (signal?.aborted) return
+      if (t - u.at < QUIET_MS) continue
+      if (t - u.at > SETTLE_WITHIN_MS) { unsettled.delete(key); continue }
+      const outcome = await store.settlePage(u.page, { ...await scanPage(u.page, u.rect), maxTiles: u.maxTiles }, t - QUIET_MS)
+      if (outcome === 'busy') continue
+      unsettled.delete(key)
+      if (outcome === 'changed') log.info({ layer: u.page.layer, gridSet: u.page.gridSet, z: u.page.z, page: [u.page.px, u.page.py] }, 'disk quota: settled a truncated page against the disk')
+    }
+  }
+
   return {
+    settle,
     async expire (name: string, scope: Scope, limit: () => Limit, signal?: AbortSignal): Promise<ExpireResult> {
       await flush()
       let used = await store.usedBytes(scope)
@@ -47,7 +81,11 @@ export function createCacheCleaner ({ store, flush, truncatePage, log, batch = 6
         for (const page of pages) {
           if (signal?.aborted || used <= limit().limitBytes) break
           const g = await store.geometry(page.layer, page.gridSet, page.z)
-          const deleted = g ? await truncatePage(page, pageRect(g, page.px, page.py)) : 0
+          const rect = g && pageRect(g, page.px, page.py)
+          const deleted = rect ? await truncatePage(page, rect) : 0
+          if (rect && rectArea(rect) <= SCAN_LIMIT) {
+            unsettled.set(`${page.tileSetId}@${page.z}/${page.px}/${page.py}`, { page, rect, maxTiles: maxTilesInPage(g), at: now() })
+          }
           done.push(page)
           used -= page.bytes
           res.pages++

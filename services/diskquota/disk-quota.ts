@@ -12,8 +12,9 @@ import { createUsageRecorder } from './usage-recorder.js'
 import { createCacheCleaner, type ExpireResult, type Limit } from './cache-cleaner.js'
 import { noFaults, type FaultPoint } from '../faults.js'
 import { rebuildUsage, type RebuildProgress } from './rebuild.js'
+import { blockRound } from './tile-page.js'
 
-/** Synchronous unlinks between two turns of the event loop (about a millisecond). */
+/** Tile positions unlinked or looked at synchronously between two turns of the event loop (about a millisecond). */
 const UNLINK_SLICE = 64
 
 export interface Logger { info: (obj: object, msg: string) => void, warn: (obj: object, msg: string) => void }
@@ -65,7 +66,9 @@ export async function createDiskQuota (deps: DiskQuotaDeps) {
       await recorder.flush(after)
     },
     log,
-    truncatePage: (page, rect) => truncatePage(page, rect)
+    truncatePage: (page, rect) => truncatePage(page, rect),
+    scanPage: (page, rect) => scanPage(page, rect),
+    now
   })
 
   /**
@@ -83,22 +86,56 @@ export async function createDiskQuota (deps: DiskQuotaDeps) {
       })
     }
     let n = 0
+    await eachPosition(page, rect, (file) => {
+      try { fs.unlinkSync(file); n++ } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+      }
+    }, (dir) => {
+      // An emptied column directory goes too, as the blob store's truncate does (it recreates
+      // a directory that vanished under a write).
+      try { fs.rmdirSync(dir) } catch { /* not empty, or gone */ }
+    })
+    return n
+  }
+
+  /** The page's tiles on disk, counted position by position (the cleaner settles a truncated page with it). */
+  async function scanPage (page: PageRef, rect: Rect): Promise<{ tiles: number, bytes: number }> {
+    let tiles = 0
+    let bytes = 0
+    await eachPosition(page, rect, (file) => {
+      const st = fs.statSync(file, { throwIfNoEntry: false })
+      if (st) { tiles++; bytes += blockRound(st.size, config.diskBlockSize) }
+    })
+    return { tiles, bytes }
+  }
+
+  /**
+   * Calls `tile` with the path of every tile position of a page's rectangle, synchronously in short
+   * slices (no directory listing, no thread-pool round trip), and `column` with each column's folder.
+   */
+  async function eachPosition (page: PageRef, rect: Rect, tile: (file: string) => void, column: (dir: string) => void = () => {}): Promise<void> {
     let slice = 0
     const key: TileKey = { layer: page.layer, gridSet: page.gridSet, format: page.format, parameterId: page.parameterId, z: page.z, x: 0, y: 0 }
     for (let x = rect[0]; x <= rect[2]; x++) {
       for (let y = rect[1]; y <= rect[3]; y++) {
         key.x = x
         key.y = y
-        try { fs.unlinkSync(deps.blobStore.tilePath(key)); n++ } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
-        }
+        tile(deps.blobStore.tilePath(key))
         if (++slice === UNLINK_SLICE) { slice = 0; await new Promise((resolve) => setImmediate(resolve)) }
       }
-      // An emptied column directory goes too, as the blob store's truncate does (it recreates
-      // a directory that vanished under a write).
-      try { fs.rmdirSync(path.dirname(deps.blobStore.tilePath(key))) } catch { /* not empty, or gone */ }
+      column(path.dirname(deps.blobStore.tilePath(key)))
     }
-    return n
+  }
+
+  /**
+   * Settles the pages this instance truncated that have been quiet long enough (cache-cleaner.ts),
+   * after a flush: every clean-up run does it first, and a cluster's node does it alone in the
+   * rounds another node's clean-up runs.
+   */
+  async function settle (): Promise<void> {
+    if (!config.enabled || abort.signal.aborted || rebuilding) return
+    await recorder.flush()
+    await cleaner.settle(abort.signal)
   }
 
   function startRebuild (): Promise<void> {
@@ -198,6 +235,8 @@ export async function createDiskQuota (deps: DiskQuotaDeps) {
       }
     },
 
+    settle,
+
     /**
      * One run of the clean-up task: every quota whose layers are not being cleaned already, up to
      * maxConcurrentCleanUps at once; resolves when the jobs it started are done. Nothing is
@@ -206,7 +245,7 @@ export async function createDiskQuota (deps: DiskQuotaDeps) {
     async runCleanUp (): Promise<CleanUpRun> {
       const c = config
       if (!c.enabled || abort.signal.aborted || rebuilding) return { skipped: true, results: [] }
-      await recorder.flush()
+      await settle()
       const started: Array<Promise<ExpireResult & { quota: string }>> = []
       const free = (job: { name: string, layers: string[] }) => !running.has(job.name) && !job.layers.some((l) => busyLayers.has(l))
       for (const job of await jobs(c)) {

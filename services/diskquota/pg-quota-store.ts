@@ -214,6 +214,20 @@ export function createPgQuotaStore (db: PgDatabase): QuotaStore {
         await moveSets(c, moves)
       })
     },
+    async settlePage (p, scan, quietBeforeMs) {
+      return await db.transaction(async (c) => {
+        await lockPages(c)
+        const old = (await c.query<{ tiles: number, bytes: number, last: number }>(
+          `SELECT tiles, bytes, last_access_ms AS last FROM dq_pages WHERE ${PAGE} FOR UPDATE`, [p.tileSetId, p.z, p.px, p.py])).rows[0]
+        if (!old || (Number(old.tiles) === scan.tiles && Number(old.bytes) === scan.bytes)) return 'same'
+        if (Number(old.last) >= quietBeforeMs) return 'busy'
+        await c.query(`UPDATE dq_pages p SET tiles = $5, bytes = $6, fill = $7,
+          frequency = ${frequencySql('p.hits', 'p.created_ms', 'p.last_access_ms', '$7')} WHERE ${PAGE}`,
+        [p.tileSetId, p.z, p.px, p.py, scan.tiles, scan.bytes, Math.min(1, scan.tiles / scan.maxTiles)])
+        await moveSets(c, new Map([[p.tileSetId, { tiles: scan.tiles - Number(old.tiles), bytes: scan.bytes - Number(old.bytes) }]]))
+        return 'changed'
+      })
+    },
     async tileSets () {
       const r = await db.query(`SELECT id, layer, grid_set, format, parameter_id, tiles, bytes FROM dq_tilesets
         ORDER BY layer COLLATE "C", grid_set COLLATE "C", format COLLATE "C", parameter_id COLLATE "C"`)

@@ -57,6 +57,12 @@ export interface QuotaStore {
   leastFrequentlyUsed (scope: Scope, n: number): Promise<PageRef[]>
   /** The pages were truncated: whatever their counts still say is gone (one transaction). */
   markTruncated (pages: PageRef[]): Promise<void>
+  /**
+   * Sets a page's tile and byte counts to a scan of its tiles on disk, moving its tile set's
+   * totals by the difference, unless the page was accessed at or after `quietBeforeMs` (a write
+   * whose event may not be in yet: 'busy'). One transaction; 'same' when they already agreed.
+   */
+  settlePage (page: PageRef, scan: { tiles: number, bytes: number, maxTiles: number }, quietBeforeMs: number): Promise<'changed' | 'same' | 'busy'>
   tileSets (): Promise<TileSetUsage[]>
   /** Usage rows of layers whose name starts with `<workspace>:` are dropped (one transaction). */
   forgetWorkspace (workspace: string): Promise<void>

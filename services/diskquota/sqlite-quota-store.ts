@@ -88,6 +88,14 @@ export function createSqliteQuotaStore (db: Db): QuotaStore {
       q.moveSet.run(-old.tiles, -old.bytes, p.tileSetId)
     }
   })
+  const settlePage = db.transaction((p: PageRef, scan: { tiles: number, bytes: number, maxTiles: number }, quietBeforeMs: number): 'changed' | 'same' | 'busy' => {
+    const old = q.page.get(p.tileSetId, p.z, p.px, p.py) as PageRow | undefined
+    if (!old || (old.tiles === scan.tiles && old.bytes === scan.bytes)) return 'same'
+    if (old.last_access_ms >= quietBeforeMs) return 'busy'
+    const d: PageDelta = { tileSet: p, z: p.z, px: p.px, py: p.py, tiles: 0, bytes: 0, hits: 0, accessMs: 0, firstMs: 0, maxTiles: scan.maxTiles }
+    setPage(d, p.tileSetId, old, scan.tiles, scan.bytes, old.hits, 0, old.last_access_ms)
+    return 'changed'
+  })
 
   return {
     readConfig: async () => q.readConfig.get() as string | undefined,
@@ -115,6 +123,7 @@ export function createSqliteQuotaStore (db: Db): QuotaStore {
     leastRecentlyUsed: pick(ORDER.lru),
     leastFrequentlyUsed: pick(ORDER.lfu),
     markTruncated: async (pages) => { markTruncated(pages) },
+    settlePage: async (page, scan, quietBeforeMs) => settlePage(page, scan, quietBeforeMs),
     tileSets: async () => (q.sets.all() as any[]).map(tileSetUsage),
     async forgetWorkspace (ws) {
       const prefix = `${ws}:`

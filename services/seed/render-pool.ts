@@ -7,6 +7,16 @@ import os from 'node:os'
 import { Piscina } from 'piscina'
 import type { FaultRule } from '../faults.js'
 
+/**
+ * Metatiles each render thread works on at once. A render waits for libvips and zlib on libuv's
+ * pool part of the time; with a second metatile in hand the thread draws or filters meanwhile
+ * (seed z0-10 of the bench mosaic, 2 threads: 327 -> 409 tiles/s), but the peak RSS of the seed
+ * rose from 317 to 395 MB (437 MB in the bench process), past the seeding budget of 400 MB: each
+ * worker keeps the buffers of the metatiles in flight and the garbage of those before them until
+ * its next GC. So one, until the renderer reuses its buffers.
+ */
+export const TASKS_PER_THREAD = 1
+
 /** Runs one named task of the render worker entry file. */
 export type RunOnPool = (payload: unknown, opts: { name: string, signal?: AbortSignal }) => Promise<unknown>
 
@@ -37,6 +47,7 @@ export function createTilePool ({ threads, nice = 0, faultKillAt, onError = () =
     maxThreads: threads,
     idleTimeout: 30_000,
     maxQueue: 'auto',
+    concurrentTasksPerWorker: TASKS_PER_THREAD,
     // Workers need none of the parent's loaders (a test runner's --import hooks break them).
     execArgv: process.execArgv.filter((a) => a === '--enable-source-maps'),
     // geotiff loads `web-worker`, which reads workerData.mod on import in any worker thread.

@@ -9,7 +9,7 @@ import { RenderQueueFull } from '../errors.js'
 export type RenderPriority = 'interactive' | 'seed'
 
 export interface RenderQueueOptions {
-  /** Renders handed to the pool at once: its thread count keeps every thread busy. */
+  /** Renders handed to the pool at once: as many as its threads work on at once keeps every thread busy. */
   slots: number
   /** On-demand renders that may wait for a slot. */
   interactive: number

@@ -11,6 +11,7 @@ import { pgDatabase } from '../fixtures/pg.js'
 import { until } from '../fixtures/cluster.js'
 import { diskUsage } from '../fixtures/diskquota/harness.js'
 import { rgbTiff, pattern, zipOf } from '../fixtures/seed/mosaic.js'
+import { TASKS_PER_THREAD } from '../../services/seed/render-pool.js'
 
 const ADMIN = basic('admin', ADMIN_PASSWORD)
 type Node = Awaited<ReturnType<typeof startBuiltServer>>
@@ -123,9 +124,10 @@ t.test('a seed posted to one node is rendered by both, survives the death of one
   t.equal(res.status, 200)
   t.match(await res.text(), new RegExp(`\\[${third}: topp:m, RESEED, RUNNING\\]`))
   await until('A shows the task aborted', async () => (await taskOf(a, third)).state === 'aborted', 10)
-  // Every node stops within the metatile in hand: once the writes settle, each render thread of the
-  // two nodes wrote at most the metatile (4 x 4 tiles) it had in hand when the kill was answered,
-  // and on A one it may have begun in the milliseconds the announcement took; nothing after.
+  // Every node stops within the metatiles in hand: once the writes settle, each render slot of the
+  // two nodes (2 threads x TASKS_PER_THREAD) wrote at most the metatile (4 x 4 tiles) it had in hand
+  // when the kill was answered, and on A one it may have begun in the milliseconds the announcement
+  // took; nothing after.
   const jpeg = path.join(dataDir, 'tiles/topp/m/EPSG_4326/jpeg')
   const writtenSince = (at: number) => fs.readdirSync(jpeg, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile() && fs.statSync(path.join(e.parentPath, e.name)).mtimeMs >= at).length
@@ -137,7 +139,8 @@ t.test('a seed posted to one node is rendered by both, survives the death of one
     if (!settled) await new Promise((resolve) => setTimeout(resolve, 1000))
     return settled
   }, 60)
-  t.ok(before <= (2 + 2 * 2) * 16, `${before} tiles written after the kill's answer: at most the metatile in hand of each thread`)
+  const slots = 2 * TASKS_PER_THREAD
+  t.ok(before <= (slots + 2 * slots) * 16, `${before} tiles written after the kill's answer: at most the metatile in hand of each render slot`)
   const quiet = Date.now()
   await new Promise((resolve) => setTimeout(resolve, 2000))
   t.equal(writtenSince(quiet), 0, 'nothing written or rewritten after that')

@@ -5,6 +5,7 @@
 import t from 'tap'
 import { build, ADMIN, BASE } from '../helper.js'
 import { createMosaic, pattern, rgbTiff } from '../fixtures/seed/mosaic.js'
+import { TASKS_PER_THREAD } from '../../services/seed/render-pool.js'
 
 const XYZ = `${BASE}/gwc/service/xyz`
 const BBOX: [number, number, number, number] = [-180, -85, 180, 85]
@@ -56,7 +57,7 @@ t.test('past the documented capacity: 503 with Retry-After and a message; the re
   const ok = answers.filter((r) => r.statusCode === 200)
   const busy = answers.filter((r) => r.statusCode === 503)
   t.equal(ok.length + busy.length, 12, 'only 200 or 503')
-  t.equal(ok.length, 4, 'one rendering and three waiting are served')
+  t.equal(ok.length, TASKS_PER_THREAD + 3, `the thread's ${TASKS_PER_THREAD} renders at once and three waiting are served`)
   for (const r of busy) {
     t.equal(r.headers['retry-after'], '1')
     t.equal(r.body, 'The render queue is full; try again later')

@@ -1,7 +1,10 @@
 // Accounting and eviction on real storage: a real blob store, a real SQLite usage store and a
 // controlled clock. At zoom 2 of EPSG:4326 (8x4 tiles) every page holds one tile.
 import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
 import { quotaHarness, diskUsage, MINUTE, type Harness } from '../../fixtures/diskquota/harness.js'
+import { QUIET_MS } from '../../../services/diskquota/cache-cleaner.js'
 
 const L = 'topp:states'
 const TILE = 5000 // 8192 bytes on disk with 4096-byte blocks
@@ -108,12 +111,31 @@ t.test('usage counted for tiles that are no longer on disk is dropped when their
   const h = await quotaHarness(t)
   const keys = await fourTiles(h)
   await h.dq.flush()
-  const fs = await import('node:fs')
   fs.rmSync(h.blobStore.tilePath(keys[0])) // behind the store's back: no event
   await h.dq.update({ enabled: true, globalExpirationPolicyName: 'LRU', globalQuota: { value: String(3 * 8192), units: 'B' } })
   await h.dq.runCleanUp()
   t.same(keys.map(h.exists), [false, true, true, true], 'the phantom page went first and freed enough')
   t.equal(await h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes)
+})
+
+t.test('a tile written into a page while it was truncated is counted again once the page is quiet', async (t) => {
+  const h = await quotaHarness(t)
+  const [a, b, c, d] = await fourTiles(h)
+  h.clock.ms += MINUTE
+  for (const k of [a, b, c]) await h.read(k) // d is the least recently used
+  await h.dq.update({ enabled: true, globalExpirationPolicyName: 'LRU', globalQuota: { value: String(3 * 8192), units: 'B' } })
+  await h.dq.runCleanUp()
+  t.same([a, b, c, d].map(h.exists), [true, true, true, false])
+  // A render thread's write of d that the truncation's zeroing swallowed: on disk, not counted.
+  fs.mkdirSync(path.dirname(h.blobStore.tilePath(d)), { recursive: true })
+  fs.writeFileSync(h.blobStore.tilePath(d), Buffer.alloc(TILE, 1))
+  await h.dq.runCleanUp()
+  t.equal(await h.store.usedBytes({ except: [] }), 3 * 8192, 'within the quiet time the page is left as recorded')
+  h.clock.ms += QUIET_MS
+  await h.dq.runCleanUp()
+  t.ok(h.logs.some((l) => l.msg === 'disk quota: settled a truncated page against the disk'), 'the page was settled')
+  t.same(diskUsage(h.blobStore.root, 4096), { bytes: 3 * 8192, files: 3 }, 'counted again, the cache went back under its quota')
+  t.equal(await h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes, 'accounted equals the disk')
 })
 
 t.test('a lost usage store is rebuilt from the files on disk, keeping writes made meanwhile', async (t) => {

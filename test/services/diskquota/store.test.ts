@@ -95,6 +95,20 @@ for (const backend of BACKENDS) {
       'a truncated page counts again from zero, its hits kept')
   })
 
+  t.test(`${backend}: a quiet page is settled to a scan of the disk, its tile set moved by the difference; a busy one is not`, async (t) => {
+    const store = quotaStore(await openBackend(t, backend))
+    await store.applyBatch(Object.values(P), 30 * MIN)
+    const p3 = (await store.leastRecentlyUsed({ layers: ['ws:a'] }, 10)).find((p) => p.z === 5 && p.px === 1)!
+    t.equal(await store.settlePage(p3, { tiles: 1, bytes: 100, maxTiles: 64 }, 6 * MIN), 'same', 'counts that agree with the disk stay')
+    t.equal(await store.settlePage(p3, { tiles: 3, bytes: 300, maxTiles: 64 }, 5 * MIN), 'busy', 'accessed at the quiet limit: left alone')
+    t.same(await totals(store), [['ws:B', 72, 7200], ['ws:a', 77, 7700]])
+    t.equal(await store.settlePage(p3, { tiles: 3, bytes: 300, maxTiles: 64 }, 5 * MIN + 1), 'changed')
+    t.same(await totals(store), [['ws:B', 72, 7200], ['ws:a', 79, 7900]], 'the tile set moved by what the page moved')
+    t.match((await store.leastRecentlyUsed({ layers: ['ws:a'] }, 10)).find((p) => p.z === 5 && p.px === 1), { tiles: 3, bytes: 300, hits: 0, lastAccessMs: 5 * MIN },
+      'hits and access time kept')
+    t.equal(await store.settlePage({ ...p3, z: 9 }, { tiles: 1, bytes: 1, maxTiles: 64 }, 60 * MIN), 'same', 'an unknown page: nothing to settle')
+  })
+
   t.test(`${backend}: the rebuild replaces every count; hits and creation times stay`, async (t) => {
     const store = quotaStore(await openBackend(t, backend))
     await store.applyBatch(Object.values(P), 30 * MIN)
