@@ -236,9 +236,10 @@ export function createTileCache (deps: TileCacheDeps) {
       const settings = deps.settings?.get(layer.workspace, layer.name) ?? DEFAULT_TILE_SETTINGS
       const params = normaliseParameters(layer, req.parameters, 'parameter', TileParameterInvalid)
       const key: TileKey = { layer: layer.qualifiedName, gridSet: req.gridSet.id, format: req.format, parameterId: parameterId(params), z: req.z, x: req.x, y: req.y }
+      const marks = invalidation.inForce(key.layer)
       const cached = settings.expireCache === -1 && !settings.cachedOnly ? undefined : await store.get(key)
       // A tile of a set whose style or data changed after it was written is not served (tile-invalidation.ts).
-      const hit = cached && !invalidation.isStale(key.layer, key.parameterId, cached.mtimeMs) ? cached : undefined
+      const hit = cached && !invalidation.isStale(key.layer, key.parameterId, cached.mtimeMs, marks) ? cached : undefined
       // expireCache: a tile older than that is rendered again (a cached-only layer serves it still).
       const fresh = hit && (settings.cachedOnly || settings.expireCache <= 0 || (deps.now ?? Date.now)() - hit.mtimeMs < settings.expireCache * 1000)
       if (hit && fresh) return { ...hit, cached: true, public: isPublic, settings }
@@ -260,8 +261,9 @@ export function createTileCache (deps: TileCacheDeps) {
         // finds the tile written (changed since it looked) once it holds the lock.
         p = (deps.cluster
           ? deps.cluster.withMetatileLock(metatileKey({ layer, gridSet: req.gridSet }, req.format, key.parameterId, req.z, rect[0], rect[1]), async () => {
+            const current = invalidation.inForce(key.layer)
             const written = await store.get(key)
-            if (written && written.mtimeMs !== cached?.mtimeMs && !invalidation.isStale(key.layer, key.parameterId, written.mtimeMs)) return
+            if (written && written.mtimeMs !== cached?.mtimeMs && !invalidation.isStale(key.layer, key.parameterId, written.mtimeMs, current)) return
             await render()
           })
           : render()).finally(() => inflight.delete(mkey))

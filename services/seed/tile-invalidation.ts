@@ -36,7 +36,7 @@ export interface StyleUse {
 }
 
 /** A drop in force; `id` is its record's (0 until recorded). */
-interface Mark extends DropMark { id: number }
+export interface Mark extends DropMark { id: number }
 
 export function createTileInvalidation ({ sets, store, log, now = Date.now }: InvalidationDeps) {
   const known = new Set<string>()
@@ -147,10 +147,20 @@ export function createTileInvalidation ({ sets, store, log, now = Date.now }: In
       known.add(key)
     },
 
-    /** Whether a cached tile must be rendered again: its set was marked stale after it was written. */
-    isStale (layer: string, parameterId: string, mtimeMs: number): boolean {
-      const marks = stale.get(layer)
-      return marks !== undefined && marks.some((m) => (m.parameterId === undefined || m.parameterId === parameterId) && mtimeMs < m.before)
+    /**
+     * The marks in force for a layer now. A read takes them before it reads the tile and hands them
+     * to isStale: a drop that ends (and lifts its mark) while the read is in flight may have deleted
+     * the file after the read had its bytes, and its mark must still rule them.
+     */
+    inForce (layer: string): readonly Mark[] {
+      return stale.get(layer) ?? []
+    },
+
+    /** Whether a cached tile must be rendered again: its set was marked stale after it was written
+     *  (by a mark in force now or among `before`, those in force when its read began). */
+    isStale (layer: string, parameterId: string, mtimeMs: number, before: readonly Mark[] = []): boolean {
+      const rules = (m: Mark) => (m.parameterId === undefined || m.parameterId === parameterId) && mtimeMs < m.before
+      return before.some(rules) || (stale.get(layer)?.some(rules) ?? false)
     },
 
     /** Styles changed: the tile sets drawn with them go (marked now, deleted in the background). */
