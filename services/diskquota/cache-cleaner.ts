@@ -8,20 +8,26 @@
 // Zeroing a truncated page is exact only if no tile of it is written meanwhile. A render thread
 // writing into the page while it is truncated (on this node or another) can leave a tile on disk
 // whose event the zeroing swallowed, or report a replaced tile the truncation already removed. So
-// the cleaner settles each page it truncated against the disk once the page has been quiet for
-// QUIET_MS (no event recorded since, so every write's event is in): it counts the page's tiles on
-// disk and replaces the page's counts when they differ.
+// the cleaner settles each page it truncated against the disk: QUIET_MS after the truncation it
+// counts the page's tiles on disk (the scan, at S), and QUIET_MS after the scan it replaces the
+// page's counts with the scan's, unless the page saw an event since S - QUIET_MS. A tile written
+// before the scan has an event no earlier than its write; it is either in the store before S -
+// QUIET_MS (counted by both) or later and then, a node flushing every second, in the store by S +
+// QUIET_MS, where it makes the page busy: its count is never taken twice. A busy page is scanned
+// again.
 import type { ExpirationPolicy } from './quota-config.js'
 import type { PageRef, QuotaStore, Scope } from './quota-store.js'
 import { maxTilesInPage, pageRect } from './tile-page.js'
 import { rectArea, type Rect } from '../seed/grid-sets.js'
 
-/** How long a truncated page must have seen no tile event before it is settled against the disk. */
+/** From a truncation to its page's scan, and from the scan to its settling (see the top). */
 export const QUIET_MS = 5_000
 /** A page busy for this long after its truncation is left as it is. */
 const SETTLE_WITHIN_MS = 10 * 60_000
 /** Pages larger than this (tile positions) are not counted position by position. */
 const SCAN_LIMIT = 65_536
+
+const pageKey = (p: PageRef) => `${p.tileSetId}@${p.z}/${p.px}/${p.py}`
 
 export interface Limit { limitBytes: number, policy: ExpirationPolicy }
 
@@ -45,17 +51,22 @@ export interface CleanerDeps {
 export interface ExpireResult { pages: number, tiles: number, bytesBefore: number, bytesAfter: number, limitBytes: number, stoppedShort: boolean }
 
 export function createCacheCleaner ({ store, flush, truncatePage, scanPage, now, log, batch = 64 }: CleanerDeps) {
-  const unsettled = new Map<string, { page: PageRef, rect: Rect, maxTiles: number, at: number }>()
+  interface Unsettled { page: PageRef, rect: Rect, maxTiles: number, at: number, scan?: { tiles: number, bytes: number, at: number } }
+  const unsettled = new Map<string, Unsettled>()
 
-  /** Settles the quiet pages truncated here; the caller flushes the accounting first. */
+  /** Scans or settles the pages truncated here (see the top); the caller flushes the accounting first. */
   async function settle (signal?: AbortSignal): Promise<void> {
     for (const [key, u] of unsettled) {
       const t = now()
       if (signal?.aborted) return
-      if (t - u.at < QUIET_MS) continue
       if (t - u.at > SETTLE_WITHIN_MS) { unsettled.delete(key); continue }
-      const outcome = await store.settlePage(u.page, { ...await scanPage(u.page, u.rect), maxTiles: u.maxTiles }, t - QUIET_MS)
-      if (outcome === 'busy') continue
+      if (!u.scan) {
+        if (t - u.at >= QUIET_MS) u.scan = { ...await scanPage(u.page, u.rect), at: t }
+        continue
+      }
+      if (t - u.scan.at < QUIET_MS) continue
+      const outcome = await store.settlePage(u.page, { tiles: u.scan.tiles, bytes: u.scan.bytes, maxTiles: u.maxTiles }, u.scan.at - QUIET_MS)
+      if (outcome === 'busy') { u.scan = undefined; continue }
       unsettled.delete(key)
       if (outcome === 'changed') log.info({ layer: u.page.layer, gridSet: u.page.gridSet, z: u.page.z, page: [u.page.px, u.page.py] }, 'disk quota: settled a truncated page against the disk')
     }
@@ -84,7 +95,7 @@ export function createCacheCleaner ({ store, flush, truncatePage, scanPage, now,
           const rect = g && pageRect(g, page.px, page.py)
           const deleted = rect ? await truncatePage(page, rect) : 0
           if (rect && rectArea(rect) <= SCAN_LIMIT) {
-            unsettled.set(`${page.tileSetId}@${page.z}/${page.px}/${page.py}`, { page, rect, maxTiles: maxTilesInPage(g), at: now() })
+            unsettled.set(pageKey(page), { page, rect, maxTiles: maxTilesInPage(g), at: now() })
           }
           done.push(page)
           used -= page.bytes
@@ -94,6 +105,12 @@ export function createCacheCleaner ({ store, flush, truncatePage, scanPage, now,
         }
         // Whatever these pages still counted is gone (or never was on disk); no flush comes between.
         await flush(() => store.markTruncated(done))
+        // Their quiet time runs from the zeroing: a scan before it would meet the counts it zeroes.
+        const zeroed = now()
+        for (const page of done) {
+          const u = unsettled.get(pageKey(page))
+          if (u) u.at = zeroed
+        }
         used = await store.usedBytes(scope) // tiles written meanwhile count too
       }
       res.bytesAfter = used

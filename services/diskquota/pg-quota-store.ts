@@ -219,8 +219,9 @@ export function createPgQuotaStore (db: PgDatabase): QuotaStore {
         await lockPages(c)
         const old = (await c.query<{ tiles: number, bytes: number, last: number }>(
           `SELECT tiles, bytes, last_access_ms AS last FROM dq_pages WHERE ${PAGE} FOR UPDATE`, [p.tileSetId, p.z, p.px, p.py])).rows[0]
-        if (!old || (Number(old.tiles) === scan.tiles && Number(old.bytes) === scan.bytes)) return 'same'
+        if (!old) return 'same'
         if (Number(old.last) >= quietBeforeMs) return 'busy'
+        if (Number(old.tiles) === scan.tiles && Number(old.bytes) === scan.bytes) return 'same'
         await c.query(`UPDATE dq_pages p SET tiles = $5, bytes = $6, fill = $7,
           frequency = ${frequencySql('p.hits', 'p.created_ms', 'p.last_access_ms', '$7')} WHERE ${PAGE}`,
         [p.tileSetId, p.z, p.px, p.py, scan.tiles, scan.bytes, Math.min(1, scan.tiles / scan.maxTiles)])

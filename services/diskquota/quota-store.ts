@@ -60,7 +60,8 @@ export interface QuotaStore {
   /**
    * Sets a page's tile and byte counts to a scan of its tiles on disk, moving its tile set's
    * totals by the difference, unless the page was accessed at or after `quietBeforeMs` (a write
-   * whose event may not be in yet: 'busy'). One transaction; 'same' when they already agreed.
+   * whose event may not be in yet: 'busy', whatever the counts). One transaction; 'same' when they
+   * already agreed.
    */
   settlePage (page: PageRef, scan: { tiles: number, bytes: number, maxTiles: number }, quietBeforeMs: number): Promise<'changed' | 'same' | 'busy'>
   tileSets (): Promise<TileSetUsage[]>

@@ -90,8 +90,9 @@ export function createSqliteQuotaStore (db: Db): QuotaStore {
   })
   const settlePage = db.transaction((p: PageRef, scan: { tiles: number, bytes: number, maxTiles: number }, quietBeforeMs: number): 'changed' | 'same' | 'busy' => {
     const old = q.page.get(p.tileSetId, p.z, p.px, p.py) as PageRow | undefined
-    if (!old || (old.tiles === scan.tiles && old.bytes === scan.bytes)) return 'same'
+    if (!old) return 'same'
     if (old.last_access_ms >= quietBeforeMs) return 'busy'
+    if (old.tiles === scan.tiles && old.bytes === scan.bytes) return 'same'
     const d: PageDelta = { tileSet: p, z: p.z, px: p.px, py: p.py, tiles: 0, bytes: 0, hits: 0, accessMs: 0, firstMs: 0, maxTiles: scan.maxTiles }
     setPage(d, p.tileSetId, old, scan.tiles, scan.bytes, old.hits, 0, old.last_access_ms)
     return 'changed'

@@ -5,6 +5,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { quotaHarness, diskUsage, MINUTE, type Harness } from '../../fixtures/diskquota/harness.js'
 import { QUIET_MS } from '../../../services/diskquota/cache-cleaner.js'
+import { writeTileFile } from '../../../services/render/tile-files.js'
 
 const L = 'topp:states'
 const TILE = 5000 // 8192 bytes on disk with 4096-byte blocks
@@ -133,8 +134,35 @@ t.test('a tile written into a page while it was truncated is counted again once 
   t.equal(await h.store.usedBytes({ except: [] }), 3 * 8192, 'within the quiet time the page is left as recorded')
   h.clock.ms += QUIET_MS
   await h.dq.runCleanUp()
+  t.equal(await h.store.usedBytes({ except: [] }), 3 * 8192, 'quiet since the truncation: scanned, not yet settled')
+  h.clock.ms += QUIET_MS
+  await h.dq.runCleanUp()
   t.ok(h.logs.some((l) => l.msg === 'disk quota: settled a truncated page against the disk'), 'the page was settled')
   t.same(diskUsage(h.blobStore.root, 4096), { bytes: 3 * 8192, files: 3 }, 'counted again, the cache went back under its quota')
+  t.equal(await h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes, 'accounted equals the disk')
+})
+
+t.test('a tile written before the settling scan whose event comes after it is counted once', async (t) => {
+  const h = await quotaHarness(t)
+  const [a, b, c, d] = await fourTiles(h)
+  h.clock.ms += MINUTE
+  for (const k of [a, b, c]) await h.read(k)
+  await h.dq.update({ enabled: true, globalExpirationPolicyName: 'LRU', globalQuota: { value: String(3 * 8192), units: 'B' } })
+  await h.dq.runCleanUp()
+  t.same([a, b, c, d].map(h.exists), [true, true, true, false])
+  await h.dq.update({ globalQuota: { value: String(4 * 8192), units: 'B' } }) // d may come back
+  // A render thread (of this node or another) writes d's metatile; the scan sees the file...
+  h.clock.ms += QUIET_MS
+  const set = { layer: d.layer, gridSet: d.gridSet, format: d.format, parameterId: d.parameterId }
+  const { tmpDir, paths } = h.blobStore.metatileTarget(set, d.z, [d.x, d.y, d.x, d.y])
+  const write = writeTileFile(tmpDir, paths[0], Buffer.alloc(TILE, 3))
+  await h.dq.runCleanUp()
+  // ... and its event is recorded only now, after the scan.
+  h.blobStore.recordMetatile(set, d.z, [d.x, d.y, d.x, d.y], [write])
+  h.clock.ms += QUIET_MS
+  await h.dq.runCleanUp()
+  t.equal(await h.store.usedBytes({ except: [] }), 4 * 8192, 'the event counts the tile; the scan\'s count of it is not added again')
+  for (let i = 0; i < 4; i++) { h.clock.ms += QUIET_MS; await h.dq.runCleanUp() }
   t.equal(await h.store.usedBytes({ except: [] }), diskUsage(h.blobStore.root, 4096).bytes, 'accounted equals the disk')
 })
 
