@@ -45,7 +45,8 @@ export async function drawGranule (job: RenderJob, g: GranuleRef, out: BandData)
   const image = coarsestLevel(levels, g, needX, needY)
   const mask = maskOf(images, image)
   if (!mask && decimates(g, image, need)) {
-    const syn = await synthetic(`${key}#${images.indexOf(image)}`, image)
+    const level = images.indexOf(image)
+    const syn = await synthetic(`${key}#${level}`, image, level === 0 && vipsReadable(g.path, image) ? g.path : undefined)
     drawSynthetic(job, g, m, syn, g.width / image.getWidth() * SYNTH_FACTOR, g.height / image.getHeight() * SYNTH_FACTOR, out)
     return
   }

@@ -6,7 +6,7 @@
 // its way between threads.
 import sharp from 'sharp'
 import { readFile } from 'node:fs/promises'
-import { renderFailure, renderMosaic } from './render-mosaic.js'
+import { createRenderScratch, renderFailure, renderMosaic, type RenderScratch } from './render-mosaic.js'
 import type { RenderJob } from './mosaic-types.js'
 import { writeTileFile, type TileWrite } from './tile-files.js'
 import { cutAndEncode, type EncodeFormat } from './tile-encode.js'
@@ -38,17 +38,23 @@ export interface MetatileResult {
   damaged?: { path: string, reason: string }
 }
 
+/** This thread's render scratch not in use: one per metatile in hand at most (render-mosaic.ts). */
+const idle: RenderScratch[] = []
+
 export async function renderMetatile (p: MetatilePayload, fault: FaultPoint): Promise<MetatileResult> {
-  let img
-  try { img = await renderMosaic(p.job) } catch (err) {
-    const failure = renderFailure(err)
-    if (failure) return { writes: [], ...failure }
-    throw err
-  }
-  if (img.width !== p.cols * p.tileSize || img.height !== p.rows * p.tileSize) {
-    throw new Error(`renderer returned ${img.width}x${img.height}, expected ${p.cols * p.tileSize}x${p.rows * p.tileSize}`)
-  }
-  return writeTiles(await cutAndEncode(img.rgba, p.cols, p.rows, p.tileSize, p.format, p.quality), p.target, fault)
+  const scratch = idle.pop() ?? createRenderScratch()
+  try {
+    let img
+    try { img = await renderMosaic(p.job, scratch) } catch (err) {
+      const failure = renderFailure(err)
+      if (failure) return { writes: [], ...failure }
+      throw err
+    }
+    if (img.width !== p.cols * p.tileSize || img.height !== p.rows * p.tileSize) {
+      throw new Error(`renderer returned ${img.width}x${img.height}, expected ${p.cols * p.tileSize}x${p.rows * p.tileSize}`)
+    }
+    return writeTiles(await cutAndEncode(img.rgba, p.cols, p.rows, p.tileSize, p.format, p.quality), p.target, fault)
+  } finally { idle.push(scratch) }
 }
 
 /** Writes encoded tiles to their paths (temp file and rename each); a failed write ends the list. */

@@ -4,6 +4,7 @@
 import type { GeoTIFFImage } from 'geotiff'
 import type { GranuleRef } from './mosaic-types.js'
 import { isMask, loadTiles, type Samples } from './tiff-source.js'
+import { decimateWithVips } from './vips-window.js'
 
 /** Images usable as overviews of the first one: same band count, smaller, not masks. */
 export function pyramid (images: GeoTIFFImage[]): GeoTIFFImage[] {
@@ -49,7 +50,12 @@ export interface Synthetic {
 const synthetics = new Map<string, Promise<Synthetic>>()
 const synthBytes = new Map<string, number>()
 
-async function buildSynthetic (image: GeoTIFFImage): Promise<Synthetic> {
+/** The decimated copy of a level; `vipsPath`: the level is the first image of that file, which
+ *  libvips reads unchanged (several times faster than geotiff.js). */
+async function buildSynthetic (image: GeoTIFFImage, vipsPath?: string): Promise<Synthetic> {
+  const spp0 = image.getSamplesPerPixel()
+  const vips = vipsPath ? await decimateWithVips(vipsPath, image, SYNTH_FACTOR) : undefined
+  if (vips) return { ...vips, spp: spp0 }
   const iw = image.getWidth()
   const ih = image.getHeight()
   const tw = image.getTileWidth()
@@ -82,10 +88,10 @@ async function buildSynthetic (image: GeoTIFFImage): Promise<Synthetic> {
   return { width: sw, height: sh, spp, data }
 }
 
-export async function synthetic (key: string, image: GeoTIFFImage): Promise<Synthetic> {
+export async function synthetic (key: string, image: GeoTIFFImage, vipsPath?: string): Promise<Synthetic> {
   const hit = synthetics.get(key)
   if (hit) { synthetics.delete(key); synthetics.set(key, hit); return hit }
-  const p = buildSynthetic(image)
+  const p = buildSynthetic(image, vipsPath)
   synthetics.set(key, p)
   try {
     const syn = await p

@@ -52,24 +52,29 @@ export function encodePng (rgba: Uint8Array, imageWidth: number, left: number, t
   return new Promise((resolve, reject) => {
     zlib.deflate(rows, DEFLATE, (err, idat) => {
       if (err) { reject(err); return }
-      const ihdr = Buffer.alloc(13)
-      ihdr.writeUInt32BE(width, 0)
-      ihdr.writeUInt32BE(height, 4)
-      ihdr[8] = 8 // bit depth
-      ihdr[9] = alpha ? 6 : 2 // colour type: RGBA or RGB
-      // compression, filter method and interlace: 0
-      resolve(Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]))
+      // Signature, IHDR, IDAT and IEND written into one buffer (the tile's only copy of its data).
+      const png = Buffer.allocUnsafe(8 + 25 + 12 + idat.length + 12)
+      SIGNATURE.copy(png, 0)
+      let o = 8
+      const chunk = (type: string, length: number, fill: (at: number) => void) => {
+        png.writeUInt32BE(length, o)
+        png.write(type, o + 4, 'latin1')
+        fill(o + 8)
+        png.writeUInt32BE(zlib.crc32(png.subarray(o + 4, o + 8 + length)) >>> 0, o + 8 + length)
+        o += 12 + length
+      }
+      chunk('IHDR', 13, (at) => {
+        png.writeUInt32BE(width, at)
+        png.writeUInt32BE(height, at + 4)
+        png[at + 8] = 8 // bit depth
+        png[at + 9] = alpha ? 6 : 2 // colour type: RGBA or RGB
+        png[at + 10] = png[at + 11] = png[at + 12] = 0 // compression, filter method, interlace
+      })
+      chunk('IDAT', idat.length, (at) => { idat.copy(png, at) })
+      chunk('IEND', 0, () => {})
+      resolve(png)
     })
   })
-}
-
-function chunk (type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8)
-  head.writeUInt32BE(data.length, 0)
-  head.write(type, 4, 'latin1')
-  const tail = Buffer.alloc(4)
-  tail.writeUInt32BE(zlib.crc32(data, zlib.crc32(head.subarray(4))) >>> 0, 0)
-  return Buffer.concat([head, data, tail])
 }
 
 type Filter = (cur: Uint8Array, prev: Uint8Array, out: Uint8Array, o: number, bpp: number) => void

@@ -22,10 +22,9 @@ function stretch (v: number, min: number, max: number): number {
   return s < 0 ? 0 : s > 255 ? 255 : s
 }
 
-export function defaultRendering (data: BandData): Uint8Array {
+export function defaultRendering (data: BandData, out: Uint8Array = new Uint8Array(data.width * data.height * 4)): Uint8Array {
   const { width, height, bands, valid, ranges } = data
   const n = width * height
-  const out = new Uint8Array(n * 4)
   const rgb = bands.length >= 3
   const [r, g, b] = rgb ? [bands[0], bands[1], bands[2]] : [bands[0], bands[0], bands[0]]
   const [rr, rg, rb] = rgb ? [ranges[0], ranges[1], ranges[2]] : [ranges[0], ranges[0], ranges[0]]
@@ -120,12 +119,14 @@ function painter (cm: NonNullable<RasterStyle['colorMap']>): Paint {
   }
 }
 
-/** RGBA pixels of the band data under a style (or the default rendering when there is none). */
-export function applyRasterStyle (data: BandData, style: RasterStyle | undefined): Uint8Array {
-  if (!style || data.bands.length === 0) return defaultRendering(data)
+/**
+ * RGBA pixels of the band data under a style (or the default rendering when there is none), into
+ * `out` when given (zeroed, width x height x 4).
+ */
+export function applyRasterStyle (data: BandData, style: RasterStyle | undefined, out: Uint8Array = new Uint8Array(data.width * data.height * 4)): Uint8Array {
+  if (!style || data.bands.length === 0) return defaultRendering(data, out)
   const { width, height, bands, valid, ranges } = data
   const n = width * height
-  const out = new Uint8Array(n * 4)
   const band = (b: number) => Math.min(Math.max(1, b), bands.length) - 1
   const ch = style.channels
   let picked: number[]

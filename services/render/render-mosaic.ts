@@ -43,8 +43,38 @@ async function reading<T> (g: GranuleRef, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Band values of the job's area before styling. */
-export async function renderBands (job: RenderJob): Promise<BandData> {
+/**
+ * The arrays of one render of 8-bit data (byte bands, the valid mask, the RGBA output), kept from
+ * one render to the next of the same size: a render worker holds one per metatile in hand, so a
+ * seed allocates (and the garbage collector frees) no 8 MB per metatile, which in a worker with
+ * two metatiles in hand kept the heap's garbage past the seeding memory budget.
+ */
+export function createRenderScratch () {
+  let n = -1
+  let bands: Uint8Array[] = []
+  let valid = new Uint8Array(0)
+  let rgba = new Uint8Array(0)
+  return {
+    /** Band arrays (values undefined where not valid), a zeroed mask and zeroed RGBA for n pixels. */
+    take (pixels: number, bandCount: number): { bands: Uint8Array[], valid: Uint8Array, rgba: Uint8Array } {
+      if (pixels !== n) {
+        n = pixels
+        bands = []
+        valid = new Uint8Array(n)
+        rgba = new Uint8Array(n * 4)
+      } else {
+        valid.fill(0)
+        rgba.fill(0)
+      }
+      while (bands.length < bandCount) bands.push(new Uint8Array(n))
+      return { bands: bands.slice(0, bandCount), valid, rgba }
+    }
+  }
+}
+export type RenderScratch = ReturnType<typeof createRenderScratch>
+
+/** Band values of the job's area before styling; `scratch` lends the arrays of 8-bit data. */
+export async function renderBands (job: RenderJob, scratch?: RenderScratch): Promise<BandData & { rgba?: Uint8Array }> {
   const n = job.width * job.height
   const bandCount = Math.max(1, job.bands)
   // Bytes when every granule holds unsigned 8-bit samples (the values fit exactly), else floats.
@@ -57,19 +87,22 @@ export async function renderBands (job: RenderJob): Promise<BandData> {
       if (images[0].getBitsPerSample(b) !== 8 || images[0].getSampleFormat(b) !== 1) { bytes = false; break }
     }
   }
-  const out: BandData = {
+  const lent = bytes && scratch ? scratch.take(n, bandCount) : undefined
+  const out: BandData & { rgba?: Uint8Array } = {
     width: job.width,
     height: job.height,
-    bands: Array.from({ length: bandCount }, () => bytes ? new Uint8Array(n) : new Float32Array(n)),
-    valid: new Uint8Array(n),
-    ranges: job.ranges.length ? job.ranges : Array.from({ length: bandCount }, () => ({ min: 0, max: 255 }))
+    bands: lent?.bands ?? Array.from({ length: bandCount }, () => bytes ? new Uint8Array(n) : new Float32Array(n)),
+    valid: lent?.valid ?? new Uint8Array(n),
+    ranges: job.ranges.length ? job.ranges : Array.from({ length: bandCount }, () => ({ min: 0, max: 255 })),
+    rgba: lent?.rgba
   }
   for (const g of job.granules) await reading(g, () => drawGranule(job, g, out))
   return out
 }
 
-export async function renderMosaic (job: RenderJob): Promise<RenderResult> {
-  const bands = await renderBands(job)
-  return { width: job.width, height: job.height, rgba: applyRasterStyle(bands, job.style) }
+/** The job's RGBA image; with `scratch`, in its array (valid until the scratch's next render). */
+export async function renderMosaic (job: RenderJob, scratch?: RenderScratch): Promise<RenderResult> {
+  const bands = await renderBands(job, scratch)
+  return { width: job.width, height: job.height, rgba: applyRasterStyle(bands, job.style, bands.rgba) }
 }
 

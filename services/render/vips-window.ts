@@ -1,5 +1,5 @@
 // The fast path for plain 8-bit TIFFs (unsigned, chunky, grey or RGB, uncompressed/LZW/DEFLATE):
-// libvips (sharp) decodes the window a render needs in strips, several times faster than geotiff.js.
+// libvips (sharp) decodes the window a render needs, several times faster than geotiff.js.
 import sharp from 'sharp'
 import type { GeoTIFFImage } from 'geotiff'
 import type { BandData } from './render-types.js'
@@ -23,12 +23,14 @@ export function vipsReadable (path: string, image: GeoTIFFImage): boolean {
     [1, 5, 8, 32946].includes(compression)
 }
 
-/** Source rows read per libvips call (bounds the window held in memory). */
+/** Bytes of decoded window read per libvips call (bounds the window held in memory). */
+const WINDOW_BYTES = 4 * 2 ** 20
+/** Source rows per libvips call when decimating (decimateWithVips). */
 const STRIP_ROWS = 512
 
 /**
- * Separable nearest-neighbour sampling of a plain 8-bit TIFF through libvips: for each strip of
- * source rows the target rows fall on, the window of columns they need is decoded in one call.
+ * Separable nearest-neighbour sampling of a plain 8-bit TIFF through libvips: the window of source
+ * columns and rows the target needs is decoded in one call (several when it is large).
  * Returns false (nothing drawn) when libvips does not give the file's samples as they are.
  */
 export async function drawWindow (job: RenderJob, g: GranuleRef, m: Mapping, image: GeoTIFFImage, out: BandData): Promise<boolean> {
@@ -55,24 +57,35 @@ export async function drawWindow (job: RenderJob, g: GranuleRef, m: Mapping, ima
   if (x1 < 0) return true
   const ww = x1 - x0 + 1
   for (let i = 0; i < w; i++) if (px[i] >= 0) px[i] = (px[i] - x0) * spp
-  let strip = -1
-  let win: Buffer | undefined
+  // The source rows the target needs, read in windows of up to `rows` rows from the first of them:
+  // usually one call per render, so no source tile is decoded twice.
+  const pys = new Int32Array(h)
+  let y0 = Infinity
+  let y1 = -1
   for (let j = 0; j < h; j++) {
     const v = m.rows[j]
-    if (!(v >= 0 && v < g.height)) continue
-    const py = Math.min(ih - 1, Math.floor(v / fy))
-    const s = Math.floor(py / STRIP_ROWS)
-    if (s !== strip) {
-      strip = s
-      const top = s * STRIP_ROWS
+    const py = v >= 0 && v < g.height ? Math.min(ih - 1, Math.floor(v / fy)) : -1
+    pys[j] = py
+    if (py >= 0) { if (py < y0) y0 = py; if (py > y1) y1 = py }
+  }
+  if (y1 < 0) return true
+  const rows = Math.max(1, Math.floor(WINDOW_BYTES / (ww * spp)))
+  let top = -1
+  let win: Buffer | undefined
+  for (let j = 0; j < h; j++) {
+    const py = pys[j]
+    if (py < 0) continue
+    const at = y0 + Math.floor((py - y0) / rows) * rows
+    if (at !== top) {
+      top = at
       const { data, info } = await sharp(g.path, { limitInputPixels: false })
-        .extract({ left: x0, top, width: ww, height: Math.min(STRIP_ROWS, ih - top) })
+        .extract({ left: x0, top, width: ww, height: Math.min(rows, y1 - top + 1) })
         .raw().toBuffer({ resolveWithObject: true })
       if (info.channels !== spp) { vipsChecked.set(g.path, false); return false }
       vipsChecked.set(g.path, true)
       win = data
     }
-    const rowBase = (py - strip * STRIP_ROWS) * ww * spp
+    const rowBase = (py - top) * ww * spp
     const o0 = j * w
     const src = win!
     if (nb === 3 && !checkNodata) {
@@ -97,6 +110,36 @@ export async function drawWindow (job: RenderJob, g: GranuleRef, m: Mapping, ima
     }
   }
   return true
+}
+
+/**
+ * Every `factor`-th pixel of every `factor`-th row of a plain 8-bit TIFF's first image (pixel
+ * (x * factor, y * factor) of the source at (x, y)), decoded by libvips in strips of full rows;
+ * undefined when libvips does not give the file's samples as they are.
+ */
+export async function decimateWithVips (path: string, image: GeoTIFFImage, factor: number): Promise<{ width: number, height: number, data: Uint8Array } | undefined> {
+  const iw = image.getWidth()
+  const ih = image.getHeight()
+  const spp = image.getSamplesPerPixel()
+  const sw = Math.ceil(iw / factor)
+  const sh = Math.ceil(ih / factor)
+  const data = new Uint8Array(sw * sh * spp)
+  const rows = Math.ceil(STRIP_ROWS / factor) * factor
+  for (let top = 0; top < ih; top += rows) {
+    const { data: strip, info } = await sharp(path, { limitInputPixels: false })
+      .extract({ left: 0, top, width: iw, height: Math.min(rows, ih - top) })
+      .raw().toBuffer({ resolveWithObject: true })
+    if (info.channels !== spp) { vipsChecked.set(path, false); return undefined }
+    for (let y = top; y < top + info.height; y += factor) {
+      const from = (y - top) * iw * spp
+      let o = (y / factor) * sw * spp
+      for (let x = 0; x < iw; x += factor) {
+        const k = from + x * spp
+        for (let b = 0; b < spp; b++) data[o++] = strip[k + b]
+      }
+    }
+  }
+  return { width: sw, height: sh, data }
 }
 
 /** Forgets which files libvips was found to read unchanged. */

@@ -55,6 +55,21 @@ t.test('libvips reads give the same pixels as geotiff.js, EPSG:4326 and EPSG:900
     for (let i = 3; i < vips.length; i += 4) if (vips[i] === 255) opaque++
     t.ok(opaque > 0 && opaque < vips.length / 4, 'some pixels drawn, some left transparent')
   }
+  // A granule big enough to be decimated for coarse renders (overviews.ts): its decimated copy
+  // decoded by libvips holds the same pixels as geotiff.js's; so does a render in several windows.
+  const big = path.join(tempDir(t, 'mwvips'), 'big.tif')
+  fs.writeFileSync(big, makeTiledTiff({ bbox: [0, 40, 10, 50], bands: 3, tile: 256, deflate: true, levels: [{ width: 2050, height: 2050, value }] }))
+  const bigRef: GranuleRef = { path: big, crs: 'EPSG:4326', bbox: [0, 40, 10, 50], width: 2050, height: 2050, bands: 3, nodata: null }
+  for (const job of [
+    { crs: 'EPSG:4326', bbox: [-1, 39, 11, 51], width: 300, height: 290, granules: [bigRef], bands: 3, ranges },
+    { crs: 'EPSG:900913', bbox: [lonToX(1), latToY(41), lonToX(9), latToY(49)], width: 200, height: 260, granules: [bigRef], bands: 3, ranges },
+    // Full resolution, more rows than one libvips window holds (vips-window.ts): several windows.
+    { crs: 'EPSG:4326', bbox: [0.5, 40.2, 9.5, 49.9], width: 1845, height: 1990, granules: [bigRef], bands: 3, ranges }
+  ] as RenderJob[]) {
+    await closeRenderCache()
+    const { vips, reference } = await both(job)
+    t.ok(vips.equals(reference), `coarse or large: ${job.crs} ${job.bbox.join(',')}`)
+  }
   // One known sample: the centre of the west granule's pixel (10, 20).
   const one = await renderMosaic({ crs: 'EPSG:4326', bbox: [10 / 30, 50 - 21 / 30, 11 / 30, 50 - 20 / 30], width: 1, height: 1, granules: g, bands: 3, ranges })
   t.same([...one.rgba], [value(10, 20, 0), value(10, 20, 1), value(10, 20, 2), 255])
