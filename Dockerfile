@@ -8,8 +8,9 @@ RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 WORKDIR /app
-# MALLOC_ARENA_MAX=2: glibc's per-thread malloc arenas otherwise add ~100 MB of RSS while render threads seed.
-ENV NODE_ENV=production MAPWARDEN_HOST=0.0.0.0 MAPWARDEN_PORT=8080 MAPWARDEN_DATA_DIR=/data MALLOC_ARENA_MAX=2
+# MALLOC_ARENA_MAX=2: glibc's per-thread malloc arenas otherwise add ~100 MB of RSS while render threads seed;
+# MALLOC_MMAP_THRESHOLD_: blocks of 1 MiB and more go back to the system when freed (libvips' windows).
+ENV NODE_ENV=production MAPWARDEN_HOST=0.0.0.0 MAPWARDEN_PORT=8080 MAPWARDEN_DATA_DIR=/data MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=1048576
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -10,12 +10,12 @@ import type { FaultRule } from '../faults.js'
 /**
  * Metatiles each render thread works on at once. A render waits for libvips and zlib on libuv's
  * pool part of the time; with a second metatile in hand the thread draws or filters meanwhile
- * (seed z0-10 of the bench mosaic, 2 threads: 327 -> 409 tiles/s), but the peak RSS of the seed
- * rose from 317 to 395 MB (437 MB in the bench process), past the seeding budget of 400 MB: each
- * worker keeps the buffers of the metatiles in flight and the garbage of those before them until
- * its next GC. So one, until the renderer reuses its buffers.
+ * (PNG seed z0-10 of the bench mosaic, 2 threads: 335 -> 347-363 tiles/s, CPU-bound either way).
+ * Memory: each metatile in hand has its render scratch (render-mosaic.ts, reused, 8 MB for 4x4
+ * tiles of 256), and glibc returns large blocks at once where MALLOC_MMAP_THRESHOLD_ is set (npm
+ * start, the image, the bench): peak RSS of that seed 367 MB.
  */
-export const TASKS_PER_THREAD = 1
+export const TASKS_PER_THREAD = 2
 
 /** Runs one named task of the render worker entry file. */
 export type RunOnPool = (payload: unknown, opts: { name: string, signal?: AbortSignal }) => Promise<unknown>
