@@ -1,7 +1,7 @@
 // The task pool of a cluster (MAPWARDEN_DATABASE_URL): the same interface as tile-breeder.ts, with
 // the tasks in PostgreSQL (cluster-store.ts) and their work spread over every instance. A request is
 // one job; its tile range goes out as chunks on a work queue (storage/pg/work-queue.ts) that every
-// instance consumes with one worker per render thread. Each node keeps a copy of the cluster's tasks,
+// instance consumes with TASKS_PER_THREAD workers per render thread. Each node keeps a copy of the cluster's tasks,
 // re-read when any node announces a change, so lists, the task resource and the event stream show
 // every task with the progress of all nodes. A kill on any node is announced and every node stops
 // that job's work before its next metatile. A node that dies leaves its chunks to the others: the
