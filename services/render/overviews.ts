@@ -53,9 +53,8 @@ const synthBytes = new Map<string, number>()
 /** The decimated copy of a level; `vipsPath`: the level is the first image of that file, which
  *  libvips reads unchanged (several times faster than geotiff.js). */
 async function buildSynthetic (image: GeoTIFFImage, vipsPath?: string): Promise<Synthetic> {
-  const spp0 = image.getSamplesPerPixel()
   const vips = vipsPath ? await decimateWithVips(vipsPath, image, SYNTH_FACTOR) : undefined
-  if (vips) return { ...vips, spp: spp0 }
+  if (vips) return vips
   const iw = image.getWidth()
   const ih = image.getHeight()
   const tw = image.getTileWidth()

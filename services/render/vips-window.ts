@@ -117,7 +117,7 @@ export async function drawWindow (job: RenderJob, g: GranuleRef, m: Mapping, ima
  * (x * factor, y * factor) of the source at (x, y)), decoded by libvips in strips of full rows;
  * undefined when libvips does not give the file's samples as they are.
  */
-export async function decimateWithVips (path: string, image: GeoTIFFImage, factor: number): Promise<{ width: number, height: number, data: Uint8Array } | undefined> {
+export async function decimateWithVips (path: string, image: GeoTIFFImage, factor: number): Promise<{ width: number, height: number, spp: number, data: Uint8Array } | undefined> {
   const iw = image.getWidth()
   const ih = image.getHeight()
   const spp = image.getSamplesPerPixel()
@@ -139,7 +139,7 @@ export async function decimateWithVips (path: string, image: GeoTIFFImage, facto
       }
     }
   }
-  return { width: sw, height: sh, data }
+  return { width: sw, height: sh, spp, data }
 }
 
 /** Forgets which files libvips was found to read unchanged. */
