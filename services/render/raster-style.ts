@@ -53,13 +53,24 @@ function table (f: Enhance): Uint8Array {
   return t
 }
 
+/** Whether a table maps every byte to itself. */
+function identity (t: Uint8Array): boolean {
+  for (let v = 0; v < 256; v++) if (t[v] !== v) return false
+  return true
+}
+
 /** RGBA of byte bands through one table per channel; invalid pixels stay transparent. */
 function byteLookup (r: Uint8Array, g: Uint8Array, b: Uint8Array, valid: Uint8Array, tr: Uint8Array, tg: Uint8Array, tb: Uint8Array, out: Uint8Array): Uint8Array {
   // One 32-bit store per pixel in the machine's byte order (R first in memory). Int32, not
   // Uint32: stores of negative small integers stay on V8's fast path.
   const px = new Int32Array(out.buffer, out.byteOffset, out.length >> 2)
   const n = px.length
-  if (LITTLE_ENDIAN) {
+  if (LITTLE_ENDIAN && identity(tr) && identity(tg) && identity(tb)) {
+    // 8-bit bands shown as they are (the default rendering of RGB imagery): no lookups.
+    for (let i = 0; i < n; i++) {
+      if (valid[i]) px[i] = r[i] | (g[i] << 8) | (b[i] << 16) | -16777216
+    }
+  } else if (LITTLE_ENDIAN) {
     for (let i = 0; i < n; i++) {
       if (valid[i]) px[i] = tr[r[i]] | (tg[g[i]] << 8) | (tb[b[i]] << 16) | -16777216
     }
