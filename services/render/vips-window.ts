@@ -69,6 +69,13 @@ export async function drawWindow (job: RenderJob, g: GranuleRef, m: Mapping, ima
     if (py >= 0) { if (py < y0) y0 = py; if (py > y1) y1 = py }
   }
   if (y1 < 0) return true
+  // The target columns this granule covers, when they are one run: a target row that samples the
+  // same source row as the row above (an enlarged level) is then a copy of that run.
+  let i0 = -1
+  let i1 = -1
+  for (let i = 0; i < w; i++) if (px[i] >= 0) { if (i0 < 0) i0 = i; i1 = i }
+  let run = !checkNodata
+  for (let i = i0; run && i <= i1; i++) if (px[i] < 0) run = false
   const rows = Math.max(1, Math.floor(WINDOW_BYTES / (ww * spp)))
   let top = -1
   let win: Buffer | undefined
@@ -85,8 +92,13 @@ export async function drawWindow (job: RenderJob, g: GranuleRef, m: Mapping, ima
       vipsChecked.set(g.path, true)
       win = data
     }
-    const rowBase = (py - top) * ww * spp
     const o0 = j * w
+    if (run && j > 0 && pys[j - 1] === py) {
+      for (let b = 0; b < nb; b++) bands[b].copyWithin(o0 + i0, o0 - w + i0, o0 - w + i1 + 1)
+      valid.fill(1, o0 + i0, o0 + i1 + 1)
+      continue
+    }
+    const rowBase = (py - top) * ww * spp
     const src = win!
     if (nb === 3 && !checkNodata) {
       const b0 = bands[0]; const b1 = bands[1]; const b2 = bands[2]

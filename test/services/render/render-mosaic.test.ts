@@ -1,6 +1,7 @@
 // The renderer's libvips read path (plain 8-bit TIFFs) against its geotiff.js path: the same
 // nearest-neighbour samples, byte for byte, in both grid sets' CRSs, with nodata and across
-// granule edges; and the byte-band styling against the float one.
+// granule edges, enlarged (target rows copied from the row above when they sample the same source
+// row); and the byte-band styling against the float one.
 import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
