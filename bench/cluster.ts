@@ -15,7 +15,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
-import { AUTH, BENCH_PASSWORD, startMapwarden, type Figure } from './harness.js'
+import { AUTH, BENCH_PASSWORD, SERVER_NODE_FLAGS, startMapwarden, type Figure } from './harness.js'
 import { benchMosaicZip, createMosaic } from './tilecache.js'
 
 const ADMIN_URL = process.env.MW_BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -71,7 +71,7 @@ async function clusterSeed (threads: number[]): Promise<{ tilesPerSecond: number
 }
 
 function startServer (dataDir: string, env: Record<string, string>): Promise<{ child: ChildProcess, url: string }> {
-  const child = spawn(process.execPath, [path.join(HERE, '../plugins/server.js')], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, path.join(HERE, '../plugins/server.js')], {
     env: { PATH: process.env.PATH ?? '', MAPWARDEN_PORT: '0', MAPWARDEN_HOST: '127.0.0.1', MAPWARDEN_DATA_DIR: dataDir, MAPWARDEN_ADMIN_PASSWORD: BENCH_PASSWORD, MAPWARDEN_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })

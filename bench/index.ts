@@ -3,17 +3,19 @@
 // load and misses run the built server as a child process (load about 2 minutes; MW_BENCH_SOAK=1
 // adds a 10-minute soak; misses: cache misses of 50 metatiles under 200 clients, under a minute).
 import { spawnSync } from 'node:child_process'
-import type { Figure } from './harness.js'
+import { SERVER_NODE_FLAGS, type Figure } from './harness.js'
 
 const AREAS = ['core', 'mosaics', 'tilecache', 'diskquota', 'styles', 'security', 'wms', 'load', 'misses', 'cluster']
 
 async function main () {
   // Measured as the server runs (npm start, the image): glibc limited to two malloc arenas, and
-  // blocks of 1 MiB and more returned when freed, which holds the RSS of the render threads. The
-  // variables only act at process start, hence the child.
-  if (process.env.MALLOC_ARENA_MAX === undefined || process.env.MALLOC_MMAP_THRESHOLD_ === undefined) {
+  // blocks of 1 MiB and more returned when freed, which holds the RSS of the render threads; the
+  // main thread's young generation held at 8 MB (SERVER_NODE_FLAGS). These only act at process
+  // start, hence the child.
+  const flags = SERVER_NODE_FLAGS.filter((f) => !process.execArgv.includes(f))
+  if (process.env.MALLOC_ARENA_MAX === undefined || process.env.MALLOC_MMAP_THRESHOLD_ === undefined || flags.length) {
     const env = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '1048576', ...process.env }
-    const child = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env })
+    const child = spawnSync(process.execPath, [...process.execArgv, ...flags, ...process.argv.slice(1)], { stdio: 'inherit', env })
     process.exit(child.status ?? 1)
   }
   const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'))

@@ -24,6 +24,7 @@ import yazl from 'yazl'
 import { demoZip } from '../scripts/demo.js'
 import { GRID_SETS, gridSubset } from '../services/seed/grid-sets.js'
 import { rectAt, tileRange } from '../services/seed/tile-range.js'
+import { SERVER_NODE_FLAGS } from './harness.js'
 
 type Figure = { name: string, value: number, unit: string, note?: string }
 const HERE = path.dirname(fileURLToPath(import.meta.url))
@@ -48,7 +49,7 @@ export async function startServer (extraEnv: Record<string, string> = {}): Promi
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-load-'))
   const port = await freePort()
   // --expose-gc: /bench/stats?gc=1 collects before it reads memory, so "after" figures are what is retained.
-  const child = spawn(process.execPath, ['--expose-gc', path.join(HERE, 'load-server.js')], {
+  const child = spawn(process.execPath, ['--expose-gc', ...SERVER_NODE_FLAGS, path.join(HERE, 'load-server.js')], {
     env: {
       PATH: process.env.PATH ?? '',
       // As the server runs (bench/index.ts sets it for every area): two malloc arenas.

@@ -184,7 +184,7 @@ export async function run (): Promise<Figure[]> {
       figures.push(
         { name: `tilecache seed ${gs} z0-${ZOOM} PNG`, value: round(r.tiles / r.secs), unit: 'tiles/s', note: `${r.tiles} tiles in ${r.secs.toFixed(1)} s` },
         { name: `tilecache seed ${gs} avg tile size`, value: Math.round(r.bytes / Math.max(1, r.tiles)), unit: 'bytes' },
-        { name: `tilecache seed ${gs} peak RSS`, value: Math.round(r.rss / 2 ** 20), unit: 'MB', note: `whole process, worker threads included; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? 'unset'}, MALLOC_MMAP_THRESHOLD_=${process.env.MALLOC_MMAP_THRESHOLD_ ?? 'unset'}; target < 400` },
+        { name: `tilecache seed ${gs} peak RSS`, value: Math.round(r.rss / 2 ** 20), unit: 'MB', note: `whole process, worker threads included; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? 'unset'}, MALLOC_MMAP_THRESHOLD_=${process.env.MALLOC_MMAP_THRESHOLD_ ?? 'unset'}, node ${process.execArgv.join(' ') || 'without flags'}; target < 400` },
         { name: `tilecache seed ${gs} longest event-loop stall`, value: round(r.maxLoopMs), unit: 'ms', note: 'monitorEventLoopDelay while seeding; target <= 50' },
         { name: `tilecache seed ${gs} event-loop delay p99`, value: round(r.p99LoopMs), unit: 'ms', note: 'same histogram' })
       // The ceiling right after the seed it is compared with (the machine's load drifts), same tile count.
