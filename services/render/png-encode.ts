@@ -91,7 +91,7 @@ const avg8 = (a: number, b: number) => (a & b) + (((a ^ b) >>> 1) & LOW)
  * image, over the row from pixel `prev` (-1: the first row, zeros above), into `out` at `o` as
  * `bpp` (3: RGB, 4: RGBA) bytes a pixel. With `words` (the image as little-endian 32-bit pixels)
  * None, Sub, Up and Average work on whole pixels at a time, a byte lane a sample; Paeth, whose
- * predictor picks per sample, goes sample by sample.
+ * predictor picks per sample, takes each sample out of the words (paethRow).
  */
 function filterRow (f: number, rgba: Uint8Array, words: Int32Array | undefined, cur: number, prev: number, n: number, out: Uint8Array, o: number, bpp: number) {
   if (!words) { filterSamples(f, rgba, cur, prev, n, out, o, bpp); return }
