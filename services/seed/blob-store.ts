@@ -9,7 +9,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { checkName } from '../files/names.js'
-import { writeTileFile, type TileWrite } from '../render/tile-files.js'
+import { readTileFile, writeTileFile, type TileWrite } from '../render/tile-files.js'
 import { FORMATS, formatOfExtension, type TileFormat } from './formats.js'
 import type { Rect } from './grid-sets.js'
 import { noFaults, type FaultPoint } from '../faults.js'
@@ -108,24 +108,11 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
     onTileRead (fn: TileListener) { read.push(fn) },
 
     async get (key: TileKey): Promise<StoredTile | undefined> {
-      let fh
-      try { fh = await fs.open(tilePath(key), 'r') } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-        throw err
-      }
-      try {
-        // open + fstat + one read + close: the fewest system calls for a small file.
-        const st = await fh.stat()
-        const data = Buffer.allocUnsafe(st.size)
-        let off = 0
-        while (off < st.size) {
-          const { bytesRead } = await fh.read(data, off, st.size - off, off)
-          if (bytesRead === 0) break
-          off += bytesRead
-        }
-        emit(read, { ...key, bytes: off })
-        return { data: off === st.size ? data : data.subarray(0, off), size: off, mtimeMs: st.mtimeMs, etag: etagOf(st.size, st.mtimeMs) }
-      } finally { await fh.close() }
+      const file = await readTileFile(tilePath(key))
+      if (!file) return undefined
+      const size = file.data.length
+      emit(read, { ...key, bytes: size })
+      return { data: file.data, size, mtimeMs: file.mtimeMs, etag: etagOf(size, file.mtimeMs) }
     },
 
     async exists (key: TileKey): Promise<boolean> {

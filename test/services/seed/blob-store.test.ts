@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { tempDir } from '../../helper.js'
 import { createBlobStore, type TileEvent } from '../../../services/seed/blob-store.js'
-import { writeTileFile } from '../../../services/render/tile-files.js'
+import { readTileFile, writeTileFile } from '../../../services/render/tile-files.js'
 import { normaliseParameters, parameterId } from '../../../services/seed/parameters.js'
 import type { LayerInfo } from '../../../services/catalog/layers.js'
 
@@ -102,4 +102,20 @@ t.test('tile files: written whole, replaced sizes reported, folders removed mean
   fs.mkdirSync(path.join(dir, 'tiles', '3', '1', '5.png'))
   t.throws(() => writeTileFile(tmpDir, path.join(dir, 'tiles', '3', '1', '5.png'), Buffer.from('x')), { code: 'EISDIR' })
   t.same(fs.readdirSync(tmpDir), [], 'no temp file left by any write')
+})
+
+t.test('tile files: read whole with their time, a missing one is undefined, an unreadable one rejects and leaves no descriptor open', async (t) => {
+  const dir = tempDir(t)
+  const big = Buffer.alloc(3 * 2 ** 20 + 5, 1).map((_, i) => i % 251)
+  fs.writeFileSync(path.join(dir, 'big.png'), big)
+  const got = await readTileFile(path.join(dir, 'big.png'))
+  t.ok(got!.data.equals(big), 'every byte of a file of several MB')
+  t.equal(got!.mtimeMs, fs.statSync(path.join(dir, 'big.png')).mtimeMs)
+  fs.writeFileSync(path.join(dir, 'empty.png'), '')
+  t.equal((await readTileFile(path.join(dir, 'empty.png')))!.data.length, 0, 'an empty file is empty')
+  t.equal(await readTileFile(path.join(dir, 'none.png')), undefined, 'no file: undefined')
+  fs.mkdirSync(path.join(dir, 'folder.png'))
+  const open = fs.readdirSync('/proc/self/fd').length
+  await t.rejects(readTileFile(path.join(dir, 'folder.png')), { code: 'EISDIR' })
+  t.equal(fs.readdirSync('/proc/self/fd').length, open, 'the descriptor was closed')
 })
