@@ -9,8 +9,6 @@ import { fileURLToPath } from 'node:url'
 import { exposedMapwarden, type MapwardenPluginOptions } from '../plugins/app.js'
 
 export interface Figure { name: string, value: number, unit: string, note?: string }
-/** Node's flags as `npm start` and the image run the server (package.json, Dockerfile). */
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=4']
 export const BENCH_PASSWORD = 'bench-admin-password'
 export const AUTH = 'Basic ' + Buffer.from(`admin:${BENCH_PASSWORD}`).toString('base64')
 

@@ -3,7 +3,8 @@
 // load and misses run the built server as a child process (load about 2 minutes; MW_BENCH_SOAK=1
 // adds a 10-minute soak; misses: cache misses of 50 metatiles under 200 clients, under a minute).
 import { spawnSync } from 'node:child_process'
-import { SERVER_NODE_FLAGS, type Figure } from './harness.js'
+import type { Figure } from './harness.js'
+import { SERVER_NODE_FLAGS } from './node-flags.js'
 
 const AREAS = ['core', 'mosaics', 'tilecache', 'diskquota', 'styles', 'security', 'wms', 'load', 'misses', 'cluster']
 

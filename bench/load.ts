@@ -24,7 +24,7 @@ import yazl from 'yazl'
 import { demoZip } from '../scripts/demo.js'
 import { GRID_SETS, gridSubset } from '../services/seed/grid-sets.js'
 import { rectAt, tileRange } from '../services/seed/tile-range.js'
-import { SERVER_NODE_FLAGS } from './harness.js'
+import { SERVER_NODE_FLAGS } from './node-flags.js'
 
 type Figure = { name: string, value: number, unit: string, note?: string }
 const HERE = path.dirname(fileURLToPath(import.meta.url))
