@@ -10,7 +10,7 @@ t.test('npm start and npm run demo build nothing; npm install (prepare) and npm 
   const { scripts } = pkg
   t.notOk(scripts.prestart, 'no prestart hook')
   t.notMatch(scripts.start, /build|tsc|esbuild/, 'start runs the built server')
-  t.match(scripts.start, /node dist\/plugins\/server\.js/)
+  t.match(scripts.start, /node (--[\w-]+=\S+ )*dist\/plugins\/server\.js/, 'node (with its flags) on the built server')
   t.notOk(scripts.predemo, 'no predemo hook')
   t.notMatch(scripts.demo, /build|tsc/, 'the demo uses the built code')
   t.match(scripts.prepare, /npm run build/, 'npm install and npm ci build')
