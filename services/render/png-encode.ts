@@ -11,6 +11,7 @@
 // filtering); a flat tile of two colours 650 bytes against 800. The deflate runs on libuv's pool in
 // one pass (an output chunk as large as the rows), so a metatile's tiles are compressed in parallel
 // with the next tile's filtering.
+import os from 'node:os'
 import zlib from 'node:zlib'
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
@@ -78,7 +79,7 @@ export function encodePng (rgba: Uint8Array, imageWidth: number, left: number, t
 
 /** |v| of a byte read as a signed value (a table: the imagery makes a branch unpredictable). */
 const MAGNITUDE = Uint8Array.from({ length: 256 }, (_, v) => (v < 128 ? v : 256 - v))
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([0x01020304]).buffer)[0] === 4
+const LITTLE_ENDIAN = os.endianness() === 'LE'
 const HIGH = 0x80808080 | 0
 const LOW = 0x7f7f7f7f
 /** a - b in each byte of a word (modulo 256, no borrow across bytes). */

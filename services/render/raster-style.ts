@@ -14,6 +14,7 @@
 //   past the last); values paint exact matches only. Colour maps read the raw value, or the
 //   0..255 value when a contrast enhancement is given.
 // - Opacity multiplies every pixel's alpha.
+import os from 'node:os'
 import type { BandData, RasterStyle } from './render-types.js'
 
 function stretch (v: number, min: number, max: number): number {
@@ -44,7 +45,7 @@ export function defaultRendering (data: BandData, out: Uint8Array = new Uint8Arr
 
 type Enhance = (v: number) => number
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
+const LITTLE_ENDIAN = os.endianness() === 'LE'
 
 /** The 256 results of a function of a byte. */
 function table (f: Enhance): Uint8Array {
