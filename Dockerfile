@@ -3,8 +3,9 @@ FROM node:24-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY . .
-# npm ci builds (the prepare script) once the sources are in.
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev
+# npm ci builds (the prepare script) once the sources are in; npm prune drops better-sqlite3 13
+# (installed by the postinstall script, not listed in package.json), so the script runs again.
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev && npm_config_omit=dev scripts/install-sqlite-napi.sh
 
 FROM node:24-bookworm-slim
 WORKDIR /app

@@ -18,9 +18,9 @@ import type { FastifyInstance } from 'fastify'
 import { AUTH, BENCH_PASSWORD, startMapwarden, type Figure } from './harness.js'
 import { SERVER_NODE_FLAGS } from './node-flags.js'
 import { benchMosaicZip, createMosaic } from './tilecache.js'
+import { BENCH_DATA as DATA, NO_BENCH_DATA } from './data.js'
 
 const ADMIN_URL = process.env.MW_BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const DATA = process.env.BENCH_DATA ?? '/tmp/bench-data'
 const ZOOM = Number(process.env.MW_BENCH_CLUSTER_ZOOM ?? 10)
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 
@@ -143,7 +143,7 @@ async function failover (): Promise<number> {
 
 export async function run (): Promise<Figure[]> {
   if (!fs.existsSync(path.join(DATA, 'granules'))) {
-    return [{ name: 'cluster: seeding', value: NaN, unit: '', note: `no benchmark mosaic at ${DATA}; run ../shared/bench/make-mosaic.sh` }]
+    return [{ name: 'cluster: seeding', value: NaN, unit: '', note: NO_BENCH_DATA }]
   }
   const one = await clusterSeed([2])
   const two = await clusterSeed([1, 1])

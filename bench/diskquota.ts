@@ -11,11 +11,11 @@ import os from 'node:os'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { startMapwarden } from './harness.js'
-import { openDatabase } from '../services/storage/database.js'
-import { createBlobStore } from '../services/seed/blob-store.js'
+import { openDatabase } from '../services/storage/sqlite/database.js'
+import { createBlobStore } from '../services/tilecache/blob-store.js'
 import { createSqliteQuotaStore } from '../services/diskquota/sqlite-quota-store.js'
 import { createDiskQuota } from '../services/diskquota/disk-quota.js'
-import { GRID_SETS, gridSubset } from '../services/seed/grid-sets.js'
+import { GRID_SETS, gridSubset } from '../services/tilecache/grid-sets.js'
 
 type Figure = { name: string, value: number, unit: string, note?: string }
 const TILES = Number(process.env.MW_BENCH_DISKQUOTA_TILES ?? 100_000)

@@ -22,13 +22,13 @@ import { fileURLToPath } from 'node:url'
 import { pipeline } from 'node:stream/promises'
 import yazl from 'yazl'
 import { demoZip } from '../scripts/demo.js'
-import { GRID_SETS, gridSubset } from '../services/seed/grid-sets.js'
-import { rectAt, tileRange } from '../services/seed/tile-range.js'
+import { GRID_SETS, gridSubset } from '../services/tilecache/grid-sets.js'
+import { rectAt, tileRange } from '../services/tilecache/tile-range.js'
 import { SERVER_NODE_FLAGS } from './node-flags.js'
+import { BENCH_DATA as DATA } from './data.js'
 
 type Figure = { name: string, value: number, unit: string, note?: string }
 const HERE = path.dirname(fileURLToPath(import.meta.url))
-const DATA = process.env.BENCH_DATA ?? '/tmp/bench-data'
 const SECONDS = Number(process.env.MW_BENCH_LOAD_SECONDS ?? 60)
 const SOAK_SECONDS = Number(process.env.MW_BENCH_SOAK_SECONDS ?? 600)
 const PASSWORD = 'load-bench-password'

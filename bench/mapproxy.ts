@@ -15,8 +15,9 @@ import path from 'node:path'
 import { spawn, spawnSync } from 'node:child_process'
 import { haveBenchTool } from './harness.js'
 import { BENCH_LONLAT, mapfile } from './mapserver.js'
-import { GRID_SETS, gridSubset, type BBox } from '../services/seed/grid-sets.js'
-import { rectAt, tileRange } from '../services/seed/tile-range.js'
+import { GRID_SETS, gridSubset, type BBox } from '../services/tilecache/grid-sets.js'
+import { rectAt, tileRange } from '../services/tilecache/tile-range.js'
+import { BENCH_DATA } from './data.js'
 
 const MAPSERV = '/usr/lib/cgi-bin/mapserv'
 const PYTHON = '/usr/bin/python3'
@@ -164,8 +165,7 @@ export async function mapProxySeed (vrt: string, bbox: BBox, zoom: number): Prom
 
 // `node dist/bench/mapproxy.js [zoom]`: the MapProxy seed alone (default levels 0..10), as a check.
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const data = process.env.BENCH_DATA ?? '/tmp/bench-data'
-  mapProxySeed(path.join(data, 'mosaic.vrt'), BENCH_LONLAT, Number(process.argv[2] ?? 10)).then((r) => {
+  mapProxySeed(path.join(BENCH_DATA, 'mosaic.vrt'), BENCH_LONLAT, Number(process.argv[2] ?? 10)).then((r) => {
     console.log(r ? `${r.tiles} tiles of the ranges (${r.written} stored, ${r.bytes} bytes) in ${r.secs.toFixed(1)} s: ${(r.tiles / r.secs).toFixed(2)} tiles/s` : 'python3-mapproxy or cgi-mapserver not installed')
   }, (err) => { console.error(err.message); process.exit(1) })
 }

@@ -1,7 +1,7 @@
 // The MapServer 8 mapfile both MapServer baselines use (wms.ts through mapscript, mapproxy.ts
 // through the mapserv CGI): the bench mosaic's VRT as one raster layer `mosaic`, nearest
 // neighbour, RGBA PNG, over the mosaic's extent.
-import type { BBox } from '../services/seed/grid-sets.js'
+import type { BBox } from '../services/tilecache/grid-sets.js'
 
 /** The bench mosaic's extent (lon 0..20, lat 40..60). */
 export const BENCH_LONLAT: BBox = [0, 40, 20, 60]

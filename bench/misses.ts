@@ -12,8 +12,8 @@ import autocannon from 'autocannon'
 import os from 'node:os'
 import type { Figure } from './harness.js'
 import { createLayer, layerSubset, startServer, stats, statuses, type Server } from './load.js'
-import { GRID_SETS, tilesHigh } from '../services/seed/grid-sets.js'
-import { rectAt, tileRange } from '../services/seed/tile-range.js'
+import { GRID_SETS, tilesHigh } from '../services/tilecache/grid-sets.js'
+import { rectAt, tileRange } from '../services/tilecache/tile-range.js'
 
 const ZOOM = Number(process.env.MW_BENCH_MISSES_ZOOM ?? 10)
 const CLIENTS = 200

@@ -6,15 +6,16 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { execFileSync } from 'node:child_process'
-import { openDatabase } from '../services/storage/database.js'
+import { openDatabase } from '../services/storage/sqlite/database.js'
 import { createWorkspaceService } from '../services/catalog/workspaces.js'
 import { createSqliteWorkspaceStore } from '../services/catalog/sqlite-store.js'
 import { createMosaicService } from '../services/mosaics/mosaic-service.js'
 import { createSqliteMosaicStore } from '../services/mosaics/sqlite-store.js'
 import { parseMosaicDefinition } from '../services/mosaics/indexer.js'
 import type { NewGranule } from '../services/mosaics/store.js'
-import { renderMosaic, closeRenderCache } from '../services/render/render-mosaic.js'
+import { renderMosaic, closeRenderCache } from '../services/render/raster/render-mosaic.js'
 import { latToY, lonToX } from '../services/render/crs.js'
+import { BENCH_DATA, NO_BENCH_DATA } from './data.js'
 
 type Figure = { name: string, value: number, unit: string, note?: string }
 
@@ -124,10 +125,9 @@ function withOverviews (src: string): string | undefined {
 
 export async function run (): Promise<Figure[]> {
   const figures: Figure[] = await indexFigures()
-  const data = process.env.BENCH_DATA ?? '/tmp/bench-data'
-  const granules = path.join(data, 'granules')
+  const granules = path.join(BENCH_DATA, 'granules')
   if (!fs.existsSync(path.join(granules, 'rgb_0_0.tif'))) {
-    figures.push({ name: 'mosaics: 1024x1024 render', value: NaN, unit: 'ms', note: `no benchmark mosaic at ${granules}; run ../shared/bench/make-mosaic.sh` })
+    figures.push({ name: 'mosaics: 1024x1024 render', value: NaN, unit: 'ms', note: NO_BENCH_DATA })
     return figures
   }
   figures.push(...await renderFigures(granules, 'no overviews', '4 RGB granules 4096x4096, tiled 256, DEFLATE'))

@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { openDatabase } from '../services/storage/database.js'
+import { openDatabase } from '../services/storage/sqlite/database.js'
 import { AUTH, load, startMapwarden, type Figure } from './harness.js'
 
 const STYLES = 10_000

@@ -1,6 +1,6 @@
 // Tile cache figures (not a test): seeding throughput against a bare sharp encode loop on two
 // threads and against gdal2tiles with two processes, on the shared benchmark mosaic
-// (/work/shared/bench/make-mosaic.sh -> /tmp/bench-data); peak RSS and the longest event-loop
+// (../shared/bench/make-mosaic.sh -> /tmp/bench-data); peak RSS and the longest event-loop
 // stall while seeding; cached-tile GET requests/s against @fastify/static serving the same file.
 // The issue's reference run: zoom 0..10 (MW_BENCH_TILECACHE_ZOOM) in EPSG:900913 and EPSG:4326
 // (MW_BENCH_TILECACHE_4326=0 or MW_BENCH_TILECACHE_900913=0 leaves one out). gdal2tiles is by far
@@ -19,14 +19,14 @@ import { pipeline } from 'node:stream/promises'
 import yazl from 'yazl'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { AUTH, haveBenchTool, load, startMapwarden } from './harness.js'
-import { createTilePool } from '../services/seed/render-pool.js'
-import { GRID_SETS, tilesHigh } from '../services/seed/grid-sets.js'
+import { createTilePool } from '../services/render/render-pool.js'
+import { GRID_SETS, tilesHigh } from '../services/tilecache/grid-sets.js'
 import { mapProxySeed } from './mapproxy.js'
 import { BENCH_LONLAT } from './mapserver.js'
-import type { TileEvent } from '../services/seed/blob-store.js'
+import type { TileEvent } from '../services/tilecache/blob-store.js'
+import { BENCH_DATA as DATA, NO_BENCH_DATA } from './data.js'
 
 type Figure = { name: string, value: number, unit: string, note?: string }
-const DATA = process.env.BENCH_DATA ?? '/tmp/bench-data'
 const ZOOM = Number(process.env.MW_BENCH_TILECACHE_ZOOM ?? 10)
 const GRIDS = ['EPSG:900913', 'EPSG:4326'].filter((g) => process.env[`MW_BENCH_TILECACHE_${g.slice(5)}`] !== '0')
 const GDAL2TILES = process.env.MW_BENCH_GDAL2TILES !== '0'
@@ -164,7 +164,7 @@ async function mapProxyFigures (gs: string, r: SeedRun): Promise<Figure[]> {
 
 export async function run (): Promise<Figure[]> {
   if (!fs.existsSync(path.join(DATA, 'mosaic.vrt'))) {
-    return [{ name: 'tilecache: skipped', value: 0, unit: '', note: `no benchmark data in ${DATA}; run /work/shared/bench/make-mosaic.sh` }]
+    return [{ name: 'tilecache: skipped', value: 0, unit: '', note: NO_BENCH_DATA }]
   }
   const figures: Figure[] = []
   const { app, url, close } = await startMapwarden({ harvestRoots: [DATA], workerThreads: 2 })

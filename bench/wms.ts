@@ -1,4 +1,4 @@
-// WMS figures (not a test): GetMap 512x512 PNG of the benchmark mosaic (/work/shared/bench/
+// WMS figures (not a test): GetMap 512x512 PNG of the benchmark mosaic (../shared/bench/
 // make-mosaic.sh -> /tmp/bench-data) with 20 concurrent clients, mapwarden against MapServer 8
 // (Debian's python3-mapscript rendering the same GeoTIFFs in process: two Python processes sharing
 // the port with SO_REUSEPORT, one per core, as mapwarden has two render threads), same window, size
@@ -12,9 +12,9 @@ import path from 'node:path'
 import { haveBenchTool, load, startMapwarden, type Figure } from './harness.js'
 import { createMosaic } from './tilecache.js'
 import { mapfile } from './mapserver.js'
-import { GRID_SETS, closestRectangle, rectBounds, tilesHigh } from '../services/seed/grid-sets.js'
+import { GRID_SETS, closestRectangle, rectBounds, tilesHigh } from '../services/tilecache/grid-sets.js'
+import { BENCH_DATA as DATA, NO_BENCH_DATA } from './data.js'
 
-const DATA = process.env.BENCH_DATA ?? '/tmp/bench-data'
 const SECONDS = Number(process.env.MW_BENCH_WMS_SECONDS ?? 10)
 const CONNECTIONS = 20
 // A native-resolution window (pixel 10/4096 degree) inside granule rgb_0_0, lon/lat order.
@@ -83,7 +83,7 @@ async function startMapserver (): Promise<{ url: string, child: ChildProcess, di
 
 export async function run (): Promise<Figure[]> {
   if (!fs.existsSync(path.join(DATA, 'mosaic.vrt'))) {
-    return [{ name: 'wms: skipped', value: 0, unit: '', note: `no benchmark data in ${DATA}; run /work/shared/bench/make-mosaic.sh` }]
+    return [{ name: 'wms: skipped', value: 0, unit: '', note: NO_BENCH_DATA }]
   }
   const figures: Figure[] = []
   const { app, url, close } = await startMapwarden({ harvestRoots: [DATA], workerThreads: 2 })

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOption
 import fp from 'fastify-plugin'
 import { resolveConfig, type MapwardenConfig, type MapwardenOptions } from './infra/config.js'
 import errors, { escapeControls } from './infra/errors.js'
+import bodyValidation from './infra/body-validation.js'
 import services from './infra/services.js'
 import negotiate from './infra/negotiate.js'
 import slowClients from './infra/slow-clients.js'
@@ -13,17 +14,24 @@ import catalog from './catalog/index.js'
 import styles from './styles/index.js'
 import mosaics from './mosaics/index.js'
 import appschema from './appschema/index.js'
+import datastores from './datastores/index.js'
 import security from './security/index.js'
 import seed from './seed/index.js'
 import diskquota from './diskquota/index.js'
+import massTruncate from './gwc/mass-truncate.js'
+import gwcLayers from './gwc/layers.js'
+import gwcGridsets from './gwc/gridsets.js'
 import tiles from './tiles/index.js'
 import web from './web/index.js'
 import wms from './wms/index.js'
+import metrics from './metrics/index.js'
 import { registerOpenApi } from './openapi/index.js'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { Duplex } from 'node:stream'
-import { CrossSiteRequest } from '../services/errors.js'
+import { CrossSiteRequest, ServerClosing } from '../services/errors.js'
+import { redactUrl } from './infra/url-text.js'
+import { Health } from '../schemas/common.js'
 
 export type MapwardenPluginOptions = MapwardenOptions & {
   /** Where a generated admin password is shown once; default: standard error. */
@@ -33,7 +41,14 @@ export type MapwardenPluginOptions = MapwardenOptions & {
 export default async function mapwarden (app: FastifyInstance, opts: MapwardenPluginOptions) {
   const config = resolveConfig(opts)
   const announce = opts.announce ?? ((m: string) => { process.stderr.write(m) })
+  // A request that reaches a closing server (pipelined, or on a busy keep-alive connection) is
+  // refused like every other 503, with Retry-After, ahead of every other hook: Fastify's own
+  // return503OnClosing answer has no Retry-After, so serverOptions turns it off.
+  let closing = false
+  app.addHook('preClose', (done) => { closing = true; done() })
+  app.addHook('onRequest', (_req, reply, done) => { if (closing) reply.header('connection', 'close'); done(closing ? ServerClosing() : undefined) })
   await app.register(errors)
+  await app.register(bodyValidation)
   await app.register(services, { config, prefix: app.prefix, announce })
   await app.register(slowClients, {
     bodyMinRate: config.bodyMinRate,
@@ -51,15 +66,16 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).type('text/plain; charset=utf-8').send(escapeControls(`No such resource: ${req.method} ${req.url.split('?')[0]}`))
   })
-  app.get('/health', { schema: { summary: 'Health check: 200 while the catalog database answers' }, config: { access: 'public' } }, async () => {
+  app.get('/health', { schema: { summary: 'Health check: 200 while the catalog database answers', response: Health }, config: { access: 'public' } }, async () => {
     await app.ping()
-    return { status: 'ok' }
+    return { status: 'ok' as const }
   })
 
   await app.register(async (rest) => {
     await rest.register(catalog)
     await rest.register(styles)
     await rest.register(mosaics)
+    await rest.register(datastores)
     await rest.register(appschema)
     await rest.register(security, { prefix: '/security' })
   }, { prefix: '/rest' })
@@ -68,6 +84,9 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
     await app.register(async (cache) => {
       await cache.register(seed, { prefix: '/rest' })
       await cache.register(diskquota, { prefix: '/rest' })
+      await cache.register(massTruncate, { prefix: '/rest' })
+      await cache.register(gwcLayers, { prefix: '/rest' })
+      await cache.register(gwcGridsets, { prefix: '/rest' })
       await cache.register(tiles, { prefix: '/service' })
     }, { prefix })
   }
@@ -75,6 +94,8 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
   await app.register(wms)
   // The admin page ({base}/web/) and {base}/session.
   await app.register(web)
+  // {base}/metrics for Prometheus (MAPWARDEN_METRICS).
+  if (config.metrics !== 'off') await app.register(metrics, { access: config.metrics })
 }
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'DELETE', 'PATCH'])
@@ -99,22 +120,6 @@ function refuseCrossSite (trusted: string[]) {
   }
 }
 
-/** Query parameters whose names suggest a secret (?password=, ?authkey=, ?access_token=...). */
-const SECRET_PARAM = /(pass|password|passwd|pwd|token|secret|authkey|apikey)$|(^|[-_.])key$/i
-
-/** A request URL for the log: the values of secret-looking query parameters replaced. */
-export function redactUrl (url: string): string {
-  const q = url.indexOf('?')
-  if (q < 0) return url
-  const parts = url.slice(q + 1).split('&').map((pair) => {
-    const eq = pair.indexOf('=')
-    let name = eq < 0 ? pair : pair.slice(0, eq)
-    try { name = decodeURIComponent(name.replace(/\+/g, ' ')) } catch { /* logged as sent */ }
-    return eq >= 0 && SECRET_PARAM.test(name) ? `${pair.slice(0, eq)}=[redacted]` : pair
-  })
-  return `${url.slice(0, q)}?${parts.join('&')}`
-}
-
 /** Fastify options for a standalone server (plugins/server.ts) or a host that wants the same. */
 export function serverOptions (config: Pick<MapwardenConfig, 'logLevel' | 'bodyLimit'>): FastifyServerOptions {
   return {
@@ -129,7 +134,7 @@ export function serverOptions (config: Pick<MapwardenConfig, 'logLevel' | 'bodyL
     bodyLimit: config.bodyLimit,
     routerOptions: { maxParamLength: 1000 },
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    return503OnClosing: false, // mapwarden answers them itself, with Retry-After (see above)
     // Errors met before a route is found answer like every other refusal: text/plain, no internals
     // (Fastify's defaults are JSON that names its own error codes).
     frameworkErrors: (err, _req, reply) => {
@@ -155,7 +160,7 @@ function clientErrorHandler (err: Error & { code?: string }, socket: Duplex): vo
   socket.destroy()
 }
 
-export { resolveConfig }
+export { resolveConfig, redactUrl }
 export type { MapwardenConfig, MapwardenOptions }
 
 /**

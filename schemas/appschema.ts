@@ -1,6 +1,6 @@
 // Application-schema data stores under {base}/rest/workspaces/<ws>/datastores.
 import { Type } from '@fastify/type-provider-typebox'
-import { namedList, representation } from './common.js'
+import { Binary, namedList, representation } from './common.js'
 
 export const WsParams = Type.Object({ ws: Type.String() })
 export const StoreParams = Type.Object({ ws: Type.String(), store: Type.String() })
@@ -15,5 +15,5 @@ export const responses = {
   store: { 200: representation('The data store (connection parameters, workspace, feature types link)', Type.Object({ dataStore: Type.Object({ name: Type.String() }, { additionalProperties: true }) })) },
   featureTypes: { 200: representation('The feature types (list=configured), or their names (list=available...)', Type.Object({}, { additionalProperties: true })) },
   featureType: { 200: representation('The feature type', Type.Object({ featureType: Type.Object({ name: Type.String() }, { additionalProperties: true }) })) },
-  zip: { 200: { description: 'The store\'s files', content: { 'application/zip': { schema: Type.String({ format: 'binary' }) } } } }
+  zip: { 200: { description: 'The store\'s files', content: { 'application/zip': { schema: Binary } } } }
 }

@@ -1,6 +1,6 @@
 // {base}/rest/styles, workspace styles and layers' style settings.
 import { Type } from '@fastify/type-provider-typebox'
-import { namedList, representation } from './common.js'
+import { Binary, describedRootBody, field, fields, jsonOrXml, namedList, OneOf, representation } from './common.js'
 
 /** Every style route: the workspace when the path has one, the style name on item paths. */
 export const StyleParams = Type.Object({ ws: Type.Optional(Type.String()), name: Type.Optional(Type.String()) })
@@ -32,10 +32,40 @@ export const responses = {
         'application/json': { schema: Style },
         'application/xml': { schema: Style },
         'application/vnd.ogc.sld+xml': { schema: Type.String() },
-        'application/zip': { schema: Type.String({ format: 'binary' }) }
+        'application/zip': { schema: Binary }
       }
-    }
+    },
+    404: { description: 'No such style (with quietOnNotFound=true: an empty body)', content: { 'text/plain': { schema: Type.String() } } }
   },
   layers: { 200: representation('The layers', namedList('layers', 'layer')) },
   layer: { 200: representation('The layer: default style and styles', Type.Object({ layer: Type.Object({ name: Type.String() }, { additionalProperties: true }) })) }
 }
+
+/** A style reference in a layer: its name ('name' or 'ws:name'), or `{ name, workspace }`. */
+const StyleRefShape = Type.Union([
+  Type.String({ minLength: 1 }),
+  Type.Object({ name: Type.String({ minLength: 1 }), workspace: Type.Optional(Type.Union([Type.String(), Type.Object({ name: Type.String() })])) })
+])
+
+/**
+ * POST (create) and PUT (change) of a catalog entry, JSON or XML; an XML body whose root is an SLD
+ * (StyledLayerDescriptor) is the style itself (application/vnd.ogc.sld+xml, ZIP: no schema). The
+ * style name in the path is checked first, so the body is described and refused by the service.
+ */
+export const StyleEntryBody = jsonOrXml(Type.Union([
+  describedRootBody(['style'], fields({
+    name: field('The style name', Type.String({ minLength: 1 })),
+    workspace: field('POST: the path\'s workspace; PUT: moves the style ("" or no name: global)', Type.Union([Type.String(), Type.Object({ name: Type.Optional(Type.String()) })])),
+    format: field('POST: only sld; PUT: read-only (sent back unchanged)', Type.String()),
+    languageVersion: field('Read-only: follows the SLD content (sent back unchanged)', Type.Object({ version: OneOf(['1.0.0', '1.1.0']) })),
+    filename: field('The SLD file name ("" keeps or derives it)', Type.String({ pattern: '(^$|\\.[sS][lL][dD]$)' }))
+  })),
+  Type.Unsafe({ description: 'An SLD document (root StyledLayerDescriptor), XML only' })
+]))
+
+/** PUT of a layer's styles; the layer is found first, then the body is checked with GeoServer's messages. */
+export const LayerBody = describedRootBody(['layer'], fields({
+  defaultStyle: field('The default style ("" for none)', Type.Union([Type.Literal(''), StyleRefShape])),
+  styles: field('The other styles, in order ("" for none)', Type.Union([Type.Literal(''), Type.Object({ style: Type.Union([StyleRefShape, Type.Array(StyleRefShape)]) }), Type.Array(StyleRefShape)])),
+  enabled: field('Raster layers: whether the layer is served', Type.Union([Type.Boolean(), OneOf(['true', 'false'])]))
+}, 'Also the tile-cache settings of the layer; the read-only fields of a GET may be sent back unchanged'))

@@ -1,13 +1,14 @@
 // The tile services under {base}/tilecache/service and {base}/gwc/service (WMTS, TMS, XYZ).
 // Path segments are checked by the handlers, with GeoWebCache's messages.
 import { Type } from '@fastify/type-provider-typebox'
+import { Binary } from './common.js'
 
 export const WmtsTileParams = Type.Object({ layer: Type.String(), style: Type.String(), tms: Type.String(), tm: Type.String(), row: Type.String(), col: Type.String() })
 export const TmsMapParams = Type.Object({ map: Type.String() })
 export const TmsTileParams = Type.Object({ map: Type.String(), z: Type.String(), x: Type.String(), y: Type.String() })
 export const XyzTileParams = Type.Object({ layer: Type.String(), gridset: Type.String(), z: Type.String(), x: Type.String(), y: Type.String() })
 
-const binary = Type.String({ format: 'binary' })
+const binary = Binary
 const Tile = {
   description: 'The tile (304 when If-None-Match or If-Modified-Since still holds)',
   content: { 'image/png': { schema: binary }, 'image/jpeg': { schema: binary }, 'image/webp': { schema: binary } }

@@ -1,17 +1,17 @@
-// Bundles the admin page (plugins/web/client) into dist/web with esbuild at build time: app.js
-// (the page and OpenLayers from the `ol` package), api.js (the OpenAPI page), app.css (with
-// ol.css) and the two HTML files. The server reads dist/web; nothing is built at run time.
+// Bundles the admin page (web/) into dist/web with esbuild at build time: app.js (the page and
+// OpenLayers from the `ol` package), api.js (the OpenAPI page), app.css (with ol.css) and the
+// two HTML files. The server reads dist/web; nothing is built at run time.
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
-const client = path.join(root, 'plugins', 'web', 'client')
+const src = path.join(root, 'web')
 const out = path.join(root, 'dist', 'web')
 
 await build({
-  entryPoints: ['app.ts', 'api.ts', 'app.css'].map((f) => path.join(client, f)),
+  entryPoints: ['app.ts', 'api.ts', 'app.css'].map((f) => path.join(src, f)),
   outdir: out,
   bundle: true,
   format: 'esm',
@@ -21,5 +21,5 @@ await build({
   legalComments: 'linked',
   logLevel: 'warning'
 })
-for (const f of ['index.html', 'api.html']) fs.copyFileSync(path.join(client, f), path.join(out, f))
+for (const f of ['index.html', 'api.html']) fs.copyFileSync(path.join(src, f), path.join(out, f))
 console.log(`admin page built into ${path.relative(root, out)}`)

@@ -1,13 +1,17 @@
-// The composition root: builds every service of every area from the chosen stores
-// (services/storage/stores.ts) and the settings, and wires the areas' hooks to each other. The HTTP
-// layer (plugins/infra/services.ts) only decorates what this returns and calls its lifecycle.
-import type { Stores } from './storage/stores.js'
+// The composition root: opens the stores (services/storage/stores.ts openStores, the one choice of
+// backend), builds every service of every area from them and the settings, and wires the areas'
+// hooks to each other. The HTTP layer (plugins/infra/services.ts) only decorates what this returns
+// and calls its lifecycle.
+import { openStores, type Stores } from './storage/stores.js'
+import type { Db } from './storage/sqlite/database.js'
 import type { FaultPoint, FaultRule } from './faults.js'
 import type { Change } from './storage/pg/change-bus.js'
 import { createAuthenticator } from './auth/authenticator.js'
 import { generatePassword, hashPassword } from './auth/passwords.js'
 import { createWorkspaceService } from './catalog/workspaces.js'
+import { createSettingsService } from './settings/settings.js'
 import { createLayerCatalog, splitLayerName } from './catalog/layers.js'
+import { createLayerGroupService } from './catalog/layer-groups.js'
 import { createStyleService } from './styles/service.js'
 import { createLayerAccess } from './security/access.js'
 import { createAccounts } from './security/accounts.js'
@@ -15,23 +19,30 @@ import { openMasterPassword } from './security/master-password.js'
 import { tileAuthorizer } from './security/tile-authorizer.js'
 import { createMosaicService } from './mosaics/mosaic-service.js'
 import { createAppSchemaService } from './appschema/service.js'
-import { createRenderPool, TASKS_PER_THREAD } from './seed/render-pool.js'
-import { createRenderQueue } from './seed/render-queue.js'
-import { metatileRenderer } from './seed/metatile-renderer.js'
-import { createTileCache } from './seed/tile-cache.js'
+import { createDataStoreService } from './datastores/service.js'
+import { createFeatureTypeService } from './vector/feature-types.js'
+import { createSourceRegistry } from './vector/sources.js'
+import { createRenderPool, TASKS_PER_THREAD } from './render/render-pool.js'
+import { createRenderQueue } from './render/render-queue.js'
+import { createRenderer } from './render/renderer.js'
+import { metatileRenderer } from './tilecache/metatile-renderer.js'
+import { createTileCache } from './tilecache/tile-cache.js'
 import { createTaskRecords } from './seed/task-records.js'
-import { loadTileSettings } from './seed/layer-settings.js'
+import { loadTileSettings } from './tilecache/layer-settings.js'
 import { isLinearStyle } from './seed/pyramid.js'
-import { defaultStyleOf } from './seed/parameters.js'
-import { gridSet, gridSubset } from './seed/grid-sets.js'
+import { defaultStyleOf } from './tilecache/parameters.js'
+import { gridSet, gridSubset } from './tilecache/grid-sets.js'
 import { createDiskQuota } from './diskquota/disk-quota.js'
 import { periodMs } from './diskquota/quota-config.js'
 import { createCleanupScheduler } from './diskquota/scheduler.js'
 import { createWmsService } from './wms/wms-service.js'
+import { createMetrics } from './metrics.js'
 
 /** The settings the services read (plugins/infra/config.ts resolves them from options and MAPWARDEN_*). */
 export interface ServicesConfig {
   dataDir: string
+  /** A PostgreSQL database several instances share; the embedded SQLite catalog without it. */
+  databaseUrl?: string
   zipMaxEntries: number
   zipMaxBytes: number
   harvestRoots: string[]
@@ -70,11 +81,17 @@ export interface ServicesDeps {
 }
 
 /**
- * Builds the services under the stores' start-up lock: start-up recovery (files a crash left,
- * interrupted tasks, stale tile drops) runs only when no other instance shares the data.
+ * Opens the stores and builds the services under their start-up lock: start-up recovery (files a
+ * crash left, interrupted tasks, stale tile drops) runs only when no other instance shares the data.
  */
-export async function createServices (config: ServicesConfig, stores: Stores, deps: ServicesDeps) {
-  return await stores.startup((alone, crashed) => buildServices(config, stores, deps, alone, crashed))
+export async function createServices (config: ServicesConfig, deps: ServicesDeps): Promise<Services> {
+  const stores = await openStores(config, { fault: deps.faults, onError: (err) => deps.log.warn({ err }, 'catalog database connection') })
+  try {
+    return await stores.startup((alone, crashed) => buildServices(config, stores, deps, alone, crashed))
+  } catch (err) {
+    await stores.close()
+    throw err
+  }
 }
 
 async function buildServices (config: ServicesConfig, stores: Stores, { log, announce, passwordHint, faults }: ServicesDeps, alone: boolean, crashed?: boolean) {
@@ -90,11 +107,19 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   await createFirstAdmin(users, config.adminPassword, { log, announce, passwordHint })
   const accounts = createAccounts(users)
 
+  // Global settings (proxyBaseUrl, contact...), read once here and kept in memory.
+  const globalSettings = createSettingsService({ store: stores.settings })
+  await globalSettings.reload()
+
   // Catalog, styles, rules.
   const workspaces = createWorkspaceService({ store: stores.workspaces, namespaceBase: 'http://mapwarden.org/ns', fault: faults })
   const layers = createLayerCatalog(stores.layers)
   const styles = createStyleService({ store: stores.styles, dataDir: config.dataDir, fault: faults, zipLimits })
   workspaces.onRemoved((ws) => styles.removeWorkspaceFiles(ws))
+  const layerGroups = createLayerGroupService({ store: stores.layerGroups, layers, styles, workspaces })
+  // A removed layer leaves the groups that used it (a group left empty goes), as in GeoServer.
+  layers.onRemoved((layer) => layerGroups.layerRemoved(layer))
+  workspaces.onRemoved((ws) => layerGroups.workspaceRemoved(ws))
   // Files a crash left between a write and its catalog row; not while another instance writes.
   if (alone) await styles.reconcile()
   // One rule store: layer rules, the catalog mode and the security settings (master password).
@@ -120,6 +145,22 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   const swept = alone ? await appschema.sweep() : 0
   if (swept > 0) log.warn({ removed: swept }, 'app-schema: removed mapping directories no store referenced')
   workspaces.onRemoved((ws) => appschema.removeWorkspaceFiles(ws))
+  // PostGIS data stores: passwords sealed with the master password's key.
+  // Their feature types read the tables through one vector source (a small pool) per store.
+  const sources = createSourceRegistry(masterPassword)
+  const datastores = createDataStoreService({
+    rows: stores.datastores,
+    workspaces,
+    secrets: masterPassword,
+    storeChanged: (ws, name) => sources.forget(ws, name),
+    layersOf: async (ws, name) => (await stores.featureTypes.list(ws, name)).map((f) => `${ws}:${f.name}`),
+    layersRemoved: (names) => layers.removed(names)
+  })
+  workspaces.onRemoved((ws) => sources.forgetWorkspace(ws))
+  const featureTypes = createFeatureTypeService({ rows: stores.featureTypes, datastores, sources, secrets: masterPassword, layersRemoved: (names) => layers.removed(names) })
+
+  // Operators' metrics (metrics.ts): the services report through its callbacks.
+  const metrics = createMetrics({ log })
 
   // The tile cache: render pool and queue, blob store, seed tasks.
   const pool = createRenderPool({
@@ -136,7 +177,24 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     if (aborted > 0) log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
   }
   const settings = await loadTileSettings(stores.seed.tileSettings)
-  const renderQueue = createRenderQueue({ slots: config.workerThreads * TASKS_PER_THREAD, interactive: config.tileQueue })
+  const renderQueue = createRenderQueue({
+    slots: config.workerThreads * TASKS_PER_THREAD,
+    interactive: config.tileQueue,
+    onWait: metrics.renderWaited,
+    onRefused: metrics.renderRefused
+  })
+  // The one render entry: the tile cache's metatiles and the WMS's maps, planned from the mosaic index.
+  const renderer = createRenderer({
+    run: pool.run,
+    queue: renderQueue,
+    plan: (req) => mosaics.prepareRender(req),
+    markDamaged: (path, reason) => mosaics.markDamaged(path, reason)
+  })
+  const renderMetatile = metatileRenderer({
+    renderer,
+    rasterStyleFor: (ws, style) => styles.rasterStyleFor(ws, style),
+    jpegQuality: config.jpegQuality
+  })
   const tileCache = createTileCache({
     dataDir: config.dataDir,
     tileSets: stores.seed.tileSets,
@@ -145,14 +203,12 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     settings,
     fault: faults,
     layers,
-    render: metatileRenderer({
-      run: pool.run,
-      queue: renderQueue,
-      prepareRender: (req) => mosaics.prepareRender(req),
-      markDamaged: (path, reason) => mosaics.markDamaged(path, reason),
-      rasterStyleFor: (ws, style) => styles.rasterStyleFor(ws, style),
-      jpegQuality: config.jpegQuality
-    }),
+    // Every metatile, on demand or seeded, on this node or for a cluster's seed: counted as written.
+    async render (req) {
+      const out = await renderMetatile(req)
+      metrics.tilesRendered(req.priority ?? 'seed', out.writes.length)
+      return out
+    },
     authorize: tileAuthorizer(layerAccess),
     // Seeds of a linear style are built as a pyramid (seed/pyramid.ts) unless switched off.
     linearStyle: config.seedPyramid
@@ -161,13 +217,14 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     taskSlots: config.taskSlots,
     maxPendingTasks: config.maxPendingTasks,
     maxSeedThreads: config.maxSeedThreads,
-    cluster: stores.seedCluster,
+    seedQueue: stores.seedQueue,
+    metatileLock: stores.metatileLock,
     seedWorkers: config.workerThreads * TASKS_PER_THREAD,
     log
   })
   workspaces.onRemoved((ws) => { settings.forgetWorkspace(ws); return tileCache.store.removeWorkspace(ws) })
   layers.onRemoved(async (layer) => { settings.forget(layer); await tileCache.invalidation.layerRemoved(layer); await tileCache.store.removeLayer(layer) })
-  // Cached tiles follow their style and their data (seed/tile-invalidation.ts).
+  // Cached tiles follow their style and their data (tilecache/tile-invalidation.ts).
   const marking = (err: unknown) => log.warn({ err }, 'tile cache: could not mark the tiles of a changed style stale')
   styles.onChanged((uses, reason) => tileCache.invalidation.stylesChanged(uses, reason).then(() => {}, marking))
   layers.onStylesChanged((before, after) => tileCache.invalidation.layerStylesChanged(before, after).then(() => {}, marking))
@@ -213,8 +270,10 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   // What this instance keeps in memory follows the changes any instance commits (a shared database):
   // credentials, rules and the catalog mode, tile settings and stale marks, the quota configuration,
   // style lists, the workspace list. Layers, mosaics and app-schema stores are read through on every request.
+  // A reload announced by another instance (POST rest/reload there) re-reads everything, as a resync.
   const follow = async (change: Change | 'resync') => {
-    const all = change === 'resync'
+    const all = change === 'resync' || change.topic === 'reload'
+    if (all || change.topic === 'global') await globalSettings.reload()
     if (all || change.topic === 'users') authenticator.invalidate(all ? undefined : change.key)
     if (all || change.topic === 'rules' || change.topic === 'settings') await layerAccess.reload()
     if (all || change.topic === 'styles') styles.changedElsewhere()
@@ -229,25 +288,64 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   })
 
   // WMS, drawn by the same pool behind the same queue.
-  const wms = createWmsService({ tileCache, mosaics, styles, queue: renderQueue, run: pool.run, maxSize: config.wmsMaxSize })
+  const wms = createWmsService({ tileCache, mosaics, styles, renderer, layerGroups, maxSize: config.wmsMaxSize })
+
+  metrics.readFrom({
+    renderQueue: () => renderQueue.stats(),
+    taskStates: () => records.countByState(),
+    diskQuotaUsed: () => diskQuota.usedByQuota(),
+    diskQuotaLimits: () => {
+      const c = diskQuota.config
+      return { enabled: c.enabled, limits: [{ quota: 'global', limitBytes: c.globalQuotaBytes }, ...c.layerQuotas.map((q) => ({ quota: q.layer, limitBytes: q.quotaBytes }))] }
+    },
+    dbPools: stores.dbPools
+  })
+
+  /** Drops what this instance caches of the catalog in memory (POST rest/reset): credentials, the
+   *  workspace list, style lists; the next request reads them from the store. */
+  const reset = () => {
+    authenticator.invalidate()
+    workspaces.changedElsewhere()
+    styles.changedElsewhere()
+  }
 
   return {
     faults,
+    globalSettings,
+    catalog: {
+      /** POST rest/reload: re-reads the catalog and every in-memory copy from the store here, and
+       *  has every other instance on a shared database do the same. */
+      async reload () {
+        await follow('resync')
+        await stores.announceReload()
+      },
+      /** POST rest/reset: drops the in-memory caches here and (a shared database) everywhere. */
+      async reset () {
+        reset()
+        await stores.announceReload()
+      }
+    },
     users,
     authenticator,
     accounts,
     workspaces,
     layers,
+    layerGroups,
     styles,
     rules,
     layerAccess,
     masterPassword,
     mosaics,
     appschema,
+    datastores,
+    featureTypes,
     renderQueue,
     tileCache,
     diskQuota,
     wms,
+    metrics,
+    /** The SQLite catalog (tests read its rows); undefined on PostgreSQL. */
+    db: stores.db as Db | undefined,
     ping: () => stores.ping(),
     /** Once the HTTP layer is ready: clean-ups start, interrupted seed tasks resume (MAPWARDEN_RESUME_TASKS). */
     async start () {
@@ -266,6 +364,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
       // start rebuilds the usage from the files; the rest still closes.
       try { await diskQuota.close() } catch (err) { log.error({ err }, 'disk quota: the last accounting flush could not be written; the next start rebuilds the usage') }
       await pool.close()
+      await sources.closeAll()
       authenticator.close()
       await stores.close()
     }

@@ -21,10 +21,14 @@ export type ErrorKind =
 export class MapwardenError extends Error {
   readonly code: string
   readonly kind: ErrorKind
-  constructor (code: string, kind: ErrorKind, message: string) {
+  /** The values the message was made of, for a caller that words the failure its own way
+   *  (the WMS turns a mosaic's InvalidDimensionValue into its own InvalidDimensionValue). */
+  readonly args: readonly unknown[]
+  constructor (code: string, kind: ErrorKind, message: string, args: readonly unknown[] = []) {
     super(message)
     this.code = code
     this.kind = kind
+    this.args = args
     this.name = 'MapwardenError'
   }
 }
@@ -33,7 +37,7 @@ export type ErrorFactory = ((...args: unknown[]) => MapwardenError) & { code: st
 
 /** Declares one failure: `createError('MW_CORE_X', 'not_found', 'No such thing: %s')`. */
 export function createError (code: string, kind: ErrorKind, template: string): ErrorFactory {
-  const factory = (...args: unknown[]) => new MapwardenError(code, kind, format(template, ...args))
+  const factory = (...args: unknown[]) => new MapwardenError(code, kind, format(template, ...args), args)
   return Object.assign(factory, { code })
 }
 
@@ -46,8 +50,18 @@ export const WorkspaceNotFound = createError('MW_CORE_WORKSPACE_NOT_FOUND', 'not
 export const StoreNameClash = createError('MW_CORE_STORE_NAME_CLASH', 'conflict', "Store '%s' clashes with the existing store '%s': names that differ only in case would share one folder")
 export const WorkspaceExists = createError('MW_CORE_WORKSPACE_EXISTS', 'conflict', "Workspace '%s' already exists")
 export const WorkspaceNotEmpty = createError('MW_CORE_WORKSPACE_NOT_EMPTY', 'forbidden', 'Workspace not empty')
+export const NamespaceNotFound = createError('MW_CORE_NAMESPACE_NOT_FOUND', 'not_found', "No such namespace: '%s' found")
+export const NamespaceToChangeNotFound = createError('MW_CORE_NAMESPACE_CHANGE_NOT_FOUND', 'not_found', "Can't change a non existant namespace (%s)")
+export const NamespaceToDeleteNotFound = createError('MW_CORE_NAMESPACE_DELETE_NOT_FOUND', 'not_found', "Namespace '%s' not found")
+export const NamespaceRename = createError('MW_CORE_NAMESPACE_RENAME', 'forbidden', "Can't change name of namespace")
+export const DefaultNamespaceDelete = createError('MW_CORE_DEFAULT_NAMESPACE_DELETE', 'not_allowed', "Can't delete the default namespace")
+// GeoServer answers 401 here, which clients take for a login challenge: 403 as for a workspace.
+export const NamespaceNotEmpty = createError('MW_CORE_NAMESPACE_NOT_EMPTY', 'forbidden', 'Namespace not empty')
+export const NamespaceExists = createError('MW_CORE_NAMESPACE_EXISTS', 'conflict', "Namespace with prefix '%s' already exists.")
+export const NamespaceUriExists = createError('MW_CORE_NAMESPACE_URI_EXISTS', 'conflict', "Namespace with URI '%s' already exists.")
 export const InvalidName = createError('MW_CORE_INVALID_NAME', 'invalid', 'Invalid %s name: %s')
 export const InvalidBody = createError('MW_CORE_INVALID_BODY', 'invalid', '%s')
+export const NulCharacter = createError('MW_CORE_NUL_CHARACTER', 'invalid', '%s holds a NUL character (U+0000), which no name or text can hold')
 export const DataDirInUse = createError('MW_CORE_DATA_DIR_IN_USE', 'conflict', 'The data directory %s is in use by another mapwarden process (pid %s): stop it first, or give this one another MAPWARDEN_DATA_DIR')
 export const UploadAborted = createError('MW_CORE_UPLOAD_ABORTED', 'invalid', 'The upload was cut short after %d bytes')
 export const InvalidFlag = createError('MW_CORE_INVALID_FLAG', 'invalid', 'Invalid %s=%s: expected true or false')
@@ -71,6 +85,28 @@ export const StorageFull = createError('MW_CORE_STORAGE_FULL', 'storage_full', '
 export function isStorageFull (err: unknown): boolean {
   const code = (err as { code?: unknown } | undefined)?.code
   return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL' || (err instanceof MapwardenError && err.kind === 'storage_full')
+}
+
+/** Whether an error means the catalog database cannot be reached (PostgreSQL: the request answers 503, not 500). */
+export function isConnectionError (err: unknown): boolean {
+  const e = err as { code?: string, message?: string }
+  if (typeof e?.code === 'string') {
+    // Node's socket errors, and PostgreSQL's connection_exception (08...) and admin/crash shutdown (57P0x).
+    if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN)$/.test(e.code)) return true
+    if (/^08|^57P0[123]$/.test(e.code)) return true
+  }
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e?.message ?? '')
+}
+
+/**
+ * Whether a database failure may pass by itself, so the same write can be tried again later: the
+ * database cannot be reached (a PostgreSQL restart or failover), SQLite is locked by another
+ * connection past its busy timeout, or the disk is full (space comes back when tiles are evicted).
+ * Anything else (a constraint, a bug) would fail the same way every time.
+ */
+export function isTransientDbError (err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code
+  return isConnectionError(err) || code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || isStorageFull(err)
 }
 
 // --- archives (shared by styles, app-schema and mosaics) ---
@@ -99,6 +135,16 @@ export const LayerNotFound = createError('MW_STYLES_LAYER_NOT_FOUND', 'not_found
 export const LayerStyleUnknown = createError('MW_STYLES_LAYER_STYLE_UNKNOWN', 'invalid', 'No such style: %s')
 export const LayerStyleOtherWorkspace = createError('MW_STYLES_LAYER_STYLE_OTHER_WORKSPACE', 'invalid', 'Style %s belongs to another workspace than layer %s')
 
+// Layer groups, as GeoServer's LayerGroupController and catalog validation word them.
+export const LayerGroupNotFound = createError('MW_STYLES_LAYER_GROUP_NOT_FOUND', 'not_found', 'No such layer group %s')
+export const LayerGroupExists = createError('MW_STYLES_LAYER_GROUP_EXISTS', 'conflict', "Layer group named '%s' already exists")
+export const LayerGroupEmpty = createError('MW_STYLES_LAYER_GROUP_EMPTY', 'invalid', 'layer group must not be empty')
+export const LayerGroupMemberUnknown = createError('MW_STYLES_LAYER_GROUP_MEMBER_UNKNOWN', 'invalid', 'No such %s: %s')
+export const LayerGroupStyleUnknown = createError('MW_STYLES_LAYER_GROUP_STYLE_UNKNOWN', 'invalid', 'No such style: %s')
+export const LayerGroupCycle = createError('MW_STYLES_LAYER_GROUP_CYCLE', 'invalid', 'Layer group is recursive: %s')
+export const LayerGroupNameChange = createError('MW_STYLES_LAYER_GROUP_NAME_CHANGE', 'forbidden', "Can't change name of a layer group")
+export const LayerGroupWorkspaceChange = createError('MW_STYLES_LAYER_GROUP_WORKSPACE_CHANGE', 'forbidden', "Can't change the workspace of a layer group, instead DELETE from existing workspace and POST to new workspace")
+
 // --- appschema ---
 export const DataStoreNotFound = createError('MW_APPSCHEMA_STORE_NOT_FOUND', 'not_found', 'No such datastore: %s,%s')
 export const FeatureTypeNotFound = createError('MW_APPSCHEMA_FEATURE_TYPE_NOT_FOUND', 'not_found', 'No such feature type: %s,%s,%s')
@@ -111,8 +157,28 @@ export const DifferentFeatureTypes = createError('MW_APPSCHEMA_DIFFERENT_FEATURE
   'The new mapping exposes the feature types [%s] but data store %s exposes [%s]; a mapping with a different set of feature types cannot replace it: delete the store (DELETE %s?recurse=true) and create it anew with another PUT')
 export const FeatureTypeNameTaken = createError('MW_APPSCHEMA_NAME_TAKEN', 'conflict', "Feature type name '%s' and its variants '%s1'...'%s9' are all taken in workspace '%s'")
 export const DataStoreNotEmpty = createError('MW_APPSCHEMA_STORE_NOT_EMPTY', 'forbidden', 'datastore not empty')
+
+// --- datastores (PostGIS) ---
+export const DataStoreExists = createError('MW_DATASTORE_EXISTS', 'conflict', "Store '%s' already exists in workspace '%s'")
+export const InvalidDataStore = createError('MW_DATASTORE_INVALID', 'invalid', 'Invalid data store: %s')
+export const UnsupportedDataStoreType = createError('MW_DATASTORE_UNSUPPORTED_TYPE', 'invalid', 'Unsupported data store type %s: data stores are created with dbtype postgis (application-schema stores with PUT file.appschema)')
+export const DataStoreUnreachable = createError('MW_DATASTORE_UNREACHABLE', 'invalid', "Cannot connect data store '%s' to its database: %s")
+export const DataStoreChangeRefused = createError('MW_DATASTORE_CHANGE_REFUSED', 'forbidden', "Can't change the %s of a data store (%s)")
+export const DataStoreWorkspaceMismatch = createError('MW_DATASTORE_WORKSPACE_MISMATCH', 'forbidden', 'Expected workspace %s but client specified %s')
 export const UploadMediaType = createError('MW_APPSCHEMA_MEDIA_TYPE', 'unsupported', 'Unsupported media type %s for a mapping upload; accepted: text/xml, application/xml, application/zip')
 export const InvalidListValue = createError('MW_APPSCHEMA_INVALID_LIST', 'invalid', 'Invalid list value %s: expected configured, available, available_with_geom or all')
+// --- vector (feature types of PostGIS stores, vector sources) ---
+export const InvalidFeatureQuery = createError('MW_VECTOR_INVALID_QUERY', 'invalid', 'Invalid feature query: %s')
+export const InvalidFeatureType = createError('MW_VECTOR_INVALID_FEATURE_TYPE', 'invalid', 'Invalid feature type: %s')
+export const NativeTypeNotFound = createError('MW_VECTOR_NATIVE_TYPE_NOT_FOUND', 'invalid', "No table or view '%s' in schema '%s' of data store '%s'")
+export const NoGeometry = createError('MW_VECTOR_NO_GEOMETRY', 'invalid', "Table or view '%s' of data store '%s' has no geometry column: only a type with a geometry is published as a layer")
+export const UnknownCrs = createError('MW_VECTOR_UNKNOWN_CRS', 'invalid', "srs %s is not a CRS the database of data store '%s' knows (spatial_ref_sys)")
+export const DataStoreDisabled = createError('MW_VECTOR_STORE_DISABLED', 'conflict', "Data store '%s' is disabled: it is not connected (PUT <dataStore><enabled>true</enabled></dataStore> enables it)")
+export const FeatureTypeExists = createError('MW_VECTOR_FEATURE_TYPE_EXISTS', 'conflict', "Resource named '%s' already exists in workspace '%s'")
+export const FeatureTypeHasLayer = createError('MW_VECTOR_FEATURE_TYPE_HAS_LAYER', 'forbidden', "Feature type '%s' is published as layer '%s': delete it with recurse=true")
+export const InvalidRecalculate = createError('MW_VECTOR_INVALID_RECALCULATE', 'invalid', 'Invalid recalculate value %s: expected nativebbox, latlonbbox or both, separated by a comma')
+export const FeatureTypeChangeRefused = createError('MW_VECTOR_CHANGE_REFUSED', 'forbidden', "Can't change the %s of a feature type (%s)")
+export const SourceUnavailable = createError('MW_VECTOR_SOURCE_UNAVAILABLE', 'unavailable', "Data store '%s' cannot be read: %s")
 // --- security ---
 // Messages of GeoServer's security REST controllers, word for word.
 export const InvalidRule = createError('MW_SECURITY_INVALID_RULE', 'unprocessable', '%s')
@@ -147,6 +213,7 @@ export const SeedFieldMissing = createError('MW_SEED_FIELD_MISSING', 'invalid', 
 export const SeedUnknownField = createError('MW_SEED_UNKNOWN_FIELD', 'invalid', 'Invalid seed request: unknown field %s')
 export const UnknownTileLayer = createError('MW_SEED_UNKNOWN_LAYER', 'invalid', 'Unknown layer %s')
 export const TileLayerNotFound = createError('MW_TILES_LAYER_NOT_FOUND', 'not_found', 'Unknown layer %s')
+export const TileLayerNotDrawable = createError('MW_TILES_LAYER_NOT_DRAWABLE', 'not_found', 'Layer %s is a vector layer: vector layers are not drawn yet (no map, tile or legend of it)')
 export const KillAllInvalid = createError('MW_SEED_KILL_ALL_INVALID', 'invalid', "Unknown kill_all code: '%s'. One of all|running|pending is expected.")
 export const ThreadIdInvalid = createError('MW_SEED_THREAD_ID_INVALID', 'invalid', 'Invalid thread_id %s: a task id (a non-negative integer) is expected')
 export const TooManyPendingTasks = createError('MW_SEED_TOO_MANY_PENDING', 'busy', 'Too many pending seed tasks (limit %d); try again later')
@@ -154,6 +221,7 @@ export const SeedTaskNotFound = createError('MW_SEED_TASK_NOT_FOUND', 'not_found
 export const TileRequestInvalid = createError('MW_TILES_INVALID', 'invalid', '%s')
 export const TileParameterInvalid = createError('MW_TILES_PARAMETER_INVALID', 'invalid', 'Invalid tile request: %s %s: %s')
 export const TileOutOfRange = createError('MW_TILES_OUT_OF_RANGE', 'not_found', 'Tile %s is outside the coverage of layer %s in grid set %s')
+export const ServerClosing = createError('MW_SERVER_CLOSING', 'unavailable', 'The server is shutting down; try again later')
 export const TileCacheClosing = createError('MW_TILES_CLOSING', 'unavailable', 'The tile cache is shutting down')
 export const RenderQueueFull = createError('MW_TILES_RENDER_QUEUE_FULL', 'unavailable', 'The render queue is full; try again later')
 // Bad data is not a server fault: 422 names the granule, so the administrator knows which file to replace.
@@ -209,7 +277,15 @@ export const EmptyMosaic = createError('MW_MOSAIC_EMPTY', 'invalid', 'Cannot con
 export const InvalidCoverage = createError('MW_MOSAIC_INVALID_COVERAGE', 'invalid', 'Invalid coverage: %s')
 export const CoverageStoreNotEmpty = createError('MW_MOSAIC_STORE_NOT_EMPTY', 'forbidden', 'Unable to delete non-empty coverage store %s, use recurse=true')
 export const InvalidRenderRequest = createError('MW_MOSAIC_INVALID_RENDER', 'invalid', 'Invalid render request: %s')
+/** A TIME or ELEVATION value the granule index cannot read: the dimension and the value (quoted). */
+export const InvalidDimensionValue = createError('MW_MOSAIC_INVALID_DIMENSION', 'invalid', 'Invalid render request: bad %s %s')
 
 // --- diskquota ---
 export const QuotaFieldInvalid = createError('MW_DISKQUOTA_FIELD_INVALID', 'invalid', '%s')
 export const QuotaUnknownLayer = createError('MW_DISKQUOTA_UNKNOWN_LAYER', 'invalid', 'layerQuotas: unknown layer %s')
+
+// --- GeoWebCache REST beyond seeding ---
+export const MassTruncateInvalid = createError('MW_GWC_MASS_TRUNCATE_INVALID', 'invalid', 'Invalid mass truncate request: %s')
+export const GwcListReadOnly = createError('MW_GWC_LIST_READ_ONLY', 'invalid', '%s is not supported on the layer list; use layers/<layer>.xml')
+export const GwcLayerUnsupported = createError('MW_GWC_LAYER_UNSUPPORTED', 'invalid', 'GeoServerLayer %s: %s')
+export const GridSetNotFound = createError('MW_GWC_GRIDSET_NOT_FOUND', 'not_found', 'No such grid set: %s')

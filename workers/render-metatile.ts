@@ -4,10 +4,9 @@
 import './thread-priority.js' // first: before sharp starts libvips' threads, which inherit it
 import sharp from 'sharp'
 import { workerData } from 'node:worker_threads'
-import { createFaults, killProcessAt, type FaultRule } from '../services/faults.js'
 import * as metatile from '../services/render/metatile.js'
 
-const fault = createFaults((workerData as { faultKillAt?: FaultRule[] } | undefined)?.faultKillAt, killProcessAt)
+const fault = metatile.threadFaults(workerData as metatile.RenderThreadData | undefined)
 
 sharp.concurrency(1) // one libvips thread per worker: the pool is the parallelism
 sharp.cache(false)

@@ -39,17 +39,6 @@ export function dataStoreDoc (req: FastifyRequest, urls: Urls, row: StoreRow): D
   }
 }
 
-export function featureTypeListDoc (req: FastifyRequest, urls: Urls, ws: string, store: string, fts: FeatureTypeRow[]): Document {
-  return {
-    featureTypes: {
-      featureType: fts.map((ft) => ({
-        name: ft.name,
-        href: new Link(urls.rest(req, 'workspaces', ws, 'datastores', store, 'featuretypes', ft.name), 'application/atom+xml')
-      }))
-    }
-  }
-}
-
 /** `list=available|all`: GeoServer's string list, `featureTypeName` items in XML, `string` in JSON. */
 export function featureTypeNamesDoc (req: FastifyRequest, names: string[]): Document {
   return { list: { [req.format === 'json' ? 'string' : 'featureTypeName']: names } }

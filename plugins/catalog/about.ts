@@ -9,7 +9,7 @@ const pkg = createRequire(import.meta.url)('../../../package.json') as { version
 export const GEOSERVER_API_VERSION = '2.26.0'
 
 export default async function about (app: FastifyInstance) {
-  for (const url of suffixed('/about/version')) app.get(url, { schema: { summary: 'Version of the GeoServer API served and of mapwarden' }, config: { access: 'authenticated', responses: responses.about } }, async (_req, reply) => reply.resource({
+  for (const url of suffixed('/about/version')) app.get(url, { schema: { summary: 'Version of the GeoServer API served and of mapwarden', response: responses.about }, config: { access: 'authenticated' } }, async (_req, reply) => reply.resource({
     about: {
       resource: [
         { '@name': 'GeoServer', Version: GEOSERVER_API_VERSION, 'Git-Revision': 'mapwarden', 'Build-Timestamp': 'n/a' },

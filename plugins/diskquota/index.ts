@@ -8,7 +8,8 @@ import { toXml, type Document } from '../infra/representation.js'
 import { MethodNotAllowed } from '../../services/errors.js'
 import { configDocument, configJson, type QuotaConfig } from '../../services/diskquota/quota-config.js'
 import { usageDocument } from './usage.js'
-import { responses } from '../../schemas/diskquota.js'
+import { QuotaConfigBody, responses } from '../../schemas/diskquota.js'
+import type { RootFields } from '../../schemas/common.js'
 
 const ROOTS = ['tilecacheQuotaConfiguration', 'gwcQuotaConfiguration', 'org.geowebcache.diskquota.DiskQuotaConfig']
 
@@ -25,13 +26,13 @@ const never = async () => {}
 export default async function diskquota (app: FastifyInstance) {
   const dq = app.diskQuota
   for (const url of suffixed('/diskquota')) {
-    app.get(url, { schema: { summary: 'Disk-quota configuration' }, config: { responses: responses.config } }, async (req, reply) => sendConfig(req, reply, dq.config))
-    app.put(url, { schema: { summary: 'Change the disk-quota configuration (partial; answers the whole result)' }, config: { responses: responses.config } }, async (req, reply) => sendConfig(req, reply, await dq.update(bodyRoot(req.body, ...ROOTS))))
+    app.get(url, { schema: { summary: 'Disk-quota configuration', response: responses.config } }, async (req, reply) => sendConfig(req, reply, dq.config))
+    app.put(url, { schema: { summary: 'Change the disk-quota configuration (partial; answers the whole result)', body: QuotaConfigBody, response: responses.config } }, async (req, reply) => sendConfig(req, reply, await dq.update(bodyRoot<RootFields<typeof QuotaConfigBody>>(req.body, ...ROOTS))))
     app.post(url, notAllowed, never)
     app.delete(url, notAllowed, never)
   }
   for (const url of suffixed('/diskquota/usage')) {
-    app.get(url, { schema: { summary: 'Disk usage of the tile cache, globally and per layer' }, config: { responses: responses.usage } }, async (req, reply) => reply.resource(usageDocument(await dq.usage())))
+    app.get(url, { schema: { summary: 'Disk usage of the tile cache, globally and per layer', response: responses.usage } }, async (req, reply) => reply.resource(usageDocument(await dq.usage())))
     app.put(url, notAllowed, never)
     app.post(url, notAllowed, never)
     app.delete(url, notAllowed, never)

@@ -35,9 +35,13 @@ export interface MapwardenConfig {
   maxConnectionsPerAddress: number // open connections per client address (0: no cap)
   requireHttps: boolean       // refuse Basic credentials over plain HTTP (behind a TLS proxy: x-forwarded-proto)
   trustedOrigins: string[]    // browser origins besides the server's own that may send state-changing requests
+  metrics: MetricsAccess      // who may read {base}/metrics (Prometheus): admin, public, or off (no route)
   masterKey?: string          // secret that encrypts the master password; default: key file security/master.key (0600)
   faultKillAt?: FaultRule[]   // test-only: fault points where the process SIGKILLs itself (services/faults.ts)
 }
+
+export type MetricsAccess = 'admin' | 'public' | 'off'
+const METRICS_ACCESS: MetricsAccess[] = ['admin', 'public', 'off']
 
 export type MapwardenOptions = Partial<MapwardenConfig> & {
   /** Environment to read MAPWARDEN_* from; defaults to process.env. Tests pass {}. */
@@ -155,6 +159,13 @@ export const SETTINGS: Setting[] = [
     describe: 'Web origins (separated by commas) besides the server\'s own whose pages may send POST, PUT, DELETE and PATCH requests through a browser'
   },
   { key: 'resumeTasks', env: 'MAPWARDEN_RESUME_TASKS', parse: bool, default: true, describe: 'Seed, reseed and truncate tasks pending or running when the process stopped resume after the next start (same ids); false ends them ABORTED (aborted: restart)' },
+  {
+    key: 'metrics',
+    env: 'MAPWARDEN_METRICS',
+    parse: (s) => { if (!METRICS_ACCESS.includes(s as MetricsAccess)) throw new Error(`must be one of ${METRICS_ACCESS.join(', ')}`); return s },
+    default: 'admin',
+    describe: 'Who may read {base}/metrics (Prometheus text format): admin (Basic credentials of an administrator), public (anyone: a scraper on a private network), off (no such route)'
+  },
   { key: 'requireHttps', env: 'MAPWARDEN_REQUIRE_HTTPS', parse: bool, default: false, describe: 'Refuse Basic credentials over plain HTTP' },
   // Never echoed: its length (at least 16 characters) is checked by services/security/master-password.ts.
   { key: 'masterKey', env: 'MAPWARDEN_MASTER_KEY', parse: (s) => s, describe: 'Secret (16+ characters) that encrypts the master password at rest; default: a generated key file security/master.key (0600) in the data directory' },

@@ -2,8 +2,7 @@
 // code, everything else 500 with the detail in the log only. Bodies are GeoServer-style text/plain.
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { isMapwardenError, isStorageFull, type ErrorKind } from '../../services/errors.js'
-import { isConnectionError } from '../../services/storage/pg/database.js'
+import { isConnectionError, isMapwardenError, isStorageFull, type ErrorKind } from '../../services/errors.js'
 
 export const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
@@ -59,9 +58,15 @@ function messageOf (err: FastifyError | Error, status: number): string {
   if (e.code === 'EMFILE' || e.code === 'ENFILE') return 'The server has too many files open; try again later'
   if (status === 503 && isConnectionError(e)) return 'The catalog database is not reachable; try again later'
   if (status === 401) return 'HTTP Basic authentication required'
-  if (e.validation) return `Invalid request: ${err.message}`
+  if (e.validation) return refusal(e) ?? `Invalid request: ${err.message}`
   if (status >= 500) return 'Internal server error'
   return err.message
+}
+
+/** GeoServer's message for a body a schema refused, from its `x-refusal` (infra/body-validation.ts). */
+function refusal (e: FastifyError): string | undefined {
+  const first = e.validation?.[0] as { refusal?: string } | undefined
+  return e.validationContext === 'body' ? first?.refusal : undefined
 }
 
 async function errors (app: FastifyInstance) {

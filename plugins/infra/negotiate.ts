@@ -17,9 +17,10 @@ import { Transform, type Readable } from 'node:stream'
 import sjson from 'secure-json-parse'
 import { parseXml, assertNoDoctype } from '../../services/files/xml.js'
 import {
-  BodyTooLarge, InvalidBody, MalformedJson, NotAcceptable, TooDeep, UnsupportedCharset, UnsupportedMediaType, UploadAborted
+  BodyTooLarge, InvalidBody, MalformedJson, NotAcceptable, NulCharacter, TooDeep, UnsupportedCharset, UnsupportedMediaType, UploadAborted
 } from '../../services/errors.js'
 import { MEDIA_TYPES, serialize, type Document, type Format } from './representation.js'
+import { decodeQueryPart, queryPairs, redactUrl } from './url-text.js'
 
 export type Suffix = 'xml' | 'json' | 'sld' | 'zip' | 'html'
 export interface UploadedFile { path: string, size: number, mediaType: string }
@@ -113,6 +114,33 @@ function checkXmlText (value: unknown, where = ''): void {
   }
 }
 
+/**
+ * U+0000 is text that no column can hold on PostgreSQL (text and jsonb refuse it; SQLite keeps it,
+ * so the two backends would answer differently) and that no name, file name or SLD may carry. It
+ * is refused wherever request text is read, naming where it was: the path and each query
+ * parameter here (an escape %00 is the only way a URL carries it), each field of a JSON or XML body
+ * (checkXmlText), SLD bodies, form fields; plain text where it is read (a harvest location).
+ * Binary uploads (ZIP) are not text.
+ */
+const URL_NUL = /%00|\u0000/
+export function refuseNulInUrl (url: string): void {
+  if (!URL_NUL.test(url)) return
+  const q = url.indexOf('?')
+  if (URL_NUL.test(q < 0 ? url : url.slice(0, q))) throw NulCharacter('Malformed URL: the path')
+  for (const { name, value } of queryPairs(url.slice(q + 1))) {
+    if (URL_NUL.test(name)) throw NulCharacter(`A query parameter name (${JSON.stringify(decodeQueryPart(name))})`)
+    if (value !== undefined && URL_NUL.test(value)) throw NulCharacter(`Query parameter ${decodeQueryPart(name)}`)
+  }
+}
+
+/** A text body (SLD, the comments of an XML body) with U+0000, refused naming the line. */
+function refuseNulInText (text: string, what: string): void {
+  const at = text.indexOf('\u0000')
+  if (at < 0) return
+  const before = text.slice(0, at).split('\n')
+  throw NulCharacter(`${what} (line ${before.length}, column ${before[before.length - 1].length + 1})`)
+}
+
 /** The charset parameter of a Content-Type, if any. */
 const charsetOf = (contentType: string): string | undefined => /charset\s*=\s*"?([^";]+)"?/i.exec(contentType)?.[1].trim()
 
@@ -180,6 +208,7 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
   app.decorateRequest('upload', undefined)
 
   app.addHook('onRequest', (req: FastifyRequest, _reply, done) => {
+    try { refuseNulInUrl(req.url) } catch (err) { return done(err as Error) }
     const urlPath = req.url.split('?')[0]
     const m = SUFFIX.exec(urlPath)
     if (m) {
@@ -227,7 +256,8 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
   app.decorateReply('cachedResource', function (this: FastifyReply, source: object, build: () => Document) {
     const req = this.request
     const format = formatOf(req)
-    const key = `${format} ${req.protocol}://${req.host}`
+    // Per origin, as the hrefs are written (the proxy base URL when one is set).
+    const key = `${format} ${req.server.urls?.root(req) ?? `${req.protocol}://${req.host}`}`
     let forSource = bodies.get(source)
     if (!forSource) bodies.set(source, forSource = new Map())
     let body = forSource.get(key)
@@ -242,7 +272,13 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
   const xml = async (req: FastifyRequest, body: Buffer) => {
     const text = decode(body, req.headers['content-type'] ?? '')
     req.rawText = text
-    return parseXml(text)
+    // Values as sent, like a JSON body's (services/files/xml.ts: no trim).
+    const doc = await parseXml(text, { trim: false })
+    // The same rule as JSON bodies: a field's text must be one XML can carry (sax lets raw C0
+    // controls through); then U+0000 anywhere else (a comment) is refused too, as rawText is kept.
+    checkXmlText(doc)
+    refuseNulInText(text, 'The XML body')
+    return doc
   }
   app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'buffer', bodyLimit: opts.bodyLimit }, xml)
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: opts.bodyLimit },
@@ -258,10 +294,13 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
   app.addContentTypeParser(SLD_TYPES, { parseAs: 'buffer', bodyLimit: opts.bodyLimit }, async (req: FastifyRequest, body: Buffer) => {
     const text = decode(body, req.headers['content-type'] ?? '')
     assertNoDoctype(text)
+    refuseNulInText(text, 'The SLD body')
     req.rawText = text
     return text
   })
   app.addContentTypeParser('text/plain', { parseAs: 'buffer', bodyLimit: opts.bodyLimit }, async (req: FastifyRequest, body: Buffer) => {
+    // Not refused here: a binary body mislabelled text/plain is a route's 415 first (hostile #18);
+    // the one route that reads plain text (a harvest location) refuses a NUL itself, a 400.
     const text = decode(body, req.headers['content-type'] ?? '')
     req.rawText = text
     return text
@@ -271,7 +310,7 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
     if (Number.isFinite(declared) && declared > opts.uploadLimit) throw BodyTooLarge(opts.uploadLimit)
     const target = path.join(opts.uploadDir, `${Date.now()}-${randomBytes(8).toString('hex')}.upload`)
     const size = await streamToFile(payload, target, opts.uploadLimit,
-      (bytes) => req.log.warn({ route: `${req.method} ${req.routeOptions.url ?? req.url.split('?')[0]}`, bytes }, 'upload aborted by the client'))
+      (bytes) => req.log.warn({ route: `${req.method} ${req.routeOptions.url ?? redactUrl(req.url.split('?')[0])}`, bytes }, 'upload aborted by the client'))
     req.upload = { path: target, size, mediaType: 'application/zip' }
     return req.upload
   })
@@ -279,6 +318,13 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
     throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', ACCEPTED_TYPES.join(', '))
   })
   await app.register(formbody, { bodyLimit: opts.bodyLimit })
+  app.addHook('preValidation', async (req: FastifyRequest) => {
+    if (!/^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '') || !req.body || typeof req.body !== 'object') return
+    for (const [key, value] of Object.entries(req.body as Record<string, unknown>)) {
+      if (key.includes('\u0000')) throw NulCharacter(`A form field name (${JSON.stringify(key)})`)
+      if ([value].flat().some((v) => typeof v === 'string' && v.includes('\u0000'))) throw NulCharacter(`Form field ${key}`)
+    }
+  })
   await app.register(multipart, { limits: { fileSize: opts.uploadLimit, files: 1, fields: 50, parts: 60 } })
 
   // The temp file goes before the response is written (onSend), so a client that sees the answer,

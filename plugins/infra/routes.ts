@@ -1,7 +1,7 @@
 // Small helpers that every area's routes use.
 import type { FastifyInstance, FastifyBaseLogger, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { InvalidBody } from '../../services/errors.js'
+import { InvalidBody, MethodNotAllowed } from '../../services/errors.js'
 import { refuseTypeHints } from '../../services/body-fields.js'
 
 /** An area's Fastify instance: params, query and body typed from the route's schemas/ shapes. */
@@ -12,11 +12,21 @@ export function suffixed (path: string, suffixes: string[] = ['xml', 'json']): s
   return [path, ...suffixes.map((s) => `${path}.${s}`)]
 }
 
+/** Routes that only refuse their methods with 405, as GeoServer's controllers do for the methods
+ *  they do not map (after the access check, as every route). */
+export function refuseMethods (app: FastifyInstance, urls: string[], methods: Array<'GET' | 'POST' | 'PUT' | 'DELETE'>, who = 'GeoServer'): void {
+  for (const url of urls) {
+    for (const method of methods) {
+      app.route({ method, url, schema: { summary: `Not allowed: answers 405 (as ${who})` }, handler: async (req) => { throw MethodNotAllowed(req.method) } })
+    }
+  }
+}
+
 /**
  * The object under the expected root of an XML or JSON body ({ workspace: {...} }). XML text
  * values are strings; JSON keeps its types. Unknown roots are refused with the expected name.
  */
-export function bodyRoot (body: unknown, ...roots: string[]): Record<string, any> {
+export function bodyRoot<T extends object = Record<string, any>> (body: unknown, ...roots: string[]): T {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw InvalidBody(`Expected a ${roots[0]} document in XML or JSON`)
   }
@@ -24,8 +34,16 @@ export function bodyRoot (body: unknown, ...roots: string[]): Record<string, any
   const root = roots.find((r) => keys.length === 1 && keys[0] === r)
   if (!root) throw InvalidBody(`Expected root element ${roots.join(' or ')}, found ${keys.slice(0, 3).join(', ') || 'none'}`)
   const value = (body as Record<string, unknown>)[root]
-  if (value === '' || value === null) return {}
+  if (value === '' || value === null) return {} as T
   if (typeof value !== 'object' || Array.isArray(value)) throw InvalidBody(`${root} must be an object`)
   refuseTypeHints(value, root)
-  return value as Record<string, any>
+  return value as T
+}
+
+/** GeoServer's RestControllerAdvice: `?quietOnNotFound=true` keeps a 404 but drops its message (for this plugin's routes). */
+export function quietOnNotFound (app: TypedApp): void {
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (reply.statusCode === 404 && (req.query as Record<string, unknown>)?.quietOnNotFound === 'true') return ''
+    return payload
+  })
 }

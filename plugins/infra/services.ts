@@ -1,28 +1,37 @@
-// Hands the services to Fastify: opens the stores (services/storage/stores.ts), builds every
-// service once (services/create-services.ts) and decorates the app with them, so each area's
+// Hands the services to Fastify: builds every service once on the stores the configuration names
+// (services/create-services.ts) and decorates the app with them, so each area's
 // plugin reads app.<service>. The lifecycle follows the app's: start on ready, seed tasks stop in
 // preClose, everything else closes in onClose.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { MapwardenConfig } from './config.js'
-import { openPgStores, openSqliteStores, type SqliteStores, type Stores } from '../../services/storage/stores.js'
+import type { Db } from '../../services/storage/sqlite/database.js'
 import { createFaults, killProcessAt } from '../../services/faults.js'
 import { createServices, type Services } from '../../services/create-services.js'
 
+/**
+ * The one place absolute URLs are built (atom links, Location headers, capabilities, task links, the
+ * OpenAPI servers): from the global settings' proxyBaseUrl when set, which stands for
+ * `http(s)://<host>{base}`, else from the request's scheme and Host.
+ */
 export interface Urls {
+  /** `http(s)://<host>{base}` for this request, or the proxy base URL; no trailing slash. */
+  root (req: FastifyRequest): string
+  /** Absolute URL of a path under the server that starts with `{base}` (a plugin's `app.prefix` and more). */
+  absolute (req: FastifyRequest, path: string): string
   /** Absolute URL of `{base}/rest/<segments>` for links, each segment URL-encoded as GeoServer does. */
   rest (req: FastifyRequest, ...segments: string[]): string
   /** Absolute URL of `{base}/<segments>` (tile services, web page). */
   base (req: FastifyRequest, ...segments: string[]): string
 }
 
-type Decorated = Omit<Services, 'ping' | 'start' | 'stopTasks' | 'close'>
+type Decorated = Omit<Services, 'db' | 'ping' | 'start' | 'stopTasks' | 'close'>
 
 declare module 'fastify' {
   interface FastifyInstance extends Decorated {
     config: MapwardenConfig
     /** The SQLite catalog (tests read its rows); undefined on PostgreSQL. */
-    db: SqliteStores['db']
+    db: Db
     urls: Urls
     /** Resolves while the catalog database answers (the health check). */
     ping (): Promise<void>
@@ -45,23 +54,25 @@ async function services (app: FastifyInstance, { config, prefix, announce }: Ser
   // Test-only (test/crash/): the process kills itself at a configured fault point, as kill -9 would;
   // some of those points are inside the stores' transactions.
   const faults = createFaults(config.faultKillAt, killProcessAt)
-  const stores: Stores = config.databaseUrl
-    ? await openPgStores(config.databaseUrl, config.dataDir, { fault: faults, onError: (err) => app.log.warn({ err }, 'catalog database connection') })
-    : await openSqliteStores(config.dataDir, { fault: faults })
-  const built = await createServices(config, stores, {
+  const built = await createServices(config, {
     log: app.log,
     faults,
     announce,
     passwordHint: `curl -u admin:OLD -X POST -H 'Content-Type: application/json' -d '{"user":{"password":"NEW"}}' http://HOST${prefix}/rest/security/usergroup/user/admin`
-  }).catch(async (err) => { await stores.close(); throw err })
-  const { ping, start, stopTasks, close, ...decorated } = built
+  })
+  const { db, ping, start, stopTasks, close, ...decorated } = built
   for (const [name, service] of Object.entries(decorated)) app.decorate<unknown>(name, service)
   app.decorate('ping', ping)
   app.decorate('config', config)
-  app.decorate<SqliteStores['db'] | undefined>('db', 'db' in stores ? (stores as SqliteStores).db : undefined)
-  const urlFor = (req: FastifyRequest, parts: string[]) =>
-    `${req.protocol}://${req.host}${prefix}/${parts.map(encodeSegment).join('/')}`
+  app.decorate<Db | undefined>('db', db)
+  const root = (req: FastifyRequest) => built.globalSettings.proxyBaseUrl() ?? `${req.protocol}://${req.host}${prefix}`
+  const urlFor = (req: FastifyRequest, parts: string[]) => `${root(req)}/${parts.map(encodeSegment).join('/')}`
   app.decorate('urls', {
+    root,
+    absolute: (req: FastifyRequest, path: string) => {
+      if (!path.startsWith(prefix)) throw new Error(`${path} is not under ${prefix}`)
+      return root(req) + path.slice(prefix.length)
+    },
     rest: (req: FastifyRequest, ...segments: string[]) => urlFor(req, ['rest', ...segments]),
     base: (req: FastifyRequest, ...segments: string[]) => urlFor(req, segments)
   })

@@ -7,7 +7,8 @@
 // so it never touches the body stream the parsers read.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { Socket } from 'node:net'
+import { Socket } from 'node:net'
+import { redactUrl } from './url-text.js'
 
 export interface SlowClientOptions {
   /** Bytes per second a body must average over each RATE_WINDOW_MS. */
@@ -23,9 +24,9 @@ export const RATE_WINDOW_MS = 5000
 const CHECK_MS = 500
 const UPLOAD = /^application\/(zip|x-zip|x-zip-compressed)\b|^multipart\/form-data\b/i
 
-function refuse (socket: Socket, status: string, message: string): void {
+function refuse (socket: Socket, status: string, message: string, extraHeaders = ''): void {
   if (socket.writable) {
-    socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`)
+    socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\n${extraHeaders}Connection: close\r\n\r\n${message}`)
   }
   setTimeout(() => socket.destroy(), 1000).unref() // the answer first, then the socket, even if the client reads nothing
 }
@@ -46,6 +47,8 @@ async function slowClients (app: FastifyInstance, opts: SlowClientOptions) {
     if (!(length > 0 || req.headers['transfer-encoding'] !== undefined) || req.raw.complete) return done()
     // Watched until the whole body has arrived, also after a route answered without reading it.
     const socket = req.raw.socket
+    // inject() (a host's own calls, the tests) has no network socket: no slow client to cut.
+    if (!(socket instanceof Socket)) return done()
     const limit = UPLOAD.test(req.headers['content-type'] ?? '') ? opts.uploadTimeoutMs : opts.bodyTimeoutMs
     const started = Date.now()
     let windowStart = started
@@ -63,7 +66,7 @@ async function slowClients (app: FastifyInstance, opts: SlowClientOptions) {
           windowBytes = socket.bytesRead
         }
         if (!why) return false
-        req.log.warn({ route: `${req.method} ${req.url.split('?')[0]}`, bytes: socket.bytesRead, reason: why }, 'slow request body cut')
+        req.log.warn({ route: `${req.method} ${redactUrl(req.url.split('?')[0])}`, bytes: socket.bytesRead, reason: why }, 'slow request body cut')
         // A route that never reads its body (a tile GET) has answered already; Node goes on reading
         // the declared body after the answer, so the socket is closed all the same.
         if (reply.raw.headersSent) socket.destroy()
@@ -88,7 +91,8 @@ async function slowClients (app: FastifyInstance, opts: SlowClientOptions) {
       open.set(address, n)
       socket.once('close', () => { const left = (open.get(address) ?? 1) - 1; if (left > 0) open.set(address, left); else open.delete(address) })
       if (n > opts.maxConnectionsPerAddress) {
-        refuse(socket, '503 Service Unavailable', `Too many connections from your address (at most ${opts.maxConnectionsPerAddress}); try again later`)
+        // Like every other 503 (plugins/infra/errors.ts): worth trying again soon, once a connection closes.
+        refuse(socket, '503 Service Unavailable', `Too many connections from your address (at most ${opts.maxConnectionsPerAddress}); try again later`, 'Retry-After: 1\r\n')
       }
     })
   }

@@ -3,9 +3,12 @@
 import type { FastifyRequest } from 'fastify'
 import { Link, type Document, type Value } from '../infra/representation.js'
 import { bodyRoot, suffixed, type TypedApp } from '../infra/routes.js'
-import { CoverageParams, StoreParams, WsCoverageParams, WsParams, responses } from '../../schemas/mosaics.js'
+import { CoverageBody, CoverageParams, StoreParams, WsCoverageParams, WsParams, responses } from '../../schemas/mosaics.js'
 import { coverageView } from '../../services/mosaics/coverage-fields.js'
 import type { CoverageRow, MosaicRecord } from '../../services/mosaics/store.js'
+import type { RootFields } from '../../schemas/common.js'
+
+type CoverageFields = RootFields<typeof CoverageBody>
 
 const COVERAGES = '/workspaces/:ws/coveragestores/:store/coverages'
 
@@ -42,7 +45,7 @@ export default async function coverages (app: TypedApp) {
   }
 
   for (const url of suffixed(COVERAGES)) {
-    app.get(url, { schema: { summary: 'List the coverages of a coverage store', params: StoreParams }, config: { responses: responses.coverages } }, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List the coverages of a coverage store', params: StoreParams, response: responses.coverages } }, async (req, reply) => {
       const { ws, store } = req.params
       const list = await mosaics.listCoverages(ws, store)
       return reply.resource({
@@ -51,9 +54,9 @@ export default async function coverages (app: TypedApp) {
         }
       })
     })
-    app.post(url, { schema: { summary: 'Configure a coverage of the store', params: StoreParams } }, async (req, reply) => {
+    app.post(url, { schema: { summary: 'Configure a coverage of the store', params: StoreParams, body: CoverageBody } }, async (req, reply) => {
       const { ws, store } = req.params
-      const c = await mosaics.addCoverage(ws, store, bodyRoot(req.body, 'coverage'))
+      const c = await mosaics.addCoverage(ws, store, bodyRoot<CoverageFields>(req.body, 'coverage'))
       return reply.code(201).header('Location', urls.rest(req, 'workspaces', ws, 'coveragestores', store, 'coverages', c.name))
         .type('text/plain').send(c.name)
     })
@@ -61,7 +64,7 @@ export default async function coverages (app: TypedApp) {
 
   // All coverages of a workspace (GeoServer's CoverageController without a store), and each by name.
   for (const url of suffixed('/workspaces/:ws/coverages')) {
-    app.get(url, { schema: { summary: 'List the coverages of a workspace', params: WsParams }, config: { responses: responses.coverages } }, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List the coverages of a workspace', params: WsParams, response: responses.coverages } }, async (req, reply) => {
       const { ws } = req.params
       const list = await mosaics.listWorkspaceCoverages(ws)
       return reply.resource({
@@ -69,13 +72,13 @@ export default async function coverages (app: TypedApp) {
       })
     })
   }
-  app.get('/workspaces/:ws/coverages/:c', { schema: { summary: 'A coverage, by its workspace-level link', params: WsCoverageParams }, config: { responses: responses.coverage } }, async (req, reply) => {
+  app.get('/workspaces/:ws/coverages/:c', { schema: { summary: 'A coverage, by its workspace-level link', params: WsCoverageParams, response: responses.coverage } }, async (req, reply) => {
     const { ws, c } = req.params
     const { coverage, mosaic } = await mosaics.getWorkspaceCoverage(ws, c)
     return reply.resource(coverageDoc(req, coverage, mosaic))
   })
 
-  app.get(`${COVERAGES}/:c`, { schema: { summary: 'A coverage', params: CoverageParams }, config: { responses: responses.coverage } }, async (req, reply) => {
+  app.get(`${COVERAGES}/:c`, { schema: { summary: 'A coverage', params: CoverageParams, response: responses.coverage } }, async (req, reply) => {
     const { ws, store, c } = req.params
     const { coverage, mosaic } = await mosaics.getCoverage(ws, store, c)
     return reply.resource(coverageDoc(req, coverage, mosaic))
@@ -83,9 +86,9 @@ export default async function coverages (app: TypedApp) {
 
   // GeoServer's PUT: the fields sent are applied, the others kept; one that cannot be applied is
   // a 400 naming it (services/mosaics/coverage-fields.ts).
-  app.put(`${COVERAGES}/:c`, { schema: { summary: 'Change a coverage (title, band names, keywords, enabled, dimensions...)', params: CoverageParams } }, async (req, reply) => {
+  app.put(`${COVERAGES}/:c`, { schema: { summary: 'Change a coverage (title, band names, keywords, enabled, dimensions...)', params: CoverageParams, body: CoverageBody } }, async (req, reply) => {
     const { ws, store, c } = req.params
-    await mosaics.updateCoverage(ws, store, c, bodyRoot(req.body, 'coverage'))
+    await mosaics.updateCoverage(ws, store, c, bodyRoot<CoverageFields>(req.body, 'coverage'))
     return reply.code(200).send()
   })
 }

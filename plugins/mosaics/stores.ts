@@ -57,7 +57,7 @@ export default async function stores (app: TypedApp) {
     return m[1]
   }
 
-  app.put(`${STORE}/:upload`, { schema: { summary: 'Create or replace an image mosaic from a ZIP (file.imagemosaic), or configure one from a folder', params: UploadParams, querystring: UploadQuery }, config: { responses: responses.store } }, async (req, reply) => {
+  app.put(`${STORE}/:upload`, { schema: { summary: 'Create or replace an image mosaic from a ZIP (file.imagemosaic), or configure one from a folder', params: UploadParams, querystring: UploadQuery, response: responses.store } }, async (req, reply) => {
     const { ws, store, upload } = req.params
     const method = parseUpload(upload)
     if (method !== 'file') throw UnsupportedUploadMethod(`${method} with PUT`)
@@ -94,7 +94,7 @@ export default async function stores (app: TypedApp) {
 
   // The coverage stores of a workspace (geoserver-node-client's getCoverageStores).
   for (const url of suffixed('/workspaces/:ws/coveragestores')) {
-    app.get(url, { schema: { summary: 'List the coverage stores of a workspace', params: WsParams }, config: { responses: responses.stores } }, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List the coverage stores of a workspace', params: WsParams, response: responses.stores } }, async (req, reply) => {
       const { ws } = req.params
       const names = await mosaics.listStores(ws)
       return reply.resource({
@@ -103,7 +103,7 @@ export default async function stores (app: TypedApp) {
     })
   }
 
-  app.get(STORE, { schema: { summary: 'A coverage store', params: StoreParams }, config: { responses: responses.store } }, async (req, reply) => {
+  app.get(STORE, { schema: { summary: 'A coverage store', params: StoreParams, response: responses.store } }, async (req, reply) => {
     const { ws, store } = req.params
     return reply.resource(storeDoc(req, await mosaics.getStore(ws, store), true))
   })

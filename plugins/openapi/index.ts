@@ -16,15 +16,19 @@ const WHO: Record<Access, string> = {
 const AREAS: Array<[RegExp, string]> = [
   [/\/rest\/security\//, 'security'],
   [/\/coveragestores/, 'mosaics'],
-  [/\/datastores/, 'appschema'],
+  [/\/datastores\/[^/]+\/file\./, 'appschema'],
+  [/\/featuretypes/, 'featuretypes'],
+  [/\/datastores/, 'datastores'],
   [/\/styles/, 'styles'],
   [/\/rest\/layers/, 'layers'],
+  [/\/layergroups/, 'layergroups'],
   [/\/rest\/openapi/, 'openapi'],
   [/\/(tilecache|gwc)\/rest\/seed/, 'seed'],
   [/\/(tilecache|gwc)\/rest\/export/, 'export'],
   [/\/(tilecache|gwc)\/rest\/diskquota/, 'diskquota'],
   [/\/(tilecache|gwc)\/service\//, 'tiles'],
   [/\/(web|session)(\/|$)/, 'web'],
+  [/\/metrics$/, 'metrics'],
   [/\/rest\//, 'catalog']
 ]
 const area = (url: string) => AREAS.find(([re]) => re.test(url))?.[1] ?? 'service'
@@ -32,17 +36,6 @@ const area = (url: string) => AREAS.find(([re]) => re.test(url))?.[1] ?? 'servic
 const DECORATOR = 'mapwardenOpenApi'
 
 const NOT_ALLOWED = { description: 'Method not allowed (text/plain message; Allow lists the methods where GeoServer sends it)', content: { 'text/plain': { schema: { type: 'string' } } } }
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /**
-     * The route's answers for the OpenAPI document only (schemas/<area>.ts `responses`). Not a
-     * Fastify response schema: bodies are strings the representation layer writes, and a response
-     * schema would put object answers through a serializer that may change their bytes.
-     */
-    responses?: Record<number, unknown>
-  }
-}
 
 /** The generated document (built once, on first call, after the routes are registered). */
 export function openApiDocument (app: FastifyInstance): Record<string, unknown> {
@@ -68,10 +61,8 @@ export async function registerOpenApi (app: FastifyInstance, version: string) {
     transform ({ schema, url, route }) {
       const access: Access = (route.config as { access?: Access } | undefined)?.access ?? 'admin'
       const s = { ...(schema ?? {}) } as Record<string, unknown>
-      const responses = (route.config as { responses?: Record<number, unknown> } | undefined)?.responses
-      if (responses && s.response === undefined) s.response = responses
       // Routes kept only to refuse a method say so (their summary starts "Not allowed").
-      else if (s.response === undefined && /^Not allowed/.test(String(s.summary))) s.response = { 405: NOT_ALLOWED }
+      if (s.response === undefined && /^Not allowed/.test(String(s.summary))) s.response = { 405: NOT_ALLOWED }
       s.tags = [area(url)]
       s.description = [s.description, WHO[access]].filter(Boolean).join(' ')
       if (access === 'public') s.security = []
@@ -79,5 +70,17 @@ export async function registerOpenApi (app: FastifyInstance, version: string) {
     }
   })
   app.get('/rest/openapi.json', { config: { access: 'authenticated' }, schema: { summary: 'This OpenAPI document' } },
-    async (_req, reply) => reply.type('application/json; charset=utf-8').send(openApiDocument(app)))
+    async (_req, reply) => reply.type('application/json; charset=utf-8').send(behindProxy(openApiDocument(app), app.globalSettings.proxyBaseUrl(), app.prefix)))
+}
+
+/**
+ * The document as served behind the global settings' proxyBaseUrl: its one server is that URL, and
+ * the paths are relative to it (without `{base}`, which the proxy base URL stands for). Without a
+ * proxy the document has no servers (OpenAPI: relative to where it was read) and paths from `{base}`.
+ */
+function behindProxy (doc: Record<string, unknown>, proxyBaseUrl: string | undefined, base: string): Record<string, unknown> {
+  if (proxyBaseUrl === undefined) return doc
+  const paths: Record<string, unknown> = {}
+  for (const [p, item] of Object.entries(doc.paths as Record<string, unknown>)) paths[p.startsWith(base) ? p.slice(base.length) || '/' : p] = item
+  return { ...doc, servers: [{ url: proxyBaseUrl }], paths }
 }

@@ -3,9 +3,9 @@
 // flag or role set takes effect at once: the verified-credentials cache forgets the user.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { suffixed, type TypedApp } from '../infra/routes.js'
-import { RoleParams, RoleUserParams, UserParams, responses } from '../../schemas/security.js'
+import { RoleParams, RoleUserParams, UserBody, UserParams, responses } from '../../schemas/security.js'
 import { toXml } from '../infra/representation.js'
-import { mapBody, mapFormat } from './maps.js'
+import { asMap, mapFormat } from './maps.js'
 import { checkFields } from '../../services/body-fields.js'
 
 /** GeoServer's JAXB layout for users and roles: a standalone declaration, then the document on one line. */
@@ -21,22 +21,22 @@ export default async function accounts (app: TypedApp) {
   const forget = (user?: string) => app.authenticator.invalidate(user)
 
   for (const url of suffixed('/usergroup/users')) {
-    app.get(url, { schema: { summary: 'List users' }, config: { responses: responses.users } }, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List users', response: responses.users } }, async (req, reply) => {
       const user = (await service.listUsers()).map((u) => ({ userName: u.name, enabled: u.enabled }))
       if (mapFormat(req) === 'json') return reply.type('application/json').send(JSON.stringify({ users: user }))
       return reply.type('application/xml').send(toXml({ users: { user } }, JAXB_LAYOUT))
     })
-    app.post(url, { schema: { summary: 'Create a user' } }, async (req, reply) => {
-      const u = mapBody(req, 'user')
+    app.post(url, { schema: { summary: 'Create a user', body: UserBody }, preValidation: asMap('user') }, async (req, reply) => {
+      const u = req.body
       checkFields(u, 'user', ['userName', 'password', 'enabled'])
       const name = await service.addUser({ name: u.userName, password: u.password, enabled: u.enabled })
       req.log.info({ user: req.principal.name, created: name }, 'user created')
       return reply.code(201).send()
     })
   }
-  app.post('/usergroup/user/:user', { schema: { summary: 'Change a user (password, enabled)', params: UserParams } }, async (req, reply) => {
+  app.post('/usergroup/user/:user', { schema: { summary: 'Change a user (password, enabled)', params: UserParams, body: UserBody }, preValidation: asMap('user') }, async (req, reply) => {
     const { user } = req.params
-    const u = mapBody(req, 'user')
+    const u = req.body
     // The name is the path's: sent back unchanged it passes, a rename is refused by name.
     checkFields(u, 'user', ['password', 'enabled'], { userName: user })
     await service.updateUser(user, { password: u.password, enabled: u.enabled })
@@ -53,9 +53,9 @@ export default async function accounts (app: TypedApp) {
   })
 
   for (const url of suffixed('/roles')) {
-    app.get(url, { schema: { summary: 'List roles' }, config: { responses: responses.roles } }, async (req, reply) => sendRoles(req, reply, await service.listRoles()))
+    app.get(url, { schema: { summary: 'List roles', response: responses.roles } }, async (req, reply) => sendRoles(req, reply, await service.listRoles()))
   }
-  app.get('/roles/user/:user', { schema: { summary: 'Roles of a user', params: UserParams }, config: { responses: responses.roles } }, async (req, reply) => {
+  app.get('/roles/user/:user', { schema: { summary: 'Roles of a user', params: UserParams, response: responses.roles } }, async (req, reply) => {
     const { user } = req.params
     return sendRoles(req, reply, await service.rolesOf(user))
   })

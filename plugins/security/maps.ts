@@ -48,6 +48,11 @@ export function mapBody (req: FastifyRequest, root: string): Record<string, unkn
   return body
 }
 
+/** preValidation: the body as its flat map (XML or JSON), so the route's one schema checks both forms. */
+export function asMap (root: string) {
+  return async (req: FastifyRequest) => { req.body = mapBody(req, root) }
+}
+
 /** Rule entries from `<rules><rule resource="k">roles</rule></rules>` or `{"k": "roles"}`. */
 export function ruleEntries (req: FastifyRequest): Array<[string, unknown]> {
   const map = mapBody(req, 'rules')

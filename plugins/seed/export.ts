@@ -1,5 +1,5 @@
 // GET {cache_api}/export/<layer>.mbtiles and .gpkg: the layer's cached tiles as one SQLite file
-// (services/seed/export.ts), built in a temp file and streamed. Any logged-in user reaches it; the
+// (services/tilecache/export.ts), built in a temp file and streamed. Any logged-in user reaches it; the
 // layer's read rule decides (the tile cache's authorizer, as for tiles).
 import fs from 'node:fs/promises'
 import type { TypedApp } from '../infra/routes.js'

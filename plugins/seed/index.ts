@@ -1,16 +1,16 @@
 // GeoWebCache's seed API (SeedRestlet: 200 with an empty body for a request, long-array-array lists):
 // seed/reseed/truncate requests, task lists, kill_all, 405s; plus a per-task resource and a
 // server-sent-events stream of task progress. Mounted twice (tilecache and gwc): all state lives
-// in app.tileCache.
+// in app.tileCache, whose facade is the only way in (never its breeder).
 import { stringifyExact } from '../../services/exact-json.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { bodyRoot, type TypedApp } from '../infra/routes.js'
-import { AreaBody, AreaQuery, LayerParams, TaskParams, responses } from '../../schemas/seed.js'
+import { AreaBody, AreaQuery, LayerParams, SeedBody, TaskParams, responses } from '../../schemas/seed.js'
 import { toXml } from '../infra/representation.js'
 import { onlyFields } from '../../services/body-fields.js'
 import { KillAllInvalid, MethodNotAllowed, SeedTaskNotFound, ThreadIdInvalid, UnknownTileLayer } from '../../services/errors.js'
-import { rowOf, viewOf, type Task } from '../../services/seed/task.js'
-import type { KillCode } from '../../services/seed/tile-breeder.js'
+import { rowOf, type Task } from '../../services/seed/task.js'
+import type { KillCode } from '../../services/tilecache/tile-cache.js'
 import exportRoutes from './export.js'
 
 /** `long[][]` as GWC's XStream writes it (2-space indent, no declaration; empty = `<long-array-array/>`). */
@@ -59,7 +59,7 @@ export default async function seed (app: TypedApp) {
    * header could not name. The link is under the prefix the request came in by (tilecache or gwc).
    */
   const taskLinks = (req: FastifyRequest, tasks: Task[]): string[] =>
-    tasks.map((t) => `<${req.protocol}://${req.host}${app.prefix}/seed/tasks/${t.id}.json>; rel="item"`)
+    tasks.map((t) => `<${app.urls.absolute(req, `${app.prefix}/seed/tasks/${t.id}.json`)}>; rel="item"`)
 
   /** The layer of a kill request, once the principal may write it. */
   async function writableLayer (req: FastifyRequest, layer: string): Promise<string> {
@@ -77,7 +77,7 @@ export default async function seed (app: TypedApp) {
       // so a garbage id is a 400 whatever the layer (GWC: a 500).
       const thread = field(req.body, 'thread_id') ?? ''
       if (!/^\d{1,15}$/.test(thread)) throw ThreadIdInvalid(JSON.stringify(thread.slice(0, 40)))
-      const hit = await cache.breeder.killTask(Number(thread), await writableLayer(req, layer))
+      const hit = await cache.killTask(Number(thread), await writableLayer(req, layer))
       const line = hit
         ? `Requested to terminate task ${thread}.`
         : `Sorry, either task ${thread} has not started yet, or it is a truncate task that cannot be interrutped.`
@@ -85,15 +85,15 @@ export default async function seed (app: TypedApp) {
     }
     const code = killCode(req.body)
     if (layer) await writableLayer(req, layer)
-    const killed = await cache.breeder.kill(code, layer)
+    const killed = await cache.killTasks(code, layer)
     const items = killed.map(({ task, was }) => `<li>[${task.id}: ${escape(task.layer)}, ${task.type.toUpperCase()}, ${was.toUpperCase()}]</li>`).join('')
     return reply.type('text/html; charset=utf-8')
       .send(`<p>Requested to terminate ${code} tasks.Terminated tasks: <ul>${items}</ul></p>`)
   }
 
   // All layers: GET seed.json (and seed.xml); POST seed = kill_all; the rest 405.
-  app.get('/seed.json', { schema: { summary: 'Pending and running tasks of all layers, as [done, total, remaining, id, status] rows' }, config: { responses: responses.tasks } }, async (req, reply) => sendList(reply, 'json', cache.breeder.list()))
-  app.get('/seed.xml', { schema: { summary: 'Pending and running tasks of all layers, as [done, total, remaining, id, status] rows' }, config: { responses: responses.tasks } }, async (req, reply) => sendList(reply, 'xml', cache.breeder.list()))
+  app.get('/seed.json', { schema: { summary: 'Pending and running tasks of all layers, as [done, total, remaining, id, status] rows', response: responses.tasks } }, async (req, reply) => sendList(reply, 'json', cache.tasks()))
+  app.get('/seed.xml', { schema: { summary: 'Pending and running tasks of all layers, as [done, total, remaining, id, status] rows', response: responses.tasks } }, async (req, reply) => sendList(reply, 'xml', cache.tasks()))
   app.post('/seed', { schema: { summary: 'Kill tasks of all layers (kill_all=running|pending|all)' } }, async (req, reply) => kill(req, reply))
   for (const url of ['/seed.json', '/seed.xml']) {
     app.post(url, notAllowed, never)
@@ -106,14 +106,14 @@ export default async function seed (app: TypedApp) {
 
   // One layer: the suffixed path is the task list and the seed request; unsuffixed POST is a
   // seed request by media type, else the kill form; GET/PUT/DELETE without suffix 405.
-  app.get('/seed/:layer', { schema: { summary: 'Pending and running tasks of one layer (with a .json or .xml suffix)', params: LayerParams }, config: { responses: responses.tasks } }, async (req, reply) => {
+  app.get('/seed/:layer', { schema: { summary: 'Pending and running tasks of one layer (with a .json or .xml suffix)', params: LayerParams, response: responses.tasks } }, async (req, reply) => {
     if (!req.formatFromSuffix) throw MethodNotAllowed(req.method)
     const layer = await cache.seedLayer(req.params.layer)
-    return sendList(reply, req.format, cache.breeder.list(layer.qualifiedName))
+    return sendList(reply, req.format, cache.tasks(layer.qualifiedName))
   })
   // Any logged-in user reaches it: writing a layer's cache needs w on the layer (or a on its
   // workspace, or ADMIN), checked by the tile cache's authorizer (security area).
-  app.post('/seed/:layer', { schema: { summary: 'Seed, reseed or truncate a layer (a seedRequest body), or kill its tasks (a kill_all or kill_thread form)', params: LayerParams }, config: { access: 'authenticated', responses: responses.submitted } }, async (req, reply) => {
+  app.post('/seed/:layer', { schema: { summary: 'Seed, reseed or truncate a layer (a seedRequest body), or kill its tasks (a kill_all or kill_thread form)', params: LayerParams, body: SeedBody, response: responses.submitted }, config: { access: 'authenticated' } }, async (req, reply) => {
     if (!isSeedBody(req)) return kill(req, reply, req.params.layer)
     const tasks = await cache.submitSeed(req.params.layer, bodyRoot(req.body, 'seedRequest'), req.principal)
     return reply.code(200).header('link', taskLinks(req, tasks)).type('text/plain; charset=utf-8').send('')
@@ -121,8 +121,8 @@ export default async function seed (app: TypedApp) {
   // Beyond GWC: seed, reseed or truncate by a GeoJSON Polygon or MultiPolygon (and a reseed of
   // tiles older than a date); the same answer as the seed POST.
   app.post('/seed/:layer/area.json', {
-    config: { access: 'authenticated', responses: responses.submitted },
-    schema: { summary: 'Seed, reseed or truncate the metatiles touching a GeoJSON Polygon or MultiPolygon ({ seedRequest, geometry, olderThan }); one Link rel="item" header per task', params: LayerParams, querystring: AreaQuery, body: AreaBody }
+    config: { access: 'authenticated' },
+    schema: { summary: 'Seed, reseed or truncate the metatiles touching a GeoJSON Polygon or MultiPolygon ({ seedRequest, geometry, olderThan }); one Link rel="item" header per task', params: LayerParams, querystring: AreaQuery, body: AreaBody, response: responses.submitted }
   }, async (req, reply) => {
     const q = req.query.olderThan
     const olderThan = Array.isArray(q) ? q.join(',') : q
@@ -133,12 +133,10 @@ export default async function seed (app: TypedApp) {
   app.delete('/seed/:layer', notAllowed, never)
 
   // Beyond GWC: one task (kept an hour after it ends, ABORTED after a kill) and a progress stream.
-  app.get('/seed/tasks/:id', { schema: { summary: 'One task: its own share of the work, the request\'s sum, state, rate and ETA (kept an hour after it ends)', params: TaskParams }, config: { responses: responses.task } }, async (req, reply) => {
+  app.get('/seed/tasks/:id', { schema: { summary: 'One task: its own share of the work, the request\'s sum, state, rate and ETA (kept an hour after it ends)', params: TaskParams, response: responses.task } }, async (req, reply) => {
     // Not a task id at all: no task has it (nothing to look up).
     if (!/^\d{1,15}$/.test(req.params.id)) throw SeedTaskNotFound(req.params.id)
-    const id = Number(req.params.id)
-    const task = cache.breeder.task(id)
-    const stored = task ? viewOf(task, Date.now()) : await cache.breeder.record(id)
+    const stored = await cache.taskView(Number(req.params.id))
     if (!stored) throw SeedTaskNotFound(req.params.id)
     const { error, ...view } = stored
     return reply.resource({ task: { ...view, error } })
@@ -154,11 +152,9 @@ export default async function seed (app: TypedApp) {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' })
     res.write(': task progress of the tile cache\n\n') // sends the headers now
     const send = (view: unknown) => res.write(`event: task\ndata: ${stringifyExact(view)}\n\n`)
-    // First the tasks that ended within the hour (oldest first, at most 20: a page opened now
-    // shows them as recent), then the pending and running ones, then every change.
-    for (const t of cache.breeder.recent(20).reverse()) send(viewOf(t, Date.now()))
-    for (const t of cache.breeder.list()) send(viewOf(t, Date.now()))
-    cache.breeder.events.on('task', send)
-    res.on('close', () => { cache.breeder.events.off('task', send); streams.delete(res) })
+    // The tasks that ended within the hour (at most 20: a page opened now shows them as recent),
+    // then the pending and running ones, then every change.
+    const unfollow = cache.followTasks(send, 20)
+    res.on('close', () => { unfollow(); streams.delete(res) })
   })
 }

@@ -4,7 +4,7 @@
 import type { FastifyRequest } from 'fastify'
 import { Link, type Document, type Value } from '../infra/representation.js'
 import { bodyRoot, suffixed, type TypedApp } from '../infra/routes.js'
-import { LayerParams, WsParams, responses } from '../../schemas/styles.js'
+import { LayerBody, LayerParams, WsParams, responses } from '../../schemas/styles.js'
 import { asArray } from '../../services/files/xml.js'
 import { splitLayerName, type LayerInfo } from '../../services/catalog/layers.js'
 import {
@@ -12,7 +12,7 @@ import {
 } from '../../services/errors.js'
 import { styleRef } from '../../services/styles/service.js'
 import { checkFields, unifyShape } from '../../services/body-fields.js'
-import { isDefault, parseTileSettings, TILE_SETTING_FIELDS } from '../../services/seed/layer-settings.js'
+import { isDefault, parseTileSettings, TILE_SETTING_FIELDS } from '../../services/tilecache/layer-settings.js'
 
 export default async function layerRoutes (app: TypedApp) {
   const { layers, styles, urls, workspaces, mosaics, tileCache } = app
@@ -58,14 +58,14 @@ export default async function layerRoutes (app: TypedApp) {
         enabled: l.enabled,
         // The tile cache's per-layer settings (GWC names), shown once one differs from its default,
         // so that GeoServer's own document stays as it is for every other layer.
-        ...tileSettingsDoc(l)
+        ...await tileSettingsDoc(l)
       }
     }
   }
 
-  const tileSettingsDoc = (l: LayerInfo): Record<string, Value> => {
-    const s = tileCache.settings?.get(l.workspace, l.name)
-    return !s || isDefault(s) ? {} : { expireCache: s.expireCache, expireClients: s.expireClients, cachedOnly: s.cachedOnly, cachedOnlyMissing: s.cachedOnlyMissing }
+  const tileSettingsDoc = async (l: LayerInfo): Promise<Record<string, Value>> => {
+    const s = await tileCache.layerSettings(l)
+    return isDefault(s) ? {} : { expireCache: s.expireCache, expireClients: s.expireClients, cachedOnly: s.cachedOnly, cachedOnlyMissing: s.cachedOnlyMissing }
   }
 
   /** A style named in a PUT body: 'name', 'ws:name', or { name, workspace }; must exist and fit the layer. */
@@ -94,8 +94,7 @@ export default async function layerRoutes (app: TypedApp) {
     if (!raster) readOnly.enabled = l.enabled // a feature type's layer follows its mapping; no switch of its own
     checkFields(body, 'layer', [...(raster ? ['defaultStyle', 'styles', 'enabled'] : ['defaultStyle', 'styles']), ...TILE_SETTING_FIELDS], readOnly)
     // Everything is validated before anything is written (a refused PUT changes nothing).
-    const store = tileCache.settings
-    const tileSettings = store ? parseTileSettings(l.qualifiedName, body, store.get(l.workspace, l.name)) : undefined
+    const tileSettings = parseTileSettings(l.qualifiedName, body, await tileCache.layerSettings(l))
     let enabled: boolean | undefined
     if (raster && body.enabled !== undefined) {
       if (body.enabled !== true && body.enabled !== false && body.enabled !== 'true' && body.enabled !== 'false') throw InvalidBody(`layer enabled must be true or false, got ${JSON.stringify(String(body.enabled).slice(0, 20))}`)
@@ -115,17 +114,17 @@ export default async function layerRoutes (app: TypedApp) {
     await layers.setStyles(l.workspace, l.name, defaultStyle, list)
     // A raster layer and its coverage share one switch: the coverage edit applies it to both.
     if (enabled !== undefined && enabled !== l.enabled) await mosaics.updateCoverage(l.workspace, l.store, l.name, { enabled })
-    if (tileSettings) await store!.set(l.workspace, l.name, tileSettings)
+    if (tileSettings) await tileCache.layerSettings(l, tileSettings)
   }
 
   for (const url of suffixed('/layers')) {
-    app.get(url, { schema: { summary: 'List layers' }, config: { responses: responses.layers } }, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List layers', response: responses.layers } }, async (req, reply) => {
       const all = await layers.list()
       return reply.resource({ layers: { layer: all.map((l) => ({ name: l.qualifiedName, href: new Link(urls.rest(req, 'layers', l.qualifiedName), 'application/atom+xml') })) } })
     })
   }
   for (const url of suffixed('/workspaces/:ws/layers')) {
-    app.get(url, { schema: { summary: 'List the layers of a workspace', params: WsParams }, config: { responses: responses.layers } }, async (req, reply) => {
+    app.get(url, { schema: { summary: 'List the layers of a workspace', params: WsParams, response: responses.layers } }, async (req, reply) => {
       const { ws } = req.params
       if (!(await workspaces.exists(ws))) throw StyleWorkspaceNotFound(ws)
       const all = await layers.list(ws)
@@ -134,11 +133,11 @@ export default async function layerRoutes (app: TypedApp) {
   }
 
   for (const path of ['/layers/:layer', '/workspaces/:ws/layers/:layer']) {
-    app.get(path, { schema: { summary: 'A layer: its default style and styles', params: LayerParams }, config: { responses: responses.layer } }, async (req, reply) => {
+    app.get(path, { schema: { summary: 'A layer: its default style and styles', params: LayerParams, response: responses.layer } }, async (req, reply) => {
       const { ws, layer } = req.params
       return reply.resource(await layerDoc(req, await findLayer(ws, layer)))
     })
-    app.put(path, { schema: { summary: 'Change a layer\'s default style and styles', params: LayerParams } }, async (req, reply) => {
+    app.put(path, { schema: { summary: 'Change a layer\'s default style and styles', params: LayerParams, body: LayerBody } }, async (req, reply) => {
       const { ws, layer } = req.params
       await update(await findLayer(ws, layer), bodyRoot(req.body, 'layer'))
       return reply.code(200).send()

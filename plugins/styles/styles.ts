@@ -3,7 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Link, MEDIA_TYPES, serialize, type Document } from '../infra/representation.js'
 import { bodyRoot, suffixed, type TypedApp } from '../infra/routes.js'
-import { StyleParams, StyleQuery, responses } from '../../schemas/styles.js'
+import { StyleEntryBody, StyleParams, StyleQuery, responses } from '../../schemas/styles.js'
 import type { Static } from '@fastify/type-provider-typebox'
 import { zipStream } from '../infra/zip-stream.js'
 import fs from 'node:fs/promises'
@@ -73,11 +73,11 @@ export default async function styleRoutes (app: TypedApp) {
 
   for (const { path } of COLLECTIONS) {
     for (const url of suffixed(path)) {
-      app.get(url, { schema: { summary: 'List styles (global or of a workspace)', ...shapes }, config: { responses: responses.list } }, async (req, reply) => {
+      app.get(url, { schema: { summary: 'List styles (global or of a workspace)', ...shapes, response: responses.list } }, async (req, reply) => {
         const { ws } = params(req.params)
         const format = req.format
         if (format !== 'xml' && format !== 'json') return reply.resource(await listDoc(req, ws))
-        const key = `${ws ?? ''}\u0000${format}\u0000${req.protocol}://${req.host}`
+        const key = `${ws ?? ''}\u0000${format}\u0000${app.urls.root(req)}`
         const generation = styles.generation()
         let hit = lists.get(key)
         // A removed workspace bumps the generation too (onRemoved), so a hit implies it exists.
@@ -89,7 +89,7 @@ export default async function styleRoutes (app: TypedApp) {
         return reply.code(200).type(MEDIA_TYPES[format]).send(hit.body)
       })
 
-      app.post(url, { schema: { summary: 'Create a style: a catalog entry, an SLD body (?name=) or a ZIP with an SLD and its images', ...shapes } }, async (req, reply) => {
+      app.post(url, { schema: { summary: 'Create a style: a catalog entry, an SLD body (?name=) or a ZIP with an SLD and its images', ...shapes, body: StyleEntryBody } }, async (req, reply) => {
         const { ws } = params(req.params)
         const name = req.query.name
         const type = mediaType(req)
@@ -111,7 +111,7 @@ export default async function styleRoutes (app: TypedApp) {
       }
     }
 
-    app.get(`${path}/:name`, { schema: { summary: 'A style: its catalog entry, its SLD (.sld) or its package (.zip)', ...shapes }, config: { responses: responses.one } }, async (req, reply) => {
+    app.get(`${path}/:name`, { schema: { summary: 'A style: its catalog entry, its SLD (.sld) or its package (.zip)', ...shapes, response: responses.one } }, async (req, reply) => {
       const { ws, name } = params(req.params)
       const q = req.query
       if (truthy(q.quietOnNotFound) && !(await styles.find(ws, name))) return reply.code(404).type('text/plain').send('')
@@ -128,7 +128,7 @@ export default async function styleRoutes (app: TypedApp) {
       return reply.resource(entry(await styles.get(ws, name)))
     })
 
-    app.put(`${path}/:name`, { schema: { summary: 'Replace a style\'s SLD or package, or change its catalog entry', ...shapes } }, async (req, reply) => {
+    app.put(`${path}/:name`, { schema: { summary: 'Replace a style\'s SLD or package, or change its catalog entry', ...shapes, body: StyleEntryBody } }, async (req, reply) => {
       const { ws, name } = params(req.params)
       const type = mediaType(req)
       if (ZIP_TYPES.includes(type)) {

@@ -2,9 +2,9 @@
 // tile matrix ids `<gridset>:<z>`, TileMatrixSetLimits from each layer's coverage, KVP and a
 // RESTful ResourceURL) and the TMS 1.0.0 TileMapService and TileMap documents.
 import type { LayerInfo } from '../../services/catalog/layers.js'
-import { GRID_SETS, gridSubset, tilesHigh, tilesWide, type GridSet } from '../../services/seed/grid-sets.js'
-import { FORMATS, TILE_FORMATS } from '../../services/seed/formats.js'
-import { allowedStyles, defaultStyleOf } from '../../services/seed/parameters.js'
+import { GRID_SETS, gridSubset, tilesHigh, tilesWide, type GridSet } from '../../services/tilecache/grid-sets.js'
+import { FORMATS, TILE_FORMATS } from '../../services/tilecache/formats.js'
+import { allowedStyles, defaultStyleOf } from '../../services/tilecache/parameters.js'
 import { escapeXml as x } from '../infra/representation.js'
 
 const num = (n: number) => Number.isInteger(n) ? n.toFixed(1) : String(n)

@@ -8,11 +8,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { TypedApp } from '../infra/routes.js'
 import { TmsMapParams, TmsTileParams, WmtsTileParams, XyzTileParams, responses } from '../../schemas/tiles.js'
-import { gridSet, tilesHigh, type GridSet } from '../../services/seed/grid-sets.js'
-import { FORMATS, formatOfExtension, isTileFormat, mediaTypeOf, TILE_FORMATS, type TileFormat } from '../../services/seed/formats.js'
+import { gridSet, tilesHigh, type GridSet } from '../../services/tilecache/grid-sets.js'
+import { FORMATS, formatOfExtension, isTileFormat, mediaTypeOf, TILE_FORMATS, type TileFormat } from '../../services/tilecache/formats.js'
 import { TileRequestInvalid } from '../../services/errors.js'
 import { tmsService, tmsTileMap, wmtsCapabilities } from './capabilities.js'
-import { NEVER_EXPIRES_SECONDS } from '../../services/seed/layer-settings.js'
+import { NEVER_EXPIRES_SECONDS } from '../../services/tilecache/layer-settings.js'
+import type { TileService } from '../../services/metrics.js'
 
 const PUBLIC = { access: 'public' as const }
 const PARAMS = ['STYLES', 'CQL_FILTER', 'TIME', 'ELEVATION']
@@ -46,15 +47,16 @@ function checkIndex (gs: GridSet, z: number) {
 
 export default async function tiles (app: TypedApp) {
   const cache = app.tileCache
-  const serviceUrl = (req: FastifyRequest) => `${req.protocol}://${req.host}${app.prefix}`
+  const serviceUrl = (req: FastifyRequest) => app.urls.absolute(req, app.prefix)
 
   /** `asked`: the tile in the request's own terms, for messages ("XYZ 3/8/0"); y here counts from the bottom. */
-  async function sendTile (req: FastifyRequest, reply: FastifyReply, layer: string, gs: GridSet, format: TileFormat, z: number, x: number, y: number,
+  async function sendTile (req: FastifyRequest, reply: FastifyReply, service: TileService, layer: string, gs: GridSet, format: TileFormat, z: number, x: number, y: number,
     params: Record<string, string>, asked: string) {
     checkIndex(gs, z)
     const parameters: Record<string, string> = {}
     for (const p of PARAMS) if (params[p] !== undefined) parameters[p] = params[p]
     const tile = await cache.readTile({ layer, gridSet: gs, format, parameters, z, x, y, asked }, req.principal)
+    app.metrics.tileServed(service, tile.placeholder ? 'placeholder' : tile.cached ? 'hit' : 'miss')
     // A tile that needs a login is private: a shared proxy must not hand it to anyone else.
     // The layer's expireClients (GWC) when set: -1 no-cache, -2 a year; 0 the server's setting.
     // A cached-only layer's stand-in for a missing tile is revalidated every time (it may be seeded).
@@ -70,7 +72,7 @@ export default async function tiles (app: TypedApp) {
   }
 
   // --- WMTS KVP ---
-  app.get('/wmts', { config: { ...PUBLIC, responses: responses.kvp }, schema: { summary: 'WMTS KVP: GetCapabilities and GetTile' } }, async (req, reply) => {
+  app.get('/wmts', { config: { ...PUBLIC }, schema: { summary: 'WMTS KVP: GetCapabilities and GetTile', response: responses.kvp } }, async (req, reply) => {
     const q = kvp(req.query)
     const request = (q.REQUEST ?? '').toLowerCase()
     if (q.SERVICE !== undefined && q.SERVICE.toUpperCase() !== 'WMTS') throw TileRequestInvalid(`SERVICE must be WMTS, got ${q.SERVICE}`)
@@ -89,16 +91,16 @@ export default async function tiles (app: TypedApp) {
     const col = int('TILECOL', q.TILECOL)
     if (z >= gs.resolutions.length) throw TileRequestInvalid(`TILEMATRIX ${q.TILEMATRIX} is not in ${gs.id}`)
     if (!q.LAYER) throw TileRequestInvalid('LAYER is required')
-    return sendTile(req, reply, q.LAYER, gs, format, z, col, tilesHigh(gs, z) - 1 - row, { ...q, STYLES: q.STYLE ?? q.STYLES },
+    return sendTile(req, reply, 'wmts', q.LAYER, gs, format, z, col, tilesHigh(gs, z) - 1 - row, { ...q, STYLES: q.STYLE ?? q.STYLES },
       `WMTS TileMatrix ${gs.id}:${z} TileRow ${row} TileCol ${col}`)
   })
-  app.get('/wmts/1.0.0/WMTSCapabilities.xml', { config: { ...PUBLIC, responses: responses.wmtsCapabilities }, schema: { summary: 'WMTS capabilities document (RESTful)' } }, async (req, reply) =>
+  app.get('/wmts/1.0.0/WMTSCapabilities.xml', { config: { ...PUBLIC }, schema: { summary: 'WMTS capabilities document (RESTful)', response: responses.wmtsCapabilities } }, async (req, reply) =>
     reply.type('application/vnd.ogc.wmts+xml; charset=utf-8').header('cache-control', 'no-cache')
       .send(wmtsCapabilities(await cache.tileLayers(req.principal), serviceUrl(req))))
 
   // --- WMTS RESTful: {layer}/{style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?format= ---
   app.get(
-    '/wmts/rest/:layer/:style/:tms/:tm/:row/:col', { config: { ...PUBLIC, responses: responses.tile }, schema: { summary: 'WMTS tile (RESTful)', params: WmtsTileParams } }, async (req, reply) => {
+    '/wmts/rest/:layer/:style/:tms/:tm/:row/:col', { config: { ...PUBLIC }, schema: { summary: 'WMTS tile (RESTful)', params: WmtsTileParams, response: responses.tile } }, async (req, reply) => {
       const q = kvp(req.query)
       const gs = grid(req.params.tms)
       const m = /(\d{1,2})$/.exec(req.params.tm)
@@ -110,12 +112,12 @@ export default async function tiles (app: TypedApp) {
       if (!format || !isTileFormat(format)) throw TileRequestInvalid(`Unsupported format ${q.FORMAT ?? colMatch?.[2]}`)
       const col = int('TileCol', colMatch?.[1])
       const row = int('TileRow', req.params.row)
-      return sendTile(req, reply, req.params.layer, gs, format, z, col, tilesHigh(gs, z) - 1 - row, { ...q, STYLES: req.params.style },
+      return sendTile(req, reply, 'wmts', req.params.layer, gs, format, z, col, tilesHigh(gs, z) - 1 - row, { ...q, STYLES: req.params.style },
         `WMTS TileMatrix ${gs.id}:${z} TileRow ${row} TileCol ${col}`)
     })
 
   // --- TMS 1.0.0: <layer>@<gridset>@<ext>/<z>/<x>/<y>.<ext>, y from the bottom ---
-  app.get('/tms/1.0.0', { config: { ...PUBLIC, responses: responses.tms }, schema: { summary: 'TMS: the tile maps' } }, async (req, reply) =>
+  app.get('/tms/1.0.0', { config: { ...PUBLIC }, schema: { summary: 'TMS: the tile maps', response: responses.tms } }, async (req, reply) =>
     reply.type('text/xml; charset=utf-8').send(tmsService(await cache.tileLayers(req.principal), `${serviceUrl(req)}/tms`)))
   const tileMap = (name: string) => {
     const m = /^(.+)@(EPSG:\d+)@([\w-]+)$/.exec(name)
@@ -123,21 +125,21 @@ export default async function tiles (app: TypedApp) {
     if (!m || !format) throw TileRequestInvalid(`TileMap must be <layer>@<gridset>@<${TILE_FORMATS.map((f) => FORMATS[f].ext).join('|')}>, got ${name}`)
     return { layer: m[1], gs: grid(m[2]), ext: m[3], format }
   }
-  app.get('/tms/1.0.0/:map', { config: { ...PUBLIC, responses: responses.tms }, schema: { summary: 'TMS: one tile map', params: TmsMapParams } }, async (req, reply) => {
+  app.get('/tms/1.0.0/:map', { config: { ...PUBLIC }, schema: { summary: 'TMS: one tile map', params: TmsMapParams, response: responses.tms } }, async (req, reply) => {
     const t = tileMap(req.params.map)
     const layer = await cache.tileLayer(t.layer, req.principal, 'metadata')
     return reply.type('text/xml; charset=utf-8').send(tmsTileMap(layer, t.gs, t.ext, t.format, `${serviceUrl(req)}/tms`))
   })
-  app.get('/tms/1.0.0/:map/:z/:x/:y', { config: { ...PUBLIC, responses: responses.tile }, schema: { summary: 'TMS tile', params: TmsTileParams } }, async (req, reply) => {
+  app.get('/tms/1.0.0/:map/:z/:x/:y', { config: { ...PUBLIC }, schema: { summary: 'TMS tile', params: TmsTileParams, response: responses.tile } }, async (req, reply) => {
     const t = tileMap(req.params.map)
     const ym = /^(\d{1,10})\.([\w-]+)$/.exec(req.params.y)
     if (!ym || formatOfExtension(ym[2]) !== t.format) throw TileRequestInvalid(`tile must be <y>.${t.ext}, got ${req.params.y}`)
     const [z, x, y] = [int('z', req.params.z), int('x', req.params.x), Number(ym[1])]
-    return sendTile(req, reply, t.layer, t.gs, t.format, z, x, y, kvp(req.query), `TMS ${z}/${x}/${y}`)
+    return sendTile(req, reply, 'tms', t.layer, t.gs, t.format, z, x, y, kvp(req.query), `TMS ${z}/${x}/${y}`)
   })
 
   // --- XYZ: y from the top, as web maps count ---
-  app.get('/xyz/:layer/:gridset/:z/:x/:y', { config: { ...PUBLIC, responses: responses.tile }, schema: { summary: 'XYZ tile', params: XyzTileParams } }, async (req, reply) => {
+  app.get('/xyz/:layer/:gridset/:z/:x/:y', { config: { ...PUBLIC }, schema: { summary: 'XYZ tile', params: XyzTileParams, response: responses.tile } }, async (req, reply) => {
     const gs = grid(req.params.gridset)
     const ym = /^(\d{1,10})\.([\w-]+)$/.exec(req.params.y)
     const format = ym ? formatOfExtension(ym[2]) : undefined
@@ -145,6 +147,6 @@ export default async function tiles (app: TypedApp) {
     const z = int('z', req.params.z)
     if (z >= gs.resolutions.length) throw TileRequestInvalid(`zoom level ${z} is not in grid set ${gs.id}`)
     const x = int('x', req.params.x)
-    return sendTile(req, reply, req.params.layer, gs, format, z, x, tilesHigh(gs, z) - 1 - Number(ym[1]), kvp(req.query), `XYZ ${z}/${x}/${ym[1]}`)
+    return sendTile(req, reply, 'xyz', req.params.layer, gs, format, z, x, tilesHigh(gs, z) - 1 - Number(ym[1]), kvp(req.query), `XYZ ${z}/${x}/${ym[1]}`)
   })
 }

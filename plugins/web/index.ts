@@ -9,9 +9,9 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isAdmin } from '../infra/auth.js'
-import { GRID_SETS, maxZoom } from '../../services/seed/grid-sets.js'
-import { TILE_FORMATS } from '../../services/seed/formats.js'
-import { allowedStyles, defaultStyleOf } from '../../services/seed/parameters.js'
+import { GRID_SETS, maxZoom } from '../../services/tilecache/grid-sets.js'
+import { TILE_FORMATS } from '../../services/tilecache/formats.js'
+import { allowedStyles, defaultStyleOf } from '../../services/tilecache/parameters.js'
 import { LayerNotFound, LegendLayerMissing, UnknownField, LegendStyleInvalid, WebPageNotBuilt } from '../../services/errors.js'
 
 export const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
@@ -54,7 +54,9 @@ export default async function web (app: FastifyInstance, opts: { dir?: string })
     if (req.headers['if-none-match'] === a.etag) return reply.code(304).send()
     return reply.type(a.type).send(a.body)
   }
-  app.get('/web', { ...AUTH, schema: { summary: 'The admin page (redirects to web/)' } }, async (req, reply) => reply.redirect(`${app.prefix}/web/`))
+  app.get('/web', { ...AUTH, schema: { summary: 'The admin page (redirects to web/)' } }, async (req, reply) =>
+    // Behind a proxy (proxyBaseUrl) the path the browser sees may differ from {base}: its URL then.
+    reply.redirect(app.globalSettings.proxyBaseUrl() === undefined ? `${app.prefix}/web/` : app.urls.absolute(req, `${app.prefix}/web/`)))
   app.get('/web/', { ...AUTH, schema: { summary: 'The admin page' } }, send('index.html'))
   for (const name of Object.keys(FILES)) app.get(`/web/${name}`, { ...AUTH, schema: { summary: 'A file of the admin page' } }, send(name))
 

@@ -8,7 +8,7 @@
 // or BLANK turn a GetMap failure into an image.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { statusOf } from '../infra/errors.js'
-import { isMapwardenError, WmsInvalidParameter, WorkspaceNotFound } from '../../services/errors.js'
+import { isMapwardenError, NulCharacter, WmsInvalidParameter, WorkspaceNotFound } from '../../services/errors.js'
 import { type Kvp, type MapAnswer, type Where } from '../../services/wms/wms-service.js'
 import { EXCEPTION_TYPES, ogcCode, serviceExceptionReport } from '../../services/wms/exceptions.js'
 import { versionOf } from '../../services/wms/request.js'
@@ -45,7 +45,9 @@ export default async function wms (app: FastifyInstance) {
   const service = app.wms
 
   app.setErrorHandler(async (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const q = (req as WithKvp)[kKvp]
+    // A NUL in a parameter is refused before the handler runs (infra/negotiate.ts) but is the
+    // client's WMS request all the same: answered as the WMS answers any bad parameter.
+    const q = (req as WithKvp)[kKvp] ?? ((err as FastifyError).code === NulCharacter.code ? kvp(req) : undefined)
     // Refused before the WMS read the request (credentials, a cross-site POST): answered as every
     // other route answers it, by the parent handler (plugins/infra/errors.ts).
     if (q === undefined) throw err
@@ -72,7 +74,7 @@ export default async function wms (app: FastifyInstance) {
       .send(serviceExceptionReport(version, message, ogcCode(err, version)))
   })
 
-  const url = (req: FastifyRequest, path: string) => `${req.protocol}://${req.host}${app.prefix}${path}?`
+  const url = (req: FastifyRequest, path: string) => `${app.urls.absolute(req, app.prefix + path)}?`
 
   function handler (where: (req: FastifyRequest) => Where, path: (req: FastifyRequest) => string, serviceRequired = false) {
     return async (req: FastifyRequest, reply: FastifyReply) => {
@@ -91,7 +93,12 @@ export default async function wms (app: FastifyInstance) {
         const caps = await service.capabilities(q, req.principal, w, url(req, path(req)))
         return reply.type(`${caps.contentType}; charset=utf-8`).header('cache-control', 'no-cache').send(caps.body)
       }
-      if (op === 'GetMap') return sendMap(reply, await service.getMap(q, req.principal, w))
+      if (op === 'GetMap') {
+        const map = await service.getMap(q, req.principal, w)
+        // GeoWebCache's tiled WMS (WMS-C) answers from the cache only; the others draw what it cannot answer.
+        app.metrics.tileServed(w.cacheOnly ? 'wms-c' : 'wms', map.cacheResult === 'HIT' ? 'hit' : map.cacheResult === 'MISS' ? 'miss' : 'uncached')
+        return sendMap(reply, map)
+      }
       const info = await service.getFeatureInfo(q, req.principal, w)
       return reply.type(info.contentType).send(info.body)
     }

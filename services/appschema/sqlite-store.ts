@@ -1,5 +1,5 @@
 // The SQLite app-schema store: the store, resources and layers rows of app-schema data stores.
-import type { Db } from '../storage/database.js'
+import type { Db } from '../storage/sqlite/database.js'
 import { checkStoreName } from '../catalog/sqlite-store.js'
 import { createCatalogRowWriter } from '../catalog/sqlite-catalog-rows.js'
 import { STORE_TYPE, type AppSchemaStore, type FeatureTypeRow, type StoreConfig } from './store.js'

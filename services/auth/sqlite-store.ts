@@ -1,5 +1,5 @@
 // The SQLite user store: each method one statement or one transaction.
-import type { Db } from '../storage/database.js'
+import type { Db } from '../storage/sqlite/database.js'
 import { LastAdmin, RoleNotFound, UserNotFound } from '../errors.js'
 import { ADMIN_ROLES } from './roles.js'
 import type { UserRecord, UserStore } from './store.js'

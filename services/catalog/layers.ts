@@ -20,6 +20,15 @@ export interface LayerInfo {
   config: Record<string, unknown>
 }
 
+/**
+ * Whether mapwarden can draw a layer: only such a layer is offered as a map (WMTS, TMS and WMS
+ * capabilities, tiles, seeding, the admin page's map, seed form and legend). Today the mosaic
+ * (coverage) layers; a feature type (app-schema) is served as features, not drawn.
+ */
+export function isDrawable (layer: Pick<LayerInfo, 'type'>): boolean {
+  return layer.type === 'RASTER'
+}
+
 export function splitLayerName (qualified: string): { workspace: string, name: string } | undefined {
   const i = qualified.indexOf(':')
   if (i <= 0 || i === qualified.length - 1) return undefined

@@ -63,5 +63,34 @@ export const coreMigrations: Migration[] = [
       );
       INSERT INTO roles (name) VALUES ('ADMIN'), ('GROUP_ADMIN');
     `
+  },
+  {
+    // GeoServer's default workspace (and with it the default namespace): the one chosen by a PUT on
+    // workspaces/default or a POST with ?default=true; without a row, the first workspace created.
+    // A namespace is its workspace's (prefix = name, uri = namespace_uri): two namespaces may not
+    // share a URI, as GeoServer's catalog refuses it.
+    id: 'core/002-namespaces-default',
+    sql: `
+      CREATE TABLE default_workspace (
+        id TEXT PRIMARY KEY CHECK (id = 'default'),
+        workspace TEXT NOT NULL REFERENCES workspaces(name) ON DELETE CASCADE ON UPDATE CASCADE
+      );
+      CREATE UNIQUE INDEX workspaces_namespace_uri ON workspaces (namespace_uri);
+    `
+  },
+  {
+    // Layer groups (GeoServer's LayerGroupInfo): global (workspace NULL) or of one workspace, which
+    // takes them along when it is deleted or renamed. The group itself is one JSON document (mode,
+    // titles, publishables and their styles, bounds, keywords, switches); names are unique per
+    // workspace, global ones among themselves.
+    id: 'core/003-layer-groups',
+    sql: `
+      CREATE TABLE layer_groups (
+        workspace TEXT REFERENCES workspaces(name) ON DELETE CASCADE ON UPDATE CASCADE,
+        name TEXT NOT NULL,
+        doc TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX layer_groups_name ON layer_groups (COALESCE(workspace, ''), name);
+    `
   }
 ]

@@ -5,10 +5,10 @@
 // on it refuses two names equal under case folding on every node at once.
 import type { PgClient } from '../storage/pg/database.js'
 import { foldName } from '../files/names.js'
-import type { NewStoreRow, ResourceRow } from './sqlite-catalog-rows.js'
+import type { NewStoreRow, ResourceRow, StoreFields } from './sqlite-catalog-rows.js'
 import { StoreNameClash } from '../errors.js'
 
-export type { NewStoreRow, ResourceRow }
+export type { NewStoreRow, ResourceRow, StoreFields }
 
 export function createPgCatalogRowWriter () {
   return {
@@ -18,6 +18,11 @@ export function createPgCatalogRowWriter () {
     },
     async setStoreConfig (c: PgClient, workspace: string, name: string, config: string): Promise<void> {
       await c.query('UPDATE stores SET config = $1 WHERE workspace = $2 AND name = $3', [config, workspace, name])
+    },
+    /** Configuration, enabled flag and description of an existing store. */
+    async setStoreFields (c: PgClient, f: StoreFields): Promise<void> {
+      await c.query('UPDATE stores SET config = $1, enabled = $2, description = $3 WHERE workspace = $4 AND name = $5',
+        [f.config, f.enabled ? 1 : 0, f.description, f.workspace, f.name])
     },
     async deleteStore (c: PgClient, workspace: string, name: string): Promise<void> {
       await c.query('DELETE FROM stores WHERE workspace = $1 AND name = $2', [workspace, name])

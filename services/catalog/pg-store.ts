@@ -7,11 +7,18 @@ import type { PgClient, PgDatabase } from '../storage/pg/database.js'
 import { notify } from '../storage/pg/change-bus.js'
 import { foldName } from '../files/names.js'
 import { createPgCatalogRowWriter } from './pg-catalog-rows.js'
-import { WorkspaceExists, WorkspaceNotEmpty, WorkspaceNotFound } from '../errors.js'
-import { LAYER_SELECT, layerFromRow, workspaceFromRow, type WorkspaceRow } from './store-rows.js'
-import type { LayerStore, WorkspaceStore } from './store.js'
+import { NamespaceUriExists, WorkspaceExists, WorkspaceNotEmpty, WorkspaceNotFound } from '../errors.js'
+import { DEFAULT_WORKSPACE, LAYER_SELECT, layerFromRow, layerGroupDoc, layerGroupFromRow, workspaceFromRow, type WorkspaceRow } from './store-rows.js'
+import type { LayerGroupStore, LayerStore, WorkspaceStore } from './store.js'
 
 const UNIQUE_VIOLATION = '23505'
+const URI_INDEX = 'workspaces_namespace_uri'
+
+/** A unique violation of the namespace URI index as the domain's error; anything else as it is. */
+function uriClash (err: unknown, uri: string): unknown {
+  const e = err as { code?: string, constraint?: string }
+  return e.code === UNIQUE_VIOLATION && e.constraint === URI_INDEX ? NamespaceUriExists(uri) : err
+}
 
 /** A transaction's client, or the pool for a read outside one. */
 type Queryable = Pick<PgDatabase, 'query'>
@@ -27,10 +34,14 @@ export function createPgWorkspaceStore (db: PgDatabase): WorkspaceStore {
   const lockExisting = async (c: PgClient, name: string) => {
     if (await get(c, name, 'FOR UPDATE') === undefined) throw WorkspaceNotFound(name)
   }
-  /** Number of stores and styles that live in the workspace. */
+  const setDefault = async (c: PgClient, name: string) => {
+    await c.query(`INSERT INTO default_workspace (id, workspace) VALUES ('default', $1)
+      ON CONFLICT (id) DO UPDATE SET workspace = EXCLUDED.workspace`, [name])
+  }
+  /** Number of stores, styles and layer groups that live in the workspace (GeoServer counts groups too). */
   const contents = async (c: PgClient, name: string) =>
     (await c.query<{ n: number }>(`SELECT (SELECT count(*) FROM stores WHERE workspace = $1) +
-      (SELECT count(*) FROM styles WHERE workspace = $1) AS n`, [name])).rows[0].n
+      (SELECT count(*) FROM styles WHERE workspace = $1) + (SELECT count(*) FROM layer_groups WHERE workspace = $1) AS n`, [name])).rows[0].n
 
   return {
     async list () {
@@ -40,17 +51,21 @@ export function createPgWorkspaceStore (db: PgDatabase): WorkspaceStore {
       const r = await get(db, name)
       return r ? workspaceFromRow(r) : undefined
     },
-    async insert (ws) {
+    async insert (ws, makeDefault = false) {
       // One statement: whichever of two racing creates of names that fold the same commits first
-      // wins; the other waits for it and then inserts nothing.
-      return await db.transaction(async (c) => {
-        const r = await c.query(`INSERT INTO workspaces (name, name_key, namespace_uri, isolated, created_at)
-          VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-        [ws.name, foldName(ws.name), ws.namespaceUri, ws.isolated ? 1 : 0, new Date().toISOString()])
-        if (r.rowCount !== 1) return false
-        await notify(c, { topic: 'catalog', key: ws.name })
-        return true
-      })
+      // wins; the other waits for it and then inserts nothing. A namespace URI another workspace
+      // has is a unique violation (its index), refused by name.
+      try {
+        return await db.transaction(async (c) => {
+          const r = await c.query(`INSERT INTO workspaces (name, name_key, namespace_uri, isolated, created_at)
+            VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name_key) DO NOTHING`,
+          [ws.name, foldName(ws.name), ws.namespaceUri, ws.isolated ? 1 : 0, new Date().toISOString()])
+          if (r.rowCount !== 1) return false
+          if (makeDefault) await setDefault(c, ws.name)
+          await notify(c, { topic: 'catalog', key: ws.name })
+          return true
+        })
+      } catch (err) { throw uriClash(err, ws.namespaceUri) }
     },
     async update (name, ws) {
       try {
@@ -69,8 +84,9 @@ export function createPgWorkspaceStore (db: PgDatabase): WorkspaceStore {
         })
       } catch (err) {
         // Another node took the new name (or one that folds the same) after the check above.
-        if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw WorkspaceExists(ws.name)
-        throw err
+        const e = err as { code?: string, constraint?: string }
+        if (e.code === UNIQUE_VIOLATION && e.constraint !== URI_INDEX) throw WorkspaceExists(ws.name)
+        throw uriClash(err, ws.namespaceUri)
       }
     },
     async remove (name, recurse) {
@@ -78,6 +94,16 @@ export function createPgWorkspaceStore (db: PgDatabase): WorkspaceStore {
         await lockExisting(c, name)
         if (!recurse && await contents(c, name) > 0) throw WorkspaceNotEmpty()
         await c.query('DELETE FROM workspaces WHERE name = $1', [name])
+        await notify(c, { topic: 'catalog', key: name })
+      })
+    },
+    async defaultName () {
+      return (await db.query<{ name: string }>(DEFAULT_WORKSPACE)).rows[0]?.name
+    },
+    async setDefault (name) {
+      await db.transaction(async (c) => {
+        await lockExisting(c, name)
+        await setDefault(c, name)
         await notify(c, { topic: 'catalog', key: name })
       })
     }
@@ -107,6 +133,57 @@ export function createPgLayerStore (db: PgDatabase): LayerStore {
         await rows.setLayerStyles(c, workspace, name, defaultStyle, styles)
         await notify(c, { topic: 'catalog', key: `${workspace}:${name}` })
         return { before: layerFromRow(before), after: layerFromRow(await one(c, workspace, name)) }
+      })
+    }
+  }
+}
+
+export function createPgLayerGroupStore (db: PgDatabase): LayerGroupStore {
+  const key = 'COALESCE(workspace, \'\') = COALESCE($1, \'\') AND name = $2'
+  const announce = (c: PgClient, g: { workspace?: string, name: string }) =>
+    notify(c, { topic: 'catalog', key: g.workspace ? `${g.workspace}:${g.name}` : g.name })
+  return {
+    async list () {
+      const r = await db.query<{ workspace: string | null, name: string, doc: string }>(
+        'SELECT workspace, name, doc FROM layer_groups ORDER BY COALESCE(workspace, \'\') COLLATE "C", name COLLATE "C"')
+      return r.rows.map(layerGroupFromRow)
+    },
+    async insert (g) {
+      return await db.transaction(async (c) => {
+        // The unique index on (COALESCE(workspace, ''), name): of two racing creates one inserts.
+        const r = await c.query('INSERT INTO layer_groups (workspace, name, doc) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+          [g.workspace ?? null, g.name, layerGroupDoc(g)])
+        if (r.rowCount !== 1) return false
+        await announce(c, g)
+        return true
+      })
+    },
+    async update (g) {
+      return await db.transaction(async (c) => {
+        const r = await c.query(`UPDATE layer_groups SET doc = $3 WHERE ${key}`, [g.workspace ?? null, g.name, layerGroupDoc(g)])
+        if (r.rowCount !== 1) return false
+        await announce(c, g)
+        return true
+      })
+    },
+    async apply (changes) {
+      await db.transaction(async (c) => {
+        for (const g of changes.update) {
+          await c.query(`UPDATE layer_groups SET doc = $3 WHERE ${key}`, [g.workspace ?? null, g.name, layerGroupDoc(g)])
+          await announce(c, g)
+        }
+        for (const g of changes.remove) {
+          await c.query(`DELETE FROM layer_groups WHERE ${key}`, [g.workspace ?? null, g.name])
+          await announce(c, g)
+        }
+      })
+    },
+    async remove (workspace, name) {
+      return await db.transaction(async (c) => {
+        const r = await c.query(`DELETE FROM layer_groups WHERE ${key}`, [workspace ?? null, name])
+        if (r.rowCount !== 1) return false
+        await announce(c, { workspace, name })
+        return true
       })
     }
   }

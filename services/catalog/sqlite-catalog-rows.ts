@@ -2,9 +2,10 @@
 // types) and layers. The areas that publish into the catalog (image mosaics, application schemas)
 // and the styles a layer names call these inside their own transactions, so that a data store, its
 // resources and its layers change in one commit.
-import type { Db } from '../storage/database.js'
+import type { Db } from '../storage/sqlite/database.js'
 
 export interface NewStoreRow { workspace: string, name: string, kind: 'coverage' | 'data', type: string, config: string, createdAt: string }
+export interface StoreFields { workspace: string, name: string, config: string, enabled: boolean, description: string | null }
 export interface ResourceRow {
   workspace: string
   store: string
@@ -23,6 +24,7 @@ export function createCatalogRowWriter (db: Db) {
     insertStore: db.prepare(`INSERT INTO stores (workspace, name, kind, type, enabled, description, config, created_at)
       VALUES (@workspace, @name, @kind, @type, 1, NULL, @config, @createdAt)`),
     setStoreConfig: db.prepare('UPDATE stores SET config = ? WHERE workspace = ? AND name = ?'),
+    setStoreFields: db.prepare('UPDATE stores SET config = @config, enabled = @enabled, description = @description WHERE workspace = @workspace AND name = @name'),
     deleteStore: db.prepare('DELETE FROM stores WHERE workspace = ? AND name = ?'),
     insertResource: db.prepare(`INSERT INTO resources (workspace, store, name, kind, native_name, title, srs, bbox, config)
       VALUES (@workspace, @store, @name, @kind, @nativeName, @title, @srs, @bbox, @config)`),
@@ -36,6 +38,8 @@ export function createCatalogRowWriter (db: Db) {
   return {
     insertStore (row: NewStoreRow): void { q.insertStore.run(row) },
     setStoreConfig (workspace: string, name: string, config: string): void { q.setStoreConfig.run(config, workspace, name) },
+    /** Configuration, enabled flag and description of an existing store. */
+    setStoreFields (f: StoreFields): void { q.setStoreFields.run({ ...f, enabled: f.enabled ? 1 : 0 }) },
     deleteStore (workspace: string, name: string): void { q.deleteStore.run(workspace, name) },
     insertResource (row: ResourceRow): void { q.insertResource.run(row) },
     /** Title, SRS, bounding box and configuration of an existing resource. */

@@ -2,11 +2,16 @@
 // and PostgreSQL stores (both keep integers 0/1 for flags and JSON text for lists and objects).
 import type { Workspace } from './workspaces.js'
 import type { LayerInfo } from './layers.js'
+import type { LayerGroup } from './layer-groups.js'
 
 export interface WorkspaceRow { name: string, namespace_uri: string, isolated: number }
 
 export const workspaceFromRow = (r: WorkspaceRow): Workspace =>
   ({ name: r.name, namespaceUri: r.namespace_uri, isolated: r.isolated === 1 })
+
+/** The default workspace's name (both dialects): the one made default, else the first created. */
+export const DEFAULT_WORKSPACE = `SELECT name FROM workspaces
+  ORDER BY CASE WHEN name = (SELECT workspace FROM default_workspace WHERE id = 'default') THEN 0 ELSE 1 END, created_at, name LIMIT 1`
 
 /** A published layer with its resource's store, bounds and configuration; both dialects read it. */
 export const LAYER_SELECT = `SELECT l.workspace, l.name, l.type, l.default_style, l.styles, l.enabled, r.store, r.bbox, r.srs, r.config
@@ -25,3 +30,12 @@ export const layerFromRow = (r: any): LayerInfo => ({
   srs: r.srs ?? undefined,
   config: JSON.parse(r.config)
 })
+
+/** A layer group row: the document holds everything but the workspace and name columns. */
+export const layerGroupFromRow = (r: { workspace: string | null, name: string, doc: string }): LayerGroup =>
+  ({ ...JSON.parse(r.doc), workspace: r.workspace ?? undefined, name: r.name })
+
+export const layerGroupDoc = (g: LayerGroup): string => {
+  const { workspace, name, ...rest } = g
+  return JSON.stringify(rest)
+}

@@ -18,7 +18,7 @@
 import type { ExpirationPolicy } from './quota-config.js'
 import type { PageRef, QuotaStore, Scope } from './quota-store.js'
 import { maxTilesInPage, pageRect } from './tile-page.js'
-import { rectArea, type Rect } from '../seed/grid-sets.js'
+import { rectArea, type Rect } from '../tilecache/grid-sets.js'
 
 /** From a truncation to its page's scan, and from the scan to its settling (see the top). */
 export const QUIET_MS = 5_000

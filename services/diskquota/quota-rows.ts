@@ -1,8 +1,8 @@
 // The row mapping of the usage store (quota-store.ts), shared by the SQLite (sqlite-quota-store.ts)
 // and PostgreSQL (pg-quota-store.ts) implementations: what a page's statistics become, the
 // eviction orders and the reading of rows.
-import type { TileSet } from '../seed/blob-store.js'
-import type { TileFormat } from '../seed/formats.js'
+import type { TileSet } from '../tilecache/blob-store.js'
+import type { TileFormat } from '../tilecache/formats.js'
 import type { PageDelta, PageRef, TileSetUsage } from './quota-store.js'
 import { frequencyOfUse, tileSetId, type PageGeometry } from './tile-page.js'
 

@@ -1,7 +1,7 @@
 // What the disk quota needs from a usage store (GWC QuotaStore). The embedded SQLite store
 // (sqlite-quota-store.ts) is the default; a PostgreSQL store joins behind this interface. Every
 // method is one unit of work (one transaction).
-import type { TileSet } from '../seed/blob-store.js'
+import type { TileSet } from '../tilecache/blob-store.js'
 import type { PageGeometry } from './tile-page.js'
 
 /** Which layers a quota covers: exactly these, or every layer but these (the global quota). */

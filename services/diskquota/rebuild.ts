@@ -6,7 +6,7 @@
 // are never measured, so their events count.
 import fs from 'node:fs'
 import path from 'node:path'
-import { formatOfExtension, FORMATS } from '../seed/formats.js'
+import { formatOfExtension, FORMATS, tileRowOfFileName } from '../tilecache/formats.js'
 import type { PageDelta, QuotaStore } from './quota-store.js'
 import type { Queued, UsageRecorder } from './usage-recorder.js'
 import { tileSetId } from './tile-page.js'
@@ -66,13 +66,13 @@ export async function rebuildUsage ({ root, store, recorder, now, progress, sign
                   let names: string[] = []
                   try { names = fs.readdirSync(xdir) } catch { /* removed meanwhile */ }
                   for (const name of names) {
-                    const m = /^(\d+)\.(\w+)$/.exec(name)
-                    if (!m || m[2] !== ext) continue
+                    const y = tileRowOfFileName(name, format)
+                    if (y === undefined) continue
                     let st: fs.Stats
                     try { st = fs.statSync(path.join(xdir, name)) } catch { continue }
                     if (!st.isFile()) continue
                     // Whole milliseconds: access times are BIGINT columns (PostgreSQL refuses a fraction).
-                    found.push({ kind: 0, e: { layer, gridSet, format, parameterId, z, x, y: Number(m[1]), bytes: st.size }, t: Math.floor(st.mtimeMs) })
+                    found.push({ kind: 0, e: { layer, gridSet, format, parameterId, z, x, y, bytes: st.size }, t: Math.floor(st.mtimeMs) })
                     progress.filesScanned++
                     progress.bytesScanned += st.size
                   }

@@ -2,7 +2,7 @@
 // Every flush is one transaction; page counts are clamped at zero and tile-set totals move by
 // exactly what their pages moved, so a tile set's usage is always the sum of its pages.
 import type Database from 'better-sqlite3'
-import { relaxedSync, type Db } from '../storage/database.js'
+import { relaxedSync, type Db } from '../storage/sqlite/database.js'
 import type { PageDelta, PageRef, QuotaStore, Scope } from './quota-store.js'
 import { tileSetId, type PageGeometry } from './tile-page.js'
 import { evictionOrder, PAGE_REF_COLUMNS, pageGeometry, pageRef, pageStats, tileSetUsage, tileSetValues, type PageRow } from './quota-rows.js'

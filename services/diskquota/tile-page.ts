@@ -2,7 +2,7 @@
 // the tiles of a tile set at one zoom level are grouped into rectangular pages, so that usage
 // statistics (tiles, bytes, hits, last access, fill factor, frequency of use) stay a few rows per
 // level however many tiles there are; eviction truncates one page at a time.
-import type { Rect } from '../seed/grid-sets.js'
+import type { Rect } from '../tilecache/grid-sets.js'
 
 /** How the tiles of one (layer, grid set, zoom) are paged; fixed once recorded. */
 export interface PageGeometry { minX: number, minY: number, tilesX: number, tilesY: number }

@@ -18,7 +18,7 @@ export const MAX_FILE_NAME_BYTES = MAX_NAME_BYTES + 16
  * The key under which two names are the same: Unicode full case folding after NFC normalisation
  * ('ÄÖ' = 'äö', 'STRAẞE' = 'straße' = 'STRASSE'), as case-insensitive file systems and Unicode
  * default caseless matching see them. Lower, upper, lower: toLowerCase alone leaves 'ß' and
- * 'ẞ' apart and 'ss' different from both. Also the SQL function mw_fold (storage/database.ts).
+ * 'ẞ' apart and 'ss' different from both. Also the SQL function mw_fold (storage/sqlite/database.ts).
  */
 export function foldName (name: string): string {
   return name.normalize('NFC').toLowerCase().toUpperCase().toLowerCase().normalize('NFC')

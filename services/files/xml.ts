@@ -28,13 +28,16 @@ function assertDepth (text: string, max: number): void {
 /**
  * Parses XML into plain objects in the same shape as GeoServer's JSON: element text as strings,
  * repeated elements as arrays, attributes under `$`, mixed text under `_`, root element as the
- * only key. Whitespace is trimmed. Throws MW_CORE_* errors for anything unsafe or malformed.
+ * only key. Whitespace-only text between elements is dropped; an element's text is trimmed unless
+ * `trim` is false: a REST body's values are read as sent, as GeoServer's XStream reads them and as
+ * its JSON twin arrives, so `<name> lead</name>` meets the same name rule as `" lead"`. Throws
+ * MW_CORE_* errors for anything unsafe or malformed.
  */
-export async function parseXml (text: string, { maxDepth = MAX_DEPTH } = {}): Promise<XmlObject> {
+export async function parseXml (text: string, { maxDepth = MAX_DEPTH, trim = true } = {}): Promise<XmlObject> {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
   assertNoDoctype(text)
   assertDepth(text, maxDepth)
-  const parser = new Parser({ explicitArray: false, explicitRoot: true, trim: true, normalize: false, async: false, strict: true })
+  const parser = new Parser({ explicitArray: false, explicitRoot: true, trim, includeWhiteChars: false, normalize: false, async: false, strict: true })
   try {
     const out = await parser.parseStringPromise(text)
     if (out === null || typeof out !== 'object') throw new Error('no root element')

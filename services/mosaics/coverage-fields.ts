@@ -6,7 +6,7 @@
 import { checkFields, sameValue, unifyShape } from '../body-fields.js'
 import { InvalidCoverage } from '../errors.js'
 import type { CoverageConfig, CoverageRow, MosaicRecord } from './store.js'
-import { isoInstant } from './cql.js'
+import { isoInstant } from '../filters/ecql.js'
 
 const DIMENSION_TYPES: Record<string, string> = {
   Byte: 'UNSIGNED_8BITS', Int8: 'SIGNED_8BITS', UInt16: 'UNSIGNED_16BITS', Int16: 'SIGNED_16BITS',
@@ -16,9 +16,9 @@ const DIMENSION_TYPES: Record<string, string> = {
 /** GeoServer's ProjectionPolicy values. With the declared CRS equal to the native one (the only
  *  case mapwarden serves) the three render alike, so each is kept as chosen. */
 export const PROJECTION_POLICIES = ['REPROJECT_TO_DECLARED', 'FORCE_DECLARED', 'NONE'] as const
-const PRESENTATIONS = ['LIST', 'CONTINUOUS_INTERVAL', 'DISCRETE_INTERVAL']
-const MAX_METADATA_ENTRIES = 100
-const MAX_TEXT = 4096
+export const PRESENTATIONS = ['LIST', 'CONTINUOUS_INTERVAL', 'DISCRETE_INTERVAL']
+export const MAX_METADATA_ENTRIES = 100
+export const MAX_TEXT = 4096
 
 /**
  * What of a coverage's settings a render reads: the dimensions switched on, their default values
@@ -79,7 +79,7 @@ export function acceptableWindow (dim: 'time' | 'elevation', text: string, field
 
 /** GeoServer's DimensionDefaultValueSetting: which value a request without TIME/ELEVATION gets. */
 export interface DefaultValue { strategy: 'MINIMUM' | 'MAXIMUM' | 'FIXED', referenceValue?: string }
-const STRATEGIES = ['MINIMUM', 'MAXIMUM', 'FIXED']
+export const STRATEGIES = ['MINIMUM', 'MAXIMUM', 'FIXED']
 
 /** The stored default of a dimension, else GeoServer's (latest time, lowest elevation). */
 export function defaultValueOf (dim: 'time' | 'elevation', info: Record<string, unknown> | undefined): DefaultValue {
@@ -128,7 +128,7 @@ export function coverageView (c: CoverageRow, mosaic: MosaicRecord): CoverageVie
       resolution: info.resolution === undefined ? undefined : Number(info.resolution),
       units: String(info.units ?? (dim === 'time' ? 'ISO8601' : 'EPSG:5030')),
       unitSymbol: dim === 'elevation' ? String(info.unitSymbol ?? 'm') : (info.unitSymbol === undefined ? undefined : String(info.unitSymbol)),
-      // What the renderer draws without TIME/ELEVATION (services/mosaics/render-job.ts reads it).
+      // What the renderer draws without TIME/ELEVATION (services/render/raster/render-plan.ts reads it).
       defaultValue: defaultValueOf(dim, info),
       nearestMatchEnabled: info.nearestMatchEnabled === true ? true : undefined,
       acceptableInterval: typeof info.acceptableInterval === 'string' ? info.acceptableInterval : undefined

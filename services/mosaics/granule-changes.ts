@@ -9,7 +9,7 @@ import { GranuleFilterRequired, GranuleNotFound, GranulePagingOnDelete, HarvestB
 import { withCrsAttribute, type MosaicSettings } from './indexer.js'
 import { findGranules, readGranules, type ReadResult, type Skipped } from './scan.js'
 import { isGone } from './geotiff-info.js'
-import type { CompiledFilter } from './cql.js'
+import type { Filter } from '../filters/tree.js'
 import { harvestTarget, isUnder, mosaicRoot, posixRel, realRoots, removeFiles, type Purge } from './mosaic-files.js'
 import type { MosaicContext } from './mosaic-context.js'
 import type { MosaicRecord } from './store.js'
@@ -185,7 +185,7 @@ export function granuleOperations (ctx: MosaicContext) {
       // every match while the client believes it deletes one page, so it is refused.
       const paging = [q.offset !== undefined ? `offset=${q.offset}` : '', q.limit !== undefined ? `limit=${q.limit}` : ''].filter(Boolean)
       if (paging.length > 0) throw GranulePagingOnDelete(JSON.stringify(paging.join('&').slice(0, 100)))
-      let filter: CompiledFilter | undefined
+      let filter: Filter | undefined
       let seqs: number[] | undefined
       if (q.fid !== undefined) {
         const seq = parseFid(q.fid, mosaic.typeName)

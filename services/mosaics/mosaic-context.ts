@@ -7,7 +7,8 @@ import type { ZipLimits } from '../files/zip.js'
 import { createKeyedQueue } from '../keyed-queue.js'
 import { CoverageNotFound, CoverageStoreNotFound, HarvestNotSupported, MosaicWorkspaceNotFound } from '../errors.js'
 import { noFaults, type FaultPoint } from '../faults.js'
-import { compileCql, type CompiledFilter } from './cql.js'
+import { parseEcql } from '../filters/ecql.js'
+import type { Filter } from '../filters/tree.js'
 import { lonLat } from './coverage-extent.js'
 import type { MosaicRecord, MosaicStore } from './store.js'
 
@@ -83,13 +84,9 @@ export function createMosaicContext (deps: MosaicServiceDeps) {
       for (const hook of dataHooks) await hook(layers, areas, reason)
     },
 
-    compile (mosaic: MosaicRecord, filter: string): CompiledFilter {
-      return compileCql(filter, {
-        schema: mosaic.settings.schema,
-        crs: mosaic.crs ?? 'EPSG:4326',
-        attrsColumn: 'g.attrs',
-        bboxColumns: ['g.minx', 'g.miny', 'g.maxx', 'g.maxy']
-      })
+    /** An ECQL filter over the mosaic's index attributes (its schema) and footprints (its CRS). */
+    compile (mosaic: MosaicRecord, filter: string): Filter {
+      return parseEcql(filter, { attributes: mosaic.settings.schema, crs: mosaic.crs ?? 'EPSG:4326' })
     }
   }
 }

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { HarvestBadLocation, HarvestOutsideRoots, NoMosaicInArchive } from '../errors.js'
 import type { DefinitionFiles } from './indexer.js'
 import { worldFileSidecars } from './world-file.js'
-import { WORLD_IMAGE } from '../render/granule-files.js'
+import { WORLD_IMAGE } from '../render/raster/granule-files.js'
 
 export type Purge = 'none' | 'metadata' | 'all'
 
@@ -51,6 +51,7 @@ export async function realRoots (harvestRoots: string[]): Promise<string[]> {
 /** Resolves a harvest body (file: URL or absolute path) to a real path under a harvest root. */
 export async function harvestTarget (body: string, harvestRoots: string[]): Promise<string> {
   const text = body.trim()
+  if (text.includes('\u0000')) throw HarvestBadLocation('the request body', 'it holds a NUL character')
   if (text === '' || text.length > 4096 || /[\u0000-\u001f]/.test(text)) throw HarvestBadLocation('the request body', 'expected a file: URL or an absolute path')
   // Refused outright rather than normalised away (after the roots check below for '..', so a way
   // out of the roots keeps its 403): a location that needs them is not one an administrator meant.

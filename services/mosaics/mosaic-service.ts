@@ -1,15 +1,16 @@
 // Image mosaics: the service the mosaics routes and the tile cache call, assembled from its parts by
 // job: coverage stores and coverages (coverage-stores.ts), granules and harvests (granule-changes.ts),
-// the start's crash recovery (recovery.ts) and render preparation (render-job.ts). The parts share
-// one context (mosaic-context.ts) and reach the database only through the MosaicStore they are given.
+// the start's crash recovery (recovery.ts) and render preparation (the render plan,
+// services/render/raster/render-plan.ts, on this service's index). The parts share one context
+// (mosaic-context.ts) and reach the database only through the MosaicStore they are given.
 import path from 'node:path'
 import type { RenderRequest } from '../render/render-types.js'
-import type { RenderJob } from '../render/mosaic-types.js'
+import type { RenderJob } from '../render/raster/mosaic-types.js'
 import { createMosaicContext, type DataHook, type MosaicServiceDeps } from './mosaic-context.js'
 import { coverageStoreOperations } from './coverage-stores.js'
 import { granuleOperations } from './granule-changes.js'
 import { reconcile } from './recovery.js'
-import { prepareRenderJob } from './render-job.js'
+import { prepareRenderJob } from '../render/raster/render-plan.js'
 
 export type { StoreInfo } from './coverage-stores.js'
 

@@ -4,14 +4,14 @@
 // index (migration pg/002-footprints): the PostGIS column `footprint` where the database has it,
 // else the expression box(point(minx, miny), point(maxx, maxy)). Like SQLite's R*Tree, both
 // compare the envelopes inclusively (touching footprints intersect), without a recheck on the
-// exact columns. Filters are SQLite SQL, translated by pg-filter.ts.
+// exact columns. Filters are the filter tree, compiled by services/filters/pg.ts (GRANULE_ATTRIBUTES).
 import type { PgDatabase } from '../storage/pg/database.js'
 import type { MosaicSettings } from './indexer.js'
 import type { AttrValue } from './collect.js'
-import type { CompiledFilter } from './cql.js'
+import type { Filter } from '../filters/tree.js'
 import type { Granule, GranuleQuery, MosaicRecord, NewGranule } from './store.js'
 import { GRANULE_COLUMNS, granuleRow, toGranule, toMosaic, type GranuleRowValues } from './index-rows.js'
-import { pgFilter } from './pg-filter.js'
+import { quotePgName, toPg, type PgTarget } from '../filters/pg.js'
 
 /** A client in a transaction, or the pool. */
 export interface Queryable { query: PgDatabase['query'] }
@@ -54,6 +54,18 @@ export function footprintModeOf (db: Queryable): () => Promise<FootprintMode> {
   return get
 }
 
+/**
+ * A filter's properties are a granule's attributes (JSONB by a bound key), compared through
+ * mw_json_value as SQLite compares json_extract's values (numbers below strings, strings byte by
+ * byte; booleans as 1/0); before LIKE their text (mw_json_text). Its footprint: the bbox columns.
+ */
+const GRANULE_ATTRIBUTES: PgTarget = {
+  property: (name, bind) => `mw_json_value(g.attrs::jsonb -> ${bind(name)})`,
+  propertyText: (name, bind) => `mw_json_text(g.attrs::jsonb -> ${bind(name)})`,
+  value: (v, bind) => `mw_json_value(${bind(JSON.stringify(typeof v === 'boolean' ? (v ? 1 : 0) : v ?? null))}::jsonb)`,
+  footprint: [`g.${quotePgName('minx')}`, `g.${quotePgName('miny')}`, `g.${quotePgName('maxx')}`, `g.${quotePgName('maxy')}`]
+}
+
 export function createPgGranuleIndex (mode: () => Promise<FootprintMode>) {
   const where = async (p: Params, workspace: string, store: string, query: GranuleQuery) => {
     let sql = `FROM mosaic_granules g WHERE g.workspace = ${p.bind(workspace)} AND g.store = ${p.bind(store)}`
@@ -63,7 +75,7 @@ export function createPgGranuleIndex (mode: () => Promise<FootprintMode>) {
         ? ` AND g.footprint && ST_MakeEnvelope(${x0}, ${y0}, ${x1}, ${y1})`
         : ` AND box(point(g.minx, g.miny), point(g.maxx, g.maxy)) && box(point(${x0}, ${y0}), point(${x1}, ${y1}))`
     }
-    if (query.filter) sql += ` AND (${pgFilter(query.filter, p.bind)})`
+    if (query.filter) sql += ` AND (${toPg(query.filter, GRANULE_ATTRIBUTES, p.bind)})`
     return sql
   }
 
@@ -137,7 +149,7 @@ export function createPgGranuleIndex (mode: () => Promise<FootprintMode>) {
       }
       return (await c.query(sql, p.values)).rows.map(toGranule)
     },
-    async count (c: Queryable, workspace: string, store: string, filter?: CompiledFilter): Promise<number> {
+    async count (c: Queryable, workspace: string, store: string, filter?: Filter): Promise<number> {
       const p = new Params()
       const sql = `SELECT count(*) AS n ${await where(p, workspace, store, { filter })}`
       return Number((await c.query(sql, p.values)).rows[0].n)
@@ -148,7 +160,7 @@ export function createPgGranuleIndex (mode: () => Promise<FootprintMode>) {
     },
     /** Removes the granules matching the filter (and of these seqs when given) and returns them:
      *  by the seqs' order when given, else by seq. */
-    async remove (c: Queryable, workspace: string, store: string, filter?: CompiledFilter, seqs?: number[]): Promise<Granule[]> {
+    async remove (c: Queryable, workspace: string, store: string, filter?: Filter, seqs?: number[]): Promise<Granule[]> {
       const p = new Params()
       let sql = `DELETE ${await where(p, workspace, store, { filter })}`
       if (seqs !== undefined) sql += ` AND g.seq = ANY(${p.bind(seqs)}::bigint[])`
@@ -166,7 +178,7 @@ export function createPgGranuleIndex (mode: () => Promise<FootprintMode>) {
         [workspace, store])).rows[0]
       return Number(r.n) > 0 ? [r.minx, r.miny, r.maxx, r.maxy] : undefined
     },
-    async minMax (c: Queryable, workspace: string, store: string, attribute: string, filter?: CompiledFilter): Promise<{ min: AttrValue, max: AttrValue }> {
+    async minMax (c: Queryable, workspace: string, store: string, attribute: string, filter?: Filter): Promise<{ min: AttrValue, max: AttrValue }> {
       const p = new Params()
       const key = p.bind(attribute)
       const from = await where(p, workspace, store, { filter })

@@ -1,7 +1,7 @@
 // A mosaic's catalog rows in SQLite, synchronous: its coverage store (stores), configured coverages
 // (resources) and published layers (layers), read here and written through the catalog's one row
 // writer (catalog/sqlite-catalog-rows.ts). sqlite-store.ts composes them into MosaicStore.
-import type { Db } from '../storage/database.js'
+import type { Db } from '../storage/sqlite/database.js'
 import { createCatalogRowWriter } from '../catalog/sqlite-catalog-rows.js'
 import type { CoverageRow, StoreRow } from './store.js'
 import { coverageParams as params, mosaicStoreRow, toCoverage, toStoreRow } from './index-rows.js'

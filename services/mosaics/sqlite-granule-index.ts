@@ -2,10 +2,11 @@
 // shapefile or nothing), synchronous: sqlite-store.ts composes its methods into the units of work of
 // MosaicStore. Footprints are in the mosaic's CRS; an R*Tree answers the spatial part of queries.
 import type Database from 'better-sqlite3'
-import type { Db } from '../storage/database.js'
+import type { Db } from '../storage/sqlite/database.js'
 import type { MosaicSettings } from './indexer.js'
 import type { AttrValue } from './collect.js'
-import type { CompiledFilter } from './cql.js'
+import type { Filter } from '../filters/tree.js'
+import { quoteSqliteName, toSqlite, type SqliteTarget } from '../filters/sqlite.js'
 import type { Granule, GranuleQuery, MosaicRecord, NewGranule } from './store.js'
 import { granuleRow, toGranule, toMosaic } from './index-rows.js'
 
@@ -21,20 +22,26 @@ export interface SqliteGranuleIndex {
   /** Adds granules; a granule whose path is indexed already replaces that row (re-harvest). */
   addGranules (workspace: string, store: string, granules: NewGranule[]): Granule[]
   query (workspace: string, store: string, q?: GranuleQuery): Granule[]
-  count (workspace: string, store: string, filter?: CompiledFilter): number
+  count (workspace: string, store: string, filter?: Filter): number
   getBySeq (workspace: string, store: string, seq: number): Granule | undefined
   /** Removes matching granules and returns them (for purging files). */
-  remove (workspace: string, store: string, filter?: CompiledFilter, seq?: number): Granule[]
+  remove (workspace: string, store: string, filter?: Filter, seq?: number): Granule[]
   /** Envelope of all footprints, undefined when empty. */
   extent (workspace: string, store: string): [number, number, number, number] | undefined
   /** Largest and smallest value of an attribute (time/elevation defaults). */
-  minMax (workspace: string, store: string, attribute: string, filter?: CompiledFilter): { min: AttrValue, max: AttrValue }
+  minMax (workspace: string, store: string, attribute: string, filter?: Filter): { min: AttrValue, max: AttrValue }
   /** Distinct non-null values of an attribute, ascending, at most `limit` (time/elevation pickers). */
   distinct (workspace: string, store: string, attribute: string, limit: number): AttrValue[]
   /** Records that the granule file at `path` cannot be decoded; returns the locations of its rows. */
   markDamaged (path: string, reason: string): string[]
   /** Runs fn in one transaction together with the catalog writes it makes (a rollback clears the cache). */
   transaction<T> (fn: () => T): T
+}
+
+/** A filter's properties are a granule's attributes (JSON, read by a bound path); its footprint the bbox columns. */
+export const GRANULE_ATTRIBUTES: SqliteTarget = {
+  property (name, params) { params.push(`$."${name}"`); return 'json_extract(g.attrs, ?)' },
+  footprint: [`g.${quoteSqliteName('minx')}`, `g.${quoteSqliteName('miny')}`, `g.${quoteSqliteName('maxx')}`, `g.${quoteSqliteName('maxy')}`]
 }
 
 export function createSqliteGranuleIndex (db: Db): SqliteGranuleIndex {
@@ -70,7 +77,11 @@ export function createSqliteGranuleIndex (db: Db): SqliteGranuleIndex {
       sql += ' AND g.id IN (SELECT id FROM mosaic_granules_rtree WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ?)'
       params.push(query.bbox[0], query.bbox[2], query.bbox[1], query.bbox[3])
     }
-    if (query.filter) { sql += ` AND (${query.filter.sql})`; params.push(...query.filter.params) }
+    if (query.filter) {
+      const f = toSqlite(query.filter, GRANULE_ATTRIBUTES)
+      sql += ` AND (${f.sql})`
+      params.push(...f.params)
+    }
     return { sql, params }
   }
   // Statements are cached by their text (filters compile to a few shapes with bound values).

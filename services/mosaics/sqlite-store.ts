@@ -1,7 +1,7 @@
 // MosaicStore in the embedded SQLite database: the granule index (sqlite-granule-index.ts), the
 // catalog rows of a mosaic (sqlite-catalog-rows.ts) and the crash-recovery records, each unit of
 // work in one transaction.
-import type { Db } from '../storage/database.js'
+import type { Db } from '../storage/sqlite/database.js'
 import { checkStoreName } from '../catalog/sqlite-store.js'
 import { CoverageExists, HarvestNotSupported } from '../errors.js'
 import { createSqliteGranuleIndex } from './sqlite-granule-index.js'

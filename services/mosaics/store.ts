@@ -5,7 +5,7 @@
 // CRS; resources.config carries { dimensions: { time, elevation }, bands, dataType, nativeBbox, ranges, ... }.
 import type { MosaicSettings } from './indexer.js'
 import type { AttrValue } from './collect.js'
-import type { CompiledFilter } from './cql.js'
+import type { Filter } from '../filters/tree.js'
 
 export interface MosaicRecord {
   workspace: string
@@ -45,7 +45,7 @@ export interface Granule extends NewGranule {
 }
 
 export interface GranuleQuery {
-  filter?: CompiledFilter
+  filter?: Filter
   /** Envelope in the mosaic CRS the footprint must intersect (R*Tree). */
   bbox?: [number, number, number, number]
   offset?: number
@@ -113,12 +113,12 @@ export interface MosaicStore {
   /** Every mosaic, by workspace and store. */
   listMosaics (): Promise<Array<{ workspace: string, store: string }>>
   query (workspace: string, store: string, q?: GranuleQuery): Promise<Granule[]>
-  count (workspace: string, store: string, filter?: CompiledFilter): Promise<number>
+  count (workspace: string, store: string, filter?: Filter): Promise<number>
   getBySeq (workspace: string, store: string, seq: number): Promise<Granule | undefined>
   /** Envelope of all footprints, undefined when empty. */
   extent (workspace: string, store: string): Promise<[number, number, number, number] | undefined>
   /** Largest and smallest value of an attribute (time/elevation defaults). */
-  minMax (workspace: string, store: string, attribute: string, filter?: CompiledFilter): Promise<{ min: AttrValue, max: AttrValue }>
+  minMax (workspace: string, store: string, attribute: string, filter?: Filter): Promise<{ min: AttrValue, max: AttrValue }>
   /** Distinct non-null values of an attribute, ascending, at most `limit` (time/elevation pickers). */
   distinct (workspace: string, store: string, attribute: string, limit: number): Promise<AttrValue[]>
   /** Records that the granule file at `path` cannot be decoded; returns the locations of its rows. */
@@ -153,7 +153,7 @@ export interface MosaicStore {
   editCoverage (ws: string, store: string, name: string, edit: (row: CoverageRow) => { next: CoverageRow, publish: boolean }): Promise<{ before: CoverageRow, after: CoverageRow } | undefined>
   /** Removes granules (matching the filter, and of the given seqs when given) and refreshes the coverages; with `purge`, records
    *  the files to remove in the same transaction (ids to pass to purgesDone). */
-  removeGranules (ws: string, store: string, sel: { filter?: CompiledFilter, seqs?: number[] }, purge?: Omit<PendingPurge, 'path'>): Promise<{ removed: Granule[], purges: number[] }>
+  removeGranules (ws: string, store: string, sel: { filter?: Filter, seqs?: number[] }, purge?: Omit<PendingPurge, 'path'>): Promise<{ removed: Granule[], purges: number[] }>
   /** Deletes the store row; the coverages, layers, mosaic record and index go by cascade. */
   deleteStore (ws: string, store: string): Promise<void>
 

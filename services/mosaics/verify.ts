@@ -4,7 +4,7 @@
 // memory, the event loop gets a turn between windows); world-file images are decoded by libvips.
 import sharp from 'sharp'
 import { fromFile } from 'geotiff'
-import { WORLD_IMAGE } from '../render/granule-files.js'
+import { WORLD_IMAGE } from '../render/raster/granule-files.js'
 import { GranuleError } from './geotiff-info.js'
 
 const ROWS = 256

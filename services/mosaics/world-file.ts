@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import sharp, { type Metadata } from 'sharp'
-import { WORLD_IMAGE } from '../render/granule-files.js'
+import { WORLD_IMAGE } from '../render/raster/granule-files.js'
 import { GranuleError, type GranuleInfo } from './geotiff-info.js'
 
 /** Sidecar names that may place `file`, most specific first. */

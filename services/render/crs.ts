@@ -1,7 +1,8 @@
 // Coordinate reference systems for mosaics: EPSG:4326 and EPSG:3857 (alias 900913) in closed form,
-// anything else through proj4 with a definition we know (UTM on WGS84) or one carried by the job.
+// anything else through proj4 with the EPSG registry's definition (epsg.ts) or one carried by the job.
 // Pure module: used by the render worker and by the mosaic service.
 import proj4 from 'proj4'
+import { epsgEntry } from './epsg.js'
 
 const R = 6378137
 const MAX_LAT = 85.0511287798066
@@ -26,13 +27,22 @@ export function latToY (lat: number): number {
 export function xToLon (x: number): number { return x / R * 180 / Math.PI }
 export function yToLat (y: number): number { return (2 * Math.atan(Math.exp(y / R)) - Math.PI / 2) * 180 / Math.PI }
 
-/** proj4 definition of a code we know without a database: WGS84 UTM zones. */
+/** proj4 definition of a code we know: WGS84 UTM zones in closed form, then every code of the EPSG registry. */
 export function builtinProj4Def (code: string): string | undefined {
-  const m = /^EPSG:(32[67])(\d\d)$/.exec(normalizeCrs(code))
-  if (!m) return undefined
-  const zone = Number(m[2])
-  if (zone < 1 || zone > 60) return undefined
-  return `+proj=utm +zone=${zone}${m[1] === '327' ? ' +south' : ''} +datum=WGS84 +units=m +no_defs`
+  const c = normalizeCrs(code)
+  const m = /^EPSG:(32[67])(\d\d)$/.exec(c)
+  const zone = m ? Number(m[2]) : 0
+  if (m && zone >= 1 && zone <= 60) return `+proj=utm +zone=${zone}${m[1] === '327' ? ' +south' : ''} +datum=WGS84 +units=m +no_defs`
+  const e = /^EPSG:(\d+)$/.exec(c)
+  return e ? epsgEntry(Number(e[1]))?.proj4 : undefined
+}
+
+/** Whether a code is geographic (longitude/latitude): EPSG orders its axes latitude first. */
+export function isGeographic (code: string): boolean {
+  const c = normalizeCrs(code)
+  if (c === 'EPSG:4326') return true
+  const e = /^EPSG:(\d+)$/.exec(c)
+  return e ? epsgEntry(Number(e[1]))?.geographic === true : false
 }
 
 export function isSupportedCrs (code: string, defs?: Record<string, string>): boolean {
@@ -64,7 +74,9 @@ function proj4Def (code: string, defs?: Record<string, string>): string {
   const c = normalizeCrs(code)
   if (c === 'EPSG:4326') return '+proj=longlat +datum=WGS84 +no_defs'
   if (c === 'EPSG:3857') return '+proj=merc +a=6378137 +b=6378137 +lat_ts=0 +lon_0=0 +x_0=0 +y_0=0 +k=1 +units=m +nadgrids=@null +no_defs'
-  const d = defs?.[c] ?? builtinProj4Def(c)
+  const given = defs?.[c]
+  // A job may carry the code itself as its definition (the worker knows the registry too).
+  const d = given !== undefined && given !== c ? given : builtinProj4Def(c) ?? given
   if (!d) throw new Error(`unsupported CRS ${code}`)
   return d
 }

@@ -6,8 +6,8 @@
 // layer, and composited into the one RGBA buffer of the answer; the renderer's per-pixel arrays
 // (band values, source coordinates) never exceed one strip, whatever WIDTH x HEIGHT is.
 import sharp from 'sharp'
-import { renderBands, renderFailure, renderMosaic, type RenderFailure } from './render-mosaic.js'
-import type { RenderJob } from './mosaic-types.js'
+import { renderBands, renderFailure, renderMosaic, type RenderFailure } from './raster/render-mosaic.js'
+import type { RenderJob } from './raster/mosaic-types.js'
 
 /** Pixels of one strip: 1024 x 1024 (4 MiB of RGBA, 16 MiB of source coordinates when reprojecting). */
 export const STRIP_PIXELS = 1024 * 1024

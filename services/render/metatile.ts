@@ -6,11 +6,19 @@
 // its way between threads.
 import sharp from 'sharp'
 import { readFile } from 'node:fs/promises'
-import { createRenderScratch, renderFailure, renderMosaic, type RenderScratch } from './render-mosaic.js'
-import type { RenderJob } from './mosaic-types.js'
+import { createRenderScratch, renderFailure, renderMosaic, type RenderScratch } from './raster/render-mosaic.js'
+import type { RenderJob } from './raster/mosaic-types.js'
 import { writeTileFile, type TileWrite } from './tile-files.js'
 import { cutAndEncode, type EncodeFormat } from './tile-encode.js'
-import type { FaultPoint } from '../faults.js'
+import { createFaults, killProcessAt, type FaultPoint, type FaultRule } from '../faults.js'
+
+/** What the render pool gives each render thread (render-pool.ts workerData). */
+export interface RenderThreadData { nice?: number, faultKillAt?: FaultRule[] }
+
+/** A render thread's fault points: the crash harness's rules kill the process. */
+export function threadFaults (data: RenderThreadData | undefined): FaultPoint {
+  return createFaults(data?.faultKillAt, killProcessAt)
+}
 
 export interface MetatilePayload {
   /** The RenderJob from app.mosaics.prepareRender for the metatile's box and size. */

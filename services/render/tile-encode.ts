@@ -4,10 +4,10 @@
 // ceiling at sharp's defaults. Opaque tiles are written as RGB (a quarter fewer bytes to filter and
 // deflate); fully transparent tiles are one constant PNG.
 import sharp from 'sharp'
-import type { TileFormat } from '../seed/formats.js'
 import { encodePng } from './png-encode.js'
 
-export type EncodeFormat = TileFormat
+/** The image formats a tile can be encoded in (the tile cache's formats, services/tilecache/formats.ts, are these). */
+export type EncodeFormat = 'image/png' | 'image/png8' | 'image/jpeg' | 'image/webp' | 'image/vnd.jpeg-png'
 /** JPEG and WebP quality unless the payload names one (MAPWARDEN_JPEG_QUALITY). */
 export const DEFAULT_QUALITY = 80
 /** libpng's settings through sharp, instead of mapwarden's encoder (the bench's ceiling). */

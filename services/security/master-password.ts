@@ -25,6 +25,11 @@ export interface MasterPasswordDeps {
 export const MIN_LENGTH = 8
 const SETTING = 'masterPassword'
 const AAD = Buffer.from('mapwarden:masterPassword:v1')
+// Secrets of the catalog (data store passwords) use the same key under their own associated data,
+// so a store's token can never be passed off as the master password or the other way round.
+const SECRET_AAD = Buffer.from('mapwarden:storeSecret:v1')
+/** Prefix of a sealed secret on the wire, GeoServer's for its keystore-based encryption. */
+export const SECRET_PREFIX = 'crypt2:'
 export const KEY_FILE = path.join('security', 'master.key')
 
 function keyFromSecret (secret: string): Buffer {
@@ -49,20 +54,20 @@ export function loadOrCreateKeyFile (file: string, { create }: { create: boolean
   return key
 }
 
-export function encrypt (key: Buffer, plain: string): string {
+export function encrypt (key: Buffer, plain: string, aad: Buffer = AAD): string {
   const iv = randomBytes(12)
   const cipher = createCipheriv('aes-256-gcm', key, iv)
-  cipher.setAAD(AAD)
+  cipher.setAAD(aad)
   const ct = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()])
   return ['v1', iv, cipher.getAuthTag(), ct].map((p) => typeof p === 'string' ? p : p.toString('base64url')).join('.')
 }
 
-export function decrypt (key: Buffer, stored: string): string {
+export function decrypt (key: Buffer, stored: string, aad: Buffer = AAD): string {
   const [v, iv, tag, ct] = stored.split('.')
   if (v !== 'v1' || ct === undefined) throw MasterKeyMismatch('unknown format')
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'))
-    decipher.setAAD(AAD)
+    decipher.setAAD(aad)
     decipher.setAuthTag(Buffer.from(tag, 'base64url'))
     return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8')
   } catch {
@@ -84,6 +89,13 @@ export async function openMasterPassword ({ settings, dataDir, secret, fault = n
   const serialized = createKeyedQueue()
   return {
     get: current,
+    /** A secret sealed with the master key: `crypt2:<token>`, what GeoServer shows for an encrypted password. */
+    sealSecret (plain: string): string { return SECRET_PREFIX + encrypt(key, plain, SECRET_AAD) },
+    /** The plain text of a sealed secret; undefined when it is not one this key sealed. */
+    openSecret (token: string): string | undefined {
+      if (!token.startsWith(SECRET_PREFIX)) return undefined
+      try { return decrypt(key, token.slice(SECRET_PREFIX.length), SECRET_AAD) } catch { return undefined }
+    },
     /** GeoServer's rules: both present (400), old must match and new must be 8+ characters and differ (422). */
     change (oldValue: unknown, newValue: unknown): Promise<void> {
       return serialized(SETTING, async () => {

@@ -1,5 +1,5 @@
 // The SQLite rule store: each change one statement or one transaction.
-import type { Db } from '../storage/database.js'
+import type { Db } from '../storage/sqlite/database.js'
 import { noFaults, type FaultPoint } from '../faults.js'
 import { RulesExist, TooManyRules, UnknownRules } from '../errors.js'
 import { MAX_RULES, ruleKey, type Rule } from './rules.js'

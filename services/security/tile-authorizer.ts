@@ -1,4 +1,4 @@
-// The tile cache's one authorization hook (services/seed/tile-cache.ts `authorize`), answered by
+// The tile cache's one authorization hook (services/tilecache/tile-cache.ts `authorize`), answered by
 // the layer rules: tile reads need read; capabilities list, and a TMS TileMap describes, only what
 // the catalog mode lets the caller see (CHALLENGE: listed and described, tiles challenged);
 // seed/reseed/truncate need write (or workspace admin, or ADMIN).

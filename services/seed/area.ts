@@ -6,10 +6,10 @@
 // A metatile touches the shape when an edge passes through its box, or when its box lies inside
 // the shape (no edge in the gap around it: one point-in-polygon test per gap).
 import { SeedFieldInvalid } from '../errors.js'
-import { fromLonLat, intersectRect, type BBox, type GridSet, type Rect } from './grid-sets.js'
-import type { TileRange } from './tile-range.js'
-import type { MetaTile } from './tile-range.js'
-import { rectAt } from './tile-range.js'
+import { fromLonLat, intersectRect, type BBox, type GridSet, type Rect } from '../tilecache/grid-sets.js'
+import type { TileRange } from '../tilecache/tile-range.js'
+import type { MetaTile } from '../tilecache/tile-range.js'
+import { rectAt } from '../tilecache/tile-range.js'
 
 type Ring = Array<[number, number]>
 interface Edge { x1: number, y1: number, x2: number, y2: number, ymin: number, ymax: number }

@@ -7,8 +7,8 @@
 // metatiles of the chunks, in chunk order, are exactly those of tile-range.ts metaTileIterator
 // (or area.ts areaMetaTileIterator) over the whole range, in the same order.
 import { areaMetaTileIterator, areaWalker, type Area } from './area.js'
-import { rectArea, type Rect } from './grid-sets.js'
-import { metaTileIterator, rectAt, type MetaTile, type TileRange } from './tile-range.js'
+import { rectArea, type Rect } from '../tilecache/grid-sets.js'
+import { metaTileIterator, rectAt, type MetaTile, type TileRange } from '../tilecache/tile-range.js'
 
 /** Metatile size (tiles per side), as everywhere in the seeder. */
 const META = 4

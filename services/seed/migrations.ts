@@ -20,7 +20,7 @@ export const seedMigrations: Migration[] = [
     `
   },
   {
-    // services/seed/layer-settings.ts: GWC's per-layer expireCache and expireClients, and the
+    // services/tilecache/layer-settings.ts: GWC's per-layer expireCache and expireClients, and the
     // cached-only switch. A row only for layers whose settings differ from the defaults; it goes
     // with its layer (ON DELETE CASCADE).
     id: 'seed/002-tile-layer-settings',
@@ -51,7 +51,7 @@ export const seedMigrations: Migration[] = [
     `
   },
   {
-    // services/seed/tile-invalidation.ts: the parameters behind each non-default tile set (its
+    // services/tilecache/tile-invalidation.ts: the parameters behind each non-default tile set (its
     // directory is a hash of them), and the tile drops a style or data change has pending.
     id: 'seed/004-tile-invalidation',
     sql: `
@@ -69,6 +69,57 @@ export const seedMigrations: Migration[] = [
         before_ms INTEGER NOT NULL,
         reason TEXT NOT NULL
       );
+    `
+  },
+  {
+    // The breeder's job tables (job-store.ts, storage/sqlite/job-store.ts), as PostgreSQL has them
+    // since pg/seed-001 and pg/seed-002: a request's job, its chunks out, what each node counted,
+    // and each task's count and part of the total (exact decimal text). Tasks of the task pool this
+    // replaces that were still unfinished have no job to go on from: they end "aborted: restart".
+    id: 'seed/005-seed-jobs',
+    sql: `
+      ALTER TABLE seed_tasks ADD COLUMN tiles_done INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE seed_tasks ADD COLUMN failed_metatiles INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE seed_tasks ADD COLUMN failure TEXT;
+      ALTER TABLE seed_tasks ADD COLUMN tiles_total TEXT;
+      CREATE INDEX seed_tasks_job ON seed_tasks (job);
+      CREATE TABLE seed_jobs (
+        id INTEGER PRIMARY KEY,
+        task_ids TEXT NOT NULL,
+        layer TEXT NOT NULL,
+        type TEXT NOT NULL,
+        request TEXT NOT NULL,
+        state TEXT NOT NULL,
+        total TEXT NOT NULL,
+        cursor TEXT,
+        descending INTEGER NOT NULL,
+        level INTEGER,
+        next_seq INTEGER NOT NULL DEFAULT 0,
+        outstanding INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        started_at INTEGER,
+        finished_at INTEGER
+      );
+      CREATE INDEX seed_jobs_state ON seed_jobs (state, id);
+      CREATE TABLE seed_chunks (
+        job INTEGER NOT NULL REFERENCES seed_jobs (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        task INTEGER NOT NULL,
+        z INTEGER NOT NULL,
+        rect TEXT NOT NULL,
+        node TEXT,
+        queue_id TEXT,
+        PRIMARY KEY (job, seq)
+      );
+      CREATE TABLE seed_node_work (
+        job INTEGER NOT NULL REFERENCES seed_jobs (id) ON DELETE CASCADE,
+        node TEXT NOT NULL,
+        metatiles INTEGER NOT NULL,
+        tiles INTEGER NOT NULL,
+        PRIMARY KEY (job, node)
+      );
+      UPDATE seed_tasks SET state = 'aborted', error = 'aborted: restart', finished_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000
+        WHERE state IN ('pending', 'running');
     `
   }
 ]

@@ -1,69 +1,32 @@
 // The tile cache's stores (store.ts) in the shared PostgreSQL catalog, on the tables of
 // migrations.ts as schema.ts translates them; the counterpart of sqlite-store.ts, with its row
-// mapping (store-rows.ts). Task ids come from the identity column: unique across every node sharing
-// the database and never handed out twice. Several nodes may write the same task at once: each
-// write is one UPDATE whose new values are computed from the row it locks (the kill flag and the
-// start time are never lost to a concurrent write), and a transaction locks its tasks in id order.
+// mapping (store-rows.ts). Task ids come from the identity column (storage/pg/cluster-store.ts
+// inserts the tasks): unique across every node sharing the database and never handed out twice.
 // Tile settings, tile sets and drop marks are cached by every node: their writes announce 'tiles'.
-import { stringifyExact } from '../exact-json.js'
-import { noFaults, type FaultPoint } from '../faults.js'
 import type { PgClient, PgDatabase } from '../storage/pg/database.js'
 import { notify } from '../storage/pg/change-bus.js'
-import type { SeedStore, TaskRecordStore, TileSetStore, TileSettingsStore } from './store.js'
+import type { SeedStore, TaskRecordStore } from './store.js'
+import type { TileSetStore, TileSettingsStore } from '../tilecache/store.js'
+import type { TaskState } from './task.js'
 import {
-  dropMark, dropMarkValues, parameterSet, storedTask, tileSettings as tileSettingsRow, tileSettingsValues, unfinishedTask,
-  type DropMarkRow, type ParameterSetRow, type TaskRow, type TileSettingsRow, type UnfinishedRow
+  dropMark, dropMarkValues, parameterSet, storedTask, tileSettings as tileSettingsRow, tileSettingsValues,
+  type DropMarkRow, type ParameterSetRow, type TaskRow, type TileSettingsRow
 } from './store-rows.js'
 
-export function createPgSeedStore (db: PgDatabase, { fault = noFaults }: { fault?: FaultPoint } = {}): SeedStore {
-  return { tasks: taskRecords(db, fault), tileSettings: tileSettings(db), tileSets: tileSets(db) }
+export function createPgSeedStore (db: PgDatabase): SeedStore {
+  return { tasks: taskRecords(db), tileSettings: tileSettings(db), tileSets: tileSets(db) }
 }
 
 const UNFINISHED = "state IN ('pending', 'running')"
 
-function taskRecords (db: PgDatabase, fault: FaultPoint): TaskRecordStore {
+function taskRecords (db: PgDatabase): TaskRecordStore {
   return {
-    async create (tasks, request, at) {
-      return await db.transaction(async (c) => {
-        const ids: number[] = []
-        for (const t of tasks) {
-          fault('seed.taskRecordWrite')
-          const r = await c.query<{ id: number }>("INSERT INTO seed_tasks (state, layer, view, created_at, request, job) VALUES ('pending', $1, $2, $3, $4, NULL) RETURNING id",
-            [t.layer, stringifyExact(t.view), at, request ?? null])
-          ids.push(r.rows[0].id)
-          fault('seed.afterTaskRecord')
-        }
-        if (ids.length > 0) await c.query('UPDATE seed_tasks SET job = $1 WHERE id = ANY($2::bigint[])', [ids[0], ids])
-        return ids
-      })
-    },
-    // Progress of running tasks, once a second each: the commit does not wait for the WAL flush
-    // (SQLite's relaxedSync): it survives a crash of the server process, not of its machine.
-    async save (items, durable) {
-      // In id order (stable: the later of two writes of one task still wins), so that two nodes
-      // saving the same tasks lock them in the same order.
-      const ordered = items.map((item, i) => ({ item, i })).sort((a, b) => a.item.view.id - b.item.view.id || a.i - b.i).map((x) => x.item)
-      await db.transaction(async (c) => {
-        if (!durable) await c.query('SET LOCAL synchronous_commit = off')
-        for (const { view, finishedAt, killed, startedAt } of ordered) {
-          fault('seed.taskRecordWrite')
-          await c.query(`UPDATE seed_tasks SET state = $1, view = $2, error = $3, finished_at = $4, killed = killed | $5,
-            started_at = COALESCE(started_at, $6) WHERE id = $7`,
-          [view.state, stringifyExact(view), view.error ?? null, finishedAt ?? null, killed ? 1 : 0, startedAt ?? null, view.id])
-          fault('seed.afterTaskRecord')
-        }
-      })
-    },
     async get (id) {
       const r = await db.query<TaskRow>('SELECT id, state, view, error FROM seed_tasks WHERE id = $1', [id])
       return r.rows[0] && storedTask(r.rows[0])
     },
-    async unfinished () {
-      const r = await db.query<UnfinishedRow>(`SELECT id, job, view, request, killed, started_at FROM seed_tasks WHERE ${UNFINISHED} ORDER BY id`)
-      return r.rows.map(unfinishedTask)
-    },
-    async abort (id, reason, at) {
-      await db.query(`UPDATE seed_tasks SET state = 'aborted', error = $1, finished_at = $2 WHERE id = $3 AND ${UNFINISHED}`, [reason, at, id])
+    async countByState () {
+      return (await db.query<{ state: TaskState, count: number }>('SELECT state, count(*)::int AS count FROM seed_tasks GROUP BY state')).rows
     },
     async abortUnfinished (reason, at) {
       const r = await db.query(`UPDATE seed_tasks SET state = 'aborted', error = $1, finished_at = $2 WHERE ${UNFINISHED}`, [reason, at])

@@ -3,9 +3,9 @@
 // value, and nothing is created. GWC answers 200 and lets the task die instead.
 import type { LayerInfo } from '../catalog/layers.js'
 import { SeedFieldInvalid, SeedFieldMissing, SeedUnknownField } from '../errors.js'
-import { GRID_SETS, gridSet, gridSubset, maxZoom, type BBox, type GridSet, type GridSubset } from './grid-sets.js'
-import { isTileFormat, TILE_FORMATS, type TileFormat } from './formats.js'
-import { normaliseParameters, type ParameterSet } from './parameters.js'
+import { GRID_SETS, gridSet, gridSubset, maxZoom, type BBox, type GridSet, type GridSubset } from '../tilecache/grid-sets.js'
+import { isTileFormat, TILE_FORMATS, type TileFormat } from '../tilecache/formats.js'
+import { normaliseParameters, type ParameterSet } from '../tilecache/parameters.js'
 import { parseArea, type Area } from './area.js'
 
 export type TaskType = 'seed' | 'reseed' | 'truncate'

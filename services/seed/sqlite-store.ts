@@ -1,57 +1,33 @@
 // The tile cache's stores (store.ts) in the embedded SQLite catalog database, on the tables of
-// migrations.ts. Task ids come from an AUTOINCREMENT key, so they never repeat across restarts.
-import { stringifyExact } from '../exact-json.js'
-import { relaxedSync, type Db } from '../storage/database.js'
-import { noFaults, type FaultPoint } from '../faults.js'
-import type { SeedStore, TaskRecordStore, TileSetStore, TileSettingsStore } from './store.js'
+// migrations.ts. Task ids come from an AUTOINCREMENT key (storage/sqlite/job-store.ts inserts the
+// tasks), so they never repeat across restarts.
+import type { Db } from '../storage/sqlite/database.js'
+import type { SeedStore, TaskRecordStore } from './store.js'
+import type { TileSetStore, TileSettingsStore } from '../tilecache/store.js'
+import type { TaskState } from './task.js'
 import {
-  dropMark, dropMarkValues, parameterSet, storedTask, tileSettings as tileSettingsRow, tileSettingsValues, unfinishedTask,
-  type DropMarkRow, type ParameterSetRow, type TaskRow, type TileSettingsRow, type UnfinishedRow
+  dropMark, dropMarkValues, parameterSet, storedTask, tileSettings as tileSettingsRow, tileSettingsValues,
+  type DropMarkRow, type ParameterSetRow, type TaskRow, type TileSettingsRow
 } from './store-rows.js'
 
-export function createSqliteSeedStore (db: Db, { fault = noFaults }: { fault?: FaultPoint } = {}): SeedStore {
-  return { tasks: taskRecords(db, fault), tileSettings: tileSettings(db), tileSets: tileSets(db) }
+export function createSqliteSeedStore (db: Db): SeedStore {
+  return { tasks: taskRecords(db), tileSettings: tileSettings(db), tileSets: tileSets(db) }
 }
 
-function taskRecords (db: Db, fault: FaultPoint): TaskRecordStore {
+function taskRecords (db: Db): TaskRecordStore {
   const q = {
-    insert: db.prepare('INSERT INTO seed_tasks (state, layer, view, created_at, request, job) VALUES (?, ?, ?, ?, ?, ?)'),
-    setJob: db.prepare('UPDATE seed_tasks SET job = ? WHERE id = ?'),
-    update: db.prepare('UPDATE seed_tasks SET state = ?, view = ?, error = ?, finished_at = ?, killed = killed | ?, started_at = coalesce(started_at, ?) WHERE id = ?'),
-    unfinished: db.prepare("SELECT id, job, view, request, killed, started_at FROM seed_tasks WHERE state IN ('pending', 'running') ORDER BY id"),
-    abortOne: db.prepare("UPDATE seed_tasks SET state = 'aborted', error = ?, finished_at = ? WHERE id = ? AND state IN ('pending', 'running')"),
     get: db.prepare('SELECT id, state, view, error FROM seed_tasks WHERE id = ?'),
+    countByState: db.prepare('SELECT state, count(*) AS count FROM seed_tasks GROUP BY state'),
     abort: db.prepare("UPDATE seed_tasks SET state = 'aborted', error = ?, finished_at = ? WHERE state IN ('pending', 'running')"),
     prune: db.prepare(`DELETE FROM seed_tasks WHERE finished_at IS NOT NULL AND (finished_at < ? OR id NOT IN
       (SELECT id FROM seed_tasks WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT ?))`)
   }
-  const create = db.transaction((tasks: Parameters<TaskRecordStore['create']>[0], request: string | undefined, at: number) => {
-    const ids = tasks.map((t) => {
-      fault('seed.taskRecordWrite')
-      const id = Number(q.insert.run('pending', t.layer, stringifyExact(t.view), at, request ?? null, null).lastInsertRowid)
-      fault('seed.afterTaskRecord')
-      return id
-    })
-    for (const id of ids) q.setJob.run(ids[0], id)
-    return ids
-  })
-  const save = db.transaction((items: Parameters<TaskRecordStore['save']>[0]) => {
-    for (const { view, finishedAt, killed, startedAt } of items) {
-      fault('seed.taskRecordWrite')
-      q.update.run(view.state, stringifyExact(view), view.error ?? null, finishedAt ?? null, killed ? 1 : 0, startedAt ?? null, view.id)
-      fault('seed.afterTaskRecord')
-    }
-  })
   return {
-    async create (tasks, request, at) { return create(tasks, request, at) },
-    // Progress of running tasks, once a second each, commits without an fsync on the event loop.
-    async save (items, durable) { if (durable) save(items); else relaxedSync(db, () => save(items)) },
     async get (id) {
       const r = q.get.get(id) as TaskRow | undefined
       return r && storedTask(r)
     },
-    async unfinished () { return (q.unfinished.all() as UnfinishedRow[]).map(unfinishedTask) },
-    async abort (id, reason, at) { q.abortOne.run(reason, at, id) },
+    async countByState () { return q.countByState.all() as Array<{ state: TaskState, count: number }> },
     async abortUnfinished (reason, at) { return q.abort.run(reason, at).changes },
     async prune (finishedBefore, keep) { q.prune.run(finishedBefore, keep) }
   }

@@ -1,14 +1,14 @@
 // The row mapping of the tile cache's stores (store.ts), shared by the SQLite (sqlite-store.ts) and
 // PostgreSQL (pg-store.ts) implementations: one table definition, one reading of its rows.
 import { parseExact } from '../exact-json.js'
-import type { BBox } from './grid-sets.js'
-import type { TileLayerSettings } from './layer-settings.js'
-import type { ParameterSet } from './parameters.js'
+import type { BBox } from '../tilecache/grid-sets.js'
+import type { TileLayerSettings } from '../tilecache/layer-settings.js'
+import type { ParameterSet } from '../tilecache/parameters.js'
 import type { TaskView } from './task.js'
-import type { DropMark, StoredTask, UnfinishedTask } from './store.js'
+import type { StoredTask } from './store.js'
+import type { DropMark } from '../tilecache/store.js'
 
 export interface TaskRow { id: number, state: TaskView['state'], view: string, error: string | null }
-export interface UnfinishedRow { id: number, job: number | null, view: string, request: string | null, killed: number, started_at: number | null }
 export interface TileSettingsRow {
   workspace: string
   name: string
@@ -32,10 +32,6 @@ export function dropMarkValues (m: DropMark): [string, string | null, string | n
 
 export const storedTask = (r: TaskRow): StoredTask =>
   ({ id: r.id, state: r.state, view: parseExact(r.view) as TaskView, error: r.error ?? undefined })
-
-export const unfinishedTask = (r: UnfinishedRow): UnfinishedTask => ({
-  id: r.id, job: r.job, view: parseExact(r.view) as TaskView, request: r.request, killed: r.killed === 1, startedAt: r.started_at ?? undefined
-})
 
 export const tileSettings = (r: TileSettingsRow): { workspace: string, name: string, settings: TileLayerSettings } => ({
   workspace: r.workspace,

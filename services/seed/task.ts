@@ -1,9 +1,7 @@
 // One seed, reseed or truncate task, after GWC's GWCTask: an id, a type, a state and progress.
-// The tasks of one request share a Job: its tile range, its metatile iterator and its total.
+// The tasks of one request share a Job: its request as lists show it, its total and its start.
 import { exactCount } from '../exact-json.js'
 import type { SeedSpec, TaskType } from './seed-request.js'
-import type { TileRange } from './tile-range.js'
-import type { MetaTile } from './tile-range.js'
 
 export type TaskState = 'pending' | 'running' | 'done' | 'aborted'
 /** Fifth column of a task row (interface "States and transitions"). */
@@ -11,13 +9,7 @@ export const STATUS_CODE: Record<TaskState, number> = { aborted: -1, pending: 0,
 
 export interface Job {
   spec: SeedSpec
-  parameterId?: string
-  range: TileRange
   total: bigint
-  /** The next metatile to process; with a pyramid it waits until the level below is finished. */
-  next: () => Promise<MetaTile | undefined>
-  /** Called once a metatile from next() is processed (or failed). */
-  done: (mt: MetaTile) => void
   tasks: Task[]
   startedAt?: number
 }
@@ -31,20 +23,14 @@ export interface Task {
   /** Tiles this task processed (truncate: tiles deleted). */
   tilesDone: number
   killed: boolean
-  /** Stops the work in hand at once (a running truncate); set while it runs. */
-  cancel?: () => void
   createdAt: number
   startedAt?: number
   finishedAt?: number
-  /** A resumed truncate: tiles it deleted before the restart. */
-  baseDone?: number
-  /** When the task's record was last written. */
-  savedAt?: number
   error?: string
   /** Metatiles that could not be rendered because a granule's data cannot be decoded, and the last reason. */
   failedMetatiles?: number
   failure?: string
-  /** The tiles it had to process, fixed when it ends (shareOf). */
+  /** Its part of the request's total (seed, reseed): fixed at creation; see splitTotal and passOn. */
   share?: bigint
 }
 
@@ -73,11 +59,10 @@ export type RequestView = Progress & {
 }
 
 /**
- * A task as its resource shows it. The counts at the top are this task's own share: the tiles it
- * processed, the tiles it had to process (a finished task: what it did, so DONE reads 100 %; a
- * running one: what it did plus its part of what the request has left, split between the
- * request's live tasks) and its part still to do. `request` is the sum over the request's tasks
- * (the task list's positions 2 and 3).
+ * A task as its resource shows it. The counts at the top are this task's own part of the request
+ * (shareOf): the tiles of it done, its total and what is left of it; the parts of a request's tasks
+ * add up to the request. `request` is the sum over the request's tasks (the task list's positions 2
+ * and 3).
  */
 export interface TaskView extends Progress {
   id: number
@@ -95,29 +80,90 @@ export interface TaskView extends Progress {
   failure?: string
 }
 
-const live = (t: Task) => (t.state === 'pending' || t.state === 'running') && !t.killed
+/** Pending or running and not killed: a task that goes on with its request's work. */
+export const live = (t: Pick<Task, 'state' | 'killed'>) => (t.state === 'pending' || t.state === 'running') && !t.killed
+const ended = (t: Pick<Task, 'state'>) => t.state === 'done' || t.state === 'aborted'
 
-/**
- * The part of the request's remaining tiles that falls to `t`: the remaining tiles split evenly
- * between the live tasks of the request (ordered by id; the first ones take the odd tiles), so the
- * shares of a request always add up to its total.
- */
-function remainingShare (t: Task, remaining: bigint): bigint {
-  const sharing = t.job.tasks.filter((x) => x === t || live(x))
-  const n = BigInt(sharing.length)
-  const i = BigInt(sharing.indexOf(t))
-  return remaining / n + (i < remaining % n ? 1n : 0n)
+// How a request's tiles are shared between its tasks (issue 31, item 5), on both backends: every
+// task has a part of the request's total, fixed when the request is made (the total split evenly;
+// the parts add up to it), and counts the tiles of that part only. A finished metatile (a chunk, in
+// a cluster) counts to the task that took it, up to its part; what does not fit counts to the
+// request's other tasks with room left (running ones first, then pending, then killed ones still
+// finishing a metatile, ended ones last, lowest id first), never past a part. So at every moment
+// each task's done is at most its total, the tasks' done add up to the request's and their totals
+// to the request's total, and a request seeded to the end reads done = total in every task. A task
+// that fails, or is killed alone, while others of its request go on keeps what it did as its total
+// and passes what it had left to them (passOn); the tasks of a request that ran out of work, or
+// that a kill_all stopped, end together (the job store ends a job's tasks in one transaction) and
+// keep their parts.
+
+/** `total` split into `n` parts as evenly as it goes, the first ones one more: they add up to it. */
+export function splitTotal (total: bigint, n: number): bigint[] {
+  const k = BigInt(n)
+  return Array.from({ length: n }, (_, i) => total / k + (BigInt(i) < total % k ? 1n : 0n))
 }
 
-/** The tiles `t` has to process in all (its share), fixed once it ends; -1n while not known. */
+/** What crediting needs of a task: a row of the job store's (storage/sqlite/job-store.ts, storage/pg/cluster-store.ts). */
+export type ShareHolder = Pick<Task, 'id' | 'state' | 'killed' | 'tilesDone' | 'share'>
+const room = (t: ShareHolder): bigint => (t.share ?? 0n) - BigInt(Math.max(0, t.tilesDone))
+
+/**
+ * Who counts `tiles` finished for `doer` among its request's `tasks`, and how many each: the doer
+ * up to its part, the rest as above. Tiles no part has room for (none while the parts add up to the
+ * request) go to the doer.
+ */
+export function creditOf<T extends ShareHolder> (tasks: T[], doer: T, tiles: number): Array<[T, number]> {
+  const rank = (t: T) => t === doer && !ended(t) ? 0 : ended(t) ? 4 : t.killed ? 3 : t.state === 'pending' ? 2 : 1
+  const out: Array<[T, number]> = []
+  let left = BigInt(tiles)
+  for (const t of [...tasks].sort((a, b) => rank(a) - rank(b) || a.id - b.id)) {
+    const r = room(t)
+    if (left === 0n) break
+    if (r <= 0n) continue
+    const n = r < left ? r : left
+    out.push([t, Number(n)])
+    left -= n
+  }
+  if (left > 0n) out.push([doer, Number(left)])
+  return out
+}
+
+/**
+ * A task that stops while others of its request go on: its part becomes what it did and what it
+ * had left is split between the live ones (by id, as splitTotal). Returns the tasks whose part
+ * changed (none when no other task goes on: the parts stay).
+ */
+export function passOn<T extends ShareHolder> (tasks: T[], t: T): T[] {
+  const heirs = tasks.filter((x) => x !== t && live(x))
+  if (heirs.length === 0 || t.share === undefined) return []
+  const left = room(t)
+  t.share = BigInt(Math.max(0, t.tilesDone))
+  splitTotal(left > 0n ? left : 0n, heirs.length).forEach((p, i) => { heirs[i].share = (heirs[i].share ?? 0n) + p })
+  return [t, ...heirs]
+}
+
+/**
+ * A job's tasks after `killed` of them were killed (their rows read again, `tasks`): undefined when
+ * none is live any more (the job ends); else the tasks whose part changed, what is left of each
+ * killed task's part passed on to the others (passOn), for the job store to write.
+ */
+export function passOnKilled<T extends ShareHolder> (tasks: T[], killed: number[]): T[] | undefined {
+  if (!tasks.some((t) => t.state === 'pending' || t.state === 'running')) return undefined
+  const changed = new Set<T>()
+  for (const id of killed) {
+    for (const t of passOn(tasks, tasks.find((t) => t.id === id)!)) changed.add(t)
+  }
+  return [...changed]
+}
+
+/** Whether any task of the request has started (its counts are known). */
+const started = (t: Task) => t.job.tasks.some((x) => x.startedAt !== undefined)
+
+/** The tiles `t` has to process in all (its part, above); -1n while not known (request not started; a truncate until done). */
 export function shareOf (t: Task): bigint {
-  if (t.share !== undefined) return t.share
-  if (t.state === 'pending' || t.tilesDone < 0) return -1n
   if (t.type === 'truncate') return t.state === 'done' ? BigInt(t.tilesDone) : -1n
-  if (t.state === 'done') return BigInt(t.tilesDone)
-  const done = BigInt(jobDone(t.job))
-  const remaining = t.job.total > done ? t.job.total - done : 0n
-  return BigInt(t.tilesDone) + remainingShare(t, remaining)
+  if (t.share === undefined || !started(t)) return -1n
+  return t.share
 }
 
 /** Whole percent; 100 only once finished (a running share may reach its estimate early). */
@@ -157,7 +203,9 @@ export function requestOf (t: Task, now: number): RequestView {
 /** A task as the per-task resource shows it; counts are -1 while unknown (pending, truncate). */
 export function viewOf (t: Task, now: number): TaskView {
   const share = shareOf(t)
-  const done = t.state === 'pending' ? -1 : t.tilesDone
+  // -1 while its request has not started; a task still pending in a request that started may
+  // already count tiles its peers did for its part.
+  const done = share < 0n && t.tilesDone < 0 ? -1 : Math.max(0, t.tilesDone)
   const remaining = share < 0n ? -1n : share > BigInt(done) ? share - BigInt(done) : 0n
   const end = t.state === 'running' ? now : (t.finishedAt ?? now)
   const tps = share >= 0n && t.type !== 'truncate' ? rate(Math.max(0, done), t.startedAt, end) : 0

@@ -7,6 +7,7 @@ import { mosaicMigrations } from '../mosaics/migrations.js'
 import { seedMigrations } from '../seed/migrations.js'
 import { diskquotaMigrations } from '../diskquota/migrations.js'
 import { appschemaMigrations } from '../appschema/migrations.js'
+import { settingsMigrations } from '../settings/migrations.js'
 
 export interface Migration { id: string, sql: string }
 
@@ -17,5 +18,6 @@ export const ALL_MIGRATIONS: Migration[] = [
   ...mosaicMigrations,
   ...seedMigrations,
   ...diskquotaMigrations,
-  ...appschemaMigrations
+  ...appschemaMigrations,
+  ...settingsMigrations
 ]

@@ -1,63 +1,60 @@
-// The one place where the stores are chosen: the embedded SQLite catalog in the data directory
-// (the default), or PostgreSQL (MAPWARDEN_DATABASE_URL), which several instances share. Every
-// service is built from these interfaces (services/create-services.ts); each area has one
-// implementation per backend beside its store.ts.
-import fs from 'node:fs'
-import path from 'node:path'
-import { openDatabase, type Db } from './database.js'
-import { lockDataDir } from './data-dir-lock.js'
-import { removeTempFiles } from '../files/atomic.js'
+// The seam between the services and the databases: openStores is the one place where the backend is
+// chosen, the embedded SQLite catalog in the data directory (the default, sqlite/) or PostgreSQL
+// (MAPWARDEN_DATABASE_URL, pg/), which several instances share. Every service is built from the
+// interfaces below (services/create-services.ts); each area has one implementation per backend beside
+// its store.ts, and no code outside storage/ asks which backend it runs on.
 import type { UserStore } from '../auth/store.js'
-import { createSqliteUserStore } from '../auth/sqlite-store.js'
-import type { LayerStore, WorkspaceStore } from '../catalog/store.js'
-import { createSqliteLayerStore, createSqliteWorkspaceStore } from '../catalog/sqlite-store.js'
+import type { LayerGroupStore, LayerStore, WorkspaceStore } from '../catalog/store.js'
 import type { RuleStore } from '../security/store.js'
-import { createSqliteRuleStore } from '../security/sqlite-store.js'
 import type { AppSchemaStore } from '../appschema/store.js'
-import { createSqliteAppSchemaStore } from '../appschema/sqlite-store.js'
+import type { DataStoreRows } from '../datastores/store.js'
+import type { SettingsStore } from '../settings/store.js'
+import type { FeatureTypeRows } from '../vector/store.js'
 import type { FaultPoint } from '../faults.js'
-import { createChangeBus, type ChangeBus, type ChangeHandler } from './pg/change-bus.js'
-import { connectPg, ifFirst, migratePg, withClusterLock } from './pg/database.js'
-import { openWorkQueue } from './pg/work-queue.js'
-import { createClusterSeedStore, SEED_QUEUE, type ChunkRef } from '../seed/cluster-store.js'
-import type { SeedCluster } from '../seed/cluster-breeder.js'
-import { createNodeRegistry } from './pg/nodes.js'
-import { PG_MIGRATIONS } from './pg/schema.js'
-import { createPgUserStore } from '../auth/pg-store.js'
-import { createPgLayerStore, createPgWorkspaceStore } from '../catalog/pg-store.js'
-import { createPgRuleStore } from '../security/pg-store.js'
-import { createPgAppSchemaStore } from '../appschema/pg-store.js'
-import { createPgStyleStore } from '../styles/pg-store.js'
-import { createPgMosaicStore } from '../mosaics/pg-store.js'
-import { createPgSeedStore } from '../seed/pg-store.js'
-import { createPgQuotaStore } from '../diskquota/pg-quota-store.js'
-import { createSqliteStyleStore } from '../styles/sqlite-store.js'
+import type { ChangeHandler } from './pg/change-bus.js'
 import type { StyleStore } from '../styles/store.js'
-import { createSqliteMosaicStore } from '../mosaics/sqlite-store.js'
 import type { MosaicStore } from '../mosaics/store.js'
-import { createSqliteSeedStore } from '../seed/sqlite-store.js'
 import type { SeedStore } from '../seed/store.js'
-import { createSqliteQuotaStore } from '../diskquota/sqlite-quota-store.js'
 import type { QuotaStore } from '../diskquota/quota-store.js'
+import type { MetatileLock, SeedQueue } from '../seed/seed-queue.js'
+import type { Db } from './sqlite/database.js'
+import { openSqliteStores } from './sqlite/stores.js'
+import { openPgStores } from './pg/stores.js'
 
 export interface Stores {
   users: UserStore
   workspaces: WorkspaceStore
   layers: LayerStore
+  layerGroups: LayerGroupStore
   rules: RuleStore
   appschema: AppSchemaStore
+  datastores: DataStoreRows
+  /** Feature types of PostGIS data stores, with their layers. */
+  featureTypes: FeatureTypeRows
   styles: StyleStore
   mosaics: MosaicStore
   /** Seed task records, per-layer tile settings, recorded tile sets and drop marks. */
   seed: SeedStore
   /** Disk quota usage and configuration. */
   quota: QuotaStore
-  /** Seed tasks shared by the instances of a cluster (PostgreSQL); none for SQLite, whose tasks are the process's. */
-  seedCluster?: SeedCluster
+  /** The global settings (proxyBaseUrl, contact...). */
+  settings: SettingsStore
+  /** Tells every other instance to re-read everything it keeps in memory (POST rest/reload);
+   *  SQLite: nothing to tell, one instance. */
+  announceReload (): Promise<void>
+  /** Where seed tasks wait and are worked: this process's task pool (SQLite) or the cluster's
+   *  jobs and chunks on pg-boss (PostgreSQL). */
+  seedQueue: SeedQueue
+  /** Keeps two renders of one metatile apart: in this process (SQLite), cluster-wide (PostgreSQL). */
+  metatileLock: MetatileLock
   /** Changes other instances commit to a shared database (PostgreSQL); none for SQLite. */
   changes?: { subscribe (handler: ChangeHandler): () => void }
+  /** The SQLite catalog itself, which tests read rows of; none for PostgreSQL. */
+  db?: Db
   /** Resolves while the database answers (the health check). */
   ping (): Promise<void>
+  /** The connection pools' counts (metrics); none for SQLite, one connection used in-process. */
+  dbPools?: () => PoolStats[]
   /**
    * Runs the services' start-up (`fn`) as the only process starting on this data: `alone` says
    * that no other process is at work on the data directory, so start-up recovery of its files and
@@ -72,105 +69,19 @@ export interface Stores {
   close (): void | Promise<void>
 }
 
-/** The SQLite stores, and the database itself for tests that read its rows. */
-export type SqliteStores = Stores & { db: Db }
+export interface PoolStats { pool: string, total: number, idle: number, waiting: number }
 
-/** What an interrupted run left: tmp/ (staging, uploads) emptied, temp files of unfinished writes removed. */
-async function clearLeftovers (dataDir: string): Promise<void> {
-  const tmp = path.join(dataDir, 'tmp')
-  await fs.promises.rm(tmp, { recursive: true, force: true })
-  await fs.promises.mkdir(tmp, { recursive: true })
-  await removeTempFiles(dataDir, ['tiles', 'tmp'])
+/** Where the stores live: the data directory, and a shared PostgreSQL database if one is named. */
+export interface StoresConfig { dataDir: string, databaseUrl?: string }
+export interface StoresHooks {
+  /** The crash harness's fault points inside store transactions (services/faults.ts). */
+  fault?: FaultPoint
+  /** A database connection failed (PostgreSQL; the pools reconnect). */
+  onError?: (err: Error) => void
 }
 
-/**
- * Takes the data directory for this process (a second live process on it would have its work
- * undone by the recovery below), clears what a previous run left in tmp/ (staging, uploads, temp
- * files of interrupted writes), and opens the SQLite catalog with every area's migrations applied.
- * `fault`: the crash harness's fault points inside store transactions (services/faults.ts).
- */
-export async function openSqliteStores (dataDir: string, { fault }: { fault?: FaultPoint } = {}): Promise<SqliteStores> {
-  fs.mkdirSync(dataDir, { recursive: true })
-  const lock = await lockDataDir(dataDir)
-  await clearLeftovers(dataDir)
-  const db = openDatabase(dataDir)
-  const ping = db.prepare('SELECT 1')
-  return {
-    users: createSqliteUserStore(db),
-    workspaces: createSqliteWorkspaceStore(db),
-    layers: createSqliteLayerStore(db),
-    rules: createSqliteRuleStore(db, fault),
-    appschema: createSqliteAppSchemaStore(db),
-    styles: createSqliteStyleStore(db),
-    mosaics: createSqliteMosaicStore(db),
-    seed: createSqliteSeedStore(db, { fault }),
-    quota: createSqliteQuotaStore(db),
-    db,
-    async ping () { ping.get() },
-    startup: (fn) => fn(true),
-    exclusive: (_work, fn) => fn(),
-    close () {
-      db.close()
-      lock.release()
-    }
-  }
-}
-
-/**
- * The PostgreSQL stores (MAPWARDEN_DATABASE_URL): several instances share the database and one
- * data directory. Migrations run once under a cluster-wide lock; changes are announced to every
- * instance (storage/pg/change-bus.ts); start-up recovery of shared files runs only on the first
- * instance to start (storage/pg/nodes.ts).
- */
-export async function openPgStores (url: string, dataDir: string, { fault, onError = () => {} }: { fault?: FaultPoint, onError?: (err: Error) => void } = {}): Promise<Stores> {
-  fs.mkdirSync(dataDir, { recursive: true })
-  const db = connectPg(url, { onError })
-  let bus: ChangeBus
-  try {
-    await migratePg(db, PG_MIGRATIONS)
-    bus = await createChangeBus(url, { onError })
-  } catch (err) {
-    await db.close()
-    throw err
-  }
-  const nodes = createNodeRegistry(db, { onError })
-  // Metatile locks are held for a render: on connections of their own, so that renders waiting for
-  // one never starve the catalog's requests of connections.
-  const locks = connectPg(url, { max: 16, connectionTimeoutMs: 60_000, onError })
-  const seedCluster: SeedCluster = {
-    seeds: createClusterSeedStore(db),
-    nodeId: nodes.id,
-    liveNodes: async () => (await nodes.live()).map((n) => n.id),
-    withMetatileLock: (key, fn) => withClusterLock(locks, { text: key }, fn),
-    subscribe: (handler) => bus.subscribe(handler),
-    openQueue: (onQueueError) => openWorkQueue<ChunkRef>(db, SEED_QUEUE, { onError: onQueueError })
-  }
-  return {
-    users: createPgUserStore(db),
-    workspaces: createPgWorkspaceStore(db),
-    layers: createPgLayerStore(db),
-    rules: createPgRuleStore(db, fault),
-    appschema: createPgAppSchemaStore(db),
-    styles: createPgStyleStore(db),
-    mosaics: createPgMosaicStore(db),
-    seed: createPgSeedStore(db, { fault }),
-    quota: createPgQuotaStore(db),
-    seedCluster,
-    changes: bus,
-    async ping () { await db.query('SELECT 1') },
-    exclusive: (work, fn) => ifFirst(db, work, fn),
-    startup: (fn) => nodes.startup(async (alone, crashed) => {
-      // What a crash left in tmp/ and half-written files are only safe to clear when no other
-      // instance may be writing them.
-      if (alone) await clearLeftovers(dataDir)
-      else await fs.promises.mkdir(path.join(dataDir, 'tmp'), { recursive: true })
-      return await fn(alone, crashed)
-    }),
-    async close () {
-      await nodes.close()
-      await bus.close()
-      await locks.close()
-      await db.close()
-    }
-  }
+export async function openStores (config: StoresConfig, hooks: StoresHooks = {}): Promise<Stores> {
+  return config.databaseUrl
+    ? await openPgStores(config.databaseUrl, config.dataDir, hooks)
+    : await openSqliteStores(config.dataDir, hooks)
 }

@@ -1,7 +1,7 @@
 // StyleStore in the embedded SQLite database: the styles table (services/styles/migrations.ts), the
 // style references of layers and the style file intents; each write method is one transaction.
 import type Database from 'better-sqlite3'
-import type { Db } from '../storage/database.js'
+import type { Db } from '../storage/sqlite/database.js'
 import { createCatalogRowWriter } from '../catalog/sqlite-catalog-rows.js'
 import type { NewStyleRow, StyleRow, StyleStore, StyleSwitch } from './store.js'
 import { intentFromRow, layerRefFromRow, styleClash, styleFromRow, styleParams } from './store-rows.js'

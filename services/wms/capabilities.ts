@@ -4,10 +4,12 @@
 // published mosaic, each with its CRSs and a BoundingBox in each, its styles (the default first),
 // and the TIME and ELEVATION dimensions with their values.
 import { transformBbox } from '../render/crs.js'
+import { epsgCodes } from '../render/epsg.js'
 import { MAP_FORMATS, type WmsVersion } from './request.js'
 
 export interface WmsLayerDescription {
-  name: string
+  /** Undefined for a CONTAINER layer group, which has a title only. */
+  name?: string
   title: string
   abstract?: string
   keywords: string[]
@@ -19,6 +21,10 @@ export interface WmsLayerDescription {
   styles: string[]
   time?: { values: string[], default?: string }
   elevation?: { values: number[], default?: number }
+  /** A layer group (GetFeatureInfo queries its layers); `name` undefined for a CONTAINER group (a title only). */
+  group?: boolean
+  /** The layers nested under a group (NAMED, CONTAINER and EO groups). */
+  children?: WmsLayerDescription[]
 }
 
 export interface CapabilitiesOptions {
@@ -37,7 +43,7 @@ const EXCEPTIONS: Record<WmsVersion, string[]> = {
   '1.1.1': ['application/vnd.ogc.se_xml', 'application/vnd.ogc.se_inimage', 'application/vnd.ogc.se_blank']
 }
 export const CAPABILITIES_TYPES: Record<WmsVersion, string> = { '1.3.0': 'text/xml', '1.1.1': 'application/vnd.ogc.wms_xml' }
-/** CRSs every layer is offered in (any other that proj4 knows is accepted in GetMap too). */
+/** CRSs every layer gets a BoundingBox in (every code of the root layer's list is accepted in GetMap). */
 const SERVICE_CRS = ['EPSG:4326', 'EPSG:3857', 'EPSG:900913']
 
 const x = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
@@ -60,6 +66,22 @@ function union (layers: WmsLayerDescription[]): [number, number, number, number]
 function clampGeo (b: [number, number, number, number]): [number, number, number, number] {
   const c = (v: number, m: number) => Math.max(-m, Math.min(m, v))
   return [c(b[0], 180), c(b[1], 90), c(b[2], 180), c(b[3], 90)]
+}
+
+let rootLists: Record<string, string[]> | undefined
+/**
+ * The root layer's CRS list as GeoServer writes it without a limited SRS list: every EPSG code it
+ * knows, after a comment saying so. CRS:84 (1.3.0) and the service-wide codes stay first, as before,
+ * then the rest of the registry in numeric order. Built once: the registry does not change while the
+ * process runs.
+ */
+function rootCrsList (tag: string, v13: boolean): string[] {
+  rootLists ??= {}
+  const key = v13 ? '1.3.0' : '1.1.1'
+  const first = v13 ? ['CRS:84', ...SERVICE_CRS] : SERVICE_CRS
+  rootLists[key] ??= [...first.map((c) => `      <${tag}>${c}</${tag}>`), '      <!--All supported EPSG projections:-->',
+    ...epsgCodes().map((c) => `EPSG:${c}`).filter((c) => !first.includes(c)).map((c) => `      <${tag}>${c}</${tag}>`)]
+  return rootLists[key]
 }
 
 export function wmsCapabilities (layers: WmsLayerDescription[], o: CapabilitiesOptions): string {
@@ -118,30 +140,35 @@ export function wmsCapabilities (layers: WmsLayerDescription[], o: CapabilitiesO
   }
 
   const all = union(layers)
-  const rootCrs = v13 ? ['CRS:84', ...SERVICE_CRS] : SERVICE_CRS
   out.push('    <Layer>', `      <Title>${x(title)}</Title>`, '      <Abstract>The layers of this service.</Abstract>',
-    ...rootCrs.map((c) => `      <${crsTag}>${c}</${crsTag}>`), ...geo(all, '      '), ...bboxes(all, SERVICE_CRS, '      '))
-  for (const l of layers) {
+    ...rootCrsList(crsTag, v13), ...geo(all, '      '), ...bboxes(all, SERVICE_CRS, '      '))
+  const layer = (l: WmsLayerDescription & { name?: string }, ind: string) => {
+    const in2 = ind + '  '
+    const in4 = in2 + '  '
     const own = l.nativeCrs && !SERVICE_CRS.includes(l.nativeCrs) ? [l.nativeCrs] : []
-    out.push('      <Layer queryable="1" opaque="0">', `        <Name>${x(l.name)}</Name>`, `        <Title>${x(l.title)}</Title>`)
-    if (l.abstract) out.push(`        <Abstract>${x(l.abstract)}</Abstract>`)
-    if (l.keywords.length) out.push('        <KeywordList>', ...l.keywords.map((k) => `          <Keyword>${x(k)}</Keyword>`), '        </KeywordList>')
-    out.push(...own.map((c) => `        <${crsTag}>${x(c)}</${crsTag}>`), ...geo(l.bbox, '        '), ...bboxes(l.bbox, [...SERVICE_CRS, ...own], '        '))
+    out.push(`${ind}<Layer queryable="1" opaque="0">`)
+    if (l.name !== undefined) out.push(`${in2}<Name>${x(l.name)}</Name>`)
+    out.push(`${in2}<Title>${x(l.title)}</Title>`)
+    if (l.abstract) out.push(`${in2}<Abstract>${x(l.abstract)}</Abstract>`)
+    if (l.keywords.length) out.push(`${in2}<KeywordList>`, ...l.keywords.map((k) => `${in4}<Keyword>${x(k)}</Keyword>`), `${in2}</KeywordList>`)
+    out.push(...own.map((c) => `${in2}<${crsTag}>${x(c)}</${crsTag}>`), ...geo(l.bbox, in2), ...bboxes(l.bbox, [...SERVICE_CRS, ...own], in2))
     const dims: Array<[string, string, string, string[], string | undefined]> = []
     if (l.time) dims.push(['time', 'ISO8601', '', l.time.values, l.time.default])
     if (l.elevation) dims.push(['elevation', 'EPSG:5030', 'm', l.elevation.values.map(String), l.elevation.default === undefined ? undefined : String(l.elevation.default)])
     for (const [name, units, symbol, values, def] of dims) {
       const d = def === undefined ? '' : ` default="${x(def)}"`
       if (v13) {
-        out.push(`        <Dimension name="${name}" units="${units}"${symbol ? ` unitSymbol="${symbol}"` : ''}${d}>${x(values.join(','))}</Dimension>`)
-      } else out.push(`        <Dimension name="${name}" units="${units}"${symbol ? ` unitSymbol="${symbol}"` : ''}/>`)
+        out.push(`${in2}<Dimension name="${name}" units="${units}"${symbol ? ` unitSymbol="${symbol}"` : ''}${d}>${x(values.join(','))}</Dimension>`)
+      } else out.push(`${in2}<Dimension name="${name}" units="${units}"${symbol ? ` unitSymbol="${symbol}"` : ''}/>`)
     }
-    if (!v13) for (const [name, , , values, def] of dims) out.push(`        <Extent name="${name}"${def === undefined ? '' : ` default="${x(def)}"`}>${x(values.join(','))}</Extent>`)
-    for (const s of l.styles) {
-      out.push('        <Style>', `          <Name>${x(s)}</Name>`, `          <Title>${x(s)}</Title>`, '        </Style>')
+    if (!v13) for (const [name, , , values, def] of dims) out.push(`${in2}<Extent name="${name}"${def === undefined ? '' : ` default="${x(def)}"`}>${x(values.join(','))}</Extent>`)
+    for (const st of l.styles) {
+      out.push(`${in2}<Style>`, `${in4}<Name>${x(st)}</Name>`, `${in4}<Title>${x(st)}</Title>`, `${in2}</Style>`)
     }
-    out.push('      </Layer>')
+    for (const c of l.children ?? []) layer(c, in2)
+    out.push(`${ind}</Layer>`)
   }
+  for (const l of layers) layer(l, '      ')
   out.push('    </Layer>', '  </Capability>', v13 ? '</WMS_Capabilities>' : '</WMT_MS_Capabilities>')
   return out.join('\n')
 }

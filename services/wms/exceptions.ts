@@ -12,6 +12,7 @@ const xmlSafe = (s: string) => s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001
 const BY_CODE: Record<string, string> = {
   MW_WMS_LAYER_NOT_DEFINED: 'LayerNotDefined',
   MW_TILES_LAYER_NOT_FOUND: 'LayerNotDefined',
+  MW_TILES_LAYER_NOT_DRAWABLE: 'LayerNotDefined',
   MW_MOSAIC_LAYER_NOT_FOUND: 'LayerNotDefined',
   MW_WMS_STYLE_NOT_DEFINED: 'StyleNotDefined',
   MW_STYLES_NOT_FOUND: 'StyleNotDefined',
@@ -24,6 +25,7 @@ const BY_CODE: Record<string, string> = {
   MW_STYLES_INVALID: 'InvalidParameterValue',
   MW_CORE_MALFORMED_XML: 'InvalidParameterValue',
   MW_CORE_DOCTYPE_NOT_ALLOWED: 'InvalidParameterValue',
+  MW_CORE_NUL_CHARACTER: 'InvalidParameterValue',
   MW_WMS_INVALID_DIMENSION: 'InvalidDimensionValue',
   MW_WMS_OPERATION_NOT_SUPPORTED: 'OperationNotSupported',
   MW_WMS_INVALID_POINT: 'InvalidPoint',

@@ -2,8 +2,7 @@
 // section 7.2 and 7.3). Names arrive upper-cased (the plugin folds them: KVP names are
 // case-insensitive); values are case-sensitive except where the specification says otherwise.
 // Everything that is wrong is refused with the OGC exception code a client expects.
-import proj4 from 'proj4'
-import { builtinProj4Def, normalizeCrs } from '../render/crs.js'
+import { builtinProj4Def, isGeographic, normalizeCrs } from '../render/crs.js'
 import type { MapFormat } from '../render/map.js'
 import {
   WmsInvalidCrs, WmsInvalidFormat, WmsInvalidParameter, WmsInvalidPoint, WmsMissingParameter, WmsTooLarge
@@ -41,20 +40,18 @@ export interface ResolvedCrs {
   geographic: boolean
 }
 
-/** CRS (1.3.0) or SRS (1.1.1): EPSG:4326, CRS:84, the mercator codes, WGS84 UTM, any code proj4 knows. */
+/** CRS (1.3.0) or SRS (1.1.1): CRS:84, the mercator codes, and every code of the EPSG registry. */
 export function resolveCrs (value: string, version: WmsVersion): ResolvedCrs {
   const asked = value.trim()
   if (/^CRS:84$/i.test(asked)) return { asked, code: 'EPSG:4326', latFirst: false, geographic: true }
   const code = normalizeCrs(asked)
   const urn = /^urn:/i.test(asked)
   if (code === 'EPSG:4326') return { asked, code, latFirst: version === '1.3.0' || urn, geographic: true }
-  if (code === 'EPSG:3857' || builtinProj4Def(code)) return { asked, code, latFirst: false, geographic: false }
-  let def: { projName?: string } | undefined
-  try { def = /^EPSG:\d+$/.test(code) ? proj4.defs(code) as { projName?: string } | undefined : undefined } catch { def = undefined }
-  if (!def) throw WmsInvalidCrs(JSON.stringify(asked), 'not a CRS this server can render (EPSG:4326, CRS:84, EPSG:3857, EPSG:900913, WGS84 UTM zones, and the codes proj4 defines)')
-  const geographic = def.projName === 'longlat'
-  // The worker's proj4 knows the same registered names, so the code itself is its definition.
-  return { asked, code, proj4Defs: { [code]: code }, latFirst: geographic && (version === '1.3.0' || urn), geographic }
+  if (code === 'EPSG:3857') return { asked, code, latFirst: false, geographic: false }
+  if (!/^EPSG:\d+$/.test(code) || !builtinProj4Def(code)) throw WmsInvalidCrs(JSON.stringify(asked), 'not a CRS this server can render (CRS:84, EPSG:900913 and the horizontal coordinate systems of the EPSG registry)')
+  // WMS 1.3.0 takes EPSG's axis order (latitude first for geographic systems), as GeoServer does.
+  const geographic = isGeographic(code)
+  return { asked, code, latFirst: geographic && (version === '1.3.0' || urn), geographic }
 }
 
 /** BBOX in the request's axis order, returned as minx, miny, maxx, maxy (easting first). */

@@ -6,34 +6,14 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import pg from 'pg'
-import { ADMIN_PASSWORD, BASE, basic, startBuiltServer, tempDir } from '../helper.js'
+import { startBuiltServer, tempDir } from '../helper.js'
 import { pgDatabase } from '../fixtures/pg.js'
-import { until } from '../fixtures/cluster.js'
+import { call, seed, taskOf, tileFiles, until } from '../fixtures/cluster.js'
 import { diskUsage } from '../fixtures/diskquota/harness.js'
 import { rgbTiff, pattern, zipOf } from '../fixtures/seed/mosaic.js'
-import { TASKS_PER_THREAD } from '../../services/seed/render-pool.js'
+import { TASKS_PER_THREAD } from '../../services/render/render-pool.js'
 
-const ADMIN = basic('admin', ADMIN_PASSWORD)
 type Node = Awaited<ReturnType<typeof startBuiltServer>>
-
-const call = (node: { url: string }, method: string, url: string, body?: string | Uint8Array, type = 'application/json') =>
-  fetch(`${node.url}${BASE}${url}`, { method, headers: { authorization: ADMIN, ...(body ? { 'content-type': type } : {}) }, body: body as BodyInit | undefined })
-
-/** Submits a seed request on `node`; returns the first task id (the job's id). */
-async function seed (node: Node, body: Record<string, unknown>): Promise<number> {
-  const res = await call(node, 'POST', '/gwc/rest/seed/topp:m.json', JSON.stringify({ seedRequest: { gridSetId: 'EPSG:4326', zoomStart: 0, threadCount: 2, ...body } }))
-  if (res.status !== 200) throw new Error(`seed: ${res.status} ${await res.text()}`)
-  return Number(/tasks\/(\d+)\.json/.exec(res.headers.get('link') ?? '')![1])
-}
-
-const taskOf = async (node: Node, id: number) => (await (await call(node, 'GET', `/gwc/rest/seed/tasks/${id}.json`)).json()).task
-
-/** Tile files of a format under the layer's EPSG:4326 directory. */
-function tileFiles (dataDir: string, ext: string): number {
-  const dir = path.join(dataDir, 'tiles/topp/m/EPSG_4326', ext)
-  if (!fs.existsSync(dir)) return 0
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith(`.${ext}`)).length
-}
 
 // Four seeds over two servers: minutes on a busy 2-core machine, so a longer limit than the suite's.
 t.setTimeout(600_000)
@@ -74,6 +54,11 @@ t.test('a seed posted to one node is rendered by both, survives the death of one
   t.ok(spread.every((w) => w.metatiles > 0), 'each node rendered metatiles')
   t.equal(sum(spread), total, 'the nodes\' tiles add up to the total')
   t.equal(tileFiles(dataDir, 'png'), total, 'every tile is on disk once')
+  // Each node's metrics count the tiles it rendered itself (Prometheus adds up the instances).
+  const seeded = async (node: Node) => Number(/^mapwarden_tiles_rendered_total\{kind="seed"\} (\d+)$/m.exec(await (await call(node, 'GET', '/metrics')).text())?.[1] ?? 0)
+  const [byA, byB] = [await seeded(a), await seeded(b)]
+  t.ok(byA > 0 && byB > 0, `each node counts its own seed tiles: ${byA} and ${byB}`)
+  t.equal(byA + byB, total, 'the nodes\' counts add up to the request')
 
   // 2. One quota for the cluster: both nodes write while it evicts (one cleaner at a time), and
   // afterwards the usage accounted in the database is the files' sizes rounded to blocks.

@@ -114,6 +114,15 @@ t.test("the README's walk runs top to bottom against the built server", async (t
     }
   })
   if (!t.passing()) t.comment(run.stdout.slice(-6000) + '\n' + run.stderr.slice(-3000))
+  // The examples show what they explain: the GetFeatureInfo asks where the layer has a value, and
+  // the verified harvest keeps the day harvested (nothing the walk added is silently lost).
+  const outputOf = (i: number) => run.stdout.slice(run.stdout.indexOf(`::cmd ${i}\n`), run.stdout.indexOf(`::rc ${i} `))
+  const info = commands.findIndex((c) => /request=GetFeatureInfo/.test(c.text))
+  t.ok(info >= 0, 'the walk asks a GetFeatureInfo')
+  t.match(outputOf(info), /"features":\[\{[^\]]*"properties":\{"GRAY_INDEX":\d+/, 'the GetFeatureInfo answers a value')
+  const index = await fetch(`${origin}/geoserver/rest/workspaces/demo/coveragestores/watertemp/coverages/watertemp/index/granules.json`, { headers: { authorization: 'Basic ' + Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64') } })
+  const locations = ((await index.json()) as { features: Array<{ properties: { location: string } }> }).features.map((f) => f.properties.location).sort()
+  t.same(locations.filter((l) => l.includes('20240603')), ['watertemp_20240603T000000_0.tif', 'watertemp_20240603T000000_100.tif'], 'the harvested day is in the index at the end of the walk')
   // What the walk made is really there: the demo's layer answered a tile, a PNG.
   const tile = fs.readFileSync(path.join(fs.readdirSync(scratch).map((d) => path.join(scratch, d)).find((d) => fs.existsSync(path.join(d, 'mosaic.zip')))!, 'tile.png'))
   t.same([...tile.subarray(1, 4)], [0x50, 0x4e, 0x47], 'tile.png is a PNG')

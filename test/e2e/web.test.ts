@@ -92,6 +92,20 @@ t.test('the admin page in a real browser', async (t) => {
     t.equal(legend.length, 5, `legend entries: ${legend.join(' | ')}`)
     t.match(legend[0], 'nodata')
     t.match(await page.textContent('.ol-scale-line-inner'), /^\d+ (km|m)$/, 'a scale line')
+    // Readable: the scale line's text against its bar (alpha blended over the map) has WCAG AA contrast.
+    const contrast = await page.evaluate(() => {
+      const rgba = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number)
+      const [fr, fg, fb] = rgba(getComputedStyle(document.querySelector('.ol-scale-line-inner')!).color)
+      const [br, bg, bb, ba = 1] = rgba(getComputedStyle(document.querySelector('.ol-scale-line')!).backgroundColor)
+      const over = (c: number, under: number) => c * ba + under * (1 - ba)
+      const lum = (r: number, g: number, b: number) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4 })
+        .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0)
+      // the bar over the lightest thing under it (land, #f4f1ea): its weakest contrast
+      const l1 = lum(fr, fg, fb)
+      const l2 = lum(over(br, 244), over(bg, 241), over(bb, 234))
+      return (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05)
+    })
+    t.ok(contrast >= 4.5, `scale line contrast ${contrast.toFixed(2)}:1`)
     await page.mouse.move(box0.x + box0.width / 2, box0.y + box0.height / 2)
     const readout = await page.waitForFunction(() => /^-?\d+\.\d{4}, -?\d+\.\d{4}$/.test(document.getElementById('mouse-position')!.textContent!.trim()) && document.getElementById('mouse-position')!.textContent!.trim(), undefined, WAIT)
     const [lon, lat] = String(await readout.jsonValue()).split(', ').map(Number)
@@ -104,6 +118,9 @@ t.test('the admin page in a real browser', async (t) => {
     const world = await basemapShare(page)
     fs.writeFileSync(path.join(shots, 'basemap.png'), world.png)
     t.ok(world.land > 0.15 && world.sea > 0.1, `basemap: ${(world.land * 100).toFixed(0)}% land, ${(world.sea * 100).toFixed(0)}% sea`)
+    // No stripes: a ring across the antimeridian drawn on the plane is a band of land or outline
+    // from edge to edge of the map (at 65-70°N, at 17°S); this view has sea on every row.
+    t.same(await stripeRows(world.png), [], 'no row of the basemap without sea across the whole map')
     await page.click('.ol-zoom-in')
     await page.click('.ol-zoom-in')
     // At 1280 px the map sits beside the seed form and the quota; the tasks take the full width.
@@ -127,6 +144,9 @@ t.test('the admin page in a real browser', async (t) => {
 
     // The same layer through WMS: OpenLayers' ImageWMS asks {base}/wms for one GetMap with the pickers' values.
     const getMap = page.waitForResponse((r) => /\/wms\?.*REQUEST=GetMap/.test(r.url()), WAIT)
+    // A lon/lat under the pointer, then the view changes under it (another service and grid set).
+    await page.mouse.move(box0.x + box0.width / 3, box0.y + box0.height / 3)
+    await page.waitForFunction(() => /^-?\d+\.\d{4}, -?\d+\.\d{4}$/.test(document.getElementById('mouse-position')!.textContent!.trim()), undefined, WAIT)
     await page.selectOption('#service', 'WMS')
     const wms = await getMap
     t.equal(wms.status(), 200, 'ImageWMS GetMap answered')
@@ -134,6 +154,9 @@ t.test('the admin page in a real browser', async (t) => {
     t.match(wms.url(), /LAYERS=demo%3Awatertemp/)
     t.match(wms.url(), /ELEVATION=100/)
     t.match(wms.url(), /CRS=EPSG%3A900913|CRS=EPSG%3A3857/)
+    await page.selectOption('#gridset', 'EPSG:4326')
+    t.equal(await page.textContent('#mouse-position'), 'lon, lat: move over the map', 'no stale lon/lat after the view changed')
+    await page.selectOption('#gridset', 'EPSG:900913')
     await page.selectOption('#service', 'WMTS')
 
     // The quota before, a seed from the form, the progress bar to done, the quota after.
@@ -191,7 +214,9 @@ t.test('the admin page in a real browser', async (t) => {
     t.ok(await rate.jsonValue(), 'tiles/s and ETA shown while running')
     await page.click(`#tasks tr[data-task="${id}"] button.kill`)
     await page.waitForSelector(`#recent-tasks tr[data-task="${id}"][data-state="aborted"]`, WAIT)
-    t.match(await page.textContent(`#recent-tasks tr[data-task="${id}"] td.progress`), /of [\d,]+ tiles \((\d|[1-9]\d) %\)/, 'killed below 100 %')
+    // One of two tasks killed: its part became what it did, the other took the rest; the row says
+    // it stopped rather than a percentage that would read as complete.
+    t.match(await page.textContent(`#recent-tasks tr[data-task="${id}"] td.progress`), /[\d,]+ of [\d,]+ tiles, stopped/, 'a killed task reads stopped, not 100 %')
     t.match(await page.textContent('#message'), `Requested to terminate task ${id}.`)
     const task = await fetch(`${origin}${BASE}/gwc/rest/seed/tasks/${id}.json`, { headers: ADMIN })
     t.equal((await task.json()).task.state, 'aborted', 'the server agrees')
@@ -208,6 +233,8 @@ t.test('the admin page in a real browser', async (t) => {
     await page.waitForSelector('#tasks tr[data-state="pending"]', WAIT)
     await page.click('#kill-all')
     await page.waitForFunction(() => document.querySelectorAll('#tasks tr[data-state="running"], #tasks tr[data-state="pending"]').length === 0, undefined, WAIT)
+    await page.waitForFunction(() => document.getElementById('message')!.textContent!.includes('Terminated tasks'), undefined, WAIT)
+    t.match(await page.textContent('#message'), /^Requested to terminate all tasks\. Terminated tasks: \[\d+: demo:watertemp, SEED, (RUNNING|PENDING)\]/, 'sentences apart')
     t.same(await (await fetch(`${origin}${BASE}/gwc/rest/seed.json`, { headers: ADMIN })).json(), { 'long-array-array': [] }, 'all tasks are gone')
     t.ok(await page.isVisible('#no-tasks'))
 
@@ -300,6 +327,19 @@ async function basemapShare (page: Page): Promise<{ png: Buffer, land: number, s
     await page.waitForTimeout(500)
   }
   return last
+}
+
+/** Rows of a map screenshot without one pixel of sea from edge to edge (a wide view has sea on every
+ *  row); the map's border (two rows at the top and at the bottom) aside. */
+async function stripeRows (png: Buffer): Promise<number[]> {
+  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true })
+  const out: number[] = []
+  for (let y = 2; y < info.height - 2; y++) {
+    let sea = false
+    for (let x = 0; x < info.width && !sea; x++) sea = near(data, (y * info.width + x) * info.channels, SEA, 6)
+    if (!sea) out.push(y)
+  }
+  return out
 }
 
 /** Screenshots the map until tiles cover part of it (bounded); the share that is neither basemap nor controls. */

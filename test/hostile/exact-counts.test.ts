@@ -6,8 +6,8 @@ import { ADMIN, BASE } from '../helper.js'
 import { hostileApp } from './refuse.js'
 import { createMosaic, pattern, rgbTiff } from '../fixtures/seed/mosaic.js'
 import { parseExact, stringifyExact } from '../../services/exact-json.js'
-import { GRID_SETS, gridSubset } from '../../services/seed/grid-sets.js'
-import { countTiles, tileRange } from '../../services/seed/tile-range.js'
+import { GRID_SETS, gridSubset } from '../../services/tilecache/grid-sets.js'
+import { countTiles, tileRange } from '../../services/tilecache/tile-range.js'
 
 const SEED = `${BASE}/gwc/rest/seed`
 const BBOX: [number, number, number, number] = [-180, -85, 180, 85]

@@ -5,7 +5,7 @@
 import t from 'tap'
 import { build, ADMIN, BASE } from '../helper.js'
 import { createMosaic, pattern, rgbTiff } from '../fixtures/seed/mosaic.js'
-import { TASKS_PER_THREAD } from '../../services/seed/render-pool.js'
+import { TASKS_PER_THREAD } from '../../services/render/render-pool.js'
 
 const XYZ = `${BASE}/gwc/service/xyz`
 const BBOX: [number, number, number, number] = [-180, -85, 180, 85]
@@ -62,6 +62,10 @@ t.test('past the documented capacity: 503 with Retry-After and a message; the re
     t.equal(r.headers['retry-after'], '1')
     t.equal(r.body, 'The render queue is full; try again later')
   }
+  // What an operator's scrape shows of it.
+  const metrics = (await app.inject({ method: 'GET', url: `${BASE}/metrics`, headers: ADMIN })).body
+  t.match(metrics, new RegExp(`^mapwarden_render_queue_refused_total ${busy.length}$`, 'm'), 'the refusals are counted')
+  t.match(metrics, new RegExp(`^mapwarden_tile_requests_total\\{service="xyz",result="miss"\\} ${ok.length}$`, 'm'), 'the tiles served')
 })
 
 t.test('one metatile requested 16 times at once is rendered once', async (t) => {

@@ -5,6 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ADMIN, BASE, hostileApp, refuse, type T } from './refuse.js'
+import { createMosaic, pattern, rgbTiff } from '../fixtures/seed/mosaic.js'
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test', 'fixtures')
 const SLD = fs.readFileSync(path.join(FIXTURES, 'styles', 'dem.sld'), 'utf8')
@@ -50,7 +51,7 @@ t.test('[hostile #34] double-encoded, overlong UTF-8, fullwidth, NUL, backslash,
   const h = await app(t)
   for (const name of HOSTILE_NAMES) {
     // As a new style (POST ?name=), as a workspace in a body, and as the target of a PUT.
-    await refuse(t, h, { method: 'POST', url: `${BASE}/rest/styles?name=${name}`, headers: SLDH, payload: SLD }, { status: 400, message: /invalid .*name|malformed url/i }, `POST style ?name=${name}`)
+    await refuse(t, h, { method: 'POST', url: `${BASE}/rest/styles?name=${name}`, headers: SLDH, payload: SLD }, { status: 400, message: /invalid .*name|malformed url|^Query parameter name holds a NUL character/i }, `POST style ?name=${name}`)
     await refuse(t, h, { method: 'POST', url: `${BASE}/rest/workspaces`, headers: JSONH, payload: JSON.stringify({ workspace: { name: decodedForBody(name) } }) }, { status: 400, message: /invalid workspace name|^Field workspace\.name holds a character that XML cannot carry/i }, `workspace ${name}`)
     await refuse(t, h, { method: 'PUT', url: `${BASE}/rest/styles/${name}`, headers: SLDH, payload: SLD }, { status: [400, 404], message: /invalid .*name|malformed url|no such|not found/i }, `PUT style ${name}`)
     await refuse(t, h, { method: 'PUT', url: `${BASE}/rest/workspaces/topp/coveragestores/${name}/file.imagemosaic`, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: Buffer.from('PK\u0005\u0006' + '\u0000'.repeat(18)) },
@@ -102,4 +103,26 @@ t.test('[hostile #37] a 10 KB name, a name with markup, and an empty name are 40
   await refuse(t, h, { method: 'PUT', url: `${BASE}/rest/styles/${long}`, headers: SLDH, payload: SLD }, { status: [400, 404], message: /too long|invalid|no such/i }, 'PUT a 10 KB style path')
   await refuse(t, h, { method: 'GET', url: `${BASE}/rest/workspaces/${long}.json`, headers: ADMIN }, { status: [400, 404], message: /too long|invalid|no such/i }, 'GET a 10 KB workspace path')
   await refuse(t, h, { method: 'PUT', url: `${BASE}/rest/styles/`, headers: SLDH, payload: SLD }, { status: [400, 404, 405], message: /invalid|no such|not supported/i }, 'PUT an empty style name')
+})
+
+t.test('[issue 31] a name with surrounding spaces meets one rule in XML and JSON: refused in both, nothing created', async (t) => {
+  const h = await app(t)
+  await createMosaic(h.app, 'topp', 'world', { 'w.tif': rgbTiff(8, 8, [0, 0, 8, 8], pattern) })
+  const escape = (s: string) => s.replace(/\n/g, '&#10;')
+  for (const name of [' lead', 'lead ', '\n  lead\n', '\tlead']) {
+    const resources: Array<[string, string, string, object]> = [
+      ['workspace', `${BASE}/rest/workspaces`, `<workspace><name>${escape(name)}</name></workspace>`, { workspace: { name } }],
+      ['style', `${BASE}/rest/styles`, `<style><name>${escape(name)}</name><filename>lead.sld</filename></style>`, { style: { name, filename: 'lead.sld' } }],
+      ['coverage', `${BASE}/rest/workspaces/topp/coveragestores/world/coverages`, `<coverage><nativeCoverageName>world</nativeCoverageName><name>${escape(name)}</name></coverage>`, { coverage: { nativeCoverageName: 'world', name } }]
+    ]
+    for (const [what, url, xml, json] of resources) {
+      await refuse(t, h, { method: 'POST', url, headers: XML, payload: xml }, { status: 400, message: /invalid .*name/i }, `${what} ${JSON.stringify(name)} in XML`)
+      await refuse(t, h, { method: 'POST', url, headers: JSONH, payload: JSON.stringify(json) }, { status: 400, message: /invalid .*name/i }, `${what} ${JSON.stringify(name)} in JSON`)
+    }
+  }
+  // Whitespace between elements is layout, not a value: pretty-printed XML with clean names is accepted.
+  const ws = await h.inject({ method: 'POST', url: `${BASE}/rest/workspaces`, headers: XML, payload: '<workspace>\n  <name>lead</name>\n</workspace>\n' })
+  t.equal(ws.statusCode, 201, ws.body)
+  const cov = await h.inject({ method: 'POST', url: `${BASE}/rest/workspaces/topp/coveragestores/world/coverages`, headers: XML, payload: '<coverage>\n  <nativeCoverageName>world</nativeCoverageName>\n  <name>lead</name>\n</coverage>' })
+  t.equal(cov.statusCode, 201, cov.body)
 })

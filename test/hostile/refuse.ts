@@ -47,6 +47,9 @@ export async function hostileApp (t: TestLike, opts: MapwardenPluginOptions & { 
     port = (root.server.address() as { port: number }).port
   } else await root.ready()
   t.teardown(() => root.close())
+  // A new data directory's usage is counted from its files once, in the background, after the
+  // start; the rows it writes are not a hostile request's doing, so the cases start after it.
+  await app!.diskQuota.flush()
   return { app: app!, root, dataDir, port, inject: (req) => root.inject(req) as Promise<LightMyRequestResponse> }
 }
 

@@ -71,7 +71,7 @@ t.test('connections per client address are capped', async (t) => {
     s.on('close', () => resolve(answer))
     s.on('error', () => resolve(answer))
   })
-  t.match(extra, /^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*Too many connections from your address \(at most 5\); try again later$/)
+  t.match(extra, /^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*\r\nRetry-After: 1\r\n[\s\S]*Too many connections from your address \(at most 5\); try again later$/)
   sockets.forEach((s) => s.destroy())
   for (let i = 0; i < 50; i++) { if ((await http(server, 'GET', '/health').catch(() => ({ status: 0 }))).status === 200) break }
   t.equal((await http(server, 'GET', '/health')).status, 200, 'free again once they close')

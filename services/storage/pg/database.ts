@@ -159,13 +159,3 @@ export async function ifFirst<T> (db: PgDatabase, lock: keyof typeof LOCKS, fn: 
   return r.got ? r.value : undefined
 }
 
-/** Whether an error means the database cannot be reached (the request answers 503, not 500). */
-export function isConnectionError (err: unknown): boolean {
-  const e = err as { code?: string, message?: string }
-  if (typeof e?.code === 'string') {
-    // Node's socket errors, and PostgreSQL's connection_exception (08...) and admin/crash shutdown (57P0x).
-    if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN)$/.test(e.code)) return true
-    if (/^08|^57P0[123]$/.test(e.code)) return true
-  }
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e?.message ?? '')
-}

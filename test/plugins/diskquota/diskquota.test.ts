@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { build, ADMIN, BASE, tempDir } from '../../helper.js'
 import { addLayer } from '../../fixtures/seed/layers.js'
 import { appRows } from '../../fixtures/catalog-rows.js'
+import { FORMATS, TILE_FORMATS } from '../../../services/tilecache/formats.js'
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../test/fixtures/diskquota')
 const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8')
@@ -238,6 +239,21 @@ t.test('GET diskquota/usage reports usage against the quotas in JSON and XML', a
   t.equal(xml.statusCode, 200)
   t.match(xml.body, /^<diskQuotaUsage>\n {2}<enabled>false<\/enabled>\n {2}<diskBlockSize>4096<\/diskBlockSize>\n {2}<usedBytes>12288<\/usedBytes>/)
   t.match(xml.body, '<tileSet>\n          <gridSetId>EPSG:4326</gridSetId>')
+})
+
+t.test('a usage rebuild counts the tiles of every format of the formats table (jpeg-png has a dash in its extension)', async (t) => {
+  const app = await build(t)
+  await addLayer(app)
+  await app.diskQuota.flush() // the start-up rebuild of an empty cache
+  for (const format of TILE_FORMATS) {
+    const dir = path.join(app.config.dataDir, 'tiles', 'topp', 'states', 'EPSG_4326', FORMATS[format].ext, 'default', '1', '0')
+    fs.mkdirSync(dir, { recursive: true })
+    fs.writeFileSync(path.join(dir, `0.${FORMATS[format].ext}`), Buffer.alloc(10))
+  }
+  await app.diskQuota.rebuild()
+  const u = (await app.inject({ url: `${GWC}/usage.json`, headers: ADMIN })).json().diskQuotaUsage
+  t.same(u.layers.layer[0].tileSets.tileSet.map((s: { format: string, tiles: number }) => [s.format, s.tiles]).sort(), TILE_FORMATS.map((f) => [f, 1]).sort())
+  t.equal(u.layers.layer[0].tiles, TILE_FORMATS.length)
 })
 
 t.test('deleting a workspace with recurse drops the usage of its layers', async (t) => {

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify'
 import { build, ADMIN, BASE, tempDir } from '../../helper.js'
 import { addLayer } from '../../fixtures/seed/layers.js'
 import { diskUsage } from '../../fixtures/diskquota/harness.js'
-import { GRID_SETS, gridSubset } from '../../../services/seed/grid-sets.js'
+import { GRID_SETS, gridSubset } from '../../../services/tilecache/grid-sets.js'
 import { createMosaic, pattern, rgbTiff } from '../../fixtures/seed/mosaic.js'
 import { appRun } from '../../fixtures/catalog-rows.js'
 

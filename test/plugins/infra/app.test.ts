@@ -2,6 +2,7 @@ import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import http from 'node:http'
+import net from 'node:net'
 import Fastify from 'fastify'
 import mapwarden, { exposedMapwarden, serverOptions } from '../../../plugins/app.js'
 import { build, ADMIN, ADMIN_PASSWORD, BASE, basic, tempDir } from '../../helper.js'
@@ -145,4 +146,36 @@ t.test('the exposed variant shows its decorators and leaves the default export e
   const res = await host.inject({ method: 'GET', url: '/geoserver/health' })
   t.equal(res.statusCode, 200, 'the default export still honours its prefix')
   t.notOk((host as any).db)
+})
+
+t.test('a request that reaches a closing server answers 503 with Retry-After', async (t) => {
+  const server = Fastify(serverOptions({ logLevel: 'silent', bodyLimit: 1 << 20 }))
+  let release!: () => void
+  const held = new Promise<void>((resolve) => { release = resolve })
+  let arrived!: () => void
+  const holding = new Promise<void>((resolve) => { arrived = resolve })
+  await server.register(async (scope) => {
+    await scope.register(exposedMapwarden, { env: {}, dataDir: tempDir(t), adminPassword: ADMIN_PASSWORD, announce: () => {} })
+    scope.get('/hold', { config: { access: 'public' } }, async () => { arrived(); await held; return 'held' })
+  }, { prefix: BASE })
+  const url = new URL(await server.listen({ port: 0, host: '127.0.0.1' }))
+  // The held request answers once the second has reached the server.
+  server.server.prependListener('request', (req) => { if (req.url?.endsWith('/health')) release() })
+  // A keep-alive connection busy with one request; the second, pipelined, is read while the server closes.
+  const socket = net.connect(Number(url.port), '127.0.0.1')
+  t.teardown(() => socket.destroy())
+  let answer = ''
+  socket.on('data', (d) => { answer += d.toString() })
+  const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()))
+  socket.write(`GET ${BASE}/hold HTTP/1.1\r\nHost: x\r\n\r\n`)
+  await holding
+  const closed = server.close()
+  socket.write(`GET ${BASE}/health HTTP/1.1\r\nHost: x\r\n\r\n`)
+  await ended
+  await closed
+  const [first, second] = answer.split(/(?=HTTP\/1\.1 )/)
+  t.match(first, /^HTTP\/1\.1 200 OK\r\n[\s\S]*held$/)
+  t.match(second, /^HTTP\/1\.1 503 Service Unavailable\r\n/)
+  t.match(second, /\r\nretry-after: 1\r\n/i)
+  t.match(second, /The server is shutting down; try again later$/)
 })

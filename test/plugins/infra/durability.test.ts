@@ -2,7 +2,7 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { build, ADMIN, ADMIN_PASSWORD, BASE, basic, SERVER, startBuiltServer, tempDir } from '../../helper.js'
-import { openDatabase } from '../../../services/storage/database.js'
+import { openDatabase } from '../../../services/storage/sqlite/database.js'
 
 
 t.test('a workspace created before a restart is there after it', async (t) => {

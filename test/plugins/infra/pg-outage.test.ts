@@ -34,6 +34,12 @@ t.test('the catalog database stopped and started under a stream of creations', a
   while (unavailable.length < 8) await new Promise((resolve) => setTimeout(resolve, 10))
   const health = await app.inject({ method: 'GET', url: `${BASE}/health` })
   t.equal(health.statusCode, 503, 'the health check says so while the database is down')
+  // An operator's scrape still answers: what needs the database is left out and counted.
+  const metrics = await app.inject({ method: 'GET', url: `${BASE}/metrics`, headers: ADMIN })
+  t.equal(metrics.statusCode, 200, 'the metrics answer while the database is down')
+  t.notMatch(metrics.body, /^mapwarden_seed_tasks\{/m, 'no task counts without the database')
+  t.match(metrics.body, /^mapwarden_metrics_collect_failures_total\{metric="mapwarden_seed_tasks"\} 1$/m)
+  t.match(metrics.body, /^mapwarden_db_pool_waiting\{pool="catalog"\} \d+$/m, 'the pools are read from memory')
   await server.start()
   phase = 'after'
   await Promise.all(workers)

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { build, ADMIN, BASE } from '../../helper.js'
 import { demoZip } from '../../../scripts/demo.js'
-import { renderMosaic, closeRenderCache } from '../../../services/render/render-mosaic.js'
+import { renderMosaic, closeRenderCache } from '../../../services/render/raster/render-mosaic.js'
 
 t.teardown(closeRenderCache)
 

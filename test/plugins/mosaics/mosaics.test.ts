@@ -5,7 +5,7 @@ import crypto from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import { build, ADMIN, BASE, TEST_BACKEND, tempDir } from '../../helper.js'
 import { makeTiff, makeZip, INDEXER, TIMEREGEX, ELEVATIONREGEX } from '../../fixtures/mosaics/make.js'
-import { renderMosaic, closeRenderCache } from '../../../services/render/render-mosaic.js'
+import { renderMosaic, closeRenderCache } from '../../../services/render/raster/render-mosaic.js'
 import { appRows } from '../../fixtures/catalog-rows.js'
 
 t.teardown(closeRenderCache)

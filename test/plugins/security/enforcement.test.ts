@@ -4,7 +4,7 @@
 import t from 'tap'
 import { build, ADMIN, BASE, basic } from '../../helper.js'
 import { addLayer } from '../../fixtures/seed/layers.js'
-import { parameterId } from '../../../services/seed/parameters.js'
+import { parameterId } from '../../../services/tilecache/parameters.js'
 
 const S = `${BASE}/rest/security`
 type Who = 'admin' | 'reader' | 'writer' | 'plain' | 'anon'

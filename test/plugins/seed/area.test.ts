@@ -8,7 +8,7 @@ import path from 'node:path'
 import { build, ADMIN, BASE } from '../../helper.js'
 import { createMosaic, pattern, rgbTiff } from '../../fixtures/seed/mosaic.js'
 import { boxMeets, type Ring } from '../../fixtures/seed/area-brute.js'
-import { GRID_SETS, closestRectangle, gridSubset, intersectRect, rectBounds, type BBox, type GridSet, type Rect } from '../../../services/seed/grid-sets.js'
+import { GRID_SETS, closestRectangle, gridSubset, intersectRect, rectBounds, type BBox, type GridSet, type Rect } from '../../../services/tilecache/grid-sets.js'
 
 const JSON_TYPE = { ...ADMIN, 'content-type': 'application/json' }
 const LAYER_BOX: BBox = [-20, -10, 20, 30]

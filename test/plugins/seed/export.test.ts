@@ -5,10 +5,10 @@ import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
-import { Database } from '../../../services/storage/sqlite-driver.js'
+import { Database } from '../../../services/storage/sqlite/sqlite-driver.js'
 import { build, tempDir, basic, ADMIN, BASE } from '../../helper.js'
 import { createMosaic, pattern, rgbTiff } from '../../fixtures/seed/mosaic.js'
-import { GRID_SETS, tilesHigh } from '../../../services/seed/grid-sets.js'
+import { GRID_SETS, tilesHigh } from '../../../services/tilecache/grid-sets.js'
 
 const JSON_TYPE = { ...ADMIN, 'content-type': 'application/json' }
 const BBOX: [number, number, number, number] = [-20, -10, 20, 30]
@@ -127,6 +127,23 @@ t.test('a GeoPackage export (EPSG:4326 and EPSG:900913) opens in GDAL with its t
     t.equal(same, rows.length, `${gridSetId}: each tile equal to its cached file, rows from the top`)
     db.close()
   }
+})
+
+t.test('an export holds the cached tiles of image/vnd.jpeg-png too (its extension has a dash)', async (t) => {
+  const app = await build(t)
+  const layer = await createMosaic(app, 'topp', 'world', { 'world.tif': rgbTiff(80, 80, BBOX, pattern) })
+  await seed(app, layer, 'EPSG:4326', 2, 'image/vnd.jpeg-png')
+  const files = cached(path.join(app.config.dataDir, 'tiles/topp/world/EPSG_4326/jpeg-png/default'))
+  t.ok(files.size > 0, 'tiles cached')
+  const res = await app.inject({ method: 'GET', url: `${BASE}/gwc/rest/export/${layer}.gpkg?gridSetId=EPSG:4326&zoomStart=0&zoomStop=2&format=image/vnd.jpeg-png`, headers: ADMIN })
+  t.equal(res.statusCode, 200, res.body.slice(0, 200))
+  const file = path.join(tempDir(t, 'export'), 'jpeg-png.gpkg')
+  fs.writeFileSync(file, res.rawPayload)
+  const db = new Database(file, { readonly: true })
+  t.teardown(() => db.close())
+  const rows = db.prepare('SELECT zoom_level z, tile_column x, tile_row r, tile_data d FROM topp_world').all() as Array<{ z: number, x: number, r: number, d: Buffer }>
+  t.equal(rows.length, files.size, 'every cached tile exported')
+  t.equal(rows.filter((r) => files.get(`${r.z}/${r.x}/${tilesHigh(GRID_SETS['EPSG:4326'], r.z) - 1 - r.r}.jpeg-png`)?.equals(r.d)).length, rows.length, 'byte for byte, rows from the top')
 })
 
 t.test('exports follow the layer read rule and refuse bad parameters with a 400 naming them', async (t) => {

@@ -5,8 +5,8 @@ import http from 'node:http'
 import path from 'node:path'
 import { build, tempDir, ADMIN, BASE } from '../../helper.js'
 import { createMosaic, pattern, rgbTiff } from '../../fixtures/seed/mosaic.js'
-import { GRID_SETS, gridSubset } from '../../../services/seed/grid-sets.js'
-import { countTiles, tileRange } from '../../../services/seed/tile-range.js'
+import { GRID_SETS, gridSubset } from '../../../services/tilecache/grid-sets.js'
+import { countTiles, tileRange } from '../../../services/tilecache/tile-range.js'
 
 const SEED = `${BASE}/tilecache/rest/seed`
 const JSON_TYPE = { ...ADMIN, 'content-type': 'application/json' }

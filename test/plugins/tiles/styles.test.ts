@@ -5,8 +5,8 @@ import path from 'node:path'
 import sharp from 'sharp'
 import { build, ADMIN, BASE } from '../../helper.js'
 import { createMosaic, pattern, rgbTiff } from '../../fixtures/seed/mosaic.js'
-import { GRID_SETS, rectBounds } from '../../../services/seed/grid-sets.js'
-import { renderMosaic } from '../../../services/render/render-mosaic.js'
+import { GRID_SETS, rectBounds } from '../../../services/tilecache/grid-sets.js'
+import { renderMosaic } from '../../../services/render/raster/render-mosaic.js'
 
 const SLD = `<?xml version="1.0" encoding="UTF-8"?>
 <sld:StyledLayerDescriptor version="1.0.0" xmlns:sld="http://www.opengis.net/sld">

@@ -1,5 +1,6 @@
 // Tiles rendered for real from an image mosaic, through the worker pool, stored and served.
-import { createRenderQueue } from '../../../services/seed/render-queue.js'
+import { createRenderQueue } from '../../../services/render/render-queue.js'
+import { createRenderer } from '../../../services/render/renderer.js'
 import t from 'tap'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -7,10 +8,10 @@ import path from 'node:path'
 import sharp from 'sharp'
 import { build, BASE } from '../../helper.js'
 import { createMosaic, pattern, rgbTiff } from '../../fixtures/seed/mosaic.js'
-import { GRID_SETS, rectBounds, type Rect } from '../../../services/seed/grid-sets.js'
-import { renderMosaic } from '../../../services/render/render-mosaic.js'
-import { metatileRenderer } from '../../../services/seed/metatile-renderer.js'
-import { createRenderPool } from '../../../services/seed/render-pool.js'
+import { GRID_SETS, rectBounds, type Rect } from '../../../services/tilecache/grid-sets.js'
+import { renderMosaic } from '../../../services/render/raster/render-mosaic.js'
+import { metatileRenderer } from '../../../services/tilecache/metatile-renderer.js'
+import { createRenderPool } from '../../../services/render/render-pool.js'
 
 const SERVICE = `${BASE}/tilecache/service`
 const g4326 = GRID_SETS['EPSG:4326']
@@ -132,10 +133,12 @@ t.test('a mosaic replaced between planning a metatile and rendering it: planned 
     return pool.run(payload, opts)
   }
   const renderer = (run: ReturnType<typeof replacing>) => metatileRenderer({
-    run,
-    queue: createRenderQueue({ slots: 1, interactive: 1 }),
-    prepareRender: (r) => app.mosaics.prepareRender(r),
-    markDamaged: (path, reason) => app.mosaics.markDamaged(path, reason),
+    renderer: createRenderer({
+      run,
+      queue: createRenderQueue({ slots: 1, interactive: 1 }),
+      plan: (r) => app.mosaics.prepareRender(r),
+      markDamaged: (path, reason) => app.mosaics.markDamaged(path, reason)
+    }),
     rasterStyleFor: (ws, style) => app.styles.rasterStyleFor(ws, style),
     jpegQuality: app.config.jpegQuality
   })

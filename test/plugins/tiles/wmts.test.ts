@@ -6,7 +6,7 @@ import { fromLonLat } from 'ol/proj.js'
 import { build, BASE } from '../../helper.js'
 import { createMosaic, pattern, rgbTiff } from '../../fixtures/seed/mosaic.js'
 import { parseXml } from '../../../services/files/xml.js'
-import { GRID_SETS, closestRectangle, rectBounds, tilesHigh } from '../../../services/seed/grid-sets.js'
+import { GRID_SETS, closestRectangle, rectBounds, tilesHigh } from '../../../services/tilecache/grid-sets.js'
 
 const SERVICE = `${BASE}/gwc/service`
 const arr = <T>(v: T | T[]) => Array.isArray(v) ? v : [v]

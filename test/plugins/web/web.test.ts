@@ -10,7 +10,7 @@ import { build, ADMIN, ADMIN_PASSWORD, BASE, basic, tempDir } from '../../helper
 import { exposedMapwarden } from '../../../plugins/app.js'
 import { CSP, WEB_DIR } from '../../../plugins/web/index.js'
 import { demoSld, demoZip } from '../../../scripts/demo.js'
-import { closeRenderCache } from '../../../services/render/render-mosaic.js'
+import { closeRenderCache } from '../../../services/render/raster/render-mosaic.js'
 
 t.teardown(closeRenderCache)
 const S = `${BASE}/rest/security`

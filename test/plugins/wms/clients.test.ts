@@ -10,7 +10,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import sharp from 'sharp'
 import { build, BASE, tempDir } from '../../helper.js'
-import { renderMosaic } from '../../../services/render/render-mosaic.js'
+import { renderMosaic } from '../../../services/render/raster/render-mosaic.js'
 import { pixels, timeMosaic, wmsUrl, worldMosaic } from './helpers.js'
 
 const run = promisify(execFile)

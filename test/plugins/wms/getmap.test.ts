@@ -5,7 +5,7 @@
 import t from 'tap'
 import sharp from 'sharp'
 import { build, ADMIN, BASE } from '../../helper.js'
-import { GRID_SETS, closestRectangle, rectBounds, tilesHigh } from '../../../services/seed/grid-sets.js'
+import { GRID_SETS, closestRectangle, rectBounds, tilesHigh } from '../../../services/tilecache/grid-sets.js'
 import { lonToX, latToY } from '../../../services/render/crs.js'
 import { at, pixels, timeMosaic, wmsUrl, worldMosaic } from './helpers.js'
 

@@ -3,7 +3,7 @@
 // GeoServer's direct integration does and at {base}/gwc/service/wms (GeoWebCache's WMS, cache only).
 import t from 'tap'
 import { build, BASE } from '../../helper.js'
-import { GRID_SETS, closestRectangle, rectBounds, tilesHigh } from '../../../services/seed/grid-sets.js'
+import { GRID_SETS, closestRectangle, rectBounds, tilesHigh } from '../../../services/tilecache/grid-sets.js'
 import { latToY, lonToX } from '../../../services/render/crs.js'
 import TileWMS from 'ol/source/TileWMS.js'
 import { get as getProjection } from 'ol/proj.js'

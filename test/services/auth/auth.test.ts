@@ -1,7 +1,7 @@
 import t from 'tap'
 import { createAuthenticator } from '../../../services/auth/authenticator.js'
 import { hashPassword, verifyPassword } from '../../../services/auth/passwords.js'
-import { openDatabase } from '../../../services/storage/database.js'
+import { openDatabase } from '../../../services/storage/sqlite/database.js'
 import { createSqliteUserStore } from '../../../services/auth/sqlite-store.js'
 import { tempDir } from '../../helper.js'
 

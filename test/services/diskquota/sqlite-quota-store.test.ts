@@ -2,7 +2,7 @@
 // catalog connection as it found it (FULL), so catalog commits stay durable before their response.
 import t from 'tap'
 import { tempDir } from '../../helper.js'
-import { openDatabase } from '../../../services/storage/database.js'
+import { openDatabase } from '../../../services/storage/sqlite/database.js'
 import { createSqliteQuotaStore } from '../../../services/diskquota/sqlite-quota-store.js'
 
 t.test('applyBatch commits the usage and restores the connection to synchronous=FULL', async (t) => {

@@ -5,7 +5,7 @@ import { Piscina } from 'piscina'
 import { build, tempDir } from '../../helper.js'
 import { makeZip } from '../../fixtures/mosaics/make.js'
 import { makeTiledTiff } from '../../fixtures/mosaics/tiled-tiff.js'
-import { renderMosaic, closeRenderCache } from '../../../services/render/render-mosaic.js'
+import { renderMosaic, closeRenderCache } from '../../../services/render/raster/render-mosaic.js'
 
 t.teardown(closeRenderCache)
 
@@ -55,7 +55,7 @@ t.test('windowed reads across DEFLATE tiles sample the right pixels', async (t) 
 t.test('renderMosaic runs in a Piscina worker thread and gives the same pixels', async (t) => {
   const app = await mosaic(t)
   const job = await app.mosaics.prepareRender({ layer: 'ws:ovr', crs: 'EPSG:900913', bbox: [0, 0, 890555.9263461898, 893463.7570718392], width: 64, height: 64 })
-  const pool = new Piscina({ filename: new URL('../../../services/render/render-mosaic.js', import.meta.url).href, maxThreads: 1, minThreads: 1 })
+  const pool = new Piscina({ filename: new URL('../../../services/render/raster/render-mosaic.js', import.meta.url).href, maxThreads: 1, minThreads: 1 })
   t.teardown(() => pool.destroy())
   const fromWorker = await pool.run(job, { name: 'renderMosaic' })
   const inline = await renderMosaic(job)

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { build, tempDir } from '../../helper.js'
 import { makeTiff, makeZip, INDEXER, TIMEREGEX, ELEVATIONREGEX } from '../../fixtures/mosaics/make.js'
-import { renderMosaic, closeRenderCache } from '../../../services/render/render-mosaic.js'
+import { renderMosaic, closeRenderCache } from '../../../services/render/raster/render-mosaic.js'
 import { latToY, lonToX } from '../../../services/render/crs.js'
 import { appRows } from '../../fixtures/catalog-rows.js'
 

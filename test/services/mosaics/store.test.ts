@@ -4,13 +4,14 @@
 // queries, filters, harvests, coverages, deletes and the crash-recovery records. PostgreSQL alone:
 // the bbox query uses the GiST index, concurrent writers from two nodes, change announcements.
 import t, { type Test } from 'tap'
-import { openDatabase } from '../../../services/storage/database.js'
+import { openDatabase } from '../../../services/storage/sqlite/database.js'
 import { connectPg, type PgDatabase } from '../../../services/storage/pg/database.js'
 import { createChangeBus, type Change } from '../../../services/storage/pg/change-bus.js'
 import { foldName } from '../../../services/files/names.js'
 import { createSqliteMosaicStore } from '../../../services/mosaics/sqlite-store.js'
 import { createPgMosaicStore } from '../../../services/mosaics/pg-store.js'
-import { compileCql, type CompiledFilter } from '../../../services/mosaics/cql.js'
+import { parseEcql } from '../../../services/filters/ecql.js'
+import { compare, type Filter } from '../../../services/filters/tree.js'
 import type { MosaicSettings } from '../../../services/mosaics/indexer.js'
 import type { Granule, MosaicRecord, MosaicStore, NewGranule } from '../../../services/mosaics/store.js'
 import { migratedPg, migratedPgWithoutPostgis } from '../../fixtures/pg.js'
@@ -107,9 +108,7 @@ function sameAsSqlite (t: Test, backend: Backend, key: string, value: unknown) {
   else t.same(value, answers.get(key), `${key}: as on SQLite`)
 }
 
-const compile = (cql: string): CompiledFilter => compileCql(cql, {
-  schema: settings().schema, crs: 'EPSG:4326', attrsColumn: 'g.attrs', bboxColumns: ['g.minx', 'g.miny', 'g.maxx', 'g.maxy']
-})
+const compile = (cql: string): Filter => parseEcql(cql, { attributes: settings().schema, crs: 'EPSG:4326' })
 
 const BOXES: Bbox[] = [
   [2.5, 2.5, 4.5, 3.5], // inside: 3 x 2 granules
@@ -181,13 +180,12 @@ for (const backend of BACKENDS) {
         t.same(seqs(await store.query(WS, STORE, { filter })), expected, cql)
         t.equal(await store.count(WS, STORE, filter), expected.length, `count ${cql}`)
       }
-      // The filters render-job.ts writes, and one comparing numbers with text (numbers sort first).
-      const elevation = '$."elevation"'
-      t.same(seqs(await store.query(WS, STORE, { filter: { sql: '(json_extract(g.attrs, ?) = ?)', params: [elevation, 200] } })), where((g) => g.attrs.elevation === 200))
-      t.equal(await store.count(WS, STORE, { sql: '(json_extract(g.attrs, ?) < ?)', params: [elevation, 'a'] }), 100, 'every number is below any text')
-      t.equal(await store.count(WS, STORE, { sql: '(json_extract(g.attrs, ?) > ?)', params: ['$."location"', 5] }), 100, 'every text is above any number')
+      // The filters the render plan (render/raster/render-plan.ts) writes, and one comparing numbers with text (numbers sort first).
+      t.same(seqs(await store.query(WS, STORE, { filter: compare('=', 'elevation', 200) })), where((g) => g.attrs.elevation === 200))
+      t.equal(await store.count(WS, STORE, compare('<', 'elevation', 'a')), 100, 'every number is below any text')
+      t.equal(await store.count(WS, STORE, compare('>', 'location', 5)), 100, 'every text is above any number')
       t.same(await store.minMax(WS, STORE, 'ingestion'), { min: '2020-01-01T00:00:00.000Z', max: '2020-01-05T00:00:00.000Z' })
-      t.same(await store.minMax(WS, STORE, 'elevation', { sql: '(json_extract(g.attrs, ?) <= ?)', params: [elevation, 150] }), { min: 0, max: 100 })
+      t.same(await store.minMax(WS, STORE, 'elevation', compare('<=', 'elevation', 150)), { min: 0, max: 100 })
       const names = GRID.map((g) => g.attrs.name).filter((n): n is string => n !== null).sort()
       t.same(await store.minMax(WS, STORE, 'name'), { min: names[0], max: names[names.length - 1] }, 'strings byte by byte, nulls skipped')
       t.same(await store.minMax(WS, STORE, 'elevation', compile('EXCLUDE')), { min: null, max: null })

@@ -1,7 +1,7 @@
 // The enforcement matrix: callers with different roles x the three catalog modes x read/write,
 // on layers with their own rules, layers that inherit the defaults, and workspace admin rules.
 import t from 'tap'
-import { openDatabase } from '../../../services/storage/database.js'
+import { openDatabase } from '../../../services/storage/sqlite/database.js'
 import { parseRuleEntries, type CatalogMode } from '../../../services/security/rules.js'
 import { createSqliteRuleStore } from '../../../services/security/sqlite-store.js'
 import { createLayerAccess, type Decision } from '../../../services/security/access.js'

@@ -2,7 +2,7 @@
 // per user name, delayed attempts are capped (429), successes and other callers are not slowed,
 // and invalidate(user) forgets one user's cached checks. The clock and the sleep are injected.
 import t from 'tap'
-import { openDatabase } from '../../../services/storage/database.js'
+import { openDatabase } from '../../../services/storage/sqlite/database.js'
 import { createSqliteUserStore } from '../../../services/auth/sqlite-store.js'
 import { hashPassword } from '../../../services/auth/passwords.js'
 import { createAuthenticator } from '../../../services/auth/authenticator.js'

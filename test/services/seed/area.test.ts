@@ -4,8 +4,8 @@
 // touching the shape.
 import t from 'tap'
 import fc from 'fast-check'
-import { GRID_SETS, closestRectangle, gridSubset, intersectRect, rectBounds, type BBox, type GridSet, type Rect } from '../../../services/seed/grid-sets.js'
-import { tileRange } from '../../../services/seed/tile-range.js'
+import { GRID_SETS, closestRectangle, gridSubset, intersectRect, rectBounds, type BBox, type GridSet, type Rect } from '../../../services/tilecache/grid-sets.js'
+import { tileRange } from '../../../services/tilecache/tile-range.js'
 import { areaMetaTileIterator, areaTileFilter, countAreaTiles, countAreaTilesAsync, parseArea } from '../../../services/seed/area.js'
 import { boxMeets, type Ring } from '../../fixtures/seed/area-brute.js'
 

@@ -5,8 +5,8 @@
 // cursor survives JSON between calls. A world range to zoom 20 hands out its first chunks touching
 // only the levels they come from.
 import t, { type Test } from 'tap'
-import { GRID_SETS, gridSubset, intersectRect, rectArea, type BBox } from '../../../services/seed/grid-sets.js'
-import { countTiles, metaTileIterator, rectAt, tileRange, type MetaTile, type TileRange } from '../../../services/seed/tile-range.js'
+import { GRID_SETS, gridSubset, intersectRect, rectArea, type BBox } from '../../../services/tilecache/grid-sets.js'
+import { countTiles, metaTileIterator, rectAt, tileRange, type MetaTile, type TileRange } from '../../../services/tilecache/tile-range.js'
 import { areaMetaTileIterator, countAreaTiles, parseArea, type Area } from '../../../services/seed/area.js'
 import { chunkLevel, chunkMetaTiles, countChunkTiles, firstCursor, nextChunks, type Chunk, type ChunkOptions } from '../../../services/seed/chunks.js'
 

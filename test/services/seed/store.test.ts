@@ -1,73 +1,44 @@
 // The contract of the tile cache's stores (services/seed/store.ts), the same cases on the SQLite
-// and the PostgreSQL store: task records (jobs, the sticky kill flag, the first start time, aborts),
-// tile settings, tile sets and drop marks. Then what only PostgreSQL has: nodes creating and
-// writing tasks at once, relaxed commits that leave the connection as they found it, and the
-// 'tiles' announcements other nodes forget their caches by. Restarts and pruning are
-// task-records.test.ts.
+// and the PostgreSQL store: task records (read, aborted at a start), tile settings, tile sets and
+// drop marks; the task counts by state. Then what only PostgreSQL has: the 'tiles' announcements
+// other nodes forget their caches by. Restarts and pruning are task-records.test.ts; the job
+// stores that write the records are test/services/storage/{sqlite,pg}/.
 import t from 'tap'
 import { createSqliteSeedStore } from '../../../services/seed/sqlite-store.js'
 import { createPgSeedStore } from '../../../services/seed/pg-store.js'
-import type { TaskView } from '../../../services/seed/task.js'
-import { connectPg } from '../../../services/storage/pg/database.js'
-import { BACKENDS, openBackend, recordChanges, secondNode, type Opened } from '../../fixtures/backends.js'
+import { insertTask, taskView as view } from '../../fixtures/task-rows.js'
+import { BACKENDS, openBackend, recordChanges, type Opened } from '../../fixtures/backends.js'
 import { addLayer, addWorkspace } from '../../fixtures/catalog-rows.js'
 import { migratedPg } from '../../fixtures/pg.js'
 
 const seedStore = (o: Opened) => o.backend === 'pg' ? createPgSeedStore(o.db) : createSqliteSeedStore(o.db)
 
-const view = (state: TaskView['state'], more: Partial<TaskView> = {}): Omit<TaskView, 'id'> => ({
-  type: 'seed', layer: 'ws:l', gridSetId: 'EPSG:4326', format: 'image/png', zoomStart: 0, zoomStop: 3, state,
-  status: 0, tilesDone: -1, tilesTotal: -1, tilesRemaining: -1, percentDone: -1, tilesPerSecond: 0, etaSeconds: -1, ...more
-})
-
 for (const backend of BACKENDS) {
-  t.test(`${backend}: tasks`, async (t) => {
-    const { tasks } = seedStore(await openBackend(t, backend))
+  t.test(`${backend}: task records: one as stored, an unknown id; abortUnfinished ends every unfinished one and counts them`, async (t) => {
+    const o = await openBackend(t, backend)
+    const { tasks } = seedStore(o)
+    const a = await insertTask(o, 'pending')
+    const b = await insertTask(o, 'running')
+    const c = await insertTask(o, 'done', { finishedAt: 10 })
+    t.same(await tasks.get(a), { id: a, state: 'pending', view: view('pending'), error: undefined })
+    t.equal(await tasks.get(c + 1000), undefined, 'an unknown id')
+    t.equal(await tasks.abortUnfinished('shutdown', 30), 2)
+    t.match(await tasks.get(a), { state: 'aborted', error: 'shutdown' })
+    t.match(await tasks.get(b), { state: 'aborted', error: 'shutdown' })
+    t.match(await tasks.get(c), { state: 'done', error: undefined }, 'a finished task stays as it ended')
+    t.equal(await tasks.abortUnfinished('again', 40), 0)
+  })
 
-    t.test('create: ids in order, the job of each is the first id, the request kept', async (t) => {
-      const ids = await tasks.create([{ layer: 'ws:l', view: view('pending') }, { layer: 'ws:m', view: view('pending', { layer: 'ws:m' }) }], '{"seedRequest":{}}', 5)
-      t.equal(ids.length, 2)
-      t.ok(ids[1] > ids[0])
-      const [single] = await tasks.create([{ layer: 'ws:l', view: view('pending') }], undefined, 6)
-      t.same(await tasks.unfinished(), [
-        { id: ids[0], job: ids[0], view: view('pending'), request: '{"seedRequest":{}}', killed: false, startedAt: undefined },
-        { id: ids[1], job: ids[0], view: view('pending', { layer: 'ws:m' }), request: '{"seedRequest":{}}', killed: false, startedAt: undefined },
-        { id: single, job: single, view: view('pending'), request: null, killed: false, startedAt: undefined }
-      ])
-      t.same(await tasks.get(ids[1]), { id: ids[1], state: 'pending', view: view('pending', { layer: 'ws:m' }), error: undefined })
-      t.equal(await tasks.get(single + 1000), undefined, 'an unknown id')
-      t.same(await tasks.create([], undefined, 7), [], 'no tasks, no ids')
-    })
-
-    t.test('save: the later write wins, the kill flag stays set, the first start time is kept', async (t) => {
-      const [id] = await tasks.create([{ layer: 'ws:l', view: view('pending') }], undefined, 1)
-      await tasks.save([{ view: { ...view('running', { tilesDone: 5 }), id }, startedAt: 100 }], false)
-      await tasks.save([{ view: { ...view('running', { tilesDone: 9 }), id }, killed: true, startedAt: 200 }], false)
-      await tasks.save([
-        { view: { ...view('running', { tilesDone: 10 }), id }, killed: false, startedAt: 300 },
-        { view: { ...view('running', { tilesDone: 12 }), id } }
-      ], true)
-      t.match((await tasks.unfinished()).find((u) => u.id === id), { view: { tilesDone: 12 }, killed: true, startedAt: 100 })
-      await tasks.save([{ view: { ...view('aborted', { error: 'disk full' }), id }, finishedAt: 400 }], true)
-      t.same(await tasks.get(id), { id, state: 'aborted', view: { ...view('aborted', { error: 'disk full' }), id }, error: 'disk full' })
-      await tasks.save([{ view: { ...view('done'), id: id + 1000 } }], true) // an unknown id: nothing to write
-      t.equal(await tasks.get(id + 1000), undefined)
-    })
-
-    t.test('abort ends one unfinished task; abortUnfinished every one, and counts them', async (t) => {
-      const [a, b, c] = await tasks.create([1, 2, 3].map(() => ({ layer: 'ws:l', view: view('pending') })), undefined, 1)
-      await tasks.save([{ view: { ...view('done'), id: c }, finishedAt: 10 }], true)
-      await tasks.abort(a, 'killed', 20)
-      await tasks.abort(c, 'too late', 20)
-      t.match(await tasks.get(a), { state: 'aborted', error: 'killed' })
-      t.match(await tasks.get(c), { state: 'done', error: undefined }, 'a finished task stays as it ended')
-      const open = (await tasks.unfinished()).length
-      t.ok(open >= 1)
-      t.equal(await tasks.abortUnfinished('shutdown', 30), open)
-      t.match(await tasks.get(b), { state: 'aborted', error: 'shutdown' })
-      t.same(await tasks.unfinished(), [])
-      t.equal(await tasks.abortUnfinished('again', 40), 0)
-    })
+  t.test(`${backend}: countByState counts the records of each state present (the metrics' task gauge)`, async (t) => {
+    const o = await openBackend(t, backend)
+    const { tasks } = seedStore(o)
+    t.same(await tasks.countByState(), [], 'no records, no rows')
+    await insertTask(o, 'running')
+    await insertTask(o, 'done', { finishedAt: 5 })
+    await insertTask(o, 'aborted', { finishedAt: 6, error: 'killed' })
+    await insertTask(o, 'pending')
+    const counts = (await tasks.countByState()).sort((a, b) => a.state.localeCompare(b.state))
+    t.same(counts, [{ state: 'aborted', count: 1 }, { state: 'done', count: 1 }, { state: 'pending', count: 1 }, { state: 'running', count: 1 }])
   })
 
   t.test(`${backend}: tile settings in (workspace, name) order, replaced whole, removed`, async (t) => {
@@ -125,50 +96,6 @@ for (const backend of BACKENDS) {
     ])
   })
 }
-
-t.test('pg: two nodes creating tasks at once get distinct ids; a job is its own first id', async (t) => {
-  const { url, db } = await migratedPg(t)
-  const nodes = [createPgSeedStore(db), createPgSeedStore(secondNode(t, url))]
-  const created = await Promise.all(Array.from({ length: 40 }, (_, i) =>
-    nodes[i % 2].tasks.create([1, 2, 3].map(() => ({ layer: 'ws:l', view: view('pending') })), `{"n":${i}}`, i)))
-  const ids = created.flat()
-  t.equal(new Set(ids).size, 120, 'all distinct')
-  const byId = new Map((await nodes[0].tasks.unfinished()).map((u) => [u.id, u]))
-  t.equal(byId.size, 120)
-  created.forEach((group, i) => {
-    t.same(group.map((id) => byId.get(id)?.job), [group[0], group[0], group[0]], `job of request ${i}`)
-    t.same(group.map((id) => byId.get(id)?.request), [`{"n":${i}}`, `{"n":${i}}`, `{"n":${i}}`])
-  })
-})
-
-t.test('pg: two nodes writing the same tasks at once: one kill is never lost, the first start time stays', async (t) => {
-  const { url, db } = await migratedPg(t)
-  const nodes = [createPgSeedStore(db), createPgSeedStore(secondNode(t, url))]
-  const ids = await nodes[0].tasks.create([1, 2, 3, 4].map(() => ({ layer: 'ws:l', view: view('pending') })), undefined, 1)
-  // Each save names every task, in opposite orders on the two nodes; one of them kills task 3.
-  await Promise.all(Array.from({ length: 60 }, (_, i) => {
-    const order = i % 2 ? ids : [...ids].reverse()
-    return nodes[i % 2].tasks.save(order.map((id) => ({
-      view: { ...view('running', { tilesDone: i }), id }, startedAt: i === 0 ? 50 : 1000 + i, killed: i === 31 && id === ids[2]
-    })), i % 3 === 0)
-  }))
-  const rows = await nodes[0].tasks.unfinished()
-  t.same(rows.map((r) => r.killed), [false, false, true, false])
-  const first = (await db.query('SELECT min(started_at) AS s FROM seed_tasks')).rows[0].s as number
-  t.same(rows.map((r) => r.startedAt), [first, first, first, first], 'one first write set every start time')
-  t.ok(rows.every((r) => r.view.tilesDone === rows[0].view.tilesDone), 'the last save wrote every task')
-})
-
-t.test('pg: a progress save commits without the WAL flush and leaves the connection synchronous', async (t) => {
-  const { url } = await migratedPg(t)
-  const one = connectPg(url, { max: 1 })
-  t.teardown(() => one.close())
-  const tasks = createPgSeedStore(one).tasks
-  const [id] = await tasks.create([{ layer: 'ws:l', view: view('pending') }], undefined, 1)
-  await tasks.save([{ view: { ...view('running', { tilesDone: 3 }), id } }], false)
-  t.same((await one.query('SHOW synchronous_commit')).rows, [{ synchronous_commit: 'on' }])
-  t.match(await tasks.get(id), { view: { tilesDone: 3 } })
-})
 
 t.test('pg: tile settings, tile sets and drop marks announce "tiles" for the layer they change', async (t) => {
   const { url, db } = await migratedPg(t)

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { tempDir } from '../../helper.js'
-import { openDatabase } from '../../../services/storage/database.js'
+import { openDatabase } from '../../../services/storage/sqlite/database.js'
 import { createStyleService } from '../../../services/styles/service.js'
 import { createSqliteStyleStore } from '../../../services/styles/sqlite-store.js'
 

@@ -1,0 +1,47 @@
+// The filter tree as PostgreSQL SQL with $n parameters (`bind` adds one and returns its
+// placeholder). The source says how a property, its text (before LIKE) and a value compared with it
+// read in SQL: a granule's JSON attributes compare through mw_json_value as SQLite compares
+// json_extract's values (storage/pg/schema.ts); a PostGIS table's columns are quoted names.
+import { likePattern, type Expression, type Filter, type Value } from './tree.js'
+
+export type Bind = (v: unknown) => string
+
+export interface PgTarget {
+  property (name: string, bind: Bind): string
+  /** A property as text, for LIKE. */
+  propertyText (name: string, bind: Bind): string
+  /** A value compared with a property. */
+  value (v: Value, bind: Bind): string
+  footprint: readonly [string, string, string, string]
+}
+
+/** A double-quoted PostgreSQL identifier (a column of a vector source). */
+export const quotePgName = (name: string): string => `"${name.replace(/"/g, '""')}"`
+
+export function toPg (filter: Filter, target: PgTarget, bind: Bind): string {
+  const expr = (e: Expression, text = false): string => {
+    if (e.k === 'value') return target.value(e.v, bind)
+    return text ? target.propertyText(e.name, bind) : target.property(e.name, bind)
+  }
+  const compile = (n: Filter): string => {
+    switch (n.k) {
+      case 'const': return n.v ? 'TRUE' : 'FALSE'
+      case 'and': return `(${compile(n.a)} AND ${compile(n.b)})`
+      case 'or': return `(${compile(n.a)} OR ${compile(n.b)})`
+      case 'not': return `(NOT ${compile(n.a)})`
+      case 'cmp': { const l = expr(n.l); return `(${l} ${n.op} ${expr(n.r)})` }
+      case 'between': { const e = expr(n.e); const lo = expr(n.lo); return `(${e} BETWEEN ${lo} AND ${expr(n.hi)})` }
+      // SQLite's LIKE folds ASCII only (ILIKE in the C collation does the same); ECQL's LIKE is
+      // case-sensitive (SQLite's GLOB).
+      case 'like': return `(${expr(n.e, true)} COLLATE "C" ${n.ci ? 'ILIKE' : 'LIKE'} ${bind(likePattern(n.pattern))}::text ESCAPE '\\')`
+      case 'in': { const e = expr(n.e); return `(${e} IN (${n.list.map((x) => expr(x)).join(', ')}))` }
+      case 'null': return `(${expr(n.e)} IS NULL)`
+      case 'bbox': {
+        const [minx, miny, maxx, maxy] = target.footprint
+        const num = (v: number) => `${bind(v)}::double precision`
+        return `(${maxx} >= ${num(n.env[0])} AND ${minx} <= ${num(n.env[2])} AND ${maxy} >= ${num(n.env[1])} AND ${miny} <= ${num(n.env[3])})`
+      }
+    }
+  }
+  return compile(filter)
+}

@@ -1,0 +1,46 @@
+// The filter tree every filter language parses to (ecql.ts today; OGC/FES XML filters map to the
+// same nodes) and every source compiles from: sqlite.ts and pg.ts write their dialect's SQL with
+// bound values; a source with no SQL (a shapefile) can evaluate it after the read. Property names
+// are the source's own (resolved against its schema when parsed), values are typed for them.
+export type Value = string | number | boolean | null
+export type Expression = { k: 'property', name: string } | { k: 'value', v: Value }
+export type ComparisonOp = '=' | '<>' | '<' | '<=' | '>' | '>='
+/** minx, miny, maxx, maxy in the source's CRS. */
+export type Envelope = [number, number, number, number]
+
+export type Filter =
+  | { k: 'and' | 'or', a: Filter, b: Filter }
+  | { k: 'not', a: Filter }
+  | { k: 'const', v: boolean }
+  | { k: 'cmp', op: ComparisonOp, l: Expression, r: Expression }
+  | { k: 'between', e: Expression, lo: Expression, hi: Expression }
+  /** `pattern` in ECQL/OGC form: % any run, _ one character, \ quotes the next; `ci`: ILIKE. */
+  | { k: 'like', e: Expression, pattern: string, ci: boolean }
+  | { k: 'in', e: Expression, list: Expression[] }
+  | { k: 'null', e: Expression }
+  /** The source's footprint (its default geometry) intersects the envelope. */
+  | { k: 'bbox', env: Envelope }
+
+export const property = (name: string): Expression => ({ k: 'property', name })
+export const value = (v: Value): Expression => ({ k: 'value', v })
+export const compare = (op: ComparisonOp, name: string, v: Value): Filter => ({ k: 'cmp', op, l: property(name), r: value(v) })
+export const not = (a: Filter): Filter => ({ k: 'not', a })
+
+/** The filters joined by AND (OR); undefined for none. */
+export function allOf (filters: Filter[]): Filter | undefined {
+  return filters.length === 0 ? undefined : filters.reduce((a, b) => ({ k: 'and', a, b }))
+}
+export function anyOf (filters: Filter[]): Filter | undefined {
+  return filters.length === 0 ? undefined : filters.reduce((a, b) => ({ k: 'or', a, b }))
+}
+
+/** An ECQL LIKE pattern as a LIKE pattern with backslash escapes that both dialects read alike
+ *  (a lone trailing backslash is a literal one, as SQLite takes it and PostgreSQL refuses it). */
+export function likePattern (pattern: string): string {
+  let out = ''
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] === '\\') out += i + 1 < pattern.length ? pattern[i] + pattern[++i] : '\\\\'
+    else out += pattern[i]
+  }
+  return out
+}

@@ -1,0 +1,67 @@
+// The one entry for every picture: the tile cache's metatiles (tilecache/metatile-renderer.ts) and
+// the WMS's maps, pixel values and exception images (wms/get-map.ts, wms/get-feature-info.ts) are
+// drawn through it. It plans a request (the raster render plan, render/raster/render-plan.ts,
+// through the mosaic service that holds the granule index), runs the named task of the worker entry
+// file on the render pool behind the render queue, and handles a granule whose file went away or
+// cannot be decoded, once for all callers. A vector renderer plugs in here beside the raster one.
+import { GranuleDamaged, GranulesChanged } from '../errors.js'
+import type { RunOnPool } from './render-pool.js'
+import type { RenderPriority, RenderQueue } from './render-queue.js'
+import type { RenderRequest } from './render-types.js'
+import type { RenderJob } from './raster/mosaic-types.js'
+
+export interface RendererDeps {
+  run: RunOnPool
+  queue: Pick<RenderQueue, 'run'>
+  /** The raster render plan of a request: its granules, overviews and CRS (the mosaic service's prepareRender). */
+  plan (req: RenderRequest): Promise<RenderJob>
+  /** Records that a granule file cannot be decoded; returns its location for messages. */
+  markDamaged (path: string, reason: string): Promise<string>
+}
+
+/** One worker task: what it is called in the entry file, its lane in the queue, its payload. */
+export interface RenderTask {
+  /** A task of workers/render-metatile.ts (renderMetatile, pyramidMetatile, renderMap, pixelValues, exceptionImage). */
+  name: string
+  priority: RenderPriority
+  /** Built when the queue gives the task its slot; for `draw`, built (planned) again on a retry. */
+  payload (): Promise<unknown>
+  /**
+   * Checked once the payload is built, not passed on: a worker stopped in the middle of its tile
+   * writes would leave tiles on disk that the disk quota never heard of.
+   */
+  signal?: AbortSignal
+}
+
+/** What a worker answers instead of a picture when a granule's file is gone or cannot be decoded. */
+interface GranuleTrouble { granuleGone?: boolean, damaged?: { path: string, reason: string } }
+
+export function createRenderer (deps: RendererDeps) {
+  async function run<T> (task: RenderTask): Promise<T> {
+    return await deps.queue.run(task.priority, async () => {
+      const payload = await task.payload()
+      task.signal?.throwIfAborted()
+      return await deps.run(payload, { name: task.name }) as T
+    })
+  }
+
+  return {
+    plan: deps.plan,
+    /** A task whose payload needs no granule (a pyramid level from the tiles below, an exception image). */
+    run,
+    /**
+     * A task drawn from granules (`layer`: the layers drawn, for messages). A granule file that went
+     * away between planning and drawing (the mosaic replaced, granules deleted): planned once more
+     * from the index as it is now, then GranulesChanged; a granule that cannot be decoded is recorded
+     * as damaged (the mosaic's granule row) and the render fails with GranuleDamaged.
+     */
+    async draw<T> (task: RenderTask, layer: string): Promise<T> {
+      let out = await run<GranuleTrouble>(task)
+      if (out.granuleGone) out = await run<GranuleTrouble>(task)
+      if (out.granuleGone) throw GranulesChanged(layer)
+      if (out.damaged) throw GranuleDamaged(await deps.markDamaged(out.damaged.path, out.damaged.reason), layer, out.damaged.reason)
+      return out as T
+    }
+  }
+}
+export type Renderer = ReturnType<typeof createRenderer>

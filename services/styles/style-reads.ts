@@ -1,0 +1,68 @@
+// Reading the catalog: style lists and rows, a style's SLD and package files, and the compiled
+// RasterSymbolizer the renderer asks for on every tile (kept per style revision).
+import { within } from '../files/atomic.js'
+import type { RasterStyle } from '../render/render-types.js'
+import { StyleHasNoContent, StyleNotFound } from '../errors.js'
+import { parseSld, rasterStyleOf } from './sld.js'
+import type { StyleRow } from './store.js'
+import type { StyleContext } from './style-context.js'
+
+/**
+ * GeoServer's built-in default styles. Unless a style of that name was created, they name the
+ * default rendering (the tile cache uses 'raster' for a raster layer without a default style).
+ */
+export const BUILT_IN = ['raster', 'point', 'line', 'polygon', 'generic']
+
+export function styleReads (ctx: StyleContext) {
+  const { store, get, resolve, requireWorkspace, readText, dirOf } = ctx
+  const compiled = new Map<string, RasterStyle | undefined>()
+
+  return {
+    /** Names of the global styles (no workspace) or of one workspace's styles, sorted. */
+    async list (workspace?: string): Promise<string[]> {
+      await requireWorkspace(workspace)
+      return await store.names(workspace)
+    },
+    get,
+    /** Like get, but undefined for an unknown style (an unknown workspace still throws). */
+    async find (workspace: string | undefined, name: string): Promise<StyleRow | undefined> {
+      await requireWorkspace(workspace)
+      return await store.get(workspace, name)
+    },
+    resolve,
+    usersOf: ctx.usersOf,
+    /** The files of a style's package (GET .zip): its SLD and its images under the names the SLD uses. */
+    async packageFiles (workspace: string | undefined, name: string): Promise<Array<{ name: string, path: string }>> {
+      const s = await get(workspace, name)
+      if (!s.file) throw StyleHasNoContent(s.name)
+      const dir = dirOf(workspace)
+      return [{ name: s.filename, path: within(dir, s.file) }, ...s.images.map((i) => ({ name: i.name, path: within(dir, i.file) }))]
+    },
+    /** The SLD text of a style. */
+    async sld (workspace: string | undefined, name: string): Promise<string> {
+      return await readText(await get(workspace, name))
+    },
+
+    /**
+     * The RasterSymbolizer of a style compiled for the renderer, or undefined when the style has
+     * none (the default raster rendering applies). `styleName` is 'ws:name' or a bare name,
+     * resolved in `workspace` first and then among the global styles, as GeoServer does.
+     */
+    async rasterStyleFor (workspace: string | undefined, styleName: string): Promise<RasterStyle | undefined> {
+      if (styleName === '') return undefined
+      const s = await resolve(workspace, styleName)
+      if (!s && BUILT_IN.includes(styleName)) return undefined
+      if (!s) throw StyleNotFound(styleName)
+      if (!s.file) return undefined
+      const key = `${s.id}:${s.revision}`
+      if (compiled.has(key)) return compiled.get(key)
+      const style = rasterStyleOf(await parseSld(await readText(s)))
+      if (compiled.size >= 1000) compiled.clear()
+      compiled.set(key, style)
+      return style
+    },
+
+    /** Where a workspace's (or the global) style files live. */
+    folder: dirOf
+  }
+}

@@ -1,0 +1,46 @@
+// A tile layer as GeoWebCache's REST shows it (GeoServerLayer, GeoServerTileLayerInfo in GeoServer's
+// gwc module): read from the settings mapwarden keeps (the catalog layer, its tile settings and
+// parameter filters), never a copy of them. Key order is GWC's XStream order.
+import type { LayerInfo } from '../catalog/layers.js'
+import { GRID_SETS, maxZoom } from './grid-sets.js'
+import { TILE_FORMATS } from './formats.js'
+import type { TileLayerSettings } from './layer-settings.js'
+import { allowedStyles, defaultStyleOf, layerDimensions } from './parameters.js'
+
+/** The metatile factor every render uses (tile-range.ts metaTileIterator, metaTileOf). */
+export const META_WIDTH_HEIGHT = [4, 4]
+
+export interface GeoServerLayerView {
+  id: string
+  enabled: boolean
+  name: string
+  mimeFormats: string[]
+  gridSubsets: Array<{ gridSetName: string, zoomStart: number, zoomStop: number }>
+  metaWidthHeight: number[]
+  expireCache: number
+  expireClients: number
+  parameterFilters: Array<{ kind: 'styleParameterFilter' | 'regexParameterFilter', key: string, defaultValue: string, allowedStyles?: string[], regex?: string }>
+  gutter: number
+}
+
+export function geoServerLayerView (layer: LayerInfo, settings: TileLayerSettings): GeoServerLayerView {
+  const filters: GeoServerLayerView['parameterFilters'] = [
+    { kind: 'styleParameterFilter', key: 'STYLES', defaultValue: '', allowedStyles: allowedStyles(layer).filter((s) => s !== defaultStyleOf(layer)) }
+  ]
+  const dims = layerDimensions(layer)
+  // GeoServer's default filters for dimensions: any value (a regex filter on ".*").
+  if (dims.has('time')) filters.push({ kind: 'regexParameterFilter', key: 'TIME', defaultValue: '', regex: '.*' })
+  if (dims.has('elevation')) filters.push({ kind: 'regexParameterFilter', key: 'ELEVATION', defaultValue: '', regex: '.*' })
+  return {
+    id: layer.qualifiedName,
+    enabled: layer.enabled,
+    name: layer.qualifiedName,
+    mimeFormats: [...TILE_FORMATS],
+    gridSubsets: Object.values(GRID_SETS).map((gs) => ({ gridSetName: gs.id, zoomStart: 0, zoomStop: maxZoom(gs) })),
+    metaWidthHeight: META_WIDTH_HEIGHT,
+    expireCache: settings.expireCache,
+    expireClients: settings.expireClients,
+    parameterFilters: filters,
+    gutter: 0
+  }
+}

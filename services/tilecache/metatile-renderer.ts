@@ -1,0 +1,95 @@
+// How the tile cache draws a metatile (on a miss, and for the seed tasks): the metatile's request
+// (its bbox in the grid set, the layer's raster style and parameters) drawn through the render entry
+// (services/render/renderer.ts), which plans it from the mosaic index, runs it on the render pool
+// behind the render queue (interactive renders go ahead of seeding) and retries a vanished granule
+// once. The worker writes the tiles to the blob store's paths. A pyramid level is drawn from the
+// tiles under it instead.
+import type { LayerInfo } from '../catalog/layers.js'
+import { rectBounds, type GridSet, type Rect } from './grid-sets.js'
+import type { BlobStore, MetatileTarget, TileSet } from './blob-store.js'
+import type { TileFormat } from './formats.js'
+import type { ParameterSet } from './parameters.js'
+import type { Renderer } from '../render/renderer.js'
+import type { RenderPriority } from '../render/render-queue.js'
+import type { RenderRequest, RasterStyle } from '../render/render-types.js'
+import type { MetatileResult } from '../render/metatile.js'
+import type { TileWrite } from '../render/tile-files.js'
+
+export interface MetatileRequest {
+  layer: LayerInfo
+  gridSet: GridSet
+  z: number
+  /** Tiles of the metatile (inclusive indexes, row 0 at the bottom). */
+  rect: Rect
+  format: TileFormat
+  parameters: ParameterSet
+  signal?: AbortSignal
+  /** 'interactive' for a tile requested and not cached (rendered ahead of seeding); default 'seed'. */
+  priority?: RenderPriority
+  /** Where the tiles go (the blob store's files of `rect`, image order). */
+  target: MetatileTarget
+  /**
+   * Pyramid: draw the metatile from the tiles of the level below instead of the granules; their
+   * files in image order (2 x cols by 2 x rows; a missing file is transparent).
+   */
+  children?: string[]
+}
+/** The tiles written, in the target's order; `error` when a write failed after them. */
+export interface RenderedMetatile { writes: TileWrite[], error?: Error }
+export type MetatileRenderer = (req: MetatileRequest) => Promise<RenderedMetatile>
+
+/** Renders a metatile into the store and reports its tiles (disk quota), also after a failed write. */
+export async function renderIntoStore (render: MetatileRenderer, store: BlobStore, set: TileSet, req: Omit<MetatileRequest, 'target'>): Promise<void> {
+  const out = await render({ ...req, target: store.metatileTarget(set, req.z, req.rect) })
+  store.recordMetatile(set, req.z, req.rect, out.writes)
+  if (out.error) throw out.error
+}
+
+/** The key of the cluster-wide lock of a metatile (its tile set and place). */
+export function metatileKey (spec: { layer: LayerInfo, gridSet: GridSet }, format: string, parameterId: string | undefined, z: number, x: number, y: number): string {
+  return `${spec.layer.qualifiedName}/${spec.gridSet.id}/${format}/${parameterId ?? ''}/${z}/${x}/${y}`
+}
+
+export interface MetatileRendererDeps {
+  renderer: Pick<Renderer, 'plan' | 'run' | 'draw'>
+  rasterStyleFor (workspace: string, style: string): Promise<RasterStyle | undefined>
+  /** Quality of JPEG and WebP tiles, 1-100. */
+  jpegQuality: number
+  tileSize?: number
+}
+
+/** A failed tile write reported by the worker, as an error with its code (ENOSPC: storage full). */
+function writeError (out: MetatileResult): Error | undefined {
+  return out.failed && Object.assign(new Error(out.failed.message), { code: out.failed.code })
+}
+
+export function metatileRenderer ({ renderer, rasterStyleFor, jpegQuality, tileSize = 256 }: MetatileRendererDeps): MetatileRenderer {
+  return async function render (req: MetatileRequest): Promise<RenderedMetatile> {
+    const cols = req.rect[2] - req.rect[0] + 1
+    const rows = req.rect[3] - req.rect[1] + 1
+    const priority = req.priority ?? 'seed'
+    const common = { cols, rows, tileSize, format: req.format, quality: jpegQuality, target: req.target }
+    // A pyramid level: drawn from the tiles under it (the worker's pyramidMetatile).
+    if (req.children) {
+      const out = await renderer.run<MetatileResult>({ name: 'pyramidMetatile', priority, signal: req.signal, payload: async () => ({ children: req.children, ...common }) })
+      return { writes: out.writes, error: writeError(out) }
+    }
+    const styleName = req.parameters.STYLES ?? req.layer.defaultStyle
+    const style = styleName ? await rasterStyleFor(req.layer.workspace, styleName) : undefined
+    const renderRequest: RenderRequest = {
+      layer: req.layer.qualifiedName,
+      crs: req.gridSet.srs,
+      bbox: rectBounds(req.gridSet, req.z, req.rect),
+      width: cols * tileSize,
+      height: rows * tileSize,
+      time: req.parameters.TIME,
+      elevation: req.parameters.ELEVATION,
+      cqlFilter: req.parameters.CQL_FILTER,
+      style
+    }
+    const out = await renderer.draw<MetatileResult>({
+      name: 'renderMetatile', priority, signal: req.signal, payload: async () => ({ job: await renderer.plan(renderRequest), ...common })
+    }, req.layer.qualifiedName)
+    return { writes: out.writes, error: writeError(out) }
+  }
+}

@@ -1,0 +1,30 @@
+// What the tile cache keeps in the catalog database: the per-layer tile settings (layer-settings.ts)
+// and the tile sets and drop marks of tile-invalidation.ts. Every method is one unit of work (one
+// transaction in its implementation); services/seed/sqlite-store.ts and pg-store.ts implement them
+// beside the seed task records, in the same tables' migrations.
+import type { BBox } from './grid-sets.js'
+import type { TileLayerSettings } from './layer-settings.js'
+import type { ParameterSet } from './parameters.js'
+
+/** The settings of the layers that changed one from its default. */
+export interface TileSettingsStore {
+  all (): Promise<Array<{ workspace: string, name: string, settings: TileLayerSettings }>>
+  put (workspace: string, name: string, settings: TileLayerSettings): Promise<void>
+  remove (workspace: string, name: string): Promise<void>
+}
+
+/** A drop of a layer's tiles older than `before`: one parameter set, or all; one area, or all. */
+export interface DropMark { layer: string, parameterId?: string, area?: BBox, before: number, reason: string }
+
+export interface TileSetStore {
+  /** Records the parameters of a non-default tile set (kept as first recorded). */
+  addSet (layer: string, parameterId: string, parameters: ParameterSet): Promise<void>
+  /** The recorded non-default sets of each layer named. */
+  sets (layers: string[]): Promise<Array<{ layer: string, parameterId: string, parameters: ParameterSet }>>
+  removeSets (layer: string): Promise<void>
+  /** Records a drop in force; returns its id. */
+  addMark (mark: DropMark): Promise<number>
+  clearMark (id: number): Promise<void>
+  /** The drops still in force, oldest first. */
+  marks (): Promise<Array<DropMark & { id: number }>>
+}

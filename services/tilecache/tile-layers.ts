@@ -1,0 +1,59 @@
+// The tile layers as the tile services, the WMS, the seed API and the admin page see them (each
+// lookup through the one `authorize`), and a layer's expiry and cached-only settings.
+import type { LayerInfo } from '../catalog/layers.js'
+import { isDrawable } from '../catalog/layers.js'
+import { isMapwardenError } from '../errors.js'
+import type { Principal } from '../auth/authenticator.js'
+import type { TileLayerSettings } from './layer-settings.js'
+import type { TileAction, TileCacheContext } from './tile-cache-context.js'
+import { geoServerLayerView, type GeoServerLayerView } from './geoserver-layer.js'
+import { applyGeoServerLayer } from './geoserver-layer-update.js'
+
+export function layerOperations (ctx: TileCacheContext) {
+  const { deps } = ctx
+  return {
+    seedLayer: ctx.seedLayer,
+    tileLayer: ctx.tileLayer,
+    isPublic: ctx.isPublic,
+
+    /** A tile layer as GeoWebCache's REST shows it (GeoServerLayer); unknown layers are 404. */
+    async geoServerLayer (name: string, principal?: Principal): Promise<GeoServerLayerView> {
+      const layer = await ctx.tileLayer(name, principal, 'metadata')
+      return geoServerLayerView(layer, ctx.settingsOf(layer))
+    },
+
+    /** A GeoServerLayer written (PUT/POST): its expiry goes to the layer's tile settings; the rest must match. */
+    async updateGeoServerLayer (name: string, body: Record<string, unknown>, principal?: Principal): Promise<GeoServerLayerView> {
+      const layer = await ctx.tileLayer(name, principal, 'metadata')
+      const next = applyGeoServerLayer(layer, body, ctx.settingsOf(layer))
+      await deps.settings?.set(layer.workspace, layer.name, next)
+      return geoServerLayerView(layer, ctx.settingsOf(layer))
+    },
+
+    /**
+     * The tile layers: enabled, drawable (isDrawable: a feature type is no map) and those the
+     * principal may `list` (capabilities), or may also read, etc. Every list of layers offered as
+     * a map (WMTS, TMS, WMS, the admin page) comes from here.
+     */
+    async tileLayers (principal?: Principal, actions: TileAction[] = ['list']): Promise<LayerInfo[]> {
+      const out: LayerInfo[] = []
+      for (const l of await deps.layers.list()) {
+        if (!l.enabled || !isDrawable(l)) continue
+        try {
+          for (const action of actions) await ctx.authorize(action, l, principal)
+          out.push(l)
+        } catch (err) {
+          if (!isMapwardenError(err)) throw err // a refusal hides the layer; any other fault surfaces
+        }
+      }
+      return out
+    },
+
+    /** A layer's expiry and cached-only settings (layer-settings.ts), as the layer resource shows and
+     *  changes them: `change`, validated whole by the caller, is stored before it is in force. */
+    async layerSettings (layer: LayerInfo, change?: TileLayerSettings): Promise<TileLayerSettings> {
+      if (change) await deps.settings?.set(layer.workspace, layer.name, change)
+      return ctx.settingsOf(layer)
+    }
+  }
+}

@@ -1,0 +1,90 @@
+// The single entry point of tile reads: the stored tile while it is fresh (not stale after a style
+// or data change, younger than expireCache), else the metatile rendered into the blob store on
+// demand, once per metatile however many reads ask at once (here, and across nodes by the metatile
+// lock); a cached-only layer answers a missing tile with a blank or a 404 instead.
+import type { Principal } from '../auth/authenticator.js'
+import { TileNotCached, TileOutOfRange, TileParameterInvalid } from '../errors.js'
+import type { StoredTile, TileKey } from './blob-store.js'
+import { metatileKey, renderIntoStore } from './metatile-renderer.js'
+import { gridSubset, type GridSet } from './grid-sets.js'
+import type { TileFormat } from './formats.js'
+import { metaTileOf } from './tile-range.js'
+import { normaliseParameters, parameterId } from './parameters.js'
+import type { TileLayerSettings } from './layer-settings.js'
+import { blankTile } from './blank-tile.js'
+import type { TileCacheContext } from './tile-cache-context.js'
+
+/** A tile as readTile answers it. */
+export interface ServedTile extends StoredTile {
+  cached: boolean
+  public: boolean
+  /** The layer's settings: expireClients decides the Cache-Control max-age. */
+  settings: TileLayerSettings
+  /** A transparent stand-in for a missing tile of a cached-only layer (never stored). */
+  placeholder?: boolean
+}
+
+export interface TileRequest {
+  layer: string
+  gridSet: GridSet
+  format: TileFormat
+  /** Raw parameter values (STYLES, CQL_FILTER, TIME, ELEVATION), validated here. */
+  parameters: Record<string, unknown>
+  z: number
+  x: number
+  /** Row counted from the bottom (grid set origin). */
+  y: number
+  /** The tile as the request named it (its own axis order and row origin), for messages. */
+  asked?: string
+}
+
+export function readOperations (ctx: TileCacheContext) {
+  const { deps, store, invalidation } = ctx
+  const inflight = new Map<string, Promise<void>>()
+
+  return {
+    /** The stored tile, or the metatile rendered on a miss; `public` when the layer is readable anonymously. */
+    async readTile (req: TileRequest, principal?: Principal): Promise<ServedTile> {
+      const layer = await ctx.tileLayer(req.layer, principal)
+      const isPublic = principal === undefined || await ctx.isPublic(layer)
+      const settings = ctx.settingsOf(layer)
+      const params = normaliseParameters(layer, req.parameters, 'parameter', TileParameterInvalid)
+      const key: TileKey = { layer: layer.qualifiedName, gridSet: req.gridSet.id, format: req.format, parameterId: parameterId(params), z: req.z, x: req.x, y: req.y }
+      const marks = invalidation.inForce(key.layer)
+      const cached = settings.expireCache === -1 && !settings.cachedOnly ? undefined : await store.get(key)
+      // A tile of a set whose style or data changed after it was written is not served (tile-invalidation.ts).
+      const hit = cached && !invalidation.isStale(key.layer, key.parameterId, cached.mtimeMs, marks) ? cached : undefined
+      // expireCache: a tile older than that is rendered again (a cached-only layer serves it still).
+      const fresh = hit && (settings.cachedOnly || settings.expireCache <= 0 || ctx.now() - hit.mtimeMs < settings.expireCache * 1000)
+      if (hit && fresh) return { ...hit, cached: true, public: isPublic, settings }
+      await invalidation.recordSet(key.layer, key.parameterId, params)
+      const subset = gridSubset(req.gridSet, layer.bbox)
+      const rect = metaTileOf(subset, req.z, req.x, req.y)
+      if (!rect) throw TileOutOfRange(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
+      if (settings.cachedOnly) {
+        if (settings.cachedOnlyMissing === 'notFound') throw TileNotCached(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
+        const data = await blankTile(req.format, req.gridSet.tileWidth, req.gridSet.tileHeight)
+        return { data, size: data.length, mtimeMs: ctx.now(), etag: `"blank-${data.length.toString(16)}"`, cached: false, public: isPublic, settings, placeholder: true }
+      }
+      const mkey = `${key.layer}/${key.gridSet}/${key.format}/${key.parameterId}/${req.z}/${rect[0]}/${rect[1]}`
+      let p = inflight.get(mkey)
+      if (!p) {
+        // What was on disk before the render was asked for: another render (a seed, another node)
+        // may write the metatile while this one waits for its lock; then it is not drawn again.
+        p = (async () => {
+          const before = cached ?? (settings.expireCache === -1 ? await store.get(key) : undefined)
+          await deps.metatileLock.run(metatileKey({ layer, gridSet: req.gridSet }, req.format, key.parameterId, req.z, rect[0], rect[1]), async () => {
+            const written = await store.get(key)
+            if (written && written.mtimeMs !== before?.mtimeMs && !invalidation.isStale(key.layer, key.parameterId, written.mtimeMs, invalidation.inForce(key.layer))) return
+            await renderIntoStore(deps.render, store, key, { layer, gridSet: req.gridSet, z: req.z, rect, format: req.format, parameters: params, priority: 'interactive' })
+          })
+        })().finally(() => inflight.delete(mkey))
+        inflight.set(mkey, p)
+      }
+      await p
+      const tile = await store.get(key)
+      if (!tile) throw TileOutOfRange(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
+      return { ...tile, cached: false, public: isPublic, settings }
+    }
+  }
+}

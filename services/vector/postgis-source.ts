@@ -1,0 +1,245 @@
+// The PostGIS vector source: a small pool per data store (the store's `max connections`, `min
+// connections`, `Connection timeout` as connect and statement timeout), the schema's tables and
+// views read from the system catalogs, GeoServer's bindings for column types, bounds exact
+// (ST_Extent) or estimated (ST_EstimatedExtent, where `Estimated extends` asks and statistics exist),
+// and features read through a server-side cursor in batches of the store's `fetch size`. Every
+// statement binds its values and quotes its identifiers (selectSql, which the unit tests check).
+import pg from 'pg'
+import { quotePgName, toPg, type PgTarget } from '../filters/pg.js'
+import type { Envelope } from '../filters/tree.js'
+import { InvalidFeatureQuery } from '../errors.js'
+import { pgConnectionConfig, type ConnectionSettings } from '../datastores/params.js'
+import type { AttributeInfo, Feature, ReadQuery, TypeName, TypeSchema, VectorSource } from './source.js'
+
+export interface PostgisSourceOptions extends ConnectionSettings {
+  maxConnections: number
+  minConnections: number
+  /** Rows per cursor batch; 0 reads the whole result at once. */
+  fetchSize: number
+  /** Only the bounding-box index test (&&), no exact intersection. */
+  looseBbox: boolean
+  /** Primary-key columns are attributes (else they only make the feature id). */
+  exposePrimaryKeys: boolean
+}
+
+/** PostGIS' catalog tables, never offered as feature types (as GeoServer's PostGIS dialect). */
+const SYSTEM_TABLES = new Set(['spatial_ref_sys', 'geometry_columns', 'geography_columns', 'raster_columns', 'raster_overviews'])
+
+const GEOMETRY_BINDINGS: Record<string, string> = {
+  POINT: 'Point', MULTIPOINT: 'MultiPoint', LINESTRING: 'LineString', MULTILINESTRING: 'MultiLineString',
+  POLYGON: 'Polygon', MULTIPOLYGON: 'MultiPolygon', GEOMETRYCOLLECTION: 'GeometryCollection', GEOMETRY: 'Geometry'
+}
+
+/** GeoServer's binding of a geometry type (POINTZ, MULTIPOLYGONM... read as their 2D type). */
+export function geometryBinding (type: string): string {
+  const base = type.toUpperCase().replace(/(ZM|Z|M)$/, '')
+  return `org.locationtech.jts.geom.${GEOMETRY_BINDINGS[base] ?? 'Geometry'}`
+}
+
+const TYPE_BINDINGS: Record<string, string> = {
+  int2: 'java.lang.Short', int4: 'java.lang.Integer', int8: 'java.lang.Long',
+  float4: 'java.lang.Float', float8: 'java.lang.Double', numeric: 'java.math.BigDecimal',
+  bool: 'java.lang.Boolean', text: 'java.lang.String', varchar: 'java.lang.String', bpchar: 'java.lang.String',
+  name: 'java.lang.String', char: 'java.lang.String', json: 'java.lang.String', jsonb: 'java.lang.String',
+  date: 'java.sql.Date', time: 'java.sql.Time', timetz: 'java.sql.Time',
+  timestamp: 'java.sql.Timestamp', timestamptz: 'java.sql.Timestamp', uuid: 'java.util.UUID', bytea: '[B'
+}
+
+/** GeoServer's binding of a PostgreSQL column type (its JDBC mapping); arrays and others: Object. */
+export function columnBinding (typname: string): string {
+  return TYPE_BINDINGS[typname] ?? 'java.lang.Object'
+}
+
+/** "schema"."table", each part quoted. */
+export const qualifiedTable = (schema: string, table: string) => `${quotePgName(schema)}.${quotePgName(table)}`
+
+export interface SqlStatement { text: string, values: unknown[] }
+
+/**
+ * The SELECT of a read: the asked attributes and the default geometry of `schema`, restricted to
+ * the bounding box (&& on the index, and ST_Intersects unless loose), the filter, the order and
+ * the page. Property names are checked against the schema (unknown: InvalidFeatureQuery).
+ */
+export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opts: { looseBbox: boolean, keys: string[] }): SqlStatement {
+  const values: unknown[] = []
+  const bind = (v: unknown) => { values.push(v); return `$${values.length}` }
+  const known = new Set([...type.attributes.map((a) => a.name), ...opts.keys])
+  const check = (name: string) => {
+    if (!known.has(name)) throw InvalidFeatureQuery(`${type.name} has no attribute ${JSON.stringify(name)}`)
+    return quotePgName(name)
+  }
+  const geom = type.geometry
+  const g = geom ? quotePgName(geom.name) : undefined
+  const columns = (q.properties ?? type.attributes.filter((a) => a.name !== geom?.name).map((a) => a.name))
+    .filter((n) => n !== geom?.name).map(check)
+  for (const k of opts.keys) if (!columns.includes(quotePgName(k))) columns.push(quotePgName(k))
+  if (g) columns.push(q.geometryFormat === 'geojson' ? `ST_AsGeoJSON(${g}) AS ${g}` : `ST_AsBinary(${g}) AS ${g}`)
+  const where: string[] = []
+  if (q.bbox) {
+    if (!g || !geom) throw InvalidFeatureQuery(`${type.name} has no geometry to compare with a bounding box`)
+    if (!q.bbox.every(Number.isFinite) || q.bbox[0] > q.bbox[2] || q.bbox[1] > q.bbox[3]) throw InvalidFeatureQuery(`bounding box ${JSON.stringify(q.bbox)} is not minx, miny, maxx, maxy`)
+    const env = `ST_MakeEnvelope(${q.bbox.map((v) => `${bind(v)}::double precision`).join(', ')}, ${bind(geom.srid)}::integer)`
+    where.push(opts.looseBbox ? `${g} && ${env}` : `(${g} && ${env} AND ST_Intersects(${g}, ${env}))`)
+  }
+  if (q.filter) {
+    const target: PgTarget = {
+      property: (name) => check(name),
+      propertyText: (name) => `${check(name)}::text`,
+      value: (v, b) => b(v),
+      footprint: g ? [`ST_XMin(${g})`, `ST_YMin(${g})`, `ST_XMax(${g})`, `ST_YMax(${g})`] : ['NULL', 'NULL', 'NULL', 'NULL']
+    }
+    where.push(toPg(q.filter, target, bind))
+  }
+  let text = `SELECT ${columns.join(', ')} FROM ${qualifiedTable(dbSchema, type.name)}`
+  if (where.length > 0) text += ` WHERE ${where.join(' AND ')}`
+  const order = (q.sortBy ?? []).map((s) => `${check(s.name)} ${s.descending ? 'DESC' : 'ASC'}`)
+  // A page needs a stable order: the key (else the physical order) breaks ties.
+  if (q.limit !== undefined || q.offset !== undefined) for (const k of opts.keys) order.push(`${quotePgName(k)} ASC`)
+  if (order.length > 0) text += ` ORDER BY ${order.join(', ')}`
+  const count = (v: number | undefined, what: string) => {
+    if (v !== undefined && (!Number.isSafeInteger(v) || v < 0)) throw InvalidFeatureQuery(`${what} must be a whole number of at least 0: ${v}`)
+    return v
+  }
+  if (count(q.limit, 'limit') !== undefined) text += ` LIMIT ${bind(q.limit)}::bigint`
+  if (count(q.offset, 'offset') !== undefined && q.offset !== 0) text += ` OFFSET ${bind(q.offset)}::bigint`
+  return { text, values }
+}
+
+interface Described extends TypeSchema { keys: string[] }
+
+export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
+  const pool = new pg.Pool({
+    ...pgConnectionConfig(o),
+    max: o.maxConnections,
+    min: o.minConnections,
+    idleTimeoutMillis: 60000
+  } as pg.PoolConfig)
+  // A connection lost while idle must not become an unhandled 'error' event.
+  pool.on('error', () => undefined)
+
+  const describeFull = async (type: string): Promise<Described | undefined> => {
+    const rel = await pool.query<{ oid: number }>(`SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'v', 'm', 'p', 'f')`, [o.schema, type])
+    if (rel.rows.length === 0 || SYSTEM_TABLES.has(type)) return undefined
+    const oid = rel.rows[0].oid
+    const [cols, geoms, keys] = await Promise.all([
+      pool.query<{ attname: string, typname: string, attnotnull: boolean, atttypmod: number }>(`SELECT a.attname, t.typname, a.attnotnull, a.atttypmod
+        FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+        WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`, [oid]),
+      pool.query<{ column: string, type: string, srid: number }>(`SELECT f_geometry_column AS column, type, srid FROM geometry_columns
+        WHERE f_table_schema = $1 AND f_table_name = $2`, [o.schema, type]),
+      pool.query<{ attname: string }>(`SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+        WHERE i.indrelid = $1 AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)`, [oid])
+    ])
+    const geomOf = new Map(geoms.rows.map((g) => [g.column, g]))
+    const keyNames = keys.rows.map((k) => k.attname)
+    const attributes: AttributeInfo[] = []
+    let geometry: TypeSchema['geometry']
+    for (const c of cols.rows) {
+      if (!o.exposePrimaryKeys && keyNames.includes(c.attname)) continue
+      const g = geomOf.get(c.attname)
+      if (c.typname === 'geometry' && g === undefined) continue // a geometry column PostGIS does not register
+      const nillable = !c.attnotnull
+      const a: AttributeInfo = {
+        name: c.attname,
+        binding: g ? geometryBinding(g.type) : columnBinding(c.typname),
+        nillable,
+        minOccurs: nillable ? 0 : 1,
+        maxOccurs: 1
+      }
+      if ((c.typname === 'varchar' || c.typname === 'bpchar') && c.atttypmod > 4) a.length = c.atttypmod - 4
+      attributes.push(a)
+      if (g && !geometry) geometry = { name: g.column, type: g.type, srid: g.srid }
+    }
+    return { name: type, attributes, ...(geometry ? { geometry } : {}), keys: keyNames }
+  }
+
+  return {
+    async listTypes (): Promise<TypeName[]> {
+      const r = await pool.query<{ name: string, has_geom: boolean }>(`SELECT c.relname AS name,
+          EXISTS (SELECT 1 FROM geometry_columns g WHERE g.f_table_schema = n.nspname AND g.f_table_name = c.relname) AS has_geom
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND c.relkind IN ('r', 'v', 'm', 'p', 'f') AND NOT c.relispartition ORDER BY c.relname COLLATE "C"`, [o.schema])
+      return r.rows.filter((x) => !SYSTEM_TABLES.has(x.name)).map((x) => ({ name: x.name, hasGeometry: x.has_geom }))
+    },
+
+    async describe (type) {
+      const d = await describeFull(type)
+      if (!d) return undefined
+      const { keys: _keys, ...schema } = d
+      return schema
+    },
+
+    async bounds (type, estimated) {
+      const d = await describeFull(type)
+      if (!d?.geometry) return undefined
+      const g = quotePgName(d.geometry.name)
+      const read = (row: { e: string | null } | undefined): Envelope | undefined => {
+        const m = row?.e ? /^BOX\(([-0-9.e+]+) ([-0-9.e+]+),([-0-9.e+]+) ([-0-9.e+]+)\)$/i.exec(row.e) : null
+        return m ? [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] : undefined
+      }
+      if (estimated) {
+        try {
+          const r = await pool.query<{ e: string | null }>('SELECT ST_EstimatedExtent($1, $2, $3)::text AS e', [o.schema, type, d.geometry.name])
+          const env = read(r.rows[0])
+          if (env) return env
+        } catch { /* no statistics yet (never analysed): the exact extent */ }
+      }
+      const r = await pool.query<{ e: string | null }>(`SELECT ST_Extent(${g})::text AS e FROM ${qualifiedTable(o.schema, type)}`)
+      return read(r.rows[0])
+    },
+
+    async hasCrs (srid) {
+      const r = await pool.query('SELECT 1 FROM spatial_ref_sys WHERE srid = $1', [srid])
+      return r.rows.length > 0
+    },
+
+    async toLatLon (env, srid) {
+      if (srid === 4326 || srid === 0) return env
+      const r = await pool.query<{ e: string }>(`SELECT ST_Extent(ST_Transform(ST_Segmentize(ST_MakeEnvelope($1::double precision, $2::double precision,
+        $3::double precision, $4::double precision, $5::integer), ($3::double precision - $1::double precision) / 16), 4326))::text AS e`, [...env, srid])
+      const m = /^BOX\(([-0-9.e+]+) ([-0-9.e+]+),([-0-9.e+]+) ([-0-9.e+]+)\)$/i.exec(r.rows[0].e)
+      if (!m) throw InvalidFeatureQuery(`the bounds in EPSG:${srid} cannot be transformed to EPSG:4326`)
+      return [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])]
+    },
+
+    async * readFeatures (q) {
+      const d = await describeFull(q.type)
+      if (!d) throw InvalidFeatureQuery(`no table or view ${JSON.stringify(q.type)} in schema ${JSON.stringify(o.schema)}`)
+      const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys })
+      const client = await pool.connect()
+      const toFeature = (row: Record<string, unknown>): Feature => {
+        const properties: Record<string, unknown> = {}
+        for (const [k, v] of Object.entries(row)) {
+          if (k === d.geometry?.name) continue
+          if (!o.exposePrimaryKeys && d.keys.includes(k)) continue
+          properties[k] = v
+        }
+        const id = d.keys.length > 0 ? d.keys.map((k) => String(row[k])).join('.') : undefined
+        return { ...(id !== undefined ? { id } : {}), properties, geometry: d.geometry ? (row[d.geometry.name] as Buffer | string | null) ?? null : null }
+      }
+      let ok = false
+      try {
+        if (o.fetchSize <= 0) {
+          const r = await client.query(sql.text, sql.values)
+          for (const row of r.rows) yield toFeature(row)
+        } else {
+          await client.query('BEGIN READ ONLY')
+          await client.query(`DECLARE mw_features NO SCROLL CURSOR FOR ${sql.text}`, sql.values)
+          for (;;) {
+            const r = await client.query(`FETCH ${o.fetchSize} FROM mw_features`)
+            for (const row of r.rows) yield toFeature(row)
+            if (r.rows.length < o.fetchSize) break
+          }
+          await client.query('COMMIT')
+        }
+        ok = true
+      } finally {
+        // A reader that stopped early leaves a transaction open: that connection is dropped.
+        client.release(ok ? undefined : true)
+      }
+    },
+
+    async close () { await pool.end() }
+  }
+}

@@ -1,0 +1,74 @@
+// The vector source seam: what every reader of features needs from a data store, whatever holds the
+// data (PostGIS today; GeoPackage and Shapefile sources implement the same interface later). The
+// catalog (feature types) asks it for type names, schemas and bounds; SLD rendering, WFS and vector
+// tiles read features through readFeatures. Names are the source's own (a table, a column).
+import type { Envelope, Filter } from '../filters/tree.js'
+
+export interface AttributeInfo {
+  name: string
+  /** GeoServer's binding: java.lang.Integer, org.locationtech.jts.geom.Polygon... */
+  binding: string
+  nillable: boolean
+  minOccurs: number
+  maxOccurs: number
+  /** The declared length of a character column, when it has one. */
+  length?: number
+}
+
+export interface GeometryInfo {
+  /** The geometry column. */
+  name: string
+  /** The OGC type as the source declares it: POINT, MULTIPOLYGON, GEOMETRY... */
+  type: string
+  /** The declared SRID; 0 when none is declared. */
+  srid: number
+}
+
+export interface TypeSchema {
+  name: string
+  attributes: AttributeInfo[]
+  /** The default geometry (the first geometry column), undefined for a table without one. */
+  geometry?: GeometryInfo
+}
+
+export interface TypeName { name: string, hasGeometry: boolean }
+
+export interface ReadQuery {
+  type: string
+  /** Features whose default geometry meets this envelope (in the type's native CRS). */
+  bbox?: Envelope
+  filter?: Filter
+  /** Attributes to read (default: every attribute); the default geometry is always read. */
+  properties?: string[]
+  limit?: number
+  offset?: number
+  sortBy?: Array<{ name: string, descending?: boolean }>
+  /** How the geometry is returned: WKB (default) or GeoJSON text. */
+  geometryFormat?: 'wkb' | 'geojson'
+}
+
+export interface Feature {
+  /** The primary key's value(s) joined by '.', when the type has a primary key. */
+  id?: string
+  properties: Record<string, unknown>
+  /** WKB bytes or GeoJSON text, as asked; null for a feature without a geometry. */
+  geometry: Buffer | string | null
+}
+
+export interface VectorSource {
+  /** Every type of the source (tables and views of a schema), with whether it has a geometry. */
+  listTypes (): Promise<TypeName[]>
+  /** The schema of a type; undefined when there is no such type. */
+  describe (type: string): Promise<TypeSchema | undefined>
+  /** The native bounds of the type's default geometry, undefined when it has no features;
+   *  `estimated`: the source's statistics where it has them (else exact). */
+  bounds (type: string, estimated: boolean): Promise<Envelope | undefined>
+  /** Whether the source knows the CRS `srid` (PostGIS: spatial_ref_sys; GeoPackage: gpkg_spatial_ref_sys). */
+  hasCrs (srid: number): Promise<boolean>
+  /** An envelope of CRS `srid` as lon/lat bounds (EPSG:4326, lon first). */
+  toLatLon (env: Envelope, srid: number): Promise<Envelope>
+  /** The features matching the query, streamed in batches of the store's fetch size. */
+  readFeatures (query: ReadQuery): AsyncIterable<Feature>
+  /** Closes the source's connections. */
+  close (): Promise<void>
+}

@@ -1,0 +1,97 @@
+// The part of GetMap and GetFeatureInfo requests they share (the map): version, layers and their
+// styles (STYLES, or SLD_BODY's named and user styles), CRS, BBOX and size, each checked.
+import type { Principal } from '../auth/authenticator.js'
+import type { LayerInfo } from '../catalog/layers.js'
+import { allowedStyles, defaultStyleOf } from '../tilecache/parameters.js'
+import { parseSld, rasterStyleOf } from '../styles/sld.js'
+import { children, text } from '../files/xml-nodes.js'
+import { isMapwardenError, WmsInvalidParameter, WmsLayerNotDefined, WmsMissingParameter, WmsStyleNotDefined } from '../errors.js'
+import type { RasterStyle } from '../render/render-types.js'
+import { list, parseBbox, parseSize, required, resolveCrs, versionOf, type Kvp, type ResolvedCrs, type WmsVersion } from './request.js'
+import type { WmsContext, Where } from './wms-context.js'
+
+/** Largest SLD_BODY accepted (characters): a raster style is a few kilobytes. */
+export const SLD_BODY_LIMIT = 64 * 1024
+
+export interface MapSpec {
+  version: WmsVersion
+  layers: LayerInfo[]
+  styles: Array<RasterStyle | undefined>
+  styleNames: string[]
+  crs: ResolvedCrs
+  bbox: [number, number, number, number]
+  width: number
+  height: number
+  q: Kvp
+  /** The layer groups the request named (drawn as their layers, never from the tile cache). */
+  groups: string[]
+}
+
+/** Styles from SLD_BODY, by layer name: a RasterStyle, or the name of a catalog style (NamedStyle). */
+async function sldStyles (sld: string): Promise<Map<string, { style?: RasterStyle, named?: string }>> {
+  if (sld.length > SLD_BODY_LIMIT) throw WmsInvalidParameter('SLD_BODY', `of ${sld.length} characters`, `the limit is ${SLD_BODY_LIMIT}`)
+  const parsed = await parseSld(sld)
+  const out = new Map<string, { style?: RasterStyle, named?: string }>()
+  for (const kind of ['NamedLayer', 'UserLayer']) {
+    for (const node of children(parsed.root, kind)) {
+      const name = text(children(node, 'Name')[0])?.trim()
+      if (!name) throw WmsInvalidParameter('SLD_BODY', kind, 'every layer of the SLD needs a Name')
+      const named = text(children(children(node, 'NamedStyle')[0], 'Name')[0])?.trim()
+      if (named && children(node, 'UserStyle').length === 0) out.set(name, { named })
+      else out.set(name, { style: rasterStyleOf({ ...parsed, root: { [kind]: node } }) })
+    }
+  }
+  return out
+}
+
+export async function mapSpec (ctx: WmsContext, q: Kvp, principal: Principal | undefined, where: Where): Promise<MapSpec> {
+  const { deps } = ctx
+  const version = versionOf(q, q.CRS !== undefined ? '1.3.0' : '1.1.1')
+  const sld = q.SLD_BODY !== undefined && q.SLD_BODY.trim() !== '' ? await sldStyles(q.SLD_BODY) : undefined
+  let names = list(q.LAYERS)
+  if (names.length === 0 && sld) names = [...sld.keys()]
+  if (names.length === 0 || names.some((n) => n === '')) throw WmsMissingParameter('LAYERS')
+  const styleNames = list(q.STYLES)
+  if (styleNames.length > 0 && styleNames.length !== names.length && !(styleNames.length === 1 && styleNames[0] === '')) {
+    throw WmsInvalidParameter('STYLES', JSON.stringify(q.STYLES), `${styleNames.length} styles for ${names.length} layers`)
+  }
+  const crsName = version === '1.3.0' ? 'CRS' : 'SRS'
+  const crs = resolveCrs(q[crsName] ?? q.CRS ?? q.SRS ?? required(q, crsName), version)
+  const bbox = parseBbox(required(q, 'BBOX'), crs)
+  const width = parseSize(q, 'WIDTH', deps.maxSize)
+  const height = parseSize(q, 'HEIGHT', deps.maxSize)
+  const layers: LayerInfo[] = []
+  const styles: Array<RasterStyle | undefined> = []
+  const resolvedNames: string[] = []
+  const groups: string[] = []
+  /** One layer to draw; a group's member takes the group's style as is (any style, as in GeoServer). */
+  const add = async (layer: LayerInfo, styleName: string, fromSld: { style?: RasterStyle, named?: string } | undefined, ofGroup = false) => {
+    if (fromSld?.named) styleName = fromSld.named
+    // A style of the layer's workspace may be named without its prefix (GeoServer resolves it there first).
+    if (!ofGroup && styleName !== '' && !allowedStyles(layer).includes(styleName) && allowedStyles(layer).includes(`${layer.workspace}:${styleName}`)) {
+      styleName = `${layer.workspace}:${styleName}`
+    }
+    if (!ofGroup && styleName !== '' && !allowedStyles(layer).includes(styleName)) {
+      throw WmsStyleNotDefined(styleName, layer.qualifiedName, allowedStyles(layer).join(', ') || '(default only)')
+    }
+    const effective = styleName || defaultStyleOf(layer) || ''
+    layers.push(layer)
+    resolvedNames.push(effective)
+    styles.push(fromSld && !fromSld.named ? fromSld.style : await deps.styles.rasterStyleFor(layer.workspace, effective))
+  }
+  for (const [i, name] of names.entries()) {
+    // A layer group stands for its layers, in order, each with the group's style for it; the
+    // layers the caller may not read are left out (a group with none left is not defined).
+    let layer: LayerInfo
+    try { layer = await ctx.readable(name, principal, where) } catch (err) {
+      const group = isMapwardenError(err) && err.code === WmsLayerNotDefined.code ? await ctx.readableGroup(name, principal, where) : undefined
+      if (!group) throw err
+      if ((styleNames[i] ?? '') !== '') throw WmsStyleNotDefined(styleNames[i], name, '(the group\'s own styles only)')
+      groups.push(name)
+      for (const m of group) await add(m.layer, m.style, undefined, true)
+      continue
+    }
+    await add(layer, styleNames[i] ?? '', sld?.get(name) ?? sld?.get(layer.qualifiedName))
+  }
+  return { version, layers, styles, styleNames: resolvedNames, crs, bbox, width, height, q, groups }
+}

@@ -1,0 +1,116 @@
+// The PostGIS vector source: the SQL of a read (bound values, quoted identifiers, bbox, filter,
+// order and page) checked as text, then every method against a real PostGIS database with a schema
+// and a table whose names hold quotes and spaces, read through a cursor in batches of 2.
+import t from 'tap'
+import pg from 'pg'
+import { pgDatabase } from '../../fixtures/pg.js'
+import { createPostgisSource, selectSql } from '../../../services/vector/postgis-source.js'
+import { compare, allOf, type Filter } from '../../../services/filters/tree.js'
+import { parseEcql } from '../../../services/filters/ecql.js'
+import type { Feature, TypeSchema } from '../../../services/vector/source.js'
+
+const roads: TypeSchema = {
+  name: 'Roads "x"',
+  attributes: [
+    { name: 'kind', binding: 'java.lang.String', nillable: true, minOccurs: 0, maxOccurs: 1 },
+    { name: 'lanes', binding: 'java.lang.Integer', nillable: true, minOccurs: 0, maxOccurs: 1 },
+    { name: 'the geom', binding: 'org.locationtech.jts.geom.LineString', nillable: true, minOccurs: 0, maxOccurs: 1 }
+  ],
+  geometry: { name: 'the geom', type: 'LINESTRING', srid: 4326 }
+}
+
+t.test('selectSql quotes every identifier and binds every value', async (t) => {
+  const sql = selectSql('my "schema"', roads, { type: roads.name }, { looseBbox: false, keys: [] })
+  t.equal(sql.text, 'SELECT "kind", "lanes", ST_AsBinary("the geom") AS "the geom" FROM "my ""schema"""."Roads ""x"""')
+  t.same(sql.values, [])
+  const keyed = selectSql('public', roads, { type: roads.name, properties: ['lanes'], geometryFormat: 'geojson' }, { looseBbox: false, keys: ['id'] })
+  t.equal(keyed.text, 'SELECT "lanes", "id", ST_AsGeoJSON("the geom") AS "the geom" FROM "public"."Roads ""x"""', 'the key is read for the feature id')
+})
+
+t.test('selectSql: a bbox is an index test and an exact intersection, or the index test alone with Loose bbox', async (t) => {
+  const exact = selectSql('public', roads, { type: roads.name, bbox: [1, 2, 3, 4] }, { looseBbox: false, keys: [] })
+  const env = 'ST_MakeEnvelope($1::double precision, $2::double precision, $3::double precision, $4::double precision, $5::integer)'
+  t.equal(exact.text, `SELECT "kind", "lanes", ST_AsBinary("the geom") AS "the geom" FROM "public"."Roads ""x""" WHERE ("the geom" && ${env} AND ST_Intersects("the geom", ${env}))`)
+  t.same(exact.values, [1, 2, 3, 4, 4326])
+  const loose = selectSql('public', roads, { type: roads.name, bbox: [1, 2, 3, 4] }, { looseBbox: true, keys: [] })
+  t.match(loose.text, `WHERE "the geom" && ${env}`)
+  t.notMatch(loose.text, 'ST_Intersects')
+  t.throws(() => selectSql('public', roads, { type: roads.name, bbox: [3, 2, 1, 4] }, { looseBbox: true, keys: [] }), /bounding box \[3,2,1,4\] is not minx, miny, maxx, maxy/)
+  t.throws(() => selectSql('public', roads, { type: roads.name, bbox: [NaN, 2, 1, 4] }, { looseBbox: true, keys: [] }), /bounding box/)
+})
+
+t.test('selectSql: the filter tree compiles with bound values after the bbox; order and page bind their numbers', async (t) => {
+  const filter = allOf([compare('>', 'lanes', 2), { k: 'like', e: { k: 'property', name: 'kind' }, pattern: "m%'; DROP TABLE x; --", ci: false }])!
+  const sql = selectSql('public', roads, { type: roads.name, bbox: [0, 0, 1, 1], filter, sortBy: [{ name: 'kind', descending: true }], limit: 10, offset: 20 }, { looseBbox: true, keys: ['id'] })
+  t.equal(sql.text, 'SELECT "kind", "lanes", "id", ST_AsBinary("the geom") AS "the geom" FROM "public"."Roads ""x""" WHERE "the geom" && ST_MakeEnvelope($1::double precision, $2::double precision, $3::double precision, $4::double precision, $5::integer)' +
+    ' AND (("lanes" > $6) AND ("kind"::text COLLATE "C" LIKE $7::text ESCAPE \'\\\')) ORDER BY "kind" DESC, "id" ASC LIMIT $8::bigint OFFSET $9::bigint')
+  t.same(sql.values, [0, 0, 1, 1, 4326, 2, "m%'; DROP TABLE x; --", 10, 20])
+  const bboxFilter: Filter = { k: 'bbox', env: [5, 6, 7, 8] }
+  t.match(selectSql('public', roads, { type: roads.name, filter: bboxFilter }, { looseBbox: false, keys: [] }).text, '(ST_XMax("the geom") >= $1::double precision AND ST_XMin("the geom") <= $2::double precision')
+  t.throws(() => selectSql('public', roads, { type: roads.name, filter: compare('=', 'nope', 1) }, { looseBbox: false, keys: [] }), /Roads "x" has no attribute "nope"/)
+  t.throws(() => selectSql('public', roads, { type: roads.name, properties: ['x"; --'] }, { looseBbox: false, keys: [] }), /has no attribute/)
+  t.throws(() => selectSql('public', roads, { type: roads.name, sortBy: [{ name: 'nope' }] }, { looseBbox: false, keys: [] }), /has no attribute "nope"/)
+  t.throws(() => selectSql('public', roads, { type: roads.name, limit: -1 }, { looseBbox: false, keys: [] }), /limit must be a whole number of at least 0: -1/)
+  t.throws(() => selectSql('public', roads, { type: roads.name, offset: 1.5 }, { looseBbox: false, keys: [] }), /offset must be a whole number/)
+})
+
+t.test('against PostGIS: types, schema, bounds, lat/lon, and features streamed in batches with bbox, filter, order and page', async (t) => {
+  const url = new URL(await pgDatabase(t, { postgis: true }))
+  const c = new pg.Client({ connectionString: url.href })
+  await c.connect()
+  await c.query(`CREATE SCHEMA "odd ""schema"" é";
+    CREATE TABLE "odd ""schema"" é"."Roads ""x""" (id integer PRIMARY KEY, kind varchar(12) NOT NULL, lanes integer, "the geom" geometry(LineString, 4326));
+    INSERT INTO "odd ""schema"" é"."Roads ""x""" SELECT i, CASE WHEN i % 2 = 0 THEN 'main' ELSE 'minor' END, i, ST_MakeLine(ST_MakePoint(i, i), ST_MakePoint(i + 1, i + 1))::geometry(LineString, 4326) FROM generate_series(1, 5) i;
+    CREATE TABLE "odd ""schema"" é".merc (id integer, g geometry(Point, 3857));
+    INSERT INTO "odd ""schema"" é".merc VALUES (1, ST_SetSRID(ST_MakePoint(0, 0), 3857)), (2, ST_SetSRID(ST_MakePoint(1113194.9079327357, 1118889.9748579594), 3857));
+    CREATE VIEW "odd ""schema"" é".v AS SELECT 1 AS n;
+    ANALYZE "odd ""schema"" é"."Roads ""x""";`)
+  await c.end()
+  const options = {
+    host: url.hostname, port: Number(url.port || 5432), database: url.pathname.slice(1), schema: 'odd "schema" é', user: decodeURIComponent(url.username) || 'postgres',
+    timeout: 10, ssl: 'off' as const, maxConnections: 2, minConnections: 0, fetchSize: 2, looseBbox: false, exposePrimaryKeys: false
+  }
+  const source = createPostgisSource(options)
+  t.teardown(() => source.close())
+
+  t.same(await source.listTypes(), [{ name: 'Roads "x"', hasGeometry: true }, { name: 'merc', hasGeometry: true }, { name: 'v', hasGeometry: false }])
+  t.same(await source.describe('Roads "x"'), {
+    name: 'Roads "x"',
+    attributes: [
+      { name: 'kind', binding: 'java.lang.String', nillable: false, minOccurs: 1, maxOccurs: 1, length: 12 },
+      { name: 'lanes', binding: 'java.lang.Integer', nillable: true, minOccurs: 0, maxOccurs: 1 },
+      { name: 'the geom', binding: 'org.locationtech.jts.geom.LineString', nillable: true, minOccurs: 0, maxOccurs: 1 }
+    ],
+    geometry: { name: 'the geom', type: 'LINESTRING', srid: 4326 }
+  })
+  t.equal(await source.describe('nope'), undefined)
+  t.equal(await source.describe('spatial_ref_sys'), undefined)
+  t.same(await source.bounds('Roads "x"', false), [1, 1, 6, 6])
+  const est = await source.bounds('Roads "x"', true)
+  t.ok(est && est[0] <= 1 && est[2] >= 6, `estimated bounds hold the data: ${JSON.stringify(est)}`)
+  t.same(await source.bounds('merc', true), [0, 0, 1113194.9079327357, 1118889.9748579594], 'no statistics: the exact extent')
+  t.equal(await source.bounds('v', false), undefined)
+  const ll = await source.toLatLon([0, 0, 1113194.9079327357, 1118889.9748579594], 3857)
+  t.ok(Math.abs(ll[2] - 10) < 1e-9 && Math.abs(ll[3] - 10) < 1e-6, JSON.stringify(ll))
+  t.equal(await source.hasCrs(3857), true)
+  t.equal(await source.hasCrs(999999), false)
+
+  const read = async (q: Parameters<typeof source.readFeatures>[0]) => { const out: Feature[] = []; for await (const f of source.readFeatures(q)) out.push(f); return out }
+  const all = await read({ type: 'Roads "x"' })
+  t.same(all.map((f) => f.id), ['1', '2', '3', '4', '5'], 'five features through a cursor fetching 2 at a time')
+  t.same(all[0].properties, { kind: 'minor', lanes: 1 }, 'the primary key is the id, not a property')
+  t.ok(Buffer.isBuffer(all[0].geometry) && (all[0].geometry as Buffer).length === 41, 'WKB of a 2-point line')
+  const boxed = await read({ type: 'Roads "x"', bbox: [2.5, 2.5, 3.5, 3.5] })
+  t.same(boxed.map((f) => f.id), ['2', '3'], 'lines meeting the box')
+  const filtered = await read({ type: 'Roads "x"', filter: parseEcql("kind = 'main' AND lanes >= 3", { attributes: [{ name: 'kind', type: 'String' }, { name: 'lanes', type: 'Integer' }], crs: 'EPSG:4326' }) })
+  t.same(filtered.map((f) => f.id), ['4'])
+  const page = await read({ type: 'Roads "x"', sortBy: [{ name: 'lanes', descending: true }], limit: 2, offset: 1, properties: ['kind'], geometryFormat: 'geojson' })
+  t.same(page.map((f) => f.id), ['4', '3'])
+  t.same(page[0].properties, { kind: 'main' })
+  t.same(JSON.parse(page[0].geometry as string), { type: 'LineString', coordinates: [[4, 4], [5, 5]] })
+
+  // A reader that stops early: its connection is dropped, the pool still answers.
+  for await (const _f of source.readFeatures({ type: 'Roads "x"' })) break
+  t.equal((await read({ type: 'Roads "x"', limit: 1 })).length, 1)
+  await t.rejects(read({ type: 'nope' }), /no table or view "nope"/)
+})
