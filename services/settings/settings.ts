@@ -5,6 +5,7 @@
 import type { SettingsStore } from './store.js'
 import { InvalidBody } from '../errors.js'
 import { onlyFields } from '../body-fields.js'
+import { createKeyedQueue } from '../keyed-queue.js'
 
 /** GeoServer's ContactInfo fields, all text; an empty string clears one. */
 export const CONTACT_FIELDS = [
@@ -135,19 +136,23 @@ function parseStored (body: string | undefined): GlobalSettings {
 
 export function createSettingsService ({ store }: { store: SettingsStore }) {
   let current = structuredClone(DEFAULT_SETTINGS)
+  // Changes and reloads run one at a time: a reload that read the row before a change committed
+  // must not install it after that change (the change would be lost until the next one).
+  const serialized = createKeyedQueue()
+  const oneAtATime = <T>(fn: () => Promise<T>): Promise<T> => serialized('settings', fn)
   // Each change applies to the stored settings inside the store's transaction, so one made by
   // another instance meanwhile is kept; what this instance serves follows the result.
-  const change = async (apply: (old: GlobalSettings) => GlobalSettings) => {
+  const change = (apply: (old: GlobalSettings) => GlobalSettings) => oneAtATime(async () => {
     const body = await store.change((stored) => {
       const old = parseStored(stored)
       return JSON.stringify({ ...apply(old), updateSequence: old.updateSequence + 1 })
     })
     current = parseStored(body)
     return current
-  }
+  })
   return {
     /** Reads the stored settings (at start, on a reload, when another instance changed them). */
-    async reload () { current = parseStored(await store.read()) },
+    reload: (): Promise<void> => oneAtATime(async () => { current = parseStored(await store.read()) }),
     get (): GlobalSettings { return current },
     /** The proxy base URL, or undefined: every absolute URL is built from it when set. */
     proxyBaseUrl (): string | undefined { return current.settings.proxyBaseUrl },
