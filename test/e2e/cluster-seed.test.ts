@@ -76,14 +76,14 @@ t.test('a seed posted to one node is rendered by both, survives the death of one
   t.equal((await work(fourth)).length, 2, 'both nodes wrote')
   t.ok(lowest >= 0, `usage never negative (lowest ${lowest})`)
   // The clean-ups go on once a second: wait for one after the last write, then compare.
-  await until('the cache is back under its quota', async () => diskUsage(tiles, 4096).bytes <= quota, 30)
+  await until('the cache is back under its quota', async () => diskUsage(tiles, 4096).bytes <= quota, 120)
   let accounted = 0
   let onDisk = -1
   await until('accounted usage equals the disk', async () => {
     accounted = Math.max(await usage(a), await usage(b)) // each flushes what it recorded
     onDisk = diskUsage(tiles, 4096).bytes
     return accounted === onDisk
-  }, 30).catch(() => {})
+  }, 120).catch(() => {})
   t.equal(accounted, onDisk, `accounted ${accounted} bytes, ${onDisk} on disk`)
   t.equal((await call(a, 'PUT', '/gwc/rest/diskquota.json', JSON.stringify({ gwcQuotaConfiguration: { enabled: false } }))).status, 200, 'quota off')
 
@@ -108,7 +108,7 @@ t.test('a seed posted to one node is rendered by both, survives the death of one
   const answeredAt = Date.now()
   t.equal(res.status, 200)
   t.match(await res.text(), new RegExp(`\\[${third}: topp:m, RESEED, RUNNING\\]`))
-  await until('A shows the task aborted', async () => (await taskOf(a, third)).state === 'aborted', 10)
+  await until('A shows the task aborted', async () => (await taskOf(a, third)).state === 'aborted', 120)
   // Every node stops within the metatiles in hand: once the writes settle, each render slot of the
   // two nodes (2 threads x TASKS_PER_THREAD) wrote at most the metatile (4 x 4 tiles) it had in hand
   // when the kill was answered, and on A one it may have begun in the milliseconds the announcement

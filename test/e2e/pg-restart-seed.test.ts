@@ -60,7 +60,7 @@ t.test('a fast restart of PostgreSQL mid-seed: both nodes stay up, answer 503 me
       t.equal(res.headers.get('retry-after'), '1', 'with Retry-After')
       t.equal(await res.text(), 'The catalog database is not reachable; try again later')
       // The health check fails too: every node has noticed by then.
-      await until('the health check says the database is down', async () => (await call(n, 'GET', '/health')).status === 503, 30)
+      await until('the health check says the database is down', async () => (await call(n, 'GET', '/health')).status === 503, 120)
       // What needs no database still answers: the node's copy of the cluster's tasks, which says
       // the seed was cut off before it ended.
       t.equal((await taskOf(n, job)).state, 'running', 'the task resource answers, the seed is running')

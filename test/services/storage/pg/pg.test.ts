@@ -226,7 +226,7 @@ t.test('work queue: jobs ending while the database is down are completed or fail
   await until('both ends were refused', async () => refused.length >= 2)
   await server.start()
   const states = async () => (await db.query<{ n: string, state: string }>("SELECT data->>'n' AS n, state FROM pgboss.job WHERE name = 'restart-test' ORDER BY 1")).rows
-  await until('both jobs are completed', async () => (await states()).every((r) => r.state === 'completed'), 30)
+  await until('both jobs are completed', async () => (await states()).every((r) => r.state === 'completed'), 120)
   t.same(await states(), [{ n: '1', state: 'completed' }, { n: '2', state: 'completed' }])
   t.same(runs.slice(1), [1, 2], 'the completed job ran once; the failed one was run again')
 })
