@@ -230,15 +230,25 @@ export function mergeServiceSettings (service: ServiceName, old: ServiceSettings
       if (input[k] !== undefined) next[k] = flag(input[k], f(k))
     }
   }
-  for (const k of ['title', 'maintainer', 'abstrct', 'accessConstraints', 'fees', 'onlineResource'] as const) if (next[k] === undefined) delete next[k]
+  for (const k of CLEARABLE) if (next[k] === undefined) delete next[k]
   return next
+}
+
+const CLEARABLE = ['title', 'maintainer', 'abstrct', 'accessConstraints', 'fees', 'onlineResource'] as const
+
+/** The stored form: a cleared text field is kept as "" so that a default does not come back. */
+function serialize (s: ServiceSettings): string {
+  const out: Record<string, unknown> = { ...s }
+  for (const k of CLEARABLE) if (out[k] === undefined) out[k] = ''
+  return JSON.stringify(out)
 }
 
 function parseStored (service: ServiceName, body: string | undefined): ServiceSettings {
   const defaults = DEFAULT_SERVICE_SETTINGS[service]
   if (body === undefined) return structuredClone(defaults)
-  const stored = JSON.parse(body) as Partial<ServiceSettings>
-  return { ...structuredClone(defaults), ...stored }
+  const out = { ...structuredClone(defaults), ...(JSON.parse(body) as Partial<ServiceSettings>) }
+  for (const k of CLEARABLE) if (out[k] === '') delete out[k]
+  return out
 }
 
 const keyOf = (service: ServiceName, workspace = '') => `${service}@${workspace}`
@@ -279,7 +289,7 @@ export function createServiceSettings ({ store }: { store: ServiceSettingsStore 
       const ws = workspace ?? ''
       const body = await store.change(service, ws, (stored) => {
         const old = stored !== undefined ? parseStored(service, stored) : structuredClone(globalOf(service))
-        return JSON.stringify(mergeServiceSettings(service, old, input))
+        return serialize(mergeServiceSettings(service, old, input))
       })
       const next = new Map(current)
       next.set(keyOf(service, ws), parseStored(service, body))
