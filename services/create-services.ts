@@ -11,6 +11,8 @@ import { generatePassword, hashPassword } from './auth/passwords.js'
 import { createWorkspaceService } from './catalog/workspaces.js'
 import { createSettingsService } from './settings/settings.js'
 import { createServiceSettings } from './settings/service-settings.js'
+import { createAbout } from './catalog/about.js'
+import { createFontList } from './render/fonts.js'
 import { createLayerCatalog, splitLayerName } from './catalog/layers.js'
 import { createLayerGroupService } from './catalog/layer-groups.js'
 import { createStyleService } from './styles/service.js'
@@ -308,18 +310,34 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     dbPools: stores.dbPools
   })
 
+  // about/manifest and about/status: the installed packages and the state of each component.
+  const about = createAbout({
+    backend: config.databaseUrl ? 'PostgreSQL' : 'SQLite',
+    ping: () => stores.ping(),
+    databaseVersion: () => stores.databaseVersion(),
+    renderThreads: config.workerThreads,
+    renderQueue: () => renderQueue.stats(),
+    seedTasks: () => records.countByState()
+  })
+
+  // The font families the renderer finds through fontconfig (rest/fonts).
+  const fonts = createFontList({ onError: (err) => log.warn({ err }, 'fonts: fc-list could not list the font families') })
+
   /** Drops what this instance caches of the catalog in memory (POST rest/reset): credentials, the
    *  workspace list, style lists; the next request reads them from the store. */
   const reset = () => {
     authenticator.invalidate()
     workspaces.changedElsewhere()
     styles.changedElsewhere()
+    fonts.forget()
   }
 
   return {
     faults,
     globalSettings,
     serviceSettings,
+    about,
+    fonts,
     catalog: {
       /** POST rest/reload: re-reads the catalog and every in-memory copy from the store here, and
        *  has every other instance on a shared database do the same. */

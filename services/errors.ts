@@ -66,6 +66,7 @@ export const DataDirInUse = createError('MW_CORE_DATA_DIR_IN_USE', 'conflict', '
 export const UploadAborted = createError('MW_CORE_UPLOAD_ABORTED', 'invalid', 'The upload was cut short after %d bytes')
 export const InvalidFlag = createError('MW_CORE_INVALID_FLAG', 'invalid', 'Invalid %s=%s: expected true or false')
 export const ServiceSettingsNotFound = createError('MW_CORE_SERVICE_SETTINGS_NOT_FOUND', 'not_found', 'No %s settings for workspace %s')
+export const NoSuchModule = createError('MW_CORE_NO_SUCH_MODULE', 'not_found', 'No such module: %s')
 export const UnknownField = createError('MW_CORE_UNKNOWN_FIELD', 'invalid', 'Unknown field %s in %s')
 export const UnknownParameter = createError('MW_CORE_UNKNOWN_PARAMETER', 'invalid', 'Unknown query parameter %s for %s; known: %s')
 export const ReadOnlyField = createError('MW_CORE_READ_ONLY_FIELD', 'invalid', 'Field %s of %s is read-only: it is %s, the request sends %s')

@@ -55,6 +55,8 @@ export interface Stores {
   db?: Db
   /** Resolves while the database answers (the health check). */
   ping (): Promise<void>
+  /** The database server's version (SQLite's library, PostgreSQL's server), for about/status. */
+  databaseVersion (): Promise<string>
   /** The connection pools' counts (metrics); none for SQLite, one connection used in-process. */
   dbPools?: () => PoolStats[]
   /**

@@ -60,6 +60,7 @@ export async function openPgStores (url: string, dataDir: string, { fault, onErr
     metatileLock: advisoryMetatileLock(locks),
     changes: bus,
     async ping () { await db.query('SELECT 1') },
+    async databaseVersion () { return (await db.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version },
     // The catalog's pool (pg-boss runs on it too) and the metatile locks' (database.ts).
     dbPools: () => ([['catalog', db], ['locks', locks]] as const).map(([pool, { pool: p }]) => ({ pool, total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount })),
     exclusive: (work, fn) => ifFirst(db, work, fn),

@@ -54,6 +54,7 @@ export async function openSqliteStores (dataDir: string, { fault }: { fault?: Fa
     metatileLock: inProcessMetatileLock(),
     db,
     async ping () { ping.get() },
+    async databaseVersion () { return String(db.prepare('SELECT sqlite_version()').pluck().get()) },
     startup: (fn) => fn(true),
     exclusive: (_work, fn) => fn(),
     close () {
