@@ -2,6 +2,7 @@
 // GeoServer's ServiceSettingsController and its workspace-local form (roots `wms`, `wmts`, `wfs`, as
 // XStream writes WMSInfo, WMTSInfo and WFSInfo). PUTs are partial and persisted before 200; a
 // workspace's first PUT creates its own settings, DELETE drops them (its service follows the global ones).
+// Workspace-local settings exist for WMS ({base}/<ws>/wms) and WFS, not WMTS (no per-workspace WMTS).
 import type { TypedApp } from '../infra/routes.js'
 import { bodyRoot, refuseMethods, suffixed } from '../infra/routes.js'
 import type { Document } from '../infra/representation.js'
@@ -68,6 +69,9 @@ export default async function services (app: TypedApp) {
     }
     refuseMethods(app, global, ['POST', 'DELETE'])
 
+    // mapwarden's WMTS has no per-workspace endpoint, so a workspace's own WMTS settings would
+    // change nothing: those routes are not offered (404).
+    if (service === 'wmts') continue
     const local = suffixed(`/services/${service}/workspaces/:ws/settings`)
     for (const url of local) {
       app.get<{ Params: WsParams }>(url, { schema: { summary: `A workspace's own ${NAME} settings`, response: serviceResponses[service] } }, async (req, reply) => {

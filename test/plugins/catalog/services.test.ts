@@ -3,7 +3,9 @@
 // every path of it while REST keeps working, and refusals that name the field and change nothing.
 import t from 'tap'
 import path from 'node:path'
-import { build, ADMIN, BASE, tempDir } from '../../helper.js'
+import { build, ADMIN, BASE, TEST_BACKEND, tempDir } from '../../helper.js'
+import { pgDatabase } from '../../fixtures/pg.js'
+import { until } from '../../fixtures/cluster.js'
 import { wmsUrl, worldMosaic, xmllint } from '../wms/helpers.js'
 
 const REST = `${BASE}/rest`
@@ -372,16 +374,52 @@ t.test('a workspace\'s own settings: created by PUT from the global ones, its vi
   t.match(res.body, '<Title>mapwarden Web Map Service: workspace topp</Title>', 'the global settings again')
 
   // A removed workspace's settings go with it: a new workspace of the same name starts without.
-  res = await again.inject({ method: 'PUT', url: `${REST}/services/wmts/workspaces/topp/settings`, headers: XML, payload: '<wmts><title>T</title></wmts>' })
+  res = await again.inject({ method: 'PUT', url: `${REST}/services/wfs/workspaces/topp/settings`, headers: XML, payload: '<wfs><title>T</title><maxFeatures>10</maxFeatures></wfs>' })
   t.equal(res.statusCode, 200)
+  t.equal(again.serviceSettings.get('wfs', 'topp').maxFeatures, 10, "the WFS of the workspace reads its own")
+  t.equal(again.serviceSettings.get('wfs').maxFeatures, 1000000)
+  res = await again.inject({ method: 'PUT', url: `${REST}/services/wmts/workspaces/topp/settings`, headers: XML, payload: '<wmts><title>T</title></wmts>' })
+  t.equal(res.statusCode, 404, 'no per-workspace WMTS')
   res = await again.inject({ method: 'DELETE', url: `${REST}/workspaces/topp?recurse=true`, headers: ADMIN })
   t.equal(res.statusCode, 200, res.body)
   res = await again.inject({ method: 'POST', url: `${REST}/workspaces`, headers: XML, payload: '<workspace><name>topp</name></workspace>' })
   t.equal(res.statusCode, 201)
-  res = await again.inject({ url: `${REST}/services/wmts/workspaces/topp/settings.json`, headers: ADMIN })
+  res = await again.inject({ url: `${REST}/services/wfs/workspaces/topp/settings.json`, headers: ADMIN })
   t.equal(res.statusCode, 404)
+  t.equal(res.body, 'No WFS settings for workspace topp')
   await again.close()
   const third = await build(t, { dataDir })
-  res = await third.inject({ url: `${REST}/services/wmts/workspaces/topp/settings.json`, headers: ADMIN })
+  res = await third.inject({ url: `${REST}/services/wfs/workspaces/topp/settings.json`, headers: ADMIN })
   t.equal(res.statusCode, 404, 'gone from the store too')
+})
+
+t.test('two instances on one database: a change on one is what the other serves', { skip: TEST_BACKEND !== 'pg' ? 'PostgreSQL only (several instances share it)' : false }, async (t) => {
+  const databaseUrl = await pgDatabase(t, { migrated: true })
+  const dataDir = tempDir(t)
+  const a = await build(t, { dataDir, databaseUrl })
+  const b = await build(t, { dataDir, databaseUrl })
+  let res = await a.inject({ method: 'POST', url: `${REST}/workspaces`, headers: XML, payload: '<workspace><name>topp</name></workspace>' })
+  t.equal(res.statusCode, 201)
+  res = await a.inject({ method: 'PUT', url: `${REST}/services/wms/settings.json`, headers: JSON_BODY, payload: '{"wms":{"title":"Shared title","enabled":false}}' })
+  t.equal(res.statusCode, 200)
+  await until('b serves the title and the disabled WMS', async () => b.serviceSettings.get('wms').title === 'Shared title', 60)
+  res = await b.inject({ url: wmsUrl({ SERVICE: 'WMS', REQUEST: 'GetCapabilities', VERSION: '1.3.0' }) })
+  t.match(res.body, 'Service WMS is disabled')
+  t.match((await b.inject({ url: `${REST}/services/wms/settings.json`, headers: ADMIN })).body, '"enabled":false,"name":"WMS","title":"Shared title"')
+  // Both change at once: one after the other, nothing lost.
+  await Promise.all([
+    a.inject({ method: 'PUT', url: `${REST}/services/wms/settings.json`, headers: JSON_BODY, payload: '{"wms":{"fees":"by a"}}' }),
+    b.inject({ method: 'PUT', url: `${REST}/services/wms/settings.json`, headers: JSON_BODY, payload: '{"wms":{"accessConstraints":"by b"}}' })
+  ])
+  for (const app of [a, b]) {
+    await until('both changes kept on each node', async () => app.serviceSettings.get('wms').fees === 'by a' && app.serviceSettings.get('wms').accessConstraints === 'by b', 60)
+  }
+  // A workspace's own settings, and their removal with the workspace, reach the other node.
+  res = await a.inject({ method: 'PUT', url: `${REST}/services/wfs/workspaces/topp/settings`, headers: JSON_BODY, payload: '{"wfs":{"maxFeatures":5}}' })
+  t.equal(res.statusCode, 200)
+  await until('b has topp\'s WFS settings', async () => b.serviceSettings.local('wfs', 'topp')?.maxFeatures === 5, 60)
+  res = await a.inject({ method: 'DELETE', url: `${REST}/workspaces/topp`, headers: ADMIN })
+  t.equal(res.statusCode, 200, res.body)
+  await until('b dropped them', async () => b.serviceSettings.local('wfs', 'topp') === undefined, 60)
+  t.pass('every change reached the other node')
 })
