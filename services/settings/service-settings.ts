@@ -94,6 +94,9 @@ const OWN_FIELDS: Record<ServiceName, string[]> = {
   wmts: [],
   wfs: ['serviceLevel', 'maxFeatures', 'featureBounding', 'canonicalSchemaLocation', 'encodeFeatureMember', 'hitsIgnoreMaxFeatures']
 }
+/** Text fields "" clears (back to none, not to the default). */
+const CLEARABLE = ['title', 'maintainer', 'abstrct', 'accessConstraints', 'fees', 'onlineResource'] as const
+
 /** Sent back by a GET-modify-PUT and not applied: GeoServer's object id, the workspace (the path says it), an empty metadataLink. */
 const READ_ONLY = ['id', 'workspace', 'metadataLink']
 
@@ -233,8 +236,6 @@ export function mergeServiceSettings (service: ServiceName, old: ServiceSettings
   for (const k of CLEARABLE) if (next[k] === undefined) delete next[k]
   return next
 }
-
-const CLEARABLE = ['title', 'maintainer', 'abstrct', 'accessConstraints', 'fees', 'onlineResource'] as const
 
 /** The stored form: a cleared text field is kept as "" so that a default does not come back. */
 function serialize (s: ServiceSettings): string {
