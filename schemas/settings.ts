@@ -61,7 +61,7 @@ const wmsFields = {
   watermark: field('enabled (false only), position, transparency (0-100)'),
   interpolation: field('Nearest only (the renderer resamples by nearest neighbour)', Type.String()),
   maxBuffer: field('0 only', IntegerText),
-  maxRequestMemory: field('0 only (no per-request memory cap in the renderer)', IntegerText),
+  maxRequestMemory: field('KiB a GetMap may use (its RGBA surface, 4 bytes a pixel); 0: no limit', IntegerText),
   maxRenderingTime: field('0 only (no per-request time limit in the renderer)', IntegerText),
   maxRenderingErrors: field('0 only', IntegerText)
 }

@@ -249,6 +249,8 @@ export const WmsLayerNotQueryable = createError('MW_WMS_LAYER_NOT_QUERYABLE', 'i
 export const WmsTooLarge = createError('MW_WMS_TOO_LARGE', 'invalid', '%s %d is larger than the largest map size of %d pixels (MAPWARDEN_WMS_MAX_SIZE)')
 export const WmsNotTileAligned = createError('MW_WMS_NOT_TILE_ALIGNED', 'invalid', 'Not a tile of the cache: %s')
 // GeoServer's DisabledServiceCheck: an OWS request to a disabled service (code ServiceUnavailable).
+// GeoServer's words when a map would need more memory than the WMS maxRequestMemory setting allows.
+export const WmsRequestMemory = createError('MW_WMS_REQUEST_MEMORY', 'invalid', 'Rendering request would use %dKB, whilst the maximum memory allowed is %dKB')
 export const WmsServiceDisabled = createError('MW_WMS_SERVICE_DISABLED', 'invalid', 'Service %s is disabled')
 // The client went away while its export was being built: nothing is sent, nothing is left (a 4xx in the log, not a fault).
 export const ExportCancelled = createError('MW_TILES_EXPORT_CANCELLED', 'invalid', 'Export of %s cancelled: the client closed the connection')

@@ -205,16 +205,17 @@ export function mergeServiceSettings (service: ServiceName, old: ServiceSettings
       if (m.transparency !== undefined) w.transparency = integer(m.transparency, f('watermark transparency'), 100)
       next.watermark = w
     }
+    // Applied by GetMap (services/wms/get-map.ts): a map whose RGBA surface needs more KiB is refused.
+    if (input.maxRequestMemory !== undefined) next.maxRequestMemory = integer(input.maxRequestMemory, f('maxRequestMemory'))
     if (input.interpolation !== undefined) {
       const i = text(input.interpolation) ?? ''
       if (!['Nearest', 'Bilinear', 'Bicubic'].includes(i)) throw InvalidBody(`${f('interpolation')} must be Nearest, Bilinear or Bicubic, got ${shown(input.interpolation)}`)
       next.interpolation = only(i, ['Nearest'], f('interpolation'), 'the renderer resamples by nearest neighbour')
     }
-    // The render entry (services/render/renderer.ts) has no deadline, memory cap or error count to
-    // hand these to: 0 (no limit, GeoServer's meaning) is the one value that is true.
+    // The render entry (services/render/renderer.ts) has no deadline or error count to hand these
+    // to: 0 (no limit, GeoServer's meaning) is the one value that is true.
     const limits: Array<[keyof ServiceSettings, string]> = [
       ['maxBuffer', 'the renderer draws rasters only, with no symbolizer buffer'],
-      ['maxRequestMemory', 'the renderer has no per-request memory cap (maps are drawn in strips of 1 Mi pixels; MAPWARDEN_WMS_MAX_SIZE bounds their size)'],
       ['maxRenderingTime', 'the renderer has no per-request time limit'],
       ['maxRenderingErrors', 'the renderer has no rendering error count']
     ]

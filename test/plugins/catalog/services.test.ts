@@ -274,7 +274,7 @@ t.test('bad service settings are refused by name and change nothing', async (t) 
     ['wms', '{"wmts":{"title":"x"}}', 'Expected root element wms, found wmts'],
     ['wms', '{"wms":{"enabled":"maybe"}}', 'wms enabled must be true or false, got "maybe"'],
     ['wms', '{"wms":{"maxRenderingTime":60}}', 'wms maxRenderingTime 60 is not supported: the renderer has no per-request time limit; 0 means no limit'],
-    ['wms', '{"wms":{"maxRequestMemory":"65536"}}', 'wms maxRequestMemory 65536 is not supported: the renderer has no per-request memory cap (maps are drawn in strips of 1 Mi pixels; MAPWARDEN_WMS_MAX_SIZE bounds their size); 0 means no limit'],
+    ['wms', '{"wms":{"maxRequestMemory":"lots"}}', 'wms maxRequestMemory must be an integer from 0 to 2147483647, got "lots"'],
     ['wms', '{"wms":{"maxRenderingErrors":-1}}', 'wms maxRenderingErrors must be an integer from 0 to 2147483647, got "-1"'],
     ['wms', '{"wms":{"interpolation":"Bicubic"}}', 'wms interpolation "Bicubic" is not supported: the renderer resamples by nearest neighbour'],
     ['wms', '{"wms":{"interpolation":"Lanczos"}}', 'wms interpolation must be Nearest, Bilinear or Bicubic, got "Lanczos"'],
@@ -422,4 +422,23 @@ t.test('two instances on one database: a change on one is what the other serves'
   t.equal(res.statusCode, 200, res.body)
   await until('b dropped them', async () => b.serviceSettings.local('wfs', 'topp') === undefined, 60)
   t.pass('every change reached the other node')
+})
+
+t.test('WMS maxRequestMemory: a GetMap whose image needs more KiB is refused with GeoServer\'s message; 0 lifts it', async (t) => {
+  const app = await build(t)
+  const layer = await worldMosaic(app)
+  const map = (w: number, h: number) => wmsUrl({ SERVICE: 'WMS', VERSION: '1.3.0', REQUEST: 'GetMap', LAYERS: layer, STYLES: '', CRS: 'EPSG:4326', BBOX: '-10,-20,30,20', WIDTH: w, HEIGHT: h, FORMAT: 'image/png' })
+  let res = await app.inject({ method: 'PUT', url: `${REST}/services/wms/settings.xml`, headers: XML, payload: '<wms><maxRequestMemory>100</maxRequestMemory></wms>' })
+  t.equal(res.statusCode, 200, res.body)
+  t.match((await app.inject({ url: `${REST}/services/wms/settings.json`, headers: ADMIN })).body, '"maxRequestMemory":100,')
+  res = await app.inject({ url: map(256, 256) })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['content-type'], 'text/xml; charset=utf-8')
+  t.match(res.body, '<ServiceException>\n      Rendering request would use 256KB, whilst the maximum memory allowed is 100KB\n</ServiceException>')
+  res = await app.inject({ url: map(160, 160) })
+  t.equal(res.headers['content-type'], 'image/png', '100 KiB: drawn')
+  res = await app.inject({ method: 'PUT', url: `${REST}/services/wms/settings.json`, headers: JSON_BODY, payload: '{"wms":{"maxRequestMemory":0}}' })
+  t.equal(res.statusCode, 200)
+  res = await app.inject({ url: map(256, 256) })
+  t.equal(res.headers['content-type'], 'image/png', '0: no limit')
 })
