@@ -29,8 +29,40 @@ export const About = Type.Object({
   })
 })
 
+export const Manifest = Type.Object({
+  about: Type.Union([Type.Literal(''), Type.Object({ resource: Type.Array(Type.Object({ '@name': Type.String() }, { additionalProperties: Type.String() })) })])
+})
+const regex = (what: string) => Type.Optional(Type.String({ description: `A regular expression (Java's whole-string match) ${what}` }))
+export const ManifestQuery = Type.Object({
+  manifest: regex('that resource names match'),
+  from: Type.Optional(Type.String({ description: 'With `to`: resources named from this name on (included)' })),
+  to: Type.Optional(Type.String({ description: 'With `from`: resources named up to this name (included)' })),
+  key: regex('that one attribute name of a resource matches (with `value`: that attribute\'s value matches value)'),
+  value: regex('that one attribute value of a resource matches')
+})
+const ModuleStatusShape = Type.Object({
+  module: Type.String(),
+  name: Type.String(),
+  component: Type.Optional(Type.String()),
+  version: Type.Optional(Type.String()),
+  isEnabled: Type.Boolean(),
+  isAvailable: Type.Boolean(),
+  message: Type.Optional(Type.String())
+})
+export const Statuses = Type.Object({ statuss: Type.Object({ status: Type.Array(ModuleStatusShape) }) })
+export const OneStatus = Type.Object({ status: ModuleStatusShape })
+export const StatusParams = Type.Object({ module: Type.String({ minLength: 1 }) })
+export const Fonts = Type.Union([
+  Type.Object({ fonts: Type.Array(Type.String()) }, { description: 'JSON' }),
+  Type.Object({ root: Type.Object({ fonts: Type.Object({ entry: Type.Array(Type.String()) }) }) }, { description: 'XML: <root><fonts><entry>...' })
+])
+
 export const responses = {
   about: { 200: representation('Versions: the GeoServer REST level served, and mapwarden', About) },
+  manifest: { 200: representation('The npm packages installed with mapwarden, and mapwarden itself (GeoServer: the jars\' manifests)', Manifest) },
+  statuses: { 200: representation('The state of each component of mapwarden', Statuses) },
+  status: { 200: representation('The state of one component', OneStatus) },
+  fonts: { 200: representation('The font families the renderer finds (fontconfig)', Fonts) },
   list: { 200: representation('The workspaces', WorkspaceList) },
   one: { 200: representation('The workspace', Workspace) },
   namespaces: { 200: representation('The namespaces (one per workspace)', NamespaceList) },

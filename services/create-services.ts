@@ -10,6 +10,9 @@ import { createAuthenticator } from './auth/authenticator.js'
 import { generatePassword, hashPassword } from './auth/passwords.js'
 import { createWorkspaceService } from './catalog/workspaces.js'
 import { createSettingsService } from './settings/settings.js'
+import { createServiceSettings } from './settings/service-settings.js'
+import { createAbout } from './catalog/about.js'
+import { createFontList } from './render/fonts.js'
 import { createLayerCatalog, splitLayerName } from './catalog/layers.js'
 import { createLayerGroupService } from './catalog/layer-groups.js'
 import { createStyleService } from './styles/service.js'
@@ -110,12 +113,16 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   // Global settings (proxyBaseUrl, contact...), read once here and kept in memory.
   const globalSettings = createSettingsService({ store: stores.settings })
   await globalSettings.reload()
+  // Service settings (WMS, WMTS, WFS: titles, keywords, enabled, WFS limits), kept in memory the same way.
+  const serviceSettings = createServiceSettings({ store: stores.serviceSettings })
+  await serviceSettings.reload()
 
   // Catalog, styles, rules.
   const workspaces = createWorkspaceService({ store: stores.workspaces, namespaceBase: 'http://mapwarden.org/ns', fault: faults })
   const layers = createLayerCatalog(stores.layers)
   const styles = createStyleService({ store: stores.styles, dataDir: config.dataDir, fault: faults, zipLimits })
   workspaces.onRemoved((ws) => styles.removeWorkspaceFiles(ws))
+  workspaces.onRemoved((ws) => serviceSettings.workspaceRemoved(ws))
   const layerGroups = createLayerGroupService({ store: stores.layerGroups, layers, styles, workspaces })
   // A removed layer leaves the groups that used it (a group left empty goes), as in GeoServer.
   layers.onRemoved((layer) => layerGroups.layerRemoved(layer))
@@ -274,6 +281,8 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   const follow = async (change: Change | 'resync') => {
     const all = change === 'resync' || change.topic === 'reload'
     if (all || change.topic === 'global') await globalSettings.reload()
+    // A workspace's own service settings go with it (removed on another instance: a catalog change).
+    if (all || change.topic === 'services' || change.topic === 'catalog') await serviceSettings.reload()
     if (all || change.topic === 'users') authenticator.invalidate(all ? undefined : change.key)
     if (all || change.topic === 'rules' || change.topic === 'settings') await layerAccess.reload()
     if (all || change.topic === 'styles') styles.changedElsewhere()
@@ -288,7 +297,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   })
 
   // WMS, drawn by the same pool behind the same queue.
-  const wms = createWmsService({ tileCache, mosaics, styles, renderer, layerGroups, maxSize: config.wmsMaxSize })
+  const wms = createWmsService({ tileCache, mosaics, styles, renderer, layerGroups, serviceSettings, maxSize: config.wmsMaxSize })
 
   metrics.readFrom({
     renderQueue: () => renderQueue.stats(),
@@ -301,17 +310,34 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     dbPools: stores.dbPools
   })
 
+  // about/manifest and about/status: the installed packages and the state of each component.
+  const about = createAbout({
+    backend: config.databaseUrl ? 'PostgreSQL' : 'SQLite',
+    ping: () => stores.ping(),
+    databaseVersion: () => stores.databaseVersion(),
+    renderThreads: config.workerThreads,
+    renderQueue: () => renderQueue.stats(),
+    seedTasks: () => records.countByState()
+  })
+
+  // The font families the renderer finds through fontconfig (rest/fonts).
+  const fonts = createFontList({ onError: (err) => log.warn({ err }, 'fonts: fc-list could not list the font families') })
+
   /** Drops what this instance caches of the catalog in memory (POST rest/reset): credentials, the
    *  workspace list, style lists; the next request reads them from the store. */
   const reset = () => {
     authenticator.invalidate()
     workspaces.changedElsewhere()
     styles.changedElsewhere()
+    fonts.forget()
   }
 
   return {
     faults,
     globalSettings,
+    serviceSettings,
+    about,
+    fonts,
     catalog: {
       /** POST rest/reload: re-reads the catalog and every in-memory copy from the store here, and
        *  has every other instance on a shared database do the same. */

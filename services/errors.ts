@@ -65,6 +65,8 @@ export const NulCharacter = createError('MW_CORE_NUL_CHARACTER', 'invalid', '%s 
 export const DataDirInUse = createError('MW_CORE_DATA_DIR_IN_USE', 'conflict', 'The data directory %s is in use by another mapwarden process (pid %s): stop it first, or give this one another MAPWARDEN_DATA_DIR')
 export const UploadAborted = createError('MW_CORE_UPLOAD_ABORTED', 'invalid', 'The upload was cut short after %d bytes')
 export const InvalidFlag = createError('MW_CORE_INVALID_FLAG', 'invalid', 'Invalid %s=%s: expected true or false')
+export const ServiceSettingsNotFound = createError('MW_CORE_SERVICE_SETTINGS_NOT_FOUND', 'not_found', 'No %s settings for workspace %s')
+export const NoSuchModule = createError('MW_CORE_NO_SUCH_MODULE', 'not_found', 'No such module: %s')
 export const UnknownField = createError('MW_CORE_UNKNOWN_FIELD', 'invalid', 'Unknown field %s in %s')
 export const UnknownParameter = createError('MW_CORE_UNKNOWN_PARAMETER', 'invalid', 'Unknown query parameter %s for %s; known: %s')
 export const ReadOnlyField = createError('MW_CORE_READ_ONLY_FIELD', 'invalid', 'Field %s of %s is read-only: it is %s, the request sends %s')
@@ -219,6 +221,8 @@ export const ThreadIdInvalid = createError('MW_SEED_THREAD_ID_INVALID', 'invalid
 export const TooManyPendingTasks = createError('MW_SEED_TOO_MANY_PENDING', 'busy', 'Too many pending seed tasks (limit %d); try again later')
 export const SeedTaskNotFound = createError('MW_SEED_TASK_NOT_FOUND', 'not_found', 'No such task: %s')
 export const TileRequestInvalid = createError('MW_TILES_INVALID', 'invalid', '%s')
+// GeoServer's GWCServiceEnablementInterceptor: a WMTS request while WMTS is disabled (400, its words).
+export const TileServiceDisabled = createError('MW_TILES_SERVICE_DISABLED', 'invalid', 'Service is disabled')
 export const TileParameterInvalid = createError('MW_TILES_PARAMETER_INVALID', 'invalid', 'Invalid tile request: %s %s: %s')
 export const TileOutOfRange = createError('MW_TILES_OUT_OF_RANGE', 'not_found', 'Tile %s is outside the coverage of layer %s in grid set %s')
 export const ServerClosing = createError('MW_SERVER_CLOSING', 'unavailable', 'The server is shutting down; try again later')
@@ -244,6 +248,10 @@ export const WmsInvalidPoint = createError('MW_WMS_INVALID_POINT', 'invalid', '%
 export const WmsLayerNotQueryable = createError('MW_WMS_LAYER_NOT_QUERYABLE', 'invalid', 'Layer %s is not among the LAYERS of the map')
 export const WmsTooLarge = createError('MW_WMS_TOO_LARGE', 'invalid', '%s %d is larger than the largest map size of %d pixels (MAPWARDEN_WMS_MAX_SIZE)')
 export const WmsNotTileAligned = createError('MW_WMS_NOT_TILE_ALIGNED', 'invalid', 'Not a tile of the cache: %s')
+// GeoServer's DisabledServiceCheck: an OWS request to a disabled service (code ServiceUnavailable).
+// GeoServer's words when a map would need more memory than the WMS maxRequestMemory setting allows.
+export const WmsRequestMemory = createError('MW_WMS_REQUEST_MEMORY', 'invalid', 'Rendering request would use %dKB, whilst the maximum memory allowed is %dKB')
+export const WmsServiceDisabled = createError('MW_WMS_SERVICE_DISABLED', 'invalid', 'Service %s is disabled')
 // The client went away while its export was being built: nothing is sent, nothing is left (a 4xx in the log, not a fault).
 export const ExportCancelled = createError('MW_TILES_EXPORT_CANCELLED', 'invalid', 'Export of %s cancelled: the client closed the connection')
 // --- web (admin page) ---

@@ -6,6 +6,7 @@ import { GRID_SETS, gridSubset, tilesHigh, tilesWide, type GridSet } from '../..
 import { FORMATS, TILE_FORMATS } from '../../services/tilecache/formats.js'
 import { allowedStyles, defaultStyleOf } from '../../services/tilecache/parameters.js'
 import { escapeXml as x } from '../infra/representation.js'
+import type { ServiceDescription } from '../../services/wms/capabilities.js'
 
 const num = (n: number) => Number.isInteger(n) ? n.toFixed(1) : String(n)
 
@@ -14,7 +15,8 @@ function topLeft (gs: GridSet, z: number): [number, number] {
   return [gs.extent[0], gs.extent[1] + tilesHigh(gs, z) * span]
 }
 
-export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string): string {
+/** `service`: what the WMTS settings say (title, abstract, keywords, fees, constraints; onlineResource as the ProviderSite). */
+export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string, service: ServiceDescription): string {
   const kvp = `${serviceUrl}/wmts?`
   const op = (name: string) => `    <ows:Operation name="${name}">
       <ows:DCP>
@@ -33,10 +35,19 @@ export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string): stri
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<Capabilities xmlns="http://www.opengis.net/wmts/1.0" xmlns:ows="http://www.opengis.net/ows/1.1" xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:gml="http://www.opengis.net/gml" version="1.0.0">',
     '  <ows:ServiceIdentification>',
-    '    <ows:Title>mapwarden Web Map Tile Service</ows:Title>',
+    `    <ows:Title>${x(service.title)}</ows:Title>`,
+    ...(service.abstract !== undefined ? [`    <ows:Abstract>${x(service.abstract)}</ows:Abstract>`] : []),
+    ...(service.keywords.length > 0 ? ['    <ows:Keywords>', ...service.keywords.map((k) => `      <ows:Keyword>${x(k)}</ows:Keyword>`), '    </ows:Keywords>'] : []),
     '    <ows:ServiceType>OGC WMTS</ows:ServiceType>',
     '    <ows:ServiceTypeVersion>1.0.0</ows:ServiceTypeVersion>',
+    ...(service.fees !== undefined ? [`    <ows:Fees>${x(service.fees)}</ows:Fees>`] : []),
+    ...(service.accessConstraints !== undefined ? [`    <ows:AccessConstraints>${x(service.accessConstraints)}</ows:AccessConstraints>`] : []),
     '  </ows:ServiceIdentification>',
+    // OWS 1.1: a ServiceProvider needs a ProviderName and a ServiceContact; written when the settings name a site.
+    ...(service.onlineResource !== undefined
+      ? ['  <ows:ServiceProvider>', `    <ows:ProviderName>${x(service.title)}</ows:ProviderName>`, `    <ows:ProviderSite xlink:href="${x(service.onlineResource)}"/>`,
+          '    <ows:ServiceContact/>', '  </ows:ServiceProvider>']
+      : []),
     '  <ows:OperationsMetadata>',
     op('GetCapabilities'),
     op('GetTile'),

@@ -10,7 +10,7 @@ import type { TypedApp } from '../infra/routes.js'
 import { TmsMapParams, TmsTileParams, WmtsTileParams, XyzTileParams, responses } from '../../schemas/tiles.js'
 import { gridSet, tilesHigh, type GridSet } from '../../services/tilecache/grid-sets.js'
 import { FORMATS, formatOfExtension, isTileFormat, mediaTypeOf, TILE_FORMATS, type TileFormat } from '../../services/tilecache/formats.js'
-import { TileRequestInvalid } from '../../services/errors.js'
+import { TileRequestInvalid, TileServiceDisabled } from '../../services/errors.js'
 import { tmsService, tmsTileMap, wmtsCapabilities } from './capabilities.js'
 import { NEVER_EXPIRES_SECONDS } from '../../services/tilecache/layer-settings.js'
 import type { TileService } from '../../services/metrics.js'
@@ -48,6 +48,13 @@ function checkIndex (gs: GridSet, z: number) {
 export default async function tiles (app: TypedApp) {
   const cache = app.tileCache
   const serviceUrl = (req: FastifyRequest) => app.urls.absolute(req, app.prefix)
+  // A disabled WMTS answers its KVP, capabilities and RESTful paths with 400 "Service is disabled",
+  // as GeoServer's GWCServiceEnablementInterceptor does (TMS and XYZ are not WMTS).
+  const wmtsEnabled = () => { if (!app.serviceSettings.get('wmts').enabled) throw TileServiceDisabled() }
+  const wmtsDoc = (req: FastifyRequest, layers: Parameters<typeof wmtsCapabilities>[0]) => {
+    const s = app.serviceSettings.get('wmts')
+    return wmtsCapabilities(layers, serviceUrl(req), { title: s.title ?? '', abstract: s.abstrct, keywords: s.keywords, onlineResource: s.onlineResource, fees: s.fees, accessConstraints: s.accessConstraints })
+  }
 
   /** `asked`: the tile in the request's own terms, for messages ("XYZ 3/8/0"); y here counts from the bottom. */
   async function sendTile (req: FastifyRequest, reply: FastifyReply, service: TileService, layer: string, gs: GridSet, format: TileFormat, z: number, x: number, y: number,
@@ -73,12 +80,13 @@ export default async function tiles (app: TypedApp) {
 
   // --- WMTS KVP ---
   app.get('/wmts', { config: { ...PUBLIC }, schema: { summary: 'WMTS KVP: GetCapabilities and GetTile', response: responses.kvp } }, async (req, reply) => {
+    wmtsEnabled()
     const q = kvp(req.query)
     const request = (q.REQUEST ?? '').toLowerCase()
     if (q.SERVICE !== undefined && q.SERVICE.toUpperCase() !== 'WMTS') throw TileRequestInvalid(`SERVICE must be WMTS, got ${q.SERVICE}`)
     if (request === 'getcapabilities') {
       return reply.type('application/vnd.ogc.wmts+xml; charset=utf-8').header('cache-control', 'no-cache')
-        .send(wmtsCapabilities(await cache.tileLayers(req.principal), serviceUrl(req)))
+        .send(wmtsDoc(req, await cache.tileLayers(req.principal)))
     }
     if (request !== 'gettile') throw TileRequestInvalid(`REQUEST must be GetCapabilities or GetTile, got ${JSON.stringify(q.REQUEST ?? '')}`)
     const gs = grid(q.TILEMATRIXSET)
@@ -94,13 +102,16 @@ export default async function tiles (app: TypedApp) {
     return sendTile(req, reply, 'wmts', q.LAYER, gs, format, z, col, tilesHigh(gs, z) - 1 - row, { ...q, STYLES: q.STYLE ?? q.STYLES },
       `WMTS TileMatrix ${gs.id}:${z} TileRow ${row} TileCol ${col}`)
   })
-  app.get('/wmts/1.0.0/WMTSCapabilities.xml', { config: { ...PUBLIC }, schema: { summary: 'WMTS capabilities document (RESTful)', response: responses.wmtsCapabilities } }, async (req, reply) =>
-    reply.type('application/vnd.ogc.wmts+xml; charset=utf-8').header('cache-control', 'no-cache')
-      .send(wmtsCapabilities(await cache.tileLayers(req.principal), serviceUrl(req))))
+  app.get('/wmts/1.0.0/WMTSCapabilities.xml', { config: { ...PUBLIC }, schema: { summary: 'WMTS capabilities document (RESTful)', response: responses.wmtsCapabilities } }, async (req, reply) => {
+    wmtsEnabled()
+    return reply.type('application/vnd.ogc.wmts+xml; charset=utf-8').header('cache-control', 'no-cache')
+      .send(wmtsDoc(req, await cache.tileLayers(req.principal)))
+  })
 
   // --- WMTS RESTful: {layer}/{style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?format= ---
   app.get(
     '/wmts/rest/:layer/:style/:tms/:tm/:row/:col', { config: { ...PUBLIC }, schema: { summary: 'WMTS tile (RESTful)', params: WmtsTileParams, response: responses.tile } }, async (req, reply) => {
+      wmtsEnabled()
       const q = kvp(req.query)
       const gs = grid(req.params.tms)
       const m = /(\d{1,2})$/.exec(req.params.tm)

@@ -88,6 +88,8 @@ export default async function wms (app: FastifyInstance) {
       }
       const w = where(req)
       if (w.workspace !== undefined && !(await app.workspaces.exists(w.workspace))) throw WorkspaceNotFound(w.workspace)
+      // A disabled WMS answers every request, GeoWebCache's tiled WMS included, with its exception.
+      service.checkEnabled(w)
       const op = service.operation(q)
       if (op === 'GetCapabilities') {
         const caps = await service.capabilities(q, req.principal, w, url(req, path(req)))

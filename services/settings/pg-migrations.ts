@@ -11,5 +11,17 @@ export const settingsPgMigrations: Migration[] = [
         updated_at TEXT NOT NULL
       );
     `
+  },
+  {
+    id: 'settings/002-services',
+    sql: `
+      CREATE TABLE service_settings (
+        service TEXT NOT NULL CHECK (service IN ('wms', 'wmts', 'wfs')),
+        workspace TEXT NOT NULL,
+        body TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (service, workspace)
+      );
+    `
   }
 ]

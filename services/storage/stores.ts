@@ -8,7 +8,7 @@ import type { LayerGroupStore, LayerStore, WorkspaceStore } from '../catalog/sto
 import type { RuleStore } from '../security/store.js'
 import type { AppSchemaStore } from '../appschema/store.js'
 import type { DataStoreRows } from '../datastores/store.js'
-import type { SettingsStore } from '../settings/store.js'
+import type { ServiceSettingsStore, SettingsStore } from '../settings/store.js'
 import type { FeatureTypeRows } from '../vector/store.js'
 import type { FaultPoint } from '../faults.js'
 import type { ChangeHandler } from './pg/change-bus.js'
@@ -39,6 +39,8 @@ export interface Stores {
   quota: QuotaStore
   /** The global settings (proxyBaseUrl, contact...). */
   settings: SettingsStore
+  /** The service settings (WMS, WMTS, WFS; global and per workspace). */
+  serviceSettings: ServiceSettingsStore
   /** Tells every other instance to re-read everything it keeps in memory (POST rest/reload);
    *  SQLite: nothing to tell, one instance. */
   announceReload (): Promise<void>
@@ -53,6 +55,8 @@ export interface Stores {
   db?: Db
   /** Resolves while the database answers (the health check). */
   ping (): Promise<void>
+  /** The database server's version (SQLite's library, PostgreSQL's server), for about/status. */
+  databaseVersion (): Promise<string>
   /** The connection pools' counts (metrics); none for SQLite, one connection used in-process. */
   dbPools?: () => PoolStats[]
   /**

@@ -7,6 +7,17 @@ import { transformBbox } from '../render/crs.js'
 import { epsgCodes } from '../render/epsg.js'
 import { MAP_FORMATS, type WmsVersion } from './request.js'
 
+/** The Service section: title, abstract, keywords, fees and constraints from the service settings;
+ *  `onlineResource` when set stands for the service URL in Service/OnlineResource (as GeoServer's). */
+export interface ServiceDescription {
+  title: string
+  abstract?: string
+  keywords: string[]
+  onlineResource?: string
+  fees?: string
+  accessConstraints?: string
+}
+
 export interface WmsLayerDescription {
   /** Undefined for a CONTAINER layer group, which has a title only. */
   name?: string
@@ -32,8 +43,8 @@ export interface CapabilitiesOptions {
   /** The URL clients send requests to (…/wms?). */
   onlineResource: string
   maxSize: number
-  /** Workspace of a virtual service ({base}/<ws>/wms), for the title. */
-  workspace?: string
+  /** What the service settings say of the service (services/settings/service-settings.ts). */
+  service: ServiceDescription
   updateSequence?: number
 }
 
@@ -97,7 +108,8 @@ export function wmsCapabilities (layers: WmsLayerDescription[], o: CapabilitiesO
     ...(post ? [`            <Post><OnlineResource${xl} xlink:type="simple" xlink:href="${href}"/></Post>`] : []),
     '          </HTTP>', '        </DCPType>']
   const op = (name: string, formats: string[]) => [`      <${name}>`, ...formats.map((f) => `        <Format>${x(f)}</Format>`), ...dcp(true), `      </${name}>`]
-  const title = o.workspace ? `mapwarden Web Map Service: workspace ${o.workspace}` : 'mapwarden Web Map Service'
+  const s = o.service
+  const title = s.title
   if (v13) {
     out.push('<?xml version="1.0" encoding="UTF-8"?>',
       `<WMS_Capabilities version="1.3.0" updateSequence="${o.updateSequence ?? 0}" xmlns="http://www.opengis.net/wms" xmlns:xlink="http://www.w3.org/1999/xlink" ` +
@@ -107,11 +119,12 @@ export function wmsCapabilities (layers: WmsLayerDescription[], o: CapabilitiesO
       '<!DOCTYPE WMT_MS_Capabilities SYSTEM "http://schemas.opengis.net/wms/1.1.1/WMS_MS_Capabilities.dtd">',
       `<WMT_MS_Capabilities version="1.1.1" updateSequence="${o.updateSequence ?? 0}">`)
   }
-  out.push('  <Service>', `    <Name>${v13 ? 'WMS' : 'OGC:WMS'}</Name>`, `    <Title>${x(title)}</Title>`,
-    '    <Abstract>Maps of the image mosaics published by mapwarden, rendered by the same renderer as its tiles.</Abstract>',
-    '    <KeywordList>', '      <Keyword>WMS</Keyword>', '      <Keyword>GEOSERVER</Keyword>', '    </KeywordList>',
-    `    <OnlineResource${xl} xlink:type="simple" xlink:href="${href}"/>`,
-    '    <Fees>NONE</Fees>', '    <AccessConstraints>NONE</AccessConstraints>')
+  out.push('  <Service>', `    <Name>${v13 ? 'WMS' : 'OGC:WMS'}</Name>`, `    <Title>${x(title)}</Title>`)
+  if (s.abstract !== undefined) out.push(`    <Abstract>${x(s.abstract)}</Abstract>`)
+  if (s.keywords.length > 0) out.push('    <KeywordList>', ...s.keywords.map((k) => `      <Keyword>${x(k)}</Keyword>`), '    </KeywordList>')
+  out.push(`    <OnlineResource${xl} xlink:type="simple" xlink:href="${s.onlineResource !== undefined ? x(s.onlineResource) : href}"/>`)
+  if (s.fees !== undefined) out.push(`    <Fees>${x(s.fees)}</Fees>`)
+  if (s.accessConstraints !== undefined) out.push(`    <AccessConstraints>${x(s.accessConstraints)}</AccessConstraints>`)
   if (v13) out.push(`    <MaxWidth>${o.maxSize}</MaxWidth>`, `    <MaxHeight>${o.maxSize}</MaxHeight>`)
   out.push('  </Service>', '  <Capability>', '    <Request>',
     ...op('GetCapabilities', [CAPABILITIES_TYPES[o.version]]),

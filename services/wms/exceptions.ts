@@ -29,7 +29,8 @@ const BY_CODE: Record<string, string> = {
   MW_WMS_INVALID_DIMENSION: 'InvalidDimensionValue',
   MW_WMS_OPERATION_NOT_SUPPORTED: 'OperationNotSupported',
   MW_WMS_INVALID_POINT: 'InvalidPoint',
-  MW_WMS_LAYER_NOT_QUERYABLE: 'LayerNotQueryable'
+  MW_WMS_LAYER_NOT_QUERYABLE: 'LayerNotQueryable',
+  MW_WMS_SERVICE_DISABLED: 'ServiceUnavailable'
 }
 
 /** The OGC exception code of a failure; undefined when the specification has none (NoApplicableCode). */

@@ -95,7 +95,13 @@ export function capabilitiesOperations ({ deps, tileCache }: WmsContext) {
         })
       }
       await loadEpsgCodes() // the root layer lists every code; read once, off the event loop
-      return { body: wmsCapabilities(await withGroups(layers, where), { version, onlineResource, maxSize: deps.maxSize, workspace: where.workspace }), contentType: CAPABILITIES_TYPES[version] }
+      // A workspace's own settings describe its virtual service; without them the global ones do,
+      // its title saying which workspace it is.
+      const own = where.workspace !== undefined ? deps.serviceSettings.local('wms', where.workspace) : undefined
+      const s = own ?? deps.serviceSettings.get('wms')
+      const title = own || where.workspace === undefined ? s.title ?? '' : `${s.title ?? ''}: workspace ${where.workspace}`
+      const service = { title, abstract: s.abstrct, keywords: s.keywords, onlineResource: s.onlineResource, fees: s.fees, accessConstraints: s.accessConstraints }
+      return { body: wmsCapabilities(await withGroups(layers, where), { version, onlineResource, maxSize: deps.maxSize, service }), contentType: CAPABILITIES_TYPES[version] }
     }
   }
 }

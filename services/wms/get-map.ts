@@ -3,7 +3,7 @@
 // services/render/map.ts, in strips), or a tile-aligned map from the tile cache (cached-map.ts);
 // and the image EXCEPTIONS=INIMAGE or BLANK put in place of an error.
 import type { Principal } from '../auth/authenticator.js'
-import { WmsNotTileAligned } from '../errors.js'
+import { WmsNotTileAligned, WmsRequestMemory } from '../errors.js'
 import type { ExceptionImagePayload, MapPayload } from '../render/map.js'
 import { parseBoolean, parseColor, parseExceptions, parseFormat, parseSize, required, type ExceptionsMode, type Kvp } from './request.js'
 import { mapSpec } from './map-spec.js'
@@ -26,6 +26,11 @@ export function mapOperations (ctx: WmsContext) {
         if (where.cacheOnly) throw WmsNotTileAligned(cached)
         missReason = cached
       }
+      // The WMS maxRequestMemory (KiB; 0: none), as GeoServer's rendered formats apply it: the map's
+      // RGBA surface (4 bytes a pixel) must fit; a map from the tile cache is not drawn, so not counted.
+      const limitKb = deps.serviceSettings.get('wms', where.workspace).maxRequestMemory ?? 0
+      const bytes = s.width * s.height * 4
+      if (limitKb > 0 && bytes > limitKb * 1024) throw WmsRequestMemory(Math.floor(bytes / 1024), limitKb)
       const payload = async (): Promise<MapPayload> => ({
         jobs: await Promise.all(s.layers.map((l, i) => ctx.plan(l, s.styles[i], s, s.bbox, s.width, s.height))),
         width: s.width,

@@ -12,6 +12,7 @@ import type { RasterStyle, RenderRequest } from '../render/render-types.js'
 import type { RenderJob } from '../render/raster/mosaic-types.js'
 import type { MapFormat } from '../render/map.js'
 import type { MapSpec } from './map-spec.js'
+import type { ServiceSettingsService } from '../settings/service-settings.js'
 
 export interface WmsDeps {
   tileCache: Pick<TileCache, 'tileLayer' | 'tileLayers' | 'readTile'>
@@ -24,6 +25,8 @@ export interface WmsDeps {
   renderer: Pick<Renderer, 'plan' | 'run' | 'draw'>
   /** Layer groups: found by the name a request gives them, drawn as their layers. */
   layerGroups: Pick<LayerGroupService, 'byRef' | 'layersOf' | 'all'>
+  /** The WMS settings: the capabilities' Service section and whether the service answers. */
+  serviceSettings: Pick<ServiceSettingsService, 'get' | 'local'>
   maxSize: number
 }
 

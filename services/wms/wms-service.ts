@@ -5,9 +5,9 @@
 // through the tile cache's tileLayer/tileLayers, whose authorizer applies the layer rules and the
 // catalog mode (HIDE: LayerNotDefined; MIXED/CHALLENGE: challenged), and every map is planned and
 // drawn through the render entry (services/render/renderer.ts).
-import { WmsOperationNotSupported } from '../errors.js'
+import { WmsOperationNotSupported, WmsServiceDisabled } from '../errors.js'
 import { required, type Kvp, type WmsVersion } from './request.js'
-import { createWmsContext, type WmsDeps } from './wms-context.js'
+import { createWmsContext, type WmsDeps, type Where } from './wms-context.js'
 import { capabilitiesOperations } from './get-capabilities.js'
 import { mapOperations } from './get-map.js'
 import { featureInfoOperations } from './get-feature-info.js'
@@ -22,6 +22,12 @@ export function createWmsService (deps: WmsDeps) {
     ...capabilitiesOperations(ctx),
     ...mapOperations(ctx),
     ...featureInfoOperations(ctx),
+
+    /** Refuses every request while the WMS (of this workspace, when it has its own settings) is disabled, as GeoServer's DisabledServiceCheck. */
+    checkEnabled (where: Where): void {
+      const s = deps.serviceSettings.get('wms', where.workspace)
+      if (!s.enabled) throw WmsServiceDisabled(s.name)
+    },
 
     /** The request's operation, checked. */
     operation (q: Kvp): 'GetCapabilities' | 'GetMap' | 'GetFeatureInfo' {

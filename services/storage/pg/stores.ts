@@ -23,7 +23,7 @@ import { createPgStyleStore } from '../../styles/pg-store.js'
 import { createPgMosaicStore } from '../../mosaics/pg-store.js'
 import { createPgSeedStore } from '../../seed/pg-store.js'
 import { createPgQuotaStore } from '../../diskquota/pg-quota-store.js'
-import { createPgSettingsStore } from '../../settings/pg-store.js'
+import { createPgServiceSettingsStore, createPgSettingsStore } from '../../settings/pg-store.js'
 
 export async function openPgStores (url: string, dataDir: string, { fault, onError = () => {} }: { fault?: FaultPoint, onError?: (err: Error) => void } = {}): Promise<Stores> {
   fs.mkdirSync(dataDir, { recursive: true })
@@ -54,11 +54,13 @@ export async function openPgStores (url: string, dataDir: string, { fault, onErr
     seed: createPgSeedStore(db),
     quota: createPgQuotaStore(db),
     settings: createPgSettingsStore(db),
+    serviceSettings: createPgServiceSettingsStore(db),
     async announceReload () { await db.transaction(async (c) => { await notify(c, { topic: 'reload' }) }) },
     seedQueue: clusterSeedQueue(db, nodes, bus),
     metatileLock: advisoryMetatileLock(locks),
     changes: bus,
     async ping () { await db.query('SELECT 1') },
+    async databaseVersion () { return (await db.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version },
     // The catalog's pool (pg-boss runs on it too) and the metatile locks' (database.ts).
     dbPools: () => ([['catalog', db], ['locks', locks]] as const).map(([pool, { pool: p }]) => ({ pool, total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount })),
     exclusive: (work, fn) => ifFirst(db, work, fn),

@@ -17,7 +17,7 @@ import { createSqliteStyleStore } from '../../styles/sqlite-store.js'
 import { createSqliteMosaicStore } from '../../mosaics/sqlite-store.js'
 import { createSqliteSeedStore } from '../../seed/sqlite-store.js'
 import { createSqliteQuotaStore } from '../../diskquota/sqlite-quota-store.js'
-import { createSqliteSettingsStore } from '../../settings/sqlite-store.js'
+import { createSqliteServiceSettingsStore, createSqliteSettingsStore } from '../../settings/sqlite-store.js'
 
 /** The SQLite stores, with the database itself for tests that read its rows. */
 export type SqliteStores = Stores & { db: Db }
@@ -48,11 +48,13 @@ export async function openSqliteStores (dataDir: string, { fault }: { fault?: Fa
     seed: createSqliteSeedStore(db),
     quota: createSqliteQuotaStore(db),
     settings: createSqliteSettingsStore(db),
+    serviceSettings: createSqliteServiceSettingsStore(db),
     async announceReload () {},
     seedQueue: inProcessSeedQueue(db, fault),
     metatileLock: inProcessMetatileLock(),
     db,
     async ping () { ping.get() },
+    async databaseVersion () { return String(db.prepare('SELECT sqlite_version()').pluck().get()) },
     startup: (fn) => fn(true),
     exclusive: (_work, fn) => fn(),
     close () {
