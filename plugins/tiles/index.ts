@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { TypedApp } from '../infra/routes.js'
 import { TmsMapParams, TmsTileParams, WmtsTileParams, XyzTileParams, responses } from '../../schemas/tiles.js'
-import { gridSet, tilesHigh, type GridSet } from '../../services/tilecache/grid-sets.js'
+import { tilesHigh, type GridSet } from '../../services/tilecache/grid-sets.js'
 import { FORMATS, formatOfExtension, isTileFormat, mediaTypeOf, TILE_FORMATS, type TileFormat } from '../../services/tilecache/formats.js'
 import { TileRequestInvalid } from '../../services/errors.js'
 import { tmsService, tmsTileMap, wmtsCapabilities } from './capabilities.js'
@@ -35,11 +35,6 @@ function int (what: string, s: string | undefined): number {
   return Number(s)
 }
 
-function grid (id: string | undefined): GridSet {
-  const gs = gridSet(id === 'EPSG:3857' ? 'EPSG:900913' : id ?? '')
-  if (!gs) throw TileRequestInvalid(`Unknown grid set ${JSON.stringify(id ?? '')}; known: EPSG:4326, EPSG:900913`)
-  return gs
-}
 
 function checkIndex (gs: GridSet, z: number) {
   if (z >= gs.resolutions.length) throw TileRequestInvalid(`zoom level ${z} is not in grid set ${gs.id}`)
@@ -47,6 +42,11 @@ function checkIndex (gs: GridSet, z: number) {
 
 export default async function tiles (app: TypedApp) {
   const cache = app.tileCache
+  const grid = (id: string | undefined): GridSet => {
+    const gs = cache.findGridSet(id === 'EPSG:3857' ? 'EPSG:900913' : id ?? '')
+    if (!gs) throw TileRequestInvalid(`Unknown grid set ${JSON.stringify(id ?? '')}; known: ${cache.gridSetNames().join(', ')}`)
+    return gs
+  }
   const serviceUrl = (req: FastifyRequest) => app.urls.absolute(req, app.prefix)
 
   /** `asked`: the tile in the request's own terms, for messages ("XYZ 3/8/0"); y here counts from the bottom. */
@@ -78,11 +78,12 @@ export default async function tiles (app: TypedApp) {
     if (q.SERVICE !== undefined && q.SERVICE.toUpperCase() !== 'WMTS') throw TileRequestInvalid(`SERVICE must be WMTS, got ${q.SERVICE}`)
     if (request === 'getcapabilities') {
       return reply.type('application/vnd.ogc.wmts+xml; charset=utf-8').header('cache-control', 'no-cache')
-        .send(wmtsCapabilities(await cache.tileLayers(req.principal), serviceUrl(req)))
+        .send(wmtsCapabilities(await cache.tileLayers(req.principal), serviceUrl(req), cache.gridSetsOf))
     }
     if (request !== 'gettile') throw TileRequestInvalid(`REQUEST must be GetCapabilities or GetTile, got ${JSON.stringify(q.REQUEST ?? '')}`)
     const gs = grid(q.TILEMATRIXSET)
-    const m = new RegExp(`^${gs.id}:(\\d{1,2})$`).exec(q.TILEMATRIX ?? '') ?? /^(\d{1,2})$/.exec(q.TILEMATRIX ?? '')
+    const tm = q.TILEMATRIX ?? ''
+    const m = /^(\d{1,2})$/.exec(tm.startsWith(`${gs.id}:`) ? tm.slice(gs.id.length + 1) : tm)
     if (!m) throw TileRequestInvalid(`TILEMATRIX must be ${gs.id}:<z>, got ${JSON.stringify(q.TILEMATRIX ?? '')}`)
     const z = Number(m[1])
     const format = q.FORMAT ?? 'image/png'
@@ -96,7 +97,7 @@ export default async function tiles (app: TypedApp) {
   })
   app.get('/wmts/1.0.0/WMTSCapabilities.xml', { config: { ...PUBLIC }, schema: { summary: 'WMTS capabilities document (RESTful)', response: responses.wmtsCapabilities } }, async (req, reply) =>
     reply.type('application/vnd.ogc.wmts+xml; charset=utf-8').header('cache-control', 'no-cache')
-      .send(wmtsCapabilities(await cache.tileLayers(req.principal), serviceUrl(req))))
+      .send(wmtsCapabilities(await cache.tileLayers(req.principal), serviceUrl(req), cache.gridSetsOf)))
 
   // --- WMTS RESTful: {layer}/{style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?format= ---
   app.get(
@@ -118,9 +119,9 @@ export default async function tiles (app: TypedApp) {
 
   // --- TMS 1.0.0: <layer>@<gridset>@<ext>/<z>/<x>/<y>.<ext>, y from the bottom ---
   app.get('/tms/1.0.0', { config: { ...PUBLIC }, schema: { summary: 'TMS: the tile maps', response: responses.tms } }, async (req, reply) =>
-    reply.type('text/xml; charset=utf-8').send(tmsService(await cache.tileLayers(req.principal), `${serviceUrl(req)}/tms`)))
+    reply.type('text/xml; charset=utf-8').send(tmsService(await cache.tileLayers(req.principal), `${serviceUrl(req)}/tms`, cache.gridSetsOf)))
   const tileMap = (name: string) => {
-    const m = /^(.+)@(EPSG:\d+)@([\w-]+)$/.exec(name)
+    const m = /^(.+)@([A-Za-z0-9][\w.:-]*)@([\w-]+)$/.exec(name)
     const format = m ? formatOfExtension(m[3]) : undefined
     if (!m || !format) throw TileRequestInvalid(`TileMap must be <layer>@<gridset>@<${TILE_FORMATS.map((f) => FORMATS[f].ext).join('|')}>, got ${name}`)
     return { layer: m[1], gs: grid(m[2]), ext: m[3], format }

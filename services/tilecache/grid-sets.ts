@@ -1,14 +1,19 @@
-// The two grid sets every GeoServer layer gets by default, exactly as GeoWebCache defines them
-// (DefaultGridsets / GridSetFactory):
-// 256x256 tiles, origin at the extent's lower-left corner (tile row 0 at the bottom, TMS-like),
-// pixel size 0.00028 m for scale denominators.
-export type GridSetId = 'EPSG:4326' | 'EPSG:900913'
+// Grid sets, exactly as GeoWebCache defines them (DefaultGridsets / GridSetFactory). The two every
+// GeoServer layer gets by default are built in; custom ones (GWC's REST gridsets, grid-set-definition.ts)
+// are built by the same rules and kept by grid-set-registry.ts. 256x256 tiles by default, pixel size
+// 0.00028 m for scale denominators. Tile row 0 is the bottom row at every level (TMS-like, as GWC
+// stores them): with alignTopLeft the grid hangs from the extent's top edge, so the bottom of a level
+// is top - tilesHigh * span, as GridSetFactory computes it.
+import { transformBbox } from '../render/crs.js'
+
+export type GridSetId = string
 export type Rect = [number, number, number, number] // minX, minY, maxX, maxY (tile indexes, inclusive)
 export type BBox = [number, number, number, number] // minx, miny, maxx, maxy (CRS units)
 
 export interface GridSet {
   id: GridSetId
-  srs: 'EPSG:4326' | 'EPSG:900913'
+  /** The CRS, 'EPSG:<n>' (EPSG:900913 for GWC's spherical mercator). */
+  srs: string
   /** EPSG codes that select this grid set through a seed request's `srs.number`. */
   srsNumbers: number[]
   extent: BBox
@@ -18,10 +23,17 @@ export interface GridSet {
   tileHeight: number
   metersPerUnit: number
   yCoordinateFirst: boolean
+  alignTopLeft: boolean
+  pixelSize: number
+  description?: string
+  /** GWC's scaleNames; default `<name>:<z>`. */
+  scaleNames?: string[]
+  /** Built in: cannot be changed or removed. */
+  builtIn: boolean
 }
 
-const PIXEL_SIZE = 0.00028
-const EPSG4326_METERS_PER_UNIT = 111319.49079327358
+export const PIXEL_SIZE = 0.00028
+export const EPSG4326_METERS_PER_UNIT = 111319.49079327358
 export const MERCATOR_HALF = 20037508.34
 
 function make (id: GridSetId, srsNumbers: number[], extent: BBox, resolutions: number[], metersPerUnit: number, yFirst: boolean): GridSet {
@@ -35,19 +47,31 @@ function make (id: GridSetId, srsNumbers: number[], extent: BBox, resolutions: n
     tileWidth: 256,
     tileHeight: 256,
     metersPerUnit,
-    yCoordinateFirst: yFirst
+    yCoordinateFirst: yFirst,
+    alignTopLeft: false,
+    pixelSize: PIXEL_SIZE,
+    builtIn: true
   }
 }
 
-export const GRID_SETS: Record<GridSetId, GridSet> = {
+/** The built-in grid sets, offered by every tile layer. */
+export const GRID_SETS: Record<string, GridSet> = {
   'EPSG:4326': make('EPSG:4326', [4326], [-180, -90, 180, 90],
     Array.from({ length: 22 }, (_, z) => 0.703125 / 2 ** z), EPSG4326_METERS_PER_UNIT, true),
   'EPSG:900913': make('EPSG:900913', [900913, 3857], [-MERCATOR_HALF, -MERCATOR_HALF, MERCATOR_HALF, MERCATOR_HALF],
     Array.from({ length: 31 }, (_, z) => 156543.03390625 / 2 ** z), 1, false)
 }
 
+/** What a grid set is found by: the built-ins alone (this module), or a registry with custom ones too. */
+export interface GridSetLookup {
+  get (id: string): GridSet | undefined
+  all (): GridSet[]
+}
+export const BUILT_IN_LOOKUP: GridSetLookup = { get: (id) => gridSet(id), all: () => Object.values(GRID_SETS) }
+
+/** A built-in grid set by name. */
 export function gridSet (id: string): GridSet | undefined {
-  return Object.hasOwn(GRID_SETS, id) ? GRID_SETS[id as GridSetId] : undefined
+  return Object.hasOwn(GRID_SETS, id) ? GRID_SETS[id] : undefined
 }
 
 export function maxZoom (gs: GridSet): number { return gs.resolutions.length - 1 }
@@ -62,11 +86,17 @@ export function tilesHigh (gs: GridSet, z: number): number {
   return Math.ceil((gs.extent[3] - gs.extent[1] - 0.01 * span) / span)
 }
 
+/** The bottom-left corner of level z's grid: the extent's, or with alignTopLeft, hung from its top. */
+export function gridOrigin (gs: GridSet, z: number): [number, number] {
+  if (!gs.alignTopLeft) return [gs.extent[0], gs.extent[1]]
+  return [gs.extent[0], gs.extent[3] - tilesHigh(gs, z) * gs.resolutions[z] * gs.tileHeight]
+}
+
 /** GridSet.closestRectangle: the tiles a box touches at z, not clamped. */
 export function closestRectangle (gs: GridSet, z: number, b: BBox): Rect {
   const sx = gs.resolutions[z] * gs.tileWidth
   const sy = gs.resolutions[z] * gs.tileHeight
-  const [ox, oy] = [gs.extent[0], gs.extent[1]]
+  const [ox, oy] = gridOrigin(gs, z)
   return [
     Math.floor((b[0] - ox) / sx),
     Math.floor((b[1] - oy) / sy),
@@ -79,7 +109,7 @@ export function closestRectangle (gs: GridSet, z: number, b: BBox): Rect {
 export function rectBounds (gs: GridSet, z: number, r: Rect): BBox {
   const sx = gs.resolutions[z] * gs.tileWidth
   const sy = gs.resolutions[z] * gs.tileHeight
-  const [ox, oy] = [gs.extent[0], gs.extent[1]]
+  const [ox, oy] = gridOrigin(gs, z)
   return [ox + r[0] * sx, oy + r[1] * sy, ox + (r[2] + 1) * sx, oy + (r[3] + 1) * sy]
 }
 
@@ -97,9 +127,17 @@ export function fullRect (gs: GridSet, z: number): Rect {
 }
 
 const MAX_LAT = 85.0511287798066
-/** A lon/lat box in the grid set's CRS (spherical mercator for EPSG:900913). */
+/** A lon/lat box in the grid set's CRS (spherical mercator for EPSG:900913; any other CRS through
+ *  proj4, the box's edges densified, clamped to the grid's extent; the whole extent where it cannot
+ *  be transformed, e.g. outside the projection's domain). */
 export function fromLonLat (gs: GridSet, b: BBox): BBox {
-  if (gs.id === 'EPSG:4326') return [...b]
+  if (gs.srs === 'EPSG:4326') return [...b]
+  if (gs.srs !== 'EPSG:900913' && gs.srs !== 'EPSG:3857') {
+    const t = transformBbox(b, 'EPSG:4326', gs.srs)
+    if (!t.every(Number.isFinite)) return [...gs.extent]
+    const e = gs.extent
+    return [Math.max(e[0], t[0]), Math.max(e[1], t[1]), Math.min(e[2], t[2]), Math.min(e[3], t[3])]
+  }
   const x = (lon: number) => Math.max(-MERCATOR_HALF, Math.min(MERCATOR_HALF, lon * MERCATOR_HALF / 180))
   const y = (lat: number) => {
     const l = Math.max(-MAX_LAT, Math.min(MAX_LAT, lat))

@@ -29,6 +29,6 @@ t.test('GET /gwc/rest/gridsets lists the grid sets; one is an XMLGridSet', async
   t.match(json.json().gridSet, { name: 'EPSG:900913', srs: { number: 900913 }, extent: { coords: [-20037508.34, -20037508.34, 20037508.34, 20037508.34] }, tileWidth: 256 })
   const unknown = await app.inject({ url: `${G}/EPSG:27700.xml`, headers: ADMIN })
   t.equal(unknown.statusCode, 404)
-  t.match(unknown.body, /No such grid set: EPSG:27700/)
+  t.equal(unknown.body, 'Failed to get GridSet. A GridSet with name "EPSG:27700" does not exist.')
   t.equal((await app.inject({ url: G })).statusCode, 401, 'admin only')
 })
