@@ -5,7 +5,7 @@
 // On a shared database another instance's change arrives as 'gridsets' on the change bus: reload().
 import { GridSetBuiltIn, GridSetInvalid } from '../errors.js'
 import { createKeyedQueue } from '../keyed-queue.js'
-import { GRID_SETS, gridSet, type GridSet, type GridSetLookup } from './grid-sets.js'
+import { builtInGridSet, GRID_SETS, gridSet, WELL_KNOWN_GRID_SETS, type GridSet, type GridSetLookup } from './grid-sets.js'
 import { gridSetOf, type GridSetDefinition } from './grid-set-definition.js'
 import type { GridSetStore } from './store.js'
 
@@ -32,14 +32,16 @@ export async function loadGridSets (store: GridSetStore, log?: { warn: (obj: obj
   const lookup: GridSetLookup = { get, all: () => [...Object.values(GRID_SETS), ...[...custom.values()].map((c) => c.gs)] }
   return {
     ...lookup,
-    /** The names, built-in first (as GWC's broker lists them, sorted within each). */
-    names: (): string[] => [...Object.keys(GRID_SETS), ...[...custom.keys()].sort()],
+    /** Every name, built-in and custom, sorted (GWC's broker keeps them in a TreeSet). */
+    names: (): string[] => [...Object.keys(GRID_SETS), ...Object.keys(WELL_KNOWN_GRID_SETS), ...custom.keys()].sort(),
+    /** Any grid set the REST shows: also GWC's well-known ones that no layer offers. */
+    describe: (id: string): GridSet | undefined => builtInGridSet(id) ?? custom.get(id)?.gs,
     custom: (): GridSet[] => [...custom.values()].map((c) => c.gs),
     /** Creates or replaces a custom grid set; true when created. Built-in names are refused (405). */
     put: (def: GridSetDefinition): Promise<boolean> => oneAtATime(async () => {
-      if (gridSet(def.name)) throw GridSetBuiltIn(def.name, 'changed')
+      if (builtInGridSet(def.name)) throw GridSetBuiltIn(def.name, 'changed')
       // Two names that share a folder of the blob store would share their tiles.
-      const clash = lookup.all().find((g) => g.id !== def.name && folderOf(g.id) === folderOf(def.name))
+      const clash = [...lookup.all(), ...Object.values(WELL_KNOWN_GRID_SETS)].find((g) => g.id !== def.name && folderOf(g.id) === folderOf(def.name))
       if (clash) throw GridSetInvalid('name', JSON.stringify(def.name), `its tiles would share the folder of grid set ${clash.id}`)
       const created = await store.put(def.name, JSON.stringify(def))
       custom.set(def.name, { def, gs: gridSetOf(def) })
@@ -47,7 +49,7 @@ export async function loadGridSets (store: GridSetStore, log?: { warn: (obj: obj
     }),
     /** Removes a custom grid set; false when there is none of that name. */
     remove: (name: string): Promise<boolean> => oneAtATime(async () => {
-      if (gridSet(name)) throw GridSetBuiltIn(name, 'deleted')
+      if (builtInGridSet(name)) throw GridSetBuiltIn(name, 'deleted')
       const removed = await store.remove(name)
       custom.delete(name)
       return removed

@@ -62,6 +62,43 @@ export const GRID_SETS: Record<string, GridSet> = {
     Array.from({ length: 31 }, (_, z) => 156543.03390625 / 2 ** z), 1, false)
 }
 
+/** GWC's other built-in grid sets (GridSetBroker's well-known scale sets of WMTS 1.0.0 annex E), in
+ *  EPSG:4326, hung from the top-left corner, latitude first. Known to the REST (listed, shown,
+ *  read-only); layers do not offer them, as GeoServer's layers get only the two above by default. */
+function wellKnown (name: string, levels: { resolutions?: number[], scales?: number[] }, description: string): GridSet {
+  const mpu = EPSG4326_METERS_PER_UNIT
+  const resolutions = levels.resolutions ?? levels.scales!.map((s) => s * PIXEL_SIZE / mpu)
+  return {
+    ...make(name, [4326], [-180, -90, 180, 90], resolutions, mpu, true),
+    srs: 'EPSG:4326',
+    scaleDenominators: levels.scales ?? resolutions.map((r) => r * mpu / PIXEL_SIZE),
+    alignTopLeft: true,
+    description
+  }
+}
+/** GlobalCRS84Pixel's resolutions, each derived from the one before as GridSetBroker derives them
+ *  (2 degrees to 0.01 arc second), so the doubles are the same. */
+function crs84PixelResolutions (): number[] {
+  const r = [2, 1, 0.5]
+  r[3] = r[2] * (2 / 3); r[4] = r[2] / 3; r[5] = r[4] / 2; r[6] = r[4] / 5; r[7] = r[4] / 10
+  r[8] = (5 / 6) * 1e-2; r[9] = r[8] / 2; r[10] = r[9] / 3; r[11] = r[9] / 5; r[12] = r[11] / 3
+  r[13] = r[12] / 2; r[14] = r[13] * (3 / 5); r[15] = r[14] / 3; r[16] = r[15] * (3 / 10); r[17] = r[16] / 3
+  return r
+}
+export const WELL_KNOWN_GRID_SETS: Record<string, GridSet> = {
+  GlobalCRS84Pixel: wellKnown('GlobalCRS84Pixel', { resolutions: crs84PixelResolutions() },
+    'This well-known scale set has been defined for global cartographic products. Rounded pixel sizes have been chosen for intuitive cartographic representation of raster data.'),
+  GlobalCRS84Scale: wellKnown('GlobalCRS84Scale', { scales: [500e6, 250e6, 100e6, 50e6, 25e6, 10e6, 5e6, 2.5e6, 1e6, 500e3, 250e3, 100e3, 50e3, 25e3, 10e3, 5e3, 2.5e3, 1000, 500, 250, 100] },
+    'This well-known scale set has been defined for global cartographic products. Rounded scales have been chosen for intuitive cartographic representation of vector data.'),
+  GoogleCRS84Quad: wellKnown('GoogleCRS84Quad', { scales: Array.from({ length: 19 }, (_, z) => 559082264.0287178 / 2 ** z) },
+    'This well-known scale set has been defined to allow quadtree pyramids in CRS84.')
+}
+
+/** A built-in grid set by name: the two every layer offers, or a well-known one. */
+export function builtInGridSet (id: string): GridSet | undefined {
+  return gridSet(id) ?? (Object.hasOwn(WELL_KNOWN_GRID_SETS, id) ? WELL_KNOWN_GRID_SETS[id] : undefined)
+}
+
 /** What a grid set is found by: the built-ins alone (this module), or a registry with custom ones too. */
 export interface GridSetLookup {
   get (id: string): GridSet | undefined

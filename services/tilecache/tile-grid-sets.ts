@@ -29,7 +29,7 @@ export function gridSetOperations (ctx: TileCacheContext) {
     gridSetNames: (): string[] => deps.gridSets?.names() ?? ctx.gridSets.all().map((g) => g.id),
     /** A grid set by name; unknown: 404 with GWC's message. */
     gridSet (name: string): GridSet {
-      const gs = ctx.gridSets.get(name)
+      const gs = deps.gridSets ? deps.gridSets.describe(name) : ctx.gridSets.get(name)
       if (!gs) throw GridSetNotFound(`Failed to get GridSet. A GridSet with name "${name}" does not exist.`)
       return gs
     },
@@ -51,7 +51,7 @@ export function gridSetOperations (ctx: TileCacheContext) {
     },
     /** DELETE gridsets/<name>: the grid set goes from every layer, with its tiles. */
     async deleteGridSet (name: string): Promise<void> {
-      const gs = ctx.gridSets.get(name)
+      const gs = deps.gridSets ? deps.gridSets.describe(name) : ctx.gridSets.get(name)
       if (!gs) throw GridSetNotFound(`Failed to remove GridSet. A GridSet with name "${name}" does not exist.`)
       await registry().remove(name)
       const n = await dropTiles(gs)

@@ -68,7 +68,7 @@ t.test('PUT creates (201) and replaces (200) a custom grid set; GET shows it in 
     '  <alignTopLeft>false</alignTopLeft>', '  <resolutions>', '    <double>2000.0</double>', '    <double>1000.0</double>', '    <double>500.0</double>', '    <double>250.0</double>', '  </resolutions>',
     '  <metersPerUnit>1.0</metersPerUnit>', '  <pixelSize>2.8E-4</pixelSize>', '  <scaleNames>', '    <string>OSGB:0</string>', '    <string>OSGB:1</string>', '    <string>OSGB:2</string>', '    <string>OSGB:3</string>', '  </scaleNames>',
     '  <tileHeight>256</tileHeight>', '  <tileWidth>256</tileWidth>', '  <yCoordinateFirst>false</yCoordinateFirst>', '</gridSet>'].join('\n'))
-  t.same((await app.inject({ url: `${G}.json`, headers: ADMIN })).json(), ['EPSG:4326', 'EPSG:900913', 'OSGB'])
+  t.same((await app.inject({ url: `${G}.json`, headers: ADMIN })).json(), ['EPSG:4326', 'EPSG:900913', 'GlobalCRS84Pixel', 'GlobalCRS84Scale', 'GoogleCRS84Quad', 'OSGB'])
   t.match((await app.inject({ url: G, headers: ADMIN })).body, /<name>OSGB<\/name>\n {4}<atom:link xmlns:atom="http:\/\/www.w3.org\/2005\/Atom" rel="alternate" href="http:\/\/localhost:80\/geoserver\/gwc\/rest\/gridsets\/OSGB.xml" type="text\/xml"\/>/)
 
   // JSON as GWC writes it ({"double": [...]}) or plain arrays; scale denominators instead of resolutions.
@@ -110,6 +110,17 @@ t.test('built-in grid sets cannot be changed or deleted (405)', async (t) => {
   t.equal(res.statusCode, 405)
   t.equal(res.body, 'Grid set EPSG:900913 is built in: it cannot be deleted')
   t.equal((await app.inject({ url: `${G}/EPSG:4326.xml`, headers: ADMIN })).body, before, 'unchanged')
+  // GWC's well-known scale sets are built in too: shown, read-only.
+  const scale = (await app.inject({ url: `${G}/GlobalCRS84Scale.json`, headers: ADMIN })).json().gridSet
+  t.match(scale, { name: 'GlobalCRS84Scale', srs: { number: 4326 }, extent: { coords: [-180, -90, 180, 90] }, alignTopLeft: true, yCoordinateFirst: true, tileWidth: 256 })
+  t.equal(scale.resolutions.length, 21)
+  t.equal(Math.round(scale.resolutions[0] * 1e9) / 1e9, Math.round(500e6 * 0.00028 / 111319.49079327358 * 1e9) / 1e9, 'scale 1:500,000,000')
+  const pixel = (await app.inject({ url: `${G}/GlobalCRS84Pixel.json`, headers: ADMIN })).json().gridSet
+  t.equal(pixel.resolutions.length, 18)
+  t.same(pixel.resolutions.slice(0, 3), [2, 1, 0.5])
+  t.equal((await app.inject({ url: `${G}/GoogleCRS84Quad.json`, headers: ADMIN })).json().gridSet.resolutions.length, 19)
+  t.equal((await app.inject({ method: 'DELETE', url: `${G}/GoogleCRS84Quad`, headers: ADMIN })).statusCode, 405)
+  t.equal((await app.inject({ method: 'PUT', url: `${G}/GlobalCRS84Pixel.xml`, headers: XML, payload: OSGB_XML.replace('<name>OSGB</name>', '') })).statusCode, 405)
 })
 
 t.test('every bad field is a 400 naming it, and nothing is stored', async (t) => {
@@ -140,7 +151,7 @@ t.test('every bad field is a 400 naming it, and nothing is stored', async (t) =>
   const json = await app.inject({ method: 'PUT', url: `${G}/J.json`, headers: JSON_BODY, payload: JSON.stringify({ gridSet: { srs: { number: 4326 }, extent: { coords: [-180, -90, 180] }, resolutions: [1] } }) })
   t.equal(json.statusCode, 400)
   t.match(json.body, /extent\/coords .*four numbers/)
-  t.same((await app.inject({ url: `${G}.json`, headers: ADMIN })).json(), ['EPSG:4326', 'EPSG:900913'], 'nothing stored')
+  t.same((await app.inject({ url: `${G}.json`, headers: ADMIN })).json(), ['EPSG:4326', 'EPSG:900913', 'GlobalCRS84Pixel', 'GlobalCRS84Scale', 'GoogleCRS84Quad'], 'nothing stored')
 })
 
 t.test('a custom grid set is served: WMTS lists it, its tile equals a GetMap of its box, seeding writes exactly its tiles, DELETE drops them', async (t) => {
@@ -213,8 +224,8 @@ t.test('a custom grid set is kept over a restart and, on a shared database, seen
   t.equal((await two.inject({ url: `${G}/OSGB.xml`, headers: ADMIN })).body, shown, 'the second instance reads it at start')
   t.equal((await again.inject({ method: 'PUT', url: `${G}/LAEA.json`, headers: JSON_BODY, payload: JSON.stringify({ gridSet: { name: 'LAEA', srs: { number: 3035 }, extent: { coords: [2000000, 1000000, 7000000, 6000000] }, resolutions: [4000, 2000] } }) })).statusCode, 201)
   await until('the other instance sees the new grid set', async () => (await two.inject({ url: `${G}/LAEA.json`, headers: ADMIN })).statusCode === 200)
-  t.same((await two.inject({ url: `${G}.json`, headers: ADMIN })).json(), ['EPSG:4326', 'EPSG:900913', 'LAEA', 'OSGB'])
+  t.same((await two.inject({ url: `${G}.json`, headers: ADMIN })).json(), ['EPSG:4326', 'EPSG:900913', 'GlobalCRS84Pixel', 'GlobalCRS84Scale', 'GoogleCRS84Quad', 'LAEA', 'OSGB'])
   t.equal((await two.inject({ method: 'DELETE', url: `${G}/OSGB`, headers: ADMIN })).statusCode, 200)
   await until('the first instance sees the deletion', async () => (await again.inject({ url: `${G}/OSGB.json`, headers: ADMIN })).statusCode === 404)
-  t.same((await again.inject({ url: `${G}.json`, headers: ADMIN })).json(), ['EPSG:4326', 'EPSG:900913', 'LAEA'])
+  t.same((await again.inject({ url: `${G}.json`, headers: ADMIN })).json(), ['EPSG:4326', 'EPSG:900913', 'GlobalCRS84Pixel', 'GlobalCRS84Scale', 'GoogleCRS84Quad', 'LAEA'])
 })
