@@ -41,7 +41,7 @@ export function createTileCache (deps: TileCacheDeps) {
     ...seedingOperations(ctx, breeder),
     ...exportOperations(ctx),
     ...massTruncateOperations(ctx),
-    ...gridSetOperations(ctx),
+    ...gridSetOperations(ctx, breeder),
 
     async close () { await breeder.close(); await invalidation.idle() }
   }

@@ -2,21 +2,28 @@
 // one created or replaced (PUT), one deleted. Built-in grid sets cannot be changed or deleted (405).
 // A grid set's tiles are indexed by its grid: when a custom grid set is replaced or deleted, every
 // layer's tiles in it are dropped (through the blob store, so the disk quota follows), as GeoServer
-// drops a grid set's tiles and subsets from its layers when the grid set is removed.
+// drops a grid set's tiles and subsets from its layers when the grid set is removed; seed tasks
+// working in it are killed first, so none writes tiles after the drop.
 import { GridSetNotFound } from '../errors.js'
 import { parseGridSet, type GridSetDefinition } from './grid-set-definition.js'
 import { fullRect, maxZoom, type GridSet } from './grid-sets.js'
 import type { TileCacheContext } from './tile-cache-context.js'
+import type { Breeder } from '../seed/breeder.js'
 
-export function gridSetOperations (ctx: TileCacheContext) {
+export function gridSetOperations (ctx: TileCacheContext, breeder?: Pick<Breeder, 'list' | 'killTask' | 'settle'>) {
   const { deps } = ctx
   const registry = () => {
     if (!deps.gridSets) throw new Error('the tile cache was built without a grid set registry')
     return deps.gridSets
   }
 
-  /** Drops every layer's tiles in a grid set (its old grid). Returns how many tiles went. */
+  /** Drops every layer's tiles in a grid set (its old grid), after stopping the seed tasks that
+   *  write them. Returns how many tiles went. */
   async function dropTiles (gs: GridSet): Promise<number> {
+    const working = (breeder?.list() ?? []).filter((task) => task.job.spec.gridSet.id === gs.id)
+    for (const task of working) await breeder!.killTask(task.id)
+    // A killed task's metatiles in hand still finish: wait for them, so none lands after the drop.
+    if (working.length > 0) await breeder!.settle()
     let n = 0
     for (const layer of await deps.layers.list()) {
       n += await ctx.store.truncate({ layer: layer.qualifiedName, gridSet: gs.id, zoomStart: 0, zoomStop: maxZoom(gs), rectAt: (z) => fullRect(gs, z) })

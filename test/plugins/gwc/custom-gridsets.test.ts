@@ -208,6 +208,20 @@ t.test('a custom grid set is served: WMTS lists it, its tile equals a GetMap of 
   t.equal(gone.statusCode, 400, 'an unknown TileMatrixSet')
 })
 
+t.test('deleting a grid set while a seed works in it leaves none of its tiles', async (t) => {
+  const dataDir = tempDir(t)
+  const app = await build(t, { dataDir })
+  const layer = await createMosaic(app, 'uk', 'gb', { 'gb.tif': GB })
+  t.equal((await app.inject({ method: 'PUT', url: `${G}/OSGB.xml`, headers: XML, payload: OSGB_XML })).statusCode, 201)
+  const res = await app.inject({ method: 'POST', url: `${BASE}/gwc/rest/seed/${layer}.json`, headers: JSON_BODY, payload: JSON.stringify({ seedRequest: { gridSetId: 'OSGB', zoomStart: 0, zoomStop: 3, format: 'image/png', type: 'seed', threadCount: 2 } }) })
+  t.equal(res.statusCode, 200, res.body)
+  // Whether the seed is still running or done by now, the deletion stops it and drops what it wrote.
+  t.equal((await app.inject({ method: 'DELETE', url: `${G}/OSGB`, headers: ADMIN })).statusCode, 200)
+  await app.tileCache.breeder.idle()
+  t.same(files(path.join(dataDir, 'tiles', 'uk', 'gb', 'OSGB')), [], 'no tile of the deleted grid set')
+  t.same(app.tileCache.tasks(layer), [], 'no task left')
+})
+
 t.test('a custom grid set is kept over a restart and, on a shared database, seen by every instance', async (t) => {
   const dataDir = tempDir(t)
   const app = await build(t, { dataDir, keepOpen: true })
