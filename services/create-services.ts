@@ -34,7 +34,8 @@ import { createTaskRecords } from './seed/task-records.js'
 import { loadTileSettings } from './tilecache/layer-settings.js'
 import { isLinearStyle } from './seed/pyramid.js'
 import { defaultStyleOf } from './tilecache/parameters.js'
-import { gridSet, gridSubset } from './tilecache/grid-sets.js'
+import { gridSubset } from './tilecache/grid-sets.js'
+import { loadGridSets } from './tilecache/grid-set-registry.js'
 import { createDiskQuota } from './diskquota/disk-quota.js'
 import { periodMs } from './diskquota/quota-config.js'
 import { createCleanupScheduler } from './diskquota/scheduler.js'
@@ -184,6 +185,8 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     if (aborted > 0) log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
   }
   const settings = await loadTileSettings(stores.seed.tileSettings)
+  // The grid sets: built-in, and the custom ones of GWC's REST from the store.
+  const gridSets = await loadGridSets(stores.gridSets, log)
   const renderQueue = createRenderQueue({
     slots: config.workerThreads * TASKS_PER_THREAD,
     interactive: config.tileQueue,
@@ -208,6 +211,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     records,
     resume: config.resumeTasks,
     settings,
+    gridSets,
     fault: faults,
     layers,
     // Every metatile, on demand or seeded, on this node or for a cluster's seed: counted as written.
@@ -251,7 +255,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
       return !!p && !!(await layers.get(p.workspace, p.name))
     },
     async coverage (layer, gridSetId, z) {
-      const gs = gridSet(gridSetId)
+      const gs = tileCache.findGridSet(gridSetId)
       const p = splitLayerName(layer)
       if (!gs || !p) return undefined
       const info = await layers.get(p.workspace, p.name)
@@ -275,7 +279,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   await diskQuota.start({ alone, crashed })
 
   // What this instance keeps in memory follows the changes any instance commits (a shared database):
-  // credentials, rules and the catalog mode, tile settings and stale marks, the quota configuration,
+  // credentials, rules and the catalog mode, tile settings and stale marks, grid sets, the quota configuration,
   // style lists, the workspace list. Layers, mosaics and app-schema stores are read through on every request.
   // A reload announced by another instance (POST rest/reload there) re-reads everything, as a resync.
   const follow = async (change: Change | 'resync') => {
@@ -290,6 +294,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     // Tile settings go with a removed layer or workspace (a foreign key), so catalog changes re-read them too.
     if (all || change.topic === 'tiles' || change.topic === 'catalog') await settings.reload()
     if (all || change.topic === 'tiles') await tileCache.invalidation.reload()
+    if (all || change.topic === 'gridsets') await gridSets.reload()
     if (all || change.topic === 'quota') await diskQuota.reload()
   }
   const unfollow = stores.changes?.subscribe((change) => {

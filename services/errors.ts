@@ -296,4 +296,7 @@ export const QuotaUnknownLayer = createError('MW_DISKQUOTA_UNKNOWN_LAYER', 'inva
 export const MassTruncateInvalid = createError('MW_GWC_MASS_TRUNCATE_INVALID', 'invalid', 'Invalid mass truncate request: %s')
 export const GwcListReadOnly = createError('MW_GWC_LIST_READ_ONLY', 'invalid', '%s is not supported on the layer list; use layers/<layer>.xml')
 export const GwcLayerUnsupported = createError('MW_GWC_LAYER_UNSUPPORTED', 'invalid', 'GeoServerLayer %s: %s')
-export const GridSetNotFound = createError('MW_GWC_GRIDSET_NOT_FOUND', 'not_found', 'No such grid set: %s')
+export const GridSetNotFound = createError('MW_GWC_GRIDSET_NOT_FOUND', 'not_found', '%s')
+export const GridSetInvalid = createError('MW_GWC_GRIDSET_INVALID', 'invalid', 'Invalid grid set: %s %s: %s')
+/** GWC's built-in grid sets live in a read-only configuration (DefaultGridsets). */
+export const GridSetBuiltIn = createError('MW_GWC_GRIDSET_BUILT_IN', 'not_allowed', 'Grid set %s is built in: it cannot be %s')

@@ -2,7 +2,11 @@
 // tile matrix ids `<gridset>:<z>`, TileMatrixSetLimits from each layer's coverage, KVP and a
 // RESTful ResourceURL) and the TMS 1.0.0 TileMapService and TileMap documents.
 import type { LayerInfo } from '../../services/catalog/layers.js'
-import { GRID_SETS, gridSubset, tilesHigh, tilesWide, type GridSet } from '../../services/tilecache/grid-sets.js'
+import { GRID_SETS, gridOrigin, gridSubset, tilesHigh, tilesWide, type GridSet } from '../../services/tilecache/grid-sets.js'
+
+/** The grid sets a layer offers (the tile cache's gridSetsOf); the built-in ones by default. */
+export type GridSetsOf = (layer: LayerInfo) => GridSet[]
+const BUILT_IN: GridSetsOf = () => Object.values(GRID_SETS)
 import { FORMATS, TILE_FORMATS } from '../../services/tilecache/formats.js'
 import { allowedStyles, defaultStyleOf } from '../../services/tilecache/parameters.js'
 import { escapeXml as x } from '../infra/representation.js'
@@ -12,11 +16,15 @@ const num = (n: number) => Number.isInteger(n) ? n.toFixed(1) : String(n)
 
 function topLeft (gs: GridSet, z: number): [number, number] {
   const span = gs.resolutions[z] * gs.tileHeight
-  return [gs.extent[0], gs.extent[1] + tilesHigh(gs, z) * span]
+  const [ox, oy] = gridOrigin(gs, z)
+  return [ox, oy + tilesHigh(gs, z) * span]
 }
 
 /** `service`: what the WMTS settings say (title, abstract, keywords, fees, constraints; onlineResource as the ProviderSite). */
-export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string, service: ServiceDescription): string {
+export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string, service: ServiceDescription, gridSetsOf: GridSetsOf = BUILT_IN): string {
+  // Every TileMatrixSet a listed layer links to, the built-in ones always, each once.
+  const matrixSets = new Map<string, GridSet>(Object.values(GRID_SETS).map((g) => [g.id, g]))
+  for (const l of layers) for (const g of gridSetsOf(l)) matrixSets.set(g.id, g)
   const kvp = `${serviceUrl}/wmts?`
   const op = (name: string) => `    <ows:Operation name="${name}">
       <ows:DCP>
@@ -67,7 +75,7 @@ export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string, servi
     if (styles.length === 0) out.push('      <Style isDefault="true">', '        <ows:Identifier></ows:Identifier>', '      </Style>')
     for (const s of styles) out.push(`      <Style${s === defaultStyleOf(l) ? ' isDefault="true"' : ''}>`, `        <ows:Identifier>${x(s)}</ows:Identifier>`, '      </Style>')
     for (const f of TILE_FORMATS) out.push(`      <Format>${f}</Format>`)
-    for (const gs of Object.values(GRID_SETS)) {
+    for (const gs of gridSetsOf(l)) {
       const sub = gridSubset(gs, l.bbox)
       out.push('      <TileMatrixSetLink>', `        <TileMatrixSet>${gs.id}</TileMatrixSet>`, '        <TileMatrixSetLimits>')
       for (let z = 0; z < gs.resolutions.length; z++) {
@@ -90,8 +98,8 @@ export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string, servi
     }
     out.push('    </Layer>')
   }
-  for (const gs of Object.values(GRID_SETS)) {
-    const code = gs.id.split(':')[1]
+  for (const gs of matrixSets.values()) {
+    const code = gs.srs.split(':')[1]
     out.push('    <TileMatrixSet>', `      <ows:Identifier>${gs.id}</ows:Identifier>`, `      <ows:SupportedCRS>urn:ogc:def:crs:EPSG::${code}</ows:SupportedCRS>`)
     for (let z = 0; z < gs.resolutions.length; z++) {
       const [left, top] = topLeft(gs, z)
@@ -113,17 +121,19 @@ export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string, servi
   return out.join('\n')
 }
 
-const PROFILE: Record<string, string> = { 'EPSG:4326': 'global-geodetic', 'EPSG:900913': 'global-mercator' }
+// TMS profiles: the two global ones, 'local' for a custom grid set (TMS 1.0.0).
+const PROFILES: Record<string, string> = { 'EPSG:4326': 'global-geodetic', 'EPSG:900913': 'global-mercator' }
+const profileOf = (gs: GridSet) => gs.builtIn ? PROFILES[gs.id] : 'local'
 export const tileMapName = (layer: string, gs: string, ext: string) => `${layer}@${gs}@${ext}`
 
-export function tmsService (layers: LayerInfo[], tmsUrl: string): string {
+export function tmsService (layers: LayerInfo[], tmsUrl: string, gridSetsOf: GridSetsOf = BUILT_IN): string {
   const out = ['<?xml version="1.0" encoding="UTF-8"?>', `<TileMapService version="1.0.0" services="${x(tmsUrl)}">`,
     '  <Title>mapwarden Tile Map Service</Title>', '  <Abstract></Abstract>', '  <TileMaps>']
   for (const l of layers) {
-    for (const gs of Object.values(GRID_SETS)) {
+    for (const gs of gridSetsOf(l)) {
       for (const f of TILE_FORMATS) {
         const name = tileMapName(l.qualifiedName, gs.id, FORMATS[f].ext)
-        out.push(`    <TileMap title="${x(l.qualifiedName)}" srs="${gs.id}" profile="${PROFILE[gs.id]}" href="${x(`${tmsUrl}/1.0.0/${encodeURIComponent(name)}`)}"/>`)
+        out.push(`    <TileMap title="${x(l.qualifiedName)}" srs="${x(gs.builtIn ? gs.id : gs.srs)}" profile="${profileOf(gs)}" href="${x(`${tmsUrl}/1.0.0/${encodeURIComponent(name)}`)}"/>`)
       }
     }
   }
@@ -135,11 +145,11 @@ export function tmsTileMap (l: LayerInfo, gs: GridSet, ext: string, mime: string
   const sub = gridSubset(gs, l.bbox)
   const name = encodeURIComponent(tileMapName(l.qualifiedName, gs.id, ext))
   const out = ['<?xml version="1.0" encoding="UTF-8"?>', `<TileMap version="1.0.0" tilemapservice="${x(tmsUrl)}/1.0.0/">`,
-    `  <Title>${x(l.qualifiedName)}</Title>`, '  <Abstract></Abstract>', `  <SRS>${gs.id}</SRS>`,
+    `  <Title>${x(l.qualifiedName)}</Title>`, '  <Abstract></Abstract>', `  <SRS>${x(gs.builtIn ? gs.id : gs.srs)}</SRS>`,
     `  <BoundingBox minx="${num(sub.extent[0])}" miny="${num(sub.extent[1])}" maxx="${num(sub.extent[2])}" maxy="${num(sub.extent[3])}"/>`,
-    `  <Origin x="${num(gs.extent[0])}" y="${num(gs.extent[1])}"/>`,
+    `  <Origin x="${num(gridOrigin(gs, 0)[0])}" y="${num(gridOrigin(gs, 0)[1])}"/>`,
     `  <TileFormat width="${gs.tileWidth}" height="${gs.tileHeight}" mime-type="${mime}" extension="${ext}"/>`,
-    `  <TileSets profile="${PROFILE[gs.id]}">`]
+    `  <TileSets profile="${profileOf(gs)}">`]
   for (let z = 0; z < gs.resolutions.length; z++) {
     out.push(`    <TileSet href="${x(`${tmsUrl}/1.0.0/${name}/${z}`)}" units-per-pixel="${gs.resolutions[z]}" order="${z}"/>`)
   }

@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { TypedApp } from '../infra/routes.js'
 import { TmsMapParams, TmsTileParams, WmtsTileParams, XyzTileParams, responses } from '../../schemas/tiles.js'
-import { gridSet, tilesHigh, type GridSet } from '../../services/tilecache/grid-sets.js'
+import { tilesHigh, type GridSet } from '../../services/tilecache/grid-sets.js'
 import { FORMATS, formatOfExtension, isTileFormat, mediaTypeOf, TILE_FORMATS, type TileFormat } from '../../services/tilecache/formats.js'
 import { TileRequestInvalid, TileServiceDisabled } from '../../services/errors.js'
 import { tmsService, tmsTileMap, wmtsCapabilities } from './capabilities.js'
@@ -35,11 +35,6 @@ function int (what: string, s: string | undefined): number {
   return Number(s)
 }
 
-function grid (id: string | undefined): GridSet {
-  const gs = gridSet(id === 'EPSG:3857' ? 'EPSG:900913' : id ?? '')
-  if (!gs) throw TileRequestInvalid(`Unknown grid set ${JSON.stringify(id ?? '')}; known: EPSG:4326, EPSG:900913`)
-  return gs
-}
 
 function checkIndex (gs: GridSet, z: number) {
   if (z >= gs.resolutions.length) throw TileRequestInvalid(`zoom level ${z} is not in grid set ${gs.id}`)
@@ -47,13 +42,18 @@ function checkIndex (gs: GridSet, z: number) {
 
 export default async function tiles (app: TypedApp) {
   const cache = app.tileCache
+  const grid = (id: string | undefined): GridSet => {
+    const gs = cache.findGridSet(id === 'EPSG:3857' ? 'EPSG:900913' : id ?? '')
+    if (!gs) throw TileRequestInvalid(`Unknown grid set ${JSON.stringify(id ?? '')}; known: ${cache.gridSetNames().join(', ')}`)
+    return gs
+  }
   const serviceUrl = (req: FastifyRequest) => app.urls.absolute(req, app.prefix)
   // A disabled WMTS answers its KVP, capabilities and RESTful paths with 400 "Service is disabled",
   // as GeoServer's GWCServiceEnablementInterceptor does (TMS and XYZ are not WMTS).
   const wmtsEnabled = () => { if (!app.serviceSettings.get('wmts').enabled) throw TileServiceDisabled() }
   const wmtsDoc = (req: FastifyRequest, layers: Parameters<typeof wmtsCapabilities>[0]) => {
     const s = app.serviceSettings.get('wmts')
-    return wmtsCapabilities(layers, serviceUrl(req), { title: s.title ?? '', abstract: s.abstrct, keywords: s.keywords, onlineResource: s.onlineResource, fees: s.fees, accessConstraints: s.accessConstraints })
+    return wmtsCapabilities(layers, serviceUrl(req), { title: s.title ?? '', abstract: s.abstrct, keywords: s.keywords, onlineResource: s.onlineResource, fees: s.fees, accessConstraints: s.accessConstraints }, cache.gridSetsOf)
   }
 
   /** `asked`: the tile in the request's own terms, for messages ("XYZ 3/8/0"); y here counts from the bottom. */
@@ -90,7 +90,8 @@ export default async function tiles (app: TypedApp) {
     }
     if (request !== 'gettile') throw TileRequestInvalid(`REQUEST must be GetCapabilities or GetTile, got ${JSON.stringify(q.REQUEST ?? '')}`)
     const gs = grid(q.TILEMATRIXSET)
-    const m = new RegExp(`^${gs.id}:(\\d{1,2})$`).exec(q.TILEMATRIX ?? '') ?? /^(\d{1,2})$/.exec(q.TILEMATRIX ?? '')
+    const tm = q.TILEMATRIX ?? ''
+    const m = /^(\d{1,2})$/.exec(tm.startsWith(`${gs.id}:`) ? tm.slice(gs.id.length + 1) : tm)
     if (!m) throw TileRequestInvalid(`TILEMATRIX must be ${gs.id}:<z>, got ${JSON.stringify(q.TILEMATRIX ?? '')}`)
     const z = Number(m[1])
     const format = q.FORMAT ?? 'image/png'
@@ -129,9 +130,9 @@ export default async function tiles (app: TypedApp) {
 
   // --- TMS 1.0.0: <layer>@<gridset>@<ext>/<z>/<x>/<y>.<ext>, y from the bottom ---
   app.get('/tms/1.0.0', { config: { ...PUBLIC }, schema: { summary: 'TMS: the tile maps', response: responses.tms } }, async (req, reply) =>
-    reply.type('text/xml; charset=utf-8').send(tmsService(await cache.tileLayers(req.principal), `${serviceUrl(req)}/tms`)))
+    reply.type('text/xml; charset=utf-8').send(tmsService(await cache.tileLayers(req.principal), `${serviceUrl(req)}/tms`, cache.gridSetsOf)))
   const tileMap = (name: string) => {
-    const m = /^(.+)@(EPSG:\d+)@([\w-]+)$/.exec(name)
+    const m = /^(.+)@([A-Za-z0-9][\w.:-]*)@([\w-]+)$/.exec(name)
     const format = m ? formatOfExtension(m[3]) : undefined
     if (!m || !format) throw TileRequestInvalid(`TileMap must be <layer>@<gridset>@<${TILE_FORMATS.map((f) => FORMATS[f].ext).join('|')}>, got ${name}`)
     return { layer: m[1], gs: grid(m[2]), ext: m[3], format }

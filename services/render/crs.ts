@@ -3,6 +3,7 @@
 // Pure module: used by the render worker and by the mosaic service.
 import proj4 from 'proj4'
 import { epsgEntry } from './epsg.js'
+import { EAST_FIRST_GEOGRAPHIC, NORTHING_FIRST_RUNS } from './epsg-axes.js'
 
 const R = 6378137
 const MAX_LAT = 85.0511287798066
@@ -43,6 +44,30 @@ export function isGeographic (code: string): boolean {
   if (c === 'EPSG:4326') return true
   const e = /^EPSG:(\d+)$/.exec(c)
   return e ? epsgEntry(Number(e[1]))?.geographic === true : false
+}
+
+let northingFirst: Set<number> | undefined
+/**
+ * Whether EPSG orders the code's axes northing (or latitude) first, as WMS 1.3.0 and GeoServer take
+ * them: every geographic system but the few EPSG writes longitude first, and the projected ones whose
+ * coordinate system starts with a north or south axis (EPSG:3035, the Gauss-Krüger zones 31466-31469,
+ * EPSG:2180, 3006...), from the registry's axes (epsg-axes.ts). A geographic code newer than that table
+ * is taken as latitude first.
+ */
+export function isNorthingFirst (code: string): boolean {
+  const c = normalizeCrs(code)
+  const e = /^EPSG:(\d+)$/.exec(c)
+  if (!e) return false
+  const n = Number(e[1])
+  if (!northingFirst) {
+    northingFirst = new Set()
+    for (const run of NORTHING_FIRST_RUNS.split(' ')) {
+      const [start, extra] = run.split('+').map((v) => parseInt(v, 36))
+      for (let i = 0; i <= (extra || 0); i++) northingFirst.add(start + i)
+    }
+  }
+  if (northingFirst.has(n)) return true
+  return isGeographic(c) && !EAST_FIRST_GEOGRAPHIC.includes(n)
 }
 
 export function isSupportedCrs (code: string, defs?: Record<string, string>): boolean {

@@ -6,6 +6,7 @@
 // A metatile touches the shape when an edge passes through its box, or when its box lies inside
 // the shape (no edge in the gap around it: one point-in-polygon test per gap).
 import { SeedFieldInvalid } from '../errors.js'
+import { normalizeCrs } from '../render/crs.js'
 import { fromLonLat, intersectRect, type BBox, type GridSet, type Rect } from '../tilecache/grid-sets.js'
 import type { TileRange } from '../tilecache/tile-range.js'
 import type { MetaTile } from '../tilecache/tile-range.js'
@@ -67,10 +68,11 @@ export function parseArea (geometry: unknown, gs: GridSet): Area {
   let g = geometry as Record<string, unknown>
   if (g.type === 'Feature') g = (g.geometry ?? {}) as Record<string, unknown>
   for (const k of Object.keys(g)) if (!['type', 'coordinates', 'crs', 'bbox'].includes(k)) throw bad(k, 'unknown member of a GeoJSON geometry')
-  let crs: 'EPSG:4326' | 'EPSG:900913' = 'EPSG:4326'
+  let crs: string = 'EPSG:4326'
   if (g.crs !== undefined) {
     const name = (g.crs as { properties?: { name?: unknown } } | null)?.properties?.name
-    const known = typeof name === 'string' ? CRS_NAMES[name] : undefined
+    // A custom grid set's own CRS by its code or URN (EPSG:27700, urn:ogc:def:crs:EPSG::27700).
+    const known = typeof name === 'string' ? CRS_NAMES[name] ?? (normalizeCrs(name) === gs.srs ? gs.srs : undefined) : undefined
     if (!known) throw bad(JSON.stringify(g.crs), `crs must be {"type":"name","properties":{"name":...}} naming EPSG:4326 or ${gs.srs}`)
     if (known !== 'EPSG:4326' && known !== gs.srs) throw bad(String(name), `the grid set is ${gs.id}: use its CRS or EPSG:4326`)
     crs = known

@@ -54,6 +54,8 @@ export interface Breeder {
   close (): Promise<void>
   /** Resolves when no task is pending or running (tests, bench). */
   idle (): Promise<void>
+  /** Resolves once the chunks this node has in hand are done: a killed task's last writes. */
+  settle (): Promise<void>
 }
 
 /** Pending and running tasks not killed, by id; one layer or all (Breeder.list). */

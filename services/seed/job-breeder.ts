@@ -152,6 +152,7 @@ export function createJobBreeder (deps: SeedQueueDeps): Breeder {
       await ctx.queue?.stop()
     },
 
+    async settle () { await Promise.allSettled([...ctx.inHand]) },
     async idle () {
       for (;;) {
         await Promise.allSettled([...ctx.inHand])

@@ -3,7 +3,7 @@
 // value, and nothing is created. GWC answers 200 and lets the task die instead.
 import type { LayerInfo } from '../catalog/layers.js'
 import { SeedFieldInvalid, SeedFieldMissing, SeedUnknownField } from '../errors.js'
-import { GRID_SETS, gridSet, gridSubset, maxZoom, type BBox, type GridSet, type GridSubset } from '../tilecache/grid-sets.js'
+import { GRID_SETS, gridSubset, maxZoom, type BBox, type GridSet, type GridSubset } from '../tilecache/grid-sets.js'
 import { isTileFormat, TILE_FORMATS, type TileFormat } from '../tilecache/formats.js'
 import { normaliseParameters, type ParameterSet } from '../tilecache/parameters.js'
 import { parseArea, type Area } from './area.js'
@@ -85,7 +85,8 @@ function parameterMap (v: unknown): Record<string, unknown> {
   return out
 }
 
-export function parseSeedRequest (body: Record<string, unknown>, layer: LayerInfo, maxThreads: number): SeedSpec {
+/** `gridSets`: the grid sets the layer offers (the built-in ones unless told). */
+export function parseSeedRequest (body: Record<string, unknown>, layer: LayerInfo, maxThreads: number, gridSets: GridSet[] = Object.values(GRID_SETS)): SeedSpec {
   for (const k of Object.keys(body)) {
     if (k === '$') throw SeedUnknownField(`attribute ${Object.keys(body.$ as object).join(', ')}`)
     if (!KNOWN.has(k)) throw SeedUnknownField(k)
@@ -114,11 +115,11 @@ export function parseSeedRequest (body: Record<string, unknown>, layer: LayerInf
   let gs: GridSet | undefined
   const gridSetId = text(body.gridSetId)
   if (gridSetId !== undefined) {
-    gs = gridSet(gridSetId)
-    if (!gs) throw SeedFieldInvalid('gridSetId', gridSetId, `unknown grid set; the layer has ${Object.keys(GRID_SETS).join(', ')}`)
+    gs = gridSets.find((g) => g.id === gridSetId)
+    if (!gs) throw SeedFieldInvalid('gridSetId', gridSetId, `unknown grid set; the layer has ${gridSets.map((g) => g.id).join(', ')}`)
   } else if (body.srs !== undefined) {
     const n = integer('srs', typeof body.srs === 'object' && body.srs !== null ? (body.srs as any).number : body.srs)
-    gs = Object.values(GRID_SETS).find((g) => n !== undefined && g.srsNumbers.includes(n))
+    gs = gridSets.find((g) => n !== undefined && g.srsNumbers.includes(n))
     if (!gs) throw SeedFieldInvalid('srs', String(n), 'no grid set of the layer has this SRS')
   } else gs = GRID_SETS['EPSG:4326']
 
@@ -171,12 +172,12 @@ function dateField (field: string, v: unknown): number {
  * seed request as on seed/<layer>.json plus a GeoJSON Polygon or MultiPolygon (required) and, for
  * a reseed, `olderThan` (also as a query parameter). The request's bounds, when given, still apply.
  */
-export function parseAreaRequest (body: unknown, layer: LayerInfo, maxThreads: number, olderThanQuery?: string): SeedSpec {
+export function parseAreaRequest (body: unknown, layer: LayerInfo, maxThreads: number, olderThanQuery?: string, gridSets?: GridSet[]): SeedSpec {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw SeedFieldMissing('seedRequest (a JSON object with seedRequest and geometry)')
   const b = body as Record<string, unknown>
   for (const k of Object.keys(b)) if (!AREA_FIELDS.has(k)) throw SeedUnknownField(k)
   if (b.seedRequest === null || typeof b.seedRequest !== 'object' || Array.isArray(b.seedRequest)) throw SeedFieldMissing('seedRequest')
-  const spec = parseSeedRequest(b.seedRequest as Record<string, unknown>, layer, maxThreads)
+  const spec = parseSeedRequest(b.seedRequest as Record<string, unknown>, layer, maxThreads, gridSets)
   const area = parseArea(b.geometry, spec.gridSet)
   if (b.olderThan !== undefined && olderThanQuery !== undefined) throw SeedFieldInvalid('olderThan', olderThanQuery, 'is given both in the body and as a query parameter')
   const older = b.olderThan ?? olderThanQuery

@@ -8,6 +8,7 @@ import { seedMigrations } from '../seed/migrations.js'
 import { diskquotaMigrations } from '../diskquota/migrations.js'
 import { appschemaMigrations } from '../appschema/migrations.js'
 import { settingsMigrations } from '../settings/migrations.js'
+import { tilecacheMigrations } from '../tilecache/migrations.js'
 
 export interface Migration { id: string, sql: string }
 
@@ -19,5 +20,6 @@ export const ALL_MIGRATIONS: Migration[] = [
   ...seedMigrations,
   ...diskquotaMigrations,
   ...appschemaMigrations,
-  ...settingsMigrations
+  ...settingsMigrations,
+  ...tilecacheMigrations
 ]

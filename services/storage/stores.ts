@@ -9,6 +9,7 @@ import type { RuleStore } from '../security/store.js'
 import type { AppSchemaStore } from '../appschema/store.js'
 import type { DataStoreRows } from '../datastores/store.js'
 import type { ServiceSettingsStore, SettingsStore } from '../settings/store.js'
+import type { GridSetStore } from '../tilecache/store.js'
 import type { FeatureTypeRows } from '../vector/store.js'
 import type { FaultPoint } from '../faults.js'
 import type { ChangeHandler } from './pg/change-bus.js'
@@ -41,6 +42,8 @@ export interface Stores {
   settings: SettingsStore
   /** The service settings (WMS, WMTS, WFS; global and per workspace). */
   serviceSettings: ServiceSettingsStore
+  /** The custom grid sets of GWC's REST. */
+  gridSets: GridSetStore
   /** Tells every other instance to re-read everything it keeps in memory (POST rest/reload);
    *  SQLite: nothing to tell, one instance. */
   announceReload (): Promise<void>

@@ -5,6 +5,7 @@
 // and anything else is refused with a 400 naming the field, never dropped. Validated whole first.
 import type { LayerInfo } from '../catalog/layers.js'
 import { GwcLayerUnsupported } from '../errors.js'
+import type { GridSet } from './grid-sets.js'
 import { geoServerLayerView } from './geoserver-layer.js'
 import { parseTileSettings, type TileLayerSettings } from './layer-settings.js'
 
@@ -19,10 +20,10 @@ const list = (v: unknown, item: string): unknown[] => {
 const str = (v: unknown) => typeof v === 'string' ? v.trim() : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v)
 
 /** The tile settings a GeoServerLayer body asks for; throws GwcLayerUnsupported naming what mapwarden cannot apply. */
-export function applyGeoServerLayer (layer: LayerInfo, body: Record<string, unknown>, current: TileLayerSettings): TileLayerSettings {
+export function applyGeoServerLayer (layer: LayerInfo, body: Record<string, unknown>, current: TileLayerSettings, gridSets?: GridSet[]): TileLayerSettings {
   const name = layer.qualifiedName
   const refuse = (field: string, why: string) => GwcLayerUnsupported(field, why)
-  const view = geoServerLayerView(layer, current)
+  const view = geoServerLayerView(layer, current, gridSets)
   for (const k of Object.keys(body)) if (!FIELDS.includes(k)) throw refuse(k, `not a field mapwarden keeps for a tile layer; its fields are ${FIELDS.join(', ')}`)
   if (body.name !== undefined && str(body.name) !== name) throw refuse('name', `${str(body.name)} is not ${name}: a tile layer is renamed with its layer`)
   if (body.id !== undefined && str(body.id) !== view.id) throw refuse('id', `${str(body.id)} is not ${view.id}`)

@@ -2,7 +2,7 @@
 // gwc module): read from the settings mapwarden keeps (the catalog layer, its tile settings and
 // parameter filters), never a copy of them. Key order is GWC's XStream order.
 import type { LayerInfo } from '../catalog/layers.js'
-import { GRID_SETS, maxZoom } from './grid-sets.js'
+import { GRID_SETS, maxZoom, type GridSet } from './grid-sets.js'
 import { TILE_FORMATS } from './formats.js'
 import type { TileLayerSettings } from './layer-settings.js'
 import { allowedStyles, defaultStyleOf, layerDimensions } from './parameters.js'
@@ -23,7 +23,8 @@ export interface GeoServerLayerView {
   gutter: number
 }
 
-export function geoServerLayerView (layer: LayerInfo, settings: TileLayerSettings): GeoServerLayerView {
+/** `gridSets`: the ones the layer offers (tile-cache-context.ts gridSetsOf). */
+export function geoServerLayerView (layer: LayerInfo, settings: TileLayerSettings, gridSets: GridSet[] = Object.values(GRID_SETS)): GeoServerLayerView {
   const filters: GeoServerLayerView['parameterFilters'] = [
     { kind: 'styleParameterFilter', key: 'STYLES', defaultValue: '', allowedStyles: allowedStyles(layer).filter((s) => s !== defaultStyleOf(layer)) }
   ]
@@ -36,7 +37,7 @@ export function geoServerLayerView (layer: LayerInfo, settings: TileLayerSetting
     enabled: layer.enabled,
     name: layer.qualifiedName,
     mimeFormats: [...TILE_FORMATS],
-    gridSubsets: Object.values(GRID_SETS).map((gs) => ({ gridSetName: gs.id, zoomStart: 0, zoomStop: maxZoom(gs) })),
+    gridSubsets: gridSets.map((gs) => ({ gridSetName: gs.id, zoomStart: 0, zoomStop: maxZoom(gs) })),
     metaWidthHeight: META_WIDTH_HEIGHT,
     expireCache: settings.expireCache,
     expireClients: settings.expireClients,

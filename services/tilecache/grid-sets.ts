@@ -1,14 +1,19 @@
-// The two grid sets every GeoServer layer gets by default, exactly as GeoWebCache defines them
-// (DefaultGridsets / GridSetFactory):
-// 256x256 tiles, origin at the extent's lower-left corner (tile row 0 at the bottom, TMS-like),
-// pixel size 0.00028 m for scale denominators.
-export type GridSetId = 'EPSG:4326' | 'EPSG:900913'
+// Grid sets, exactly as GeoWebCache defines them (DefaultGridsets / GridSetFactory). The two every
+// GeoServer layer gets by default are built in; custom ones (GWC's REST gridsets, grid-set-definition.ts)
+// are built by the same rules and kept by grid-set-registry.ts. 256x256 tiles by default, pixel size
+// 0.00028 m for scale denominators. Tile row 0 is the bottom row at every level (TMS-like, as GWC
+// stores them): with alignTopLeft the grid hangs from the extent's top edge, so the bottom of a level
+// is top - tilesHigh * span, as GridSetFactory computes it.
+import { transformBbox } from '../render/crs.js'
+
+export type GridSetId = string
 export type Rect = [number, number, number, number] // minX, minY, maxX, maxY (tile indexes, inclusive)
 export type BBox = [number, number, number, number] // minx, miny, maxx, maxy (CRS units)
 
 export interface GridSet {
   id: GridSetId
-  srs: 'EPSG:4326' | 'EPSG:900913'
+  /** The CRS, 'EPSG:<n>' (EPSG:900913 for GWC's spherical mercator). */
+  srs: string
   /** EPSG codes that select this grid set through a seed request's `srs.number`. */
   srsNumbers: number[]
   extent: BBox
@@ -18,10 +23,17 @@ export interface GridSet {
   tileHeight: number
   metersPerUnit: number
   yCoordinateFirst: boolean
+  alignTopLeft: boolean
+  pixelSize: number
+  description?: string
+  /** GWC's scaleNames; default `<name>:<z>`. */
+  scaleNames?: string[]
+  /** Built in: cannot be changed or removed. */
+  builtIn: boolean
 }
 
-const PIXEL_SIZE = 0.00028
-const EPSG4326_METERS_PER_UNIT = 111319.49079327358
+export const PIXEL_SIZE = 0.00028
+export const EPSG4326_METERS_PER_UNIT = 111319.49079327358
 export const MERCATOR_HALF = 20037508.34
 
 function make (id: GridSetId, srsNumbers: number[], extent: BBox, resolutions: number[], metersPerUnit: number, yFirst: boolean): GridSet {
@@ -35,19 +47,68 @@ function make (id: GridSetId, srsNumbers: number[], extent: BBox, resolutions: n
     tileWidth: 256,
     tileHeight: 256,
     metersPerUnit,
-    yCoordinateFirst: yFirst
+    yCoordinateFirst: yFirst,
+    alignTopLeft: false,
+    pixelSize: PIXEL_SIZE,
+    builtIn: true
   }
 }
 
-export const GRID_SETS: Record<GridSetId, GridSet> = {
+/** The built-in grid sets, offered by every tile layer. */
+export const GRID_SETS: Record<string, GridSet> = {
   'EPSG:4326': make('EPSG:4326', [4326], [-180, -90, 180, 90],
     Array.from({ length: 22 }, (_, z) => 0.703125 / 2 ** z), EPSG4326_METERS_PER_UNIT, true),
   'EPSG:900913': make('EPSG:900913', [900913, 3857], [-MERCATOR_HALF, -MERCATOR_HALF, MERCATOR_HALF, MERCATOR_HALF],
     Array.from({ length: 31 }, (_, z) => 156543.03390625 / 2 ** z), 1, false)
 }
 
+/** GWC's other built-in grid sets (GridSetBroker's well-known scale sets of WMTS 1.0.0 annex E), in
+ *  EPSG:4326, hung from the top-left corner, latitude first. Known to the REST (listed, shown,
+ *  read-only); layers do not offer them, as GeoServer's layers get only the two above by default. */
+function wellKnown (name: string, levels: { resolutions?: number[], scales?: number[] }, description: string): GridSet {
+  const mpu = EPSG4326_METERS_PER_UNIT
+  const resolutions = levels.resolutions ?? levels.scales!.map((s) => s * PIXEL_SIZE / mpu)
+  return {
+    ...make(name, [4326], [-180, -90, 180, 90], resolutions, mpu, true),
+    srs: 'EPSG:4326',
+    scaleDenominators: levels.scales ?? resolutions.map((r) => r * mpu / PIXEL_SIZE),
+    alignTopLeft: true,
+    description
+  }
+}
+/** GlobalCRS84Pixel's resolutions, each derived from the one before as GridSetBroker derives them
+ *  (2 degrees to 0.01 arc second), so the doubles are the same. */
+function crs84PixelResolutions (): number[] {
+  const r = [2, 1, 0.5]
+  r[3] = r[2] * (2 / 3); r[4] = r[2] / 3; r[5] = r[4] / 2; r[6] = r[4] / 5; r[7] = r[4] / 10
+  r[8] = (5 / 6) * 1e-2; r[9] = r[8] / 2; r[10] = r[9] / 3; r[11] = r[9] / 5; r[12] = r[11] / 3
+  r[13] = r[12] / 2; r[14] = r[13] * (3 / 5); r[15] = r[14] / 3; r[16] = r[15] * (3 / 10); r[17] = r[16] / 3
+  return r
+}
+export const WELL_KNOWN_GRID_SETS: Record<string, GridSet> = {
+  GlobalCRS84Pixel: wellKnown('GlobalCRS84Pixel', { resolutions: crs84PixelResolutions() },
+    'This well-known scale set has been defined for global cartographic products. Rounded pixel sizes have been chosen for intuitive cartographic representation of raster data.'),
+  GlobalCRS84Scale: wellKnown('GlobalCRS84Scale', { scales: [500e6, 250e6, 100e6, 50e6, 25e6, 10e6, 5e6, 2.5e6, 1e6, 500e3, 250e3, 100e3, 50e3, 25e3, 10e3, 5e3, 2.5e3, 1000, 500, 250, 100] },
+    'This well-known scale set has been defined for global cartographic products. Rounded scales have been chosen for intuitive cartographic representation of vector data.'),
+  GoogleCRS84Quad: wellKnown('GoogleCRS84Quad', { scales: Array.from({ length: 19 }, (_, z) => 559082264.0287178 / 2 ** z) },
+    'This well-known scale set has been defined to allow quadtree pyramids in CRS84.')
+}
+
+/** A built-in grid set by name: the two every layer offers, or a well-known one. */
+export function builtInGridSet (id: string): GridSet | undefined {
+  return gridSet(id) ?? (Object.hasOwn(WELL_KNOWN_GRID_SETS, id) ? WELL_KNOWN_GRID_SETS[id] : undefined)
+}
+
+/** What a grid set is found by: the built-ins alone (this module), or a registry with custom ones too. */
+export interface GridSetLookup {
+  get (id: string): GridSet | undefined
+  all (): GridSet[]
+}
+export const BUILT_IN_LOOKUP: GridSetLookup = { get: (id) => gridSet(id), all: () => Object.values(GRID_SETS) }
+
+/** A built-in grid set by name. */
 export function gridSet (id: string): GridSet | undefined {
-  return Object.hasOwn(GRID_SETS, id) ? GRID_SETS[id as GridSetId] : undefined
+  return Object.hasOwn(GRID_SETS, id) ? GRID_SETS[id] : undefined
 }
 
 export function maxZoom (gs: GridSet): number { return gs.resolutions.length - 1 }
@@ -62,11 +123,17 @@ export function tilesHigh (gs: GridSet, z: number): number {
   return Math.ceil((gs.extent[3] - gs.extent[1] - 0.01 * span) / span)
 }
 
+/** The bottom-left corner of level z's grid: the extent's, or with alignTopLeft, hung from its top. */
+export function gridOrigin (gs: GridSet, z: number): [number, number] {
+  if (!gs.alignTopLeft) return [gs.extent[0], gs.extent[1]]
+  return [gs.extent[0], gs.extent[3] - tilesHigh(gs, z) * gs.resolutions[z] * gs.tileHeight]
+}
+
 /** GridSet.closestRectangle: the tiles a box touches at z, not clamped. */
 export function closestRectangle (gs: GridSet, z: number, b: BBox): Rect {
   const sx = gs.resolutions[z] * gs.tileWidth
   const sy = gs.resolutions[z] * gs.tileHeight
-  const [ox, oy] = [gs.extent[0], gs.extent[1]]
+  const [ox, oy] = gridOrigin(gs, z)
   return [
     Math.floor((b[0] - ox) / sx),
     Math.floor((b[1] - oy) / sy),
@@ -79,7 +146,7 @@ export function closestRectangle (gs: GridSet, z: number, b: BBox): Rect {
 export function rectBounds (gs: GridSet, z: number, r: Rect): BBox {
   const sx = gs.resolutions[z] * gs.tileWidth
   const sy = gs.resolutions[z] * gs.tileHeight
-  const [ox, oy] = [gs.extent[0], gs.extent[1]]
+  const [ox, oy] = gridOrigin(gs, z)
   return [ox + r[0] * sx, oy + r[1] * sy, ox + (r[2] + 1) * sx, oy + (r[3] + 1) * sy]
 }
 
@@ -97,9 +164,17 @@ export function fullRect (gs: GridSet, z: number): Rect {
 }
 
 const MAX_LAT = 85.0511287798066
-/** A lon/lat box in the grid set's CRS (spherical mercator for EPSG:900913). */
+/** A lon/lat box in the grid set's CRS (spherical mercator for EPSG:900913; any other CRS through
+ *  proj4, the box's edges densified, clamped to the grid's extent; the whole extent where it cannot
+ *  be transformed, e.g. outside the projection's domain). */
 export function fromLonLat (gs: GridSet, b: BBox): BBox {
-  if (gs.id === 'EPSG:4326') return [...b]
+  if (gs.srs === 'EPSG:4326') return [...b]
+  if (gs.srs !== 'EPSG:900913' && gs.srs !== 'EPSG:3857') {
+    const t = transformBbox(b, 'EPSG:4326', gs.srs)
+    if (!t.every(Number.isFinite)) return [...gs.extent]
+    const e = gs.extent
+    return [Math.max(e[0], t[0]), Math.max(e[1], t[1]), Math.min(e[2], t[2]), Math.min(e[3], t[3])]
+  }
   const x = (lon: number) => Math.max(-MERCATOR_HALF, Math.min(MERCATOR_HALF, lon * MERCATOR_HALF / 180))
   const y = (lat: number) => {
     const l = Math.max(-MAX_LAT, Math.min(MAX_LAT, lat))

@@ -6,7 +6,7 @@
 import type { Principal } from '../auth/authenticator.js'
 import { MassTruncateInvalid } from '../errors.js'
 import type { TileCacheContext } from './tile-cache-context.js'
-import { closestRectangle, fullRect, gridSet, intersectRect, maxZoom, type BBox } from './grid-sets.js'
+import { closestRectangle, fullRect, intersectRect, maxZoom, type BBox } from './grid-sets.js'
 import { normaliseParameters, parameterId, type ParameterSet } from './parameters.js'
 
 /** The request types, in the order GWC lists them (MassTruncateController.DEFAULT_REQUEST_TYPES). */
@@ -46,7 +46,7 @@ export function massTruncateOperations (ctx: TileCacheContext) {
           return n
         }
         case 'truncateExtent': {
-          const gs = gridSet(req.gridSetId)
+          const gs = ctx.gridSetsOf(layer).find((g) => g.id === req.gridSetId)
           if (!gs) throw MassTruncateInvalid(`gridSetId ${JSON.stringify(req.gridSetId)} is not a grid set of layer ${name}`)
           const area = req.bounds
           return await ctx.store.truncate({

@@ -28,3 +28,12 @@ export interface TileSetStore {
   /** The drops still in force, oldest first. */
   marks (): Promise<Array<DropMark & { id: number }>>
 }
+
+/** The custom grid sets (grid-set-registry.ts), each as the JSON of its GridSetDefinition. */
+export interface GridSetStore {
+  all (): Promise<Array<{ name: string, body: string }>>
+  /** Creates or replaces one; true when it was created. Announced to the other instances. */
+  put (name: string, body: string): Promise<boolean>
+  /** False when there was none of that name. Announced to the other instances. */
+  remove (name: string): Promise<boolean>
+}

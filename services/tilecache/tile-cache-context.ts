@@ -15,6 +15,8 @@ import { createBlobStore } from './blob-store.js'
 import type { MetatileRenderer } from './metatile-renderer.js'
 import { createTileInvalidation } from './tile-invalidation.js'
 import { DEFAULT_TILE_SETTINGS, type TileLayerSettings, type TileSettings } from './layer-settings.js'
+import { BUILT_IN_LOOKUP, GRID_SETS, gridSubset, type GridSet, type GridSetLookup } from './grid-sets.js'
+import type { GridSetRegistry } from './grid-set-registry.js'
 
 /** 'list': whether a capabilities document shows the layer; 'metadata': a description of one layer
  *  (TMS TileMap). The catalog mode may list and describe layers whose tiles it refuses. */
@@ -42,6 +44,8 @@ export interface TileCacheDeps {
   /** Whether the layer's default style is linear, so its seeds may be built as a pyramid
    *  (pyramid.ts); absent: every level is rendered directly (MAPWARDEN_SEED_PYRAMID=false). */
   linearStyle?: (layer: LayerInfo) => Promise<boolean>
+  /** Every grid set known, built-in and custom (grid-set-registry.ts); the built-in ones when absent. */
+  gridSets?: GridSetRegistry
   /** Per-layer expiry and cached-only settings (layer-settings.ts); defaults when absent. */
   settings?: TileSettings
   /** Where seed tasks wait and are worked, and the lock of a metatile being rendered (the stores'). */
@@ -55,7 +59,8 @@ export type TileCacheContext = ReturnType<typeof createTileCacheContext>
 
 export function createTileCacheContext (deps: TileCacheDeps) {
   const store = createBlobStore({ root: path.join(deps.dataDir, 'tiles'), tmpDir: path.join(deps.dataDir, 'tmp', 'tiles'), fault: deps.fault ?? noFaults })
-  const invalidation = createTileInvalidation({ sets: deps.tileSets, store, log: deps.log, now: deps.now })
+  const gridSets: GridSetLookup = deps.gridSets ?? BUILT_IN_LOOKUP
+  const invalidation = createTileInvalidation({ sets: deps.tileSets, store, gridSets, log: deps.log, now: deps.now })
   const { authorize } = deps
 
   async function findLayer (name: string): Promise<LayerInfo | undefined> {
@@ -72,6 +77,16 @@ export function createTileCacheContext (deps: TileCacheDeps) {
     authorize,
     now: deps.now ?? Date.now,
     findLayer,
+    gridSets,
+    /**
+     * The grid sets a layer offers: the built-in ones, and each custom grid set whose extent its
+     * bounds meet (a layer without bounds: every one). GeoServer adds a custom grid set to a layer by
+     * hand; here every layer serves every grid set it lies in, as every layer serves both built-ins.
+     */
+    gridSetsOf (layer: LayerInfo): GridSet[] {
+      const custom = deps.gridSets?.custom() ?? []
+      return [...Object.values(GRID_SETS), ...custom.filter((gs) => !layer.bbox || gridSubset(gs, layer.bbox).coverage(0) !== undefined)]
+    },
     settingsOf: (layer: LayerInfo): TileLayerSettings => deps.settings?.get(layer.workspace, layer.name) ?? DEFAULT_TILE_SETTINGS,
 
     /** A tile layer for the seed API: unknown layers are 400, not 404 (the seed resource exists; its body names a layer that does not). */

@@ -11,6 +11,7 @@ import { seedingOperations, storedSpec, type StoredRequest } from './tile-seedin
 import { exportOperations } from './tile-export.js'
 import { createJobBreeder } from '../seed/job-breeder.js'
 import { massTruncateOperations } from './mass-truncate.js'
+import { gridSetOperations } from './tile-grid-sets.js'
 
 export type { TileAction, TileAuthorizer, TileCacheDeps } from './tile-cache-context.js'
 export type { ServedTile, TileRequest } from './tile-reads.js'
@@ -40,6 +41,7 @@ export function createTileCache (deps: TileCacheDeps) {
     ...seedingOperations(ctx, breeder),
     ...exportOperations(ctx),
     ...massTruncateOperations(ctx),
+    ...gridSetOperations(ctx, breeder),
 
     async close () { await breeder.close(); await invalidation.idle() }
   }

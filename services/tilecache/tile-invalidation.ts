@@ -16,13 +16,15 @@
 import type { LayerInfo } from '../catalog/layers.js'
 import type { BlobStore } from './blob-store.js'
 import type { DropMark, TileSetStore } from './store.js'
-import { closestRectangle, fromLonLat, fullRect, gridSet, intersectRect, maxZoom, type BBox } from './grid-sets.js'
+import { BUILT_IN_LOOKUP, closestRectangle, fromLonLat, fullRect, intersectRect, maxZoom, type BBox, type GridSetLookup } from './grid-sets.js'
 import { defaultStyleOf, DEFAULT_PARAMETER_ID, type ParameterSet } from './parameters.js'
 import { createKeyedQueue } from '../keyed-queue.js'
 
 export interface InvalidationDeps {
   sets: TileSetStore
   store: BlobStore
+  /** The grid sets whose tiles may be on disk (built-in and custom). */
+  gridSets?: GridSetLookup
   log?: { info: (obj: object, msg: string) => void, warn: (obj: object, msg: string) => void }
   now?: () => number
 }
@@ -39,7 +41,7 @@ export interface StyleUse {
 /** A drop in force; `id` is its record's (0 until recorded). */
 export interface Mark extends DropMark { id: number }
 
-export function createTileInvalidation ({ sets, store, log, now = Date.now }: InvalidationDeps) {
+export function createTileInvalidation ({ sets, store, gridSets = BUILT_IN_LOOKUP, log, now = Date.now }: InvalidationDeps) {
   const known = new Set<string>()
   /** Set marks per layer, for the read path (area marks are dropped before their change is answered). */
   const stale = new Map<string, Mark[]>()
@@ -65,7 +67,7 @@ export function createTileInvalidation ({ sets, store, log, now = Date.now }: In
     let n = 0
     const onDisk = (await store.tileSets(m.layer)).filter((s) => m.parameterId === undefined || s.parameterId === m.parameterId)
     for (const gridSetId of new Set(onDisk.map((s) => s.gridSet))) {
-      const gs = gridSet(gridSetId)
+      const gs = gridSets.get(gridSetId)
       if (!gs) continue
       const area = m.area ? fromLonLat(gs, m.area) : undefined
       n += await store.truncate({

@@ -19,15 +19,15 @@ export function layerOperations (ctx: TileCacheContext) {
     /** A tile layer as GeoWebCache's REST shows it (GeoServerLayer); unknown layers are 404. */
     async geoServerLayer (name: string, principal?: Principal): Promise<GeoServerLayerView> {
       const layer = await ctx.tileLayer(name, principal, 'metadata')
-      return geoServerLayerView(layer, ctx.settingsOf(layer))
+      return geoServerLayerView(layer, ctx.settingsOf(layer), ctx.gridSetsOf(layer))
     },
 
     /** A GeoServerLayer written (PUT/POST): its expiry goes to the layer's tile settings; the rest must match. */
     async updateGeoServerLayer (name: string, body: Record<string, unknown>, principal?: Principal): Promise<GeoServerLayerView> {
       const layer = await ctx.tileLayer(name, principal, 'metadata')
-      const next = applyGeoServerLayer(layer, body, ctx.settingsOf(layer))
+      const next = applyGeoServerLayer(layer, body, ctx.settingsOf(layer), ctx.gridSetsOf(layer))
       await deps.settings?.set(layer.workspace, layer.name, next)
-      return geoServerLayerView(layer, ctx.settingsOf(layer))
+      return geoServerLayerView(layer, ctx.settingsOf(layer), ctx.gridSetsOf(layer))
     },
 
     /**

@@ -3,7 +3,7 @@
 // GeoServer writes them: one root layer without a name holding a named, queryable layer per
 // published mosaic, each with its CRSs and a BoundingBox in each, its styles (the default first),
 // and the TIME and ELEVATION dimensions with their values.
-import { transformBbox } from '../render/crs.js'
+import { isNorthingFirst, transformBbox } from '../render/crs.js'
 import { epsgCodes } from '../render/epsg.js'
 import { MAP_FORMATS, type WmsVersion } from './request.js'
 
@@ -138,8 +138,9 @@ export function wmsCapabilities (layers: WmsLayerDescription[], o: CapabilitiesO
     for (const crs of crss) {
       const t = crsBox(b, crs)
       if (!t) continue
-      // 1.3.0: EPSG:4326 is latitude first, in BoundingBox as in BBOX.
-      const [a0, a1, a2, a3] = v13 && crs === 'EPSG:4326' ? [t[1], t[0], t[3], t[2]] : t
+      // 1.3.0: EPSG's axis order (EPSG:4326 latitude first, EPSG:3035 northing first), in
+      // BoundingBox as in BBOX, as GeoServer writes it.
+      const [a0, a1, a2, a3] = v13 && isNorthingFirst(crs) ? [t[1], t[0], t[3], t[2]] : t
       lines.push(`${indent}<BoundingBox ${crsTag}="${crs}" minx="${num(a0)}" miny="${num(a1)}" maxx="${num(a2)}" maxy="${num(a3)}"/>`)
     }
     return lines

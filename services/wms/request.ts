@@ -2,7 +2,7 @@
 // section 7.2 and 7.3). Names arrive upper-cased (the plugin folds them: KVP names are
 // case-insensitive); values are case-sensitive except where the specification says otherwise.
 // Everything that is wrong is refused with the OGC exception code a client expects.
-import { builtinProj4Def, isGeographic, normalizeCrs } from '../render/crs.js'
+import { builtinProj4Def, isGeographic, isNorthingFirst, normalizeCrs } from '../render/crs.js'
 import type { MapFormat } from '../render/map.js'
 import {
   WmsInvalidCrs, WmsInvalidFormat, WmsInvalidParameter, WmsInvalidPoint, WmsMissingParameter, WmsTooLarge
@@ -35,7 +35,7 @@ export interface ResolvedCrs {
   code: string
   /** Definitions the render job needs for codes outside the built-in set. */
   proj4Defs?: Record<string, string>
-  /** Whether BBOX lists latitude (northing) first: EPSG geographic CRSs in WMS 1.3.0. */
+  /** Whether BBOX lists northing (latitude) first: EPSG's axis order, in WMS 1.3.0 and for URNs. */
   latFirst: boolean
   geographic: boolean
 }
@@ -49,9 +49,10 @@ export function resolveCrs (value: string, version: WmsVersion): ResolvedCrs {
   if (code === 'EPSG:4326') return { asked, code, latFirst: version === '1.3.0' || urn, geographic: true }
   if (code === 'EPSG:3857') return { asked, code, latFirst: false, geographic: false }
   if (!/^EPSG:\d+$/.test(code) || !builtinProj4Def(code)) throw WmsInvalidCrs(JSON.stringify(asked), 'not a CRS this server can render (CRS:84, EPSG:900913 and the horizontal coordinate systems of the EPSG registry)')
-  // WMS 1.3.0 takes EPSG's axis order (latitude first for geographic systems), as GeoServer does.
+  // WMS 1.3.0 takes EPSG's axis order, as GeoServer does: latitude first for geographic systems,
+  // northing first for the projected ones EPSG writes so (EPSG:3035, 31467...).
   const geographic = isGeographic(code)
-  return { asked, code, latFirst: geographic && (version === '1.3.0' || urn), geographic }
+  return { asked, code, latFirst: isNorthingFirst(code) && (version === '1.3.0' || urn), geographic }
 }
 
 /** BBOX in the request's axis order, returned as minx, miny, maxx, maxy (easting first). */

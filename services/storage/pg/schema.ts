@@ -19,6 +19,7 @@ import { mosaicPgMigrations } from '../../mosaics/pg-migrations.js'
 import { seedPgMigrations } from '../../seed/pg-migrations.js'
 import { diskquotaPgMigrations } from '../../diskquota/pg-migrations.js'
 import { settingsPgMigrations } from '../../settings/pg-migrations.js'
+import { tilecachePgMigrations } from '../../tilecache/pg-migrations.js'
 
 /** Every area's tables, in the order of ALL_MIGRATIONS (appschema has none of its own). */
 export const AREA_PG_MIGRATIONS: Migration[] = [
@@ -28,7 +29,8 @@ export const AREA_PG_MIGRATIONS: Migration[] = [
   ...mosaicPgMigrations,
   ...seedPgMigrations,
   ...diskquotaPgMigrations,
-  ...settingsPgMigrations
+  ...settingsPgMigrations,
+  ...tilecachePgMigrations
 ]
 
 export const PG_MIGRATIONS: Migration[] = [

@@ -24,6 +24,7 @@ import { createPgMosaicStore } from '../../mosaics/pg-store.js'
 import { createPgSeedStore } from '../../seed/pg-store.js'
 import { createPgQuotaStore } from '../../diskquota/pg-quota-store.js'
 import { createPgServiceSettingsStore, createPgSettingsStore } from '../../settings/pg-store.js'
+import { createPgGridSetStore } from '../../tilecache/pg-grid-set-store.js'
 
 export async function openPgStores (url: string, dataDir: string, { fault, onError = () => {} }: { fault?: FaultPoint, onError?: (err: Error) => void } = {}): Promise<Stores> {
   fs.mkdirSync(dataDir, { recursive: true })
@@ -55,6 +56,7 @@ export async function openPgStores (url: string, dataDir: string, { fault, onErr
     quota: createPgQuotaStore(db),
     settings: createPgSettingsStore(db),
     serviceSettings: createPgServiceSettingsStore(db),
+    gridSets: createPgGridSetStore(db),
     async announceReload () { await db.transaction(async (c) => { await notify(c, { topic: 'reload' }) }) },
     seedQueue: clusterSeedQueue(db, nodes, bus),
     metatileLock: advisoryMetatileLock(locks),

@@ -18,6 +18,7 @@ import { createSqliteMosaicStore } from '../../mosaics/sqlite-store.js'
 import { createSqliteSeedStore } from '../../seed/sqlite-store.js'
 import { createSqliteQuotaStore } from '../../diskquota/sqlite-quota-store.js'
 import { createSqliteServiceSettingsStore, createSqliteSettingsStore } from '../../settings/sqlite-store.js'
+import { createSqliteGridSetStore } from '../../tilecache/sqlite-grid-set-store.js'
 
 /** The SQLite stores, with the database itself for tests that read its rows. */
 export type SqliteStores = Stores & { db: Db }
@@ -49,6 +50,7 @@ export async function openSqliteStores (dataDir: string, { fault }: { fault?: Fa
     quota: createSqliteQuotaStore(db),
     settings: createSqliteSettingsStore(db),
     serviceSettings: createSqliteServiceSettingsStore(db),
+    gridSets: createSqliteGridSetStore(db),
     async announceReload () {},
     seedQueue: inProcessSeedQueue(db, fault),
     metatileLock: inProcessMetatileLock(),

@@ -1,11 +1,13 @@
-// What an instance keeps in memory of the tile cache's shared state (tile settings, drop marks) is
+// What an instance keeps in memory of the tile cache's shared state (tile settings, drop marks, grid sets) is
 // re-read when another instance announces a change. A re-read whose rows were read before this
 // instance's own write committed must never install them after it: the write would be lost from
 // memory until the next change (CI saw a tile answered with the old max-age after a PUT).
 import t from 'tap'
 import { loadTileSettings, DEFAULT_TILE_SETTINGS, type TileLayerSettings } from '../../../services/tilecache/layer-settings.js'
 import { createTileInvalidation } from '../../../services/tilecache/tile-invalidation.js'
-import type { DropMark, TileSetStore, TileSettingsStore } from '../../../services/tilecache/store.js'
+import type { DropMark, GridSetStore, TileSetStore, TileSettingsStore } from '../../../services/tilecache/store.js'
+import { loadGridSets } from '../../../services/tilecache/grid-set-registry.js'
+import { parseGridSet } from '../../../services/tilecache/grid-set-definition.js'
 import type { BlobStore } from '../../../services/tilecache/blob-store.js'
 
 /** A promise and the function that settles it. */
@@ -99,4 +101,35 @@ t.test('a marks reload keeps the marks this instance made, recorded or not, and 
   holdDrop = undefined
   t.equal(invalidation.inForce('topp:world').length, 0, 'no mark comes back')
   t.notOk(invalidation.isStale('topp:world', 'default', 1500), 'a tile older than the lifted mark is not stale')
+})
+
+t.test('a grid set reload in flight does not undo a PUT or a DELETE made meanwhile', async (t) => {
+  const rows = new Map<string, string>()
+  let hold: ReturnType<typeof gate> | undefined
+  const store: GridSetStore = {
+    async all () {
+      const snapshot = [...rows].map(([name, body]) => ({ name, body }))
+      if (hold) await hold.opened
+      return snapshot
+    },
+    async put (name, body) { const created = !rows.has(name); rows.set(name, body); return created },
+    async remove (name) { return rows.delete(name) }
+  }
+  const def = parseGridSet('OSGB', { srs: { number: '27700' }, extent: { coords: { double: ['0', '0', '700000', '1300000'] } }, resolutions: { double: ['2000', '1000'] } })
+  const gridSets = await loadGridSets(store)
+  t.equal(gridSets.get('OSGB'), undefined)
+  hold = gate()
+  let reload = gridSets.reload() // reads no rows, then waits
+  const put = gridSets.put(def)
+  hold.open()
+  await Promise.all([reload, put])
+  t.equal(gridSets.get('OSGB')?.srs, 'EPSG:27700', 'the PUT is what memory holds')
+  hold = gate()
+  reload = gridSets.reload() // reads the row, then waits
+  const removed = gridSets.remove('OSGB')
+  hold.open()
+  t.equal(await removed, true)
+  await reload
+  t.equal(gridSets.get('OSGB'), undefined, 'the DELETE is what memory holds')
+  t.equal(rows.size, 0)
 })
