@@ -170,7 +170,12 @@ export function featureOperations (ctx: WfsContext) {
       ...(sortBy && sortBy.length > 0 ? { sortBy } : {})
     }
     const outCrs = q.srsName ? crsName(q.srsName)!.code : dataCrs
-    const out = q.srsName ? { name: q.srsName, latFirst: crsName(q.srsName)!.latFirst } : outCrs ? defaultSrsName(req.version, outCrs) : undefined
+    // The CRS name a GML writes by default is its version's (GML 2: epsg.xml#, easting first; GML
+    // 3.1.1: urn:x-ogc; GML 3.2: urn:ogc), whatever the request's version; GML 2 is always easting first.
+    const gmlVersion: WfsVersion = req.outputFormat === 'gml2' ? '1.0.0' : req.outputFormat === 'gml31' ? '1.1.0' : req.outputFormat === 'gml32' ? '2.0.0' : req.version
+    const out = q.srsName
+      ? { name: q.srsName, latFirst: req.outputFormat !== 'gml2' && crsName(q.srsName)!.latFirst }
+      : outCrs ? defaultSrsName(gmlVersion, outCrs) : undefined
     const toOut = reprojector(dataCrs, outCrs)
     const matched = await guarded(() => countOf(source, read))
     return {
