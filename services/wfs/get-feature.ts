@@ -154,7 +154,8 @@ export function featureOperations (ctx: WfsContext) {
       if (!env.every(Number.isFinite)) throw WfsInvalidParameter('bbox', JSON.stringify(v.join(',')), `cannot be taken to ${storage}`)
       bbox = env
     }
-    const asked = q.properties?.map((p) => attr(p, 'propertyName'))
+    // `*` (OWSLib sends it) asks for every property, as GeoServer reads it.
+    const asked = q.properties && !q.properties.some((p) => p.trim() === '*') ? q.properties.map((p) => attr(p, 'propertyName')) : undefined
     const attributes = asked ? t.attributes.filter((a) => asked.includes(a.name)) : t.attributes
     const sortBy = q.sortBy?.map((s) => {
       const name = attr(s.name, 'sortBy')

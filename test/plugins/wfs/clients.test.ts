@@ -41,3 +41,50 @@ t.test('GDAL\'s WFS driver lists the types and copies a layer whole (ogrinfo, og
     t.same(byName.Beta.geometry.coordinates, [20, 15])
   }
 })
+
+const OWSLIB = `
+import json, sys
+from owslib.wfs import WebFeatureService
+url = sys.argv[1]
+doc = {}
+for v in ['2.0.0', '1.1.0']:
+    wfs = WebFeatureService(url, version=v)
+    places = wfs['vx:places']
+    gml = wfs.getfeature(typename=['vx:places'], maxfeatures=2).read()
+    geojson = json.loads(wfs.getfeature(typename=['vx:places'], outputFormat='application/json').read())
+    filtered = json.loads(wfs.getfeature(typename=['vx:places'], bbox=(-11, -6, -9, -4, 'EPSG:4326'), outputFormat='application/json').read())
+    doc[v] = {
+        'title': wfs.identification.title,
+        'types': sorted(wfs.contents),
+        'bbox': list(places.boundingBoxWGS84),
+        'crs': [c.getcode() for c in places.crsOptions],
+        'operations': sorted(o.name for o in wfs.operations),
+        'gml': gml.decode('utf-8') if isinstance(gml, bytes) else gml,
+        'ids': [f['id'] for f in geojson['features']],
+        'bboxIds': [f['id'] for f in filtered['features']],
+    }
+    if v == '2.0.0':
+        doc[v]['schema'] = sorted(wfs.get_schema('vx:places')['properties'].items())
+print(json.dumps(doc))
+`
+
+t.test('OWSLib reads the capabilities of 2.0.0 and 1.1.0, a schema, and features in GML and GeoJSON', async (t) => {
+  if (missing('/usr/bin/python3', ['-c', 'import owslib'])) return t.fail('OWSLib is missing: run scripts/install-wms-tools.sh')
+  const { app } = await wfsSetup(t)
+  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve))
+  const { port } = app.server.address() as { port: number }
+  const { stdout } = await run('/usr/bin/python3', ['-c', OWSLIB, `http://127.0.0.1:${port}${BASE}/wfs`], { timeout: 120_000 })
+  const doc = JSON.parse(stdout)
+  for (const v of ['2.0.0', '1.1.0']) {
+    const d = doc[v]
+    t.equal(d.title, 'mapwarden Web Feature Service', `${v}: title`)
+    t.same(d.types, ['vx:parcels', 'vx:places', 'vx:roads'], `${v}: types`)
+    t.same(d.bbox.slice(0, 4), [-10, -5, 20, 40], `${v}: WGS84 box`)
+    t.same(d.crs, ['EPSG:4326'], `${v}: CRS`)
+    t.ok(d.operations.includes('GetFeature') && d.operations.includes('DescribeFeatureType'), `${v}: operations ${d.operations}`)
+    t.equal([...d.gml.matchAll(/gml:id="places\.\d+"/g)].length, 2, `${v}: two features in GML`)
+    t.same(d.ids, ['places.1', 'places.2', 'places.3', 'places.4'], `${v}: GeoJSON`)
+    t.same(d.bboxIds, ['places.1'], `${v}: bbox`)
+  }
+  t.same(Object.fromEntries(doc['2.0.0'].schema), { name: 'string', pop: 'int', area: 'double', founded: 'date', capital: 'boolean' }, 'DescribeFeatureType as OWSLib reads it')
+})
