@@ -4,7 +4,7 @@
 // as a form; XML by POST. The routes are public at the HTTP level: every feature type goes through
 // app.wfs, which applies the layer rules and the catalog mode.
 // Failures answer as WFS clients read them: the exception report of the version asked for, with
-// GeoServer's statuses (2.0.0: 400, 404 NotFound, 500; 1.1.0 and 1.0.0: 200), challenges (401, 403)
+// GeoServer's statuses (2.0.0: 400, 404 NotFound, 500; 1.1.0 and 1.0.0: 200), challenges (401, 403), an unknown workspace (404)
 // and the server's own trouble (5xx) keeping theirs. Features are streamed (a Readable of the body).
 import { Readable } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -79,7 +79,8 @@ export default async function wfs (app: FastifyInstance) {
     const failure = ogcFailure(err)
     // GeoServer: WFS 2.0.0 answers 400 (404 NotFound, 500 OperationProcessingFailed), 1.x 200.
     let httpStatus = status
-    if (status >= 400 && status < 500 && status !== 401 && status !== 403) httpStatus = state.version === '2.0.0' ? statusOfCode(failure.code) : 200
+    // An unknown workspace of a virtual service ({base}/<ws>/wfs) stays 404, as on the WMS.
+    if (status >= 400 && status < 500 && status !== 401 && status !== 403 && status !== 404) httpStatus = state.version === '2.0.0' ? statusOfCode(failure.code) : 200
     return reply.code(httpStatus).type(EXCEPTION_TYPE).send(exceptionReport(state.version, message, failure))
   })
 

@@ -239,7 +239,7 @@ t.test('/ows with SERVICE=WFS (and XML bodies) is the WFS, the rest of /ows the 
   const bare = await wfsGet(app, { ...W20, typeNames: 'places', outputFormat: 'json', count: 1 })
   t.equal(bare.statusCode, 200, 'a bare name one workspace alone has')
   const noWs = await wfsGet(app, { service: 'WFS', request: 'GetCapabilities' }, {}, '/nows/wfs')
-  t.equal(noWs.statusCode, 400)
+  t.equal(noWs.statusCode, 404)
   t.match(noWs.body, /No such workspace/)
 })
 
