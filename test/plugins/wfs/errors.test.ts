@@ -119,3 +119,16 @@ t.test('layer rules: hidden from capabilities and unknown (HIDE), challenged (MI
   res = await app.inject({ method: 'PUT', url: `${BASE}/rest/security/acl/catalog.json`, headers: json, payload: JSON.stringify({ mode: 'HIDE' }) })
   t.equal(res.statusCode, 200)
 })
+
+t.test('MAPWARDEN_WFS_MAX_FEATURES caps every answer; numberMatched still counts all', async (t) => {
+  const { app: capped } = await wfsSetup(t, ['places'], { wfsMaxFeatures: 2 })
+  for (const params of [{}, { count: '3' }] as Array<Record<string, string>>) {
+    const r = await wfsGet(capped, { ...GF, typeNames: 'vx:places', outputFormat: 'json', ...params })
+    const body = JSON.parse(r.body)
+    t.equal(body.numberReturned, 2)
+    t.equal(body.numberMatched, 4)
+    t.equal(body.features.length, 2)
+  }
+  const caps = await wfsGet(capped, { service: 'WFS', request: 'GetCapabilities' })
+  t.match(caps.body, /<ows:Constraint name="CountDefault"><ows:NoValues\/><ows:DefaultValue>2<\/ows:DefaultValue>/)
+})
