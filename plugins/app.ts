@@ -24,6 +24,7 @@ import gwcGridsets from './gwc/gridsets.js'
 import tiles from './tiles/index.js'
 import web from './web/index.js'
 import wms from './wms/index.js'
+import wfs from './wfs/index.js'
 import metrics from './metrics/index.js'
 import { registerOpenApi } from './openapi/index.js'
 import { createRequire } from 'node:module'
@@ -92,6 +93,8 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
   }
   // WMS 1.1.1/1.3.0: {base}/wms, {base}/ows, {base}/<ws>/wms, {base}/gwc/service/wms.
   await app.register(wms)
+  // WFS 2.0.0/1.1.0/1.0.0 (read-only): {base}/wfs, {base}/<ws>/wfs, and /ows when SERVICE=WFS.
+  await app.register(wfs)
   // The admin page ({base}/web/) and {base}/session.
   await app.register(web)
   // {base}/metrics for Prometheus (MAPWARDEN_METRICS).

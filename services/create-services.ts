@@ -40,6 +40,7 @@ import { createDiskQuota } from './diskquota/disk-quota.js'
 import { periodMs } from './diskquota/quota-config.js'
 import { createCleanupScheduler } from './diskquota/scheduler.js'
 import { createWmsService } from './wms/wms-service.js'
+import { createWfsService } from './wfs/wfs-service.js'
 import { createMetrics } from './metrics.js'
 
 /** The settings the services read (plugins/infra/config.ts resolves them from options and MAPWARDEN_*). */
@@ -60,6 +61,7 @@ export interface ServicesConfig {
   jpegQuality: number
   seedPyramid: boolean
   wmsMaxSize: number
+  wfsMaxFeatures: number
   maxPendingTasks: number
   resumeTasks: boolean
   /** Secret that encrypts the master password; default: the key file in the data directory. */
@@ -303,6 +305,15 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
 
   // WMS, drawn by the same pool behind the same queue.
   const wms = createWmsService({ tileCache, mosaics, styles, renderer, layerGroups, serviceSettings, maxSize: config.wmsMaxSize })
+  // WFS (read-only): the vector layers' features through their stores' sources, under the layer rules.
+  const wfs = createWfsService({
+    featureTypes,
+    datastores,
+    sources,
+    namespaces: workspaces.namespaces,
+    access: layerAccess,
+    maxFeatures: config.wfsMaxFeatures
+  })
 
   metrics.readFrom({
     renderQueue: () => renderQueue.stats(),
@@ -374,6 +385,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     tileCache,
     diskQuota,
     wms,
+    wfs,
     metrics,
     /** The SQLite catalog (tests read its rows); undefined on PostgreSQL. */
     db: stores.db as Db | undefined,

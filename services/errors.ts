@@ -300,3 +300,14 @@ export const GridSetNotFound = createError('MW_GWC_GRIDSET_NOT_FOUND', 'not_foun
 export const GridSetInvalid = createError('MW_GWC_GRIDSET_INVALID', 'invalid', 'Invalid grid set: %s %s: %s')
 /** GWC's built-in grid sets live in a read-only configuration (DefaultGridsets). */
 export const GridSetBuiltIn = createError('MW_GWC_GRIDSET_BUILT_IN', 'not_allowed', 'Grid set %s is built in: it cannot be %s')
+// --- WFS (services/wfs/exceptions.ts gives each its OGC code and locator: the first argument) ---
+export const WfsMissingParameter = createError('MW_WFS_MISSING_PARAMETER', 'invalid', 'The %s parameter is mandatory')
+export const WfsInvalidParameter = createError('MW_WFS_INVALID_PARAMETER', 'invalid', 'Invalid %s %s: %s')
+export const WfsUnknownType = createError('MW_WFS_UNKNOWN_TYPE', 'invalid', 'Feature type %s unknown')
+export const WfsInvalidFilter = createError('MW_WFS_INVALID_FILTER', 'invalid', 'Invalid filter (%s): %s')
+export const WfsOperationNotSupported = createError('MW_WFS_OPERATION_NOT_SUPPORTED', 'invalid', 'Operation %s is not supported: %s')
+export const WfsVersionNegotiationFailed = createError('MW_WFS_VERSION_NEGOTIATION_FAILED', 'invalid', 'None of the versions %s is supported; supported: 2.0.0, 1.1.0, 1.0.0')
+export const WfsFeatureNotFound = createError('MW_WFS_FEATURE_NOT_FOUND', 'not_found', 'Could not find feature with id %s')
+// --- filters: OGC Filter 1.0/1.1 and FES 2.0 XML (services/filters/ogc-xml.ts) ---
+export const InvalidXmlFilter = createError('MW_FILTER_INVALID_XML', 'invalid', 'Invalid filter: %s')
+export const UnsupportedFilterOperator = createError('MW_FILTER_UNSUPPORTED_OPERATOR', 'invalid', 'Unsupported filter operator %s: %s')

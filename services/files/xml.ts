@@ -52,3 +52,49 @@ export function asArray<T> (v: T | T[] | undefined | null | ''): T[] {
   if (v === undefined || v === null || v === '') return []
   return Array.isArray(v) ? v : [v]
 }
+
+/** An element of an XML document in document order (parseXmlElements): its qualified and local
+ *  names, attributes by qualified name, its own text (trimmed) and child elements. */
+export interface XmlElement {
+  name: string
+  local: string
+  attrs: Record<string, string>
+  text: string
+  children: XmlElement[]
+}
+
+const localName = (n: string) => n.slice(n.indexOf(':') + 1)
+
+/**
+ * Parses XML keeping the order of child elements (an OGC filter's operands, a GetFeature's
+ * queries): the same safety rules as parseXml (no DOCTYPE, bounded depth, strict).
+ */
+export async function parseXmlElements (text: string, { maxDepth = MAX_DEPTH } = {}): Promise<XmlElement> {
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+  assertNoDoctype(text)
+  assertDepth(text, maxDepth)
+  const parser = new Parser({
+    explicitArray: true, explicitRoot: true, explicitChildren: true, preserveChildrenOrder: true, charsAsChildren: false,
+    trim: true, includeWhiteChars: false, normalize: false, async: false, strict: true
+  })
+  type Raw = { '#name'?: string, $?: Record<string, string>, _?: string, $$?: Raw[] } | string
+  const convert = (name: string, raw: Raw): XmlElement => {
+    if (typeof raw === 'string') return { name, local: localName(name), attrs: {}, text: raw, children: [] }
+    return {
+      name,
+      local: localName(name),
+      attrs: raw.$ ?? {},
+      text: raw._ ?? '',
+      children: (raw.$$ ?? []).map((c) => convert(typeof c === 'string' ? '' : c['#name'] ?? '', c))
+    }
+  }
+  let out: Record<string, Raw>
+  try {
+    out = await parser.parseStringPromise(text)
+  } catch (err) {
+    throw MalformedXml(((err as Error).message ?? String(err)).split('\n').join(' '))
+  }
+  if (out === null || typeof out !== 'object') throw MalformedXml('no root element')
+  const [name, raw] = Object.entries(out)[0]
+  return convert(name, raw)
+}

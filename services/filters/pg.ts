@@ -2,6 +2,7 @@
 // placeholder). The source says how a property, its text (before LIKE) and a value compared with it
 // read in SQL: a granule's JSON attributes compare through mw_json_value as SQLite compares
 // json_extract's values (storage/pg/schema.ts); a PostGIS table's columns are quoted names.
+import { InvalidFeatureQuery } from '../errors.js'
 import { likePattern, type Expression, type Filter, type Value } from './tree.js'
 
 export type Bind = (v: unknown) => string
@@ -13,6 +14,8 @@ export interface PgTarget {
   /** A value compared with a property. */
   value (v: Value, bind: Bind): string
   footprint: readonly [string, string, string, string]
+  /** Features by id (the `fid` node); a target without feature ids refuses the node. */
+  featureId?: (ids: string[], bind: Bind) => string
 }
 
 /** A double-quoted PostgreSQL identifier (a column of a vector source). */
@@ -40,6 +43,10 @@ export function toPg (filter: Filter, target: PgTarget, bind: Bind): string {
         const [minx, miny, maxx, maxy] = target.footprint
         const num = (v: number) => `${bind(v)}::double precision`
         return `(${maxx} >= ${num(n.env[0])} AND ${minx} <= ${num(n.env[2])} AND ${maxy} >= ${num(n.env[1])} AND ${miny} <= ${num(n.env[3])})`
+      }
+      case 'fid': {
+        if (!target.featureId) throw InvalidFeatureQuery('feature ids cannot be matched here')
+        return n.ids.length === 0 ? 'FALSE' : target.featureId(n.ids, bind)
       }
     }
   }

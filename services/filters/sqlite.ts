@@ -1,6 +1,7 @@
 // The filter tree as SQLite SQL with `?` parameters. The source says how a property and its
 // footprint read in SQL (a JSON attribute of a granule row, a quoted column of a GeoPackage table);
 // values are always bound.
+import { InvalidFeatureQuery } from '../errors.js'
 import type { Expression, Filter } from './tree.js'
 
 export interface SqliteTarget {
@@ -8,6 +9,8 @@ export interface SqliteTarget {
   property (name: string, params: unknown[]): string
   /** The footprint's minx, miny, maxx, maxy columns. */
   footprint: readonly [string, string, string, string]
+  /** Features by id (the `fid` node); a target without feature ids refuses the node. */
+  featureId?: (ids: string[], params: unknown[]) => string
 }
 
 export interface SqliteFilter { sql: string, params: unknown[] }
@@ -45,6 +48,10 @@ export function toSqlite (filter: Filter, target: SqliteTarget): SqliteFilter {
         const [minx, miny, maxx, maxy] = target.footprint
         params.push(n.env[0], n.env[2], n.env[1], n.env[3])
         return `(${maxx} >= ? AND ${minx} <= ? AND ${maxy} >= ? AND ${miny} <= ?)`
+      }
+      case 'fid': {
+        if (!target.featureId) throw InvalidFeatureQuery('feature ids cannot be matched here')
+        return n.ids.length === 0 ? '0' : target.featureId(n.ids, params)
       }
     }
   }

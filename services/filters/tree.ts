@@ -20,6 +20,9 @@ export type Filter =
   | { k: 'null', e: Expression }
   /** The source's footprint (its default geometry) intersects the envelope. */
   | { k: 'bbox', env: Envelope }
+  /** Features by id (a WFS resource id without its `<type>.` prefix): the source's key value(s),
+   *  several key columns joined by '.'. A source without keys refuses it. */
+  | { k: 'fid', ids: string[] }
 
 export const property = (name: string): Expression => ({ k: 'property', name })
 export const value = (v: Value): Expression => ({ k: 'value', v })

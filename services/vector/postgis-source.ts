@@ -60,7 +60,7 @@ export interface SqlStatement { text: string, values: unknown[] }
  * the bounding box (&& on the index, and ST_Intersects unless loose), the filter, the order and
  * the page. Property names are checked against the schema (unknown: InvalidFeatureQuery).
  */
-export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opts: { looseBbox: boolean, keys: string[] }): SqlStatement {
+export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opts: { looseBbox: boolean, keys: string[], count?: boolean }): SqlStatement {
   const values: unknown[] = []
   const bind = (v: unknown) => { values.push(v); return `$${values.length}` }
   const known = new Set([...type.attributes.map((a) => a.name), ...opts.keys])
@@ -86,12 +86,24 @@ export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opt
       property: (name) => check(name),
       propertyText: (name) => `${check(name)}::text`,
       value: (v, b) => b(v),
-      footprint: g ? [`ST_XMin(${g})`, `ST_YMin(${g})`, `ST_XMax(${g})`, `ST_YMax(${g})`] : ['NULL', 'NULL', 'NULL', 'NULL']
+      footprint: g ? [`ST_XMin(${g})`, `ST_YMin(${g})`, `ST_XMax(${g})`, `ST_YMax(${g})`] : ['NULL', 'NULL', 'NULL', 'NULL'],
+      // An id is the key's value as text (several keys joined by '.'): compared as text, so an id
+      // that cannot be the key's type matches nothing instead of failing.
+      featureId: (ids, b) => {
+        if (opts.keys.length === 0) throw InvalidFeatureQuery(`${type.name} has no primary key: its features have no ids to match`)
+        const one = (id: string) => {
+          const parts = opts.keys.length === 1 ? [id] : id.split('.')
+          if (parts.length !== opts.keys.length) return 'FALSE'
+          return `(${opts.keys.map((k, i) => `${quotePgName(k)}::text = ${b(parts[i])}::text`).join(' AND ')})`
+        }
+        return `(${ids.map(one).join(' OR ')})`
+      }
     }
     where.push(toPg(q.filter, target, bind))
   }
-  let text = `SELECT ${columns.join(', ')} FROM ${qualifiedTable(dbSchema, type.name)}`
+  let text = `SELECT ${opts.count ? 'count(*) AS n' : columns.join(', ')} FROM ${qualifiedTable(dbSchema, type.name)}`
   if (where.length > 0) text += ` WHERE ${where.join(' AND ')}`
+  if (opts.count) return { text, values }
   const order = (q.sortBy ?? []).map((s) => `${check(s.name)} ${s.descending ? 'DESC' : 'ASC'}`)
   // A page needs a stable order: the key (else the physical order) breaks ties.
   if (q.limit !== undefined || q.offset !== undefined) for (const k of opts.keys) order.push(`${quotePgName(k)} ASC`)
@@ -238,6 +250,14 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
         // A reader that stopped early leaves a transaction open: that connection is dropped.
         client.release(ok ? undefined : true)
       }
+    },
+
+    async count (q) {
+      const d = await describeFull(q.type)
+      if (!d) throw InvalidFeatureQuery(`no table or view ${JSON.stringify(q.type)} in schema ${JSON.stringify(o.schema)}`)
+      const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys, count: true })
+      const r = await pool.query<{ n: string }>(sql.text, sql.values)
+      return Number(r.rows[0].n)
     },
 
     async close () { await pool.end() }

@@ -69,6 +69,9 @@ export interface VectorSource {
   toLatLon (env: Envelope, srid: number): Promise<Envelope>
   /** The features matching the query, streamed in batches of the store's fetch size. */
   readFeatures (query: ReadQuery): AsyncIterable<Feature>
+  /** How many features match the query's bbox and filter (its page, order and properties aside);
+   *  a source without it is counted by reading (services/wfs does so). */
+  count? (query: ReadQuery): Promise<number>
   /** Closes the source's connections. */
   close (): Promise<void>
 }

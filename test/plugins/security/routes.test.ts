@@ -13,7 +13,9 @@ const PUBLIC = [
   /^\/geoserver\/health$/,
   /^\/geoserver\/(tilecache|gwc)\/service(\/|$)/,
   // WMS: each layer goes through the tile cache's authorizer (services/wms).
-  /^\/geoserver\/(:ws\/)?(wms|ows)$/
+  /^\/geoserver\/(:ws\/)?(wms|ows)$/,
+  // WFS: each feature type goes through the layer rules (services/wfs/wfs-context.ts).
+  /^\/geoserver\/(:ws\/)?wfs$/
 ]
 // Authenticated: any logged-in user reaches them; the handler checks the role or the layer rules.
 const AUTHENTICATED = [

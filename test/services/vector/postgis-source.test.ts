@@ -114,3 +114,15 @@ t.test('against PostGIS: types, schema, bounds, lat/lon, and features streamed i
   t.equal((await read({ type: 'Roads "x"', limit: 1 })).length, 1)
   await t.rejects(read({ type: 'nope' }), /no table or view "nope"/)
 })
+
+t.test('selectSql: feature ids compare each key as text with bound values; count drops order and page', async (t) => {
+  const one = selectSql('public', roads, { type: roads.name, filter: { k: 'fid', ids: ['7', "8'; --"] } }, { looseBbox: false, keys: ['id'] })
+  t.match(one.text, 'WHERE (("id"::text = $1::text) OR ("id"::text = $2::text))')
+  t.same(one.values, ['7', "8'; --"])
+  const two = selectSql('public', roads, { type: roads.name, filter: { k: 'fid', ids: ['1.a', 'nodot'] } }, { looseBbox: false, keys: ['a', 'b'] })
+  t.match(two.text, 'WHERE (("a"::text = $1::text AND "b"::text = $2::text) OR FALSE)', 'an id without a part per key matches nothing')
+  t.throws(() => selectSql('public', roads, { type: roads.name, filter: { k: 'fid', ids: ['1'] } }, { looseBbox: false, keys: [] }), /has no primary key/)
+  const count = selectSql('public', roads, { type: roads.name, bbox: [0, 0, 1, 1], sortBy: [{ name: 'kind' }], limit: 5, offset: 5 }, { looseBbox: true, keys: ['id'], count: true })
+  t.equal(count.text, 'SELECT count(*) AS n FROM "public"."Roads ""x""" WHERE "the geom" && ST_MakeEnvelope($1::double precision, $2::double precision, $3::double precision, $4::double precision, $5::integer)')
+  t.same(count.values, [0, 0, 1, 1, 4326])
+})

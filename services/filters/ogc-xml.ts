@@ -1,0 +1,244 @@
+// OGC Filter 1.0 / 1.1 (ogc:Filter) and FES 2.0 (fes:Filter) XML to the filter tree (tree.ts), the
+// same nodes ECQL parses to: And/Or/Not, the six comparisons (matchCase="false" on text: a
+// case-insensitive match), PropertyIsLike (the request's wildCard, singleChar and escape characters
+// turned into the tree's % _ \ form), PropertyIsNull/PropertyIsNil, PropertyIsBetween, BBOX (a
+// gml:Envelope or gml:Box, taken to the source's CRS with the axis order its srsName says), and the
+// id filters (fes:ResourceId rid, ogc:FeatureId fid, ogc:GmlObjectId gml:id) as one `fid` node.
+// Property names are resolved against the source's schema (a namespace prefix and a leading
+// feature-type step dropped); literals are typed for the attribute they meet. Anything else
+// (spatial operators past BBOX, functions, arithmetic) is refused naming the operator: never ignored.
+import { InvalidCql, InvalidXmlFilter, isMapwardenError, UnsupportedFilterOperator } from '../errors.js'
+import { builtinProj4Def, isGeographic, normalizeCrs, transformBbox } from '../render/crs.js'
+import type { XmlElement } from '../files/xml.js'
+import { isoInstant, type FilterSchema } from './ecql.js'
+import { allOf, anyOf, not, type ComparisonOp, type Envelope, type Expression, type Filter, type Value } from './tree.js'
+
+export interface OgcFilterContext extends FilterSchema {
+  /** The local id of a resource id (`places.12` → `12`); undefined when it names another type. */
+  localId (id: string): string | undefined
+}
+
+const COMPARISONS: Record<string, ComparisonOp> = {
+  PropertyIsEqualTo: '=', PropertyIsNotEqualTo: '<>', PropertyIsLessThan: '<', PropertyIsGreaterThan: '>',
+  PropertyIsLessThanOrEqualTo: '<=', PropertyIsGreaterThanOrEqualTo: '>='
+}
+const SPATIAL = new Set(['Equals', 'Disjoint', 'Touches', 'Within', 'Overlaps', 'Crosses', 'Intersects', 'Contains', 'DWithin', 'Beyond'])
+const TEMPORAL = new Set(['After', 'Before', 'Begins', 'BegunBy', 'TContains', 'During', 'TEquals', 'TOverlaps', 'Meets', 'OverlappedBy', 'MetBy', 'EndedBy', 'Ends', 'AnyInteracts'])
+const ID_ELEMENTS = new Set(['ResourceId', 'FeatureId', 'GmlObjectId'])
+const MAX_DEPTH = 64
+
+/** The filter tree of a <Filter> element (or of the operator inside one). */
+export function parseOgcFilter (el: XmlElement, ctx: OgcFilterContext): Filter {
+  const root = el.local === 'Filter' ? el : { ...el, local: 'Filter', children: [el] }
+  const ops = root.children
+  if (ops.length === 0) throw InvalidXmlFilter('an empty Filter element')
+  // Several id elements side by side make one id filter (Filter 1.x and FES 2.0 alike).
+  if (ops.every((c) => ID_ELEMENTS.has(c.local))) return ids(ops, ctx)
+  if (ops.length > 1) throw InvalidXmlFilter(`a Filter holds one operator, not ${ops.map((o) => o.local).join(', ')}`)
+  try {
+    return operator(ops[0], ctx, 0)
+  } catch (err) {
+    // ECQL's typing helpers speak of cql syntax: the same failure, worded for XML.
+    if (isMapwardenError(err) && err.code === InvalidCql.code) throw InvalidXmlFilter(String(err.args[0]))
+    throw err
+  }
+}
+
+function ids (els: XmlElement[], ctx: OgcFilterContext): Filter {
+  const out: string[] = []
+  for (const e of els) {
+    const id = e.attrs.rid ?? e.attrs.fid ?? e.attrs['gml:id'] ?? e.attrs.id ?? Object.entries(e.attrs).find(([k]) => k.endsWith(':id'))?.[1]
+    if (id === undefined || id === '') throw InvalidXmlFilter(`${e.local} without an id`)
+    const local = ctx.localId(id)
+    if (local !== undefined) out.push(local)
+  }
+  return { k: 'fid', ids: out }
+}
+
+function typeOf (ctx: OgcFilterContext, name: string): string {
+  return ctx.attributes.find((a) => a.name === name)!.type
+}
+
+function propertyName (ctx: OgcFilterContext, raw: string): string {
+  // vx:name, places/name, vx:places/vx:name, @name: the last step, without its prefix.
+  const step = raw.trim().split('/').filter((s) => s !== '').pop() ?? ''
+  const local = step.replace(/^@/, '').slice(step.indexOf(':') + 1)
+  const a = ctx.attributes.find((x) => x.name === local) ?? ctx.attributes.find((x) => x.name.toLowerCase() === local.toLowerCase())
+  if (!a) throw InvalidXmlFilter(`unknown property ${JSON.stringify(raw.trim().slice(0, 80))}; the type has ${ctx.attributes.map((x) => x.name).join(', ')}`)
+  return a.name
+}
+
+function literal (text: string, type: string | undefined): Value {
+  if (type === 'Integer' || type === 'Double') {
+    const n = Number(text.trim())
+    if (text.trim() === '' || !Number.isFinite(n)) throw InvalidXmlFilter(`${JSON.stringify(text.slice(0, 40))} is not a number`)
+    return n
+  }
+  if (type === 'Boolean') {
+    const t = text.trim().toLowerCase()
+    if (t === 'true' || t === '1') return true
+    if (t === 'false' || t === '0') return false
+    throw InvalidXmlFilter(`${JSON.stringify(text.slice(0, 40))} is not true or false`)
+  }
+  if (type === 'Date') return isoInstant(text)
+  return text
+}
+
+const isProperty = (e: XmlElement) => e.local === 'ValueReference' || e.local === 'PropertyName'
+
+/** The operands of a binary operator: a property and a literal (either order), typed together. */
+function operands (el: XmlElement, ctx: OgcFilterContext): [Expression, Expression] {
+  const args = el.children
+  if (args.length !== 2) throw InvalidXmlFilter(`${el.local} needs two operands, found ${args.length}`)
+  const prop = args.find(isProperty)
+  const type = prop ? typeOf(ctx, propertyName(ctx, prop.text)) : undefined
+  const expr = (e: XmlElement): Expression => {
+    if (isProperty(e)) {
+      const name = propertyName(ctx, e.text)
+      if (typeOf(ctx, name) === 'Geometry') throw InvalidXmlFilter(`geometry property ${name} can only be used in BBOX`)
+      return { k: 'property', name }
+    }
+    if (e.local === 'Literal') return { k: 'value', v: literal(e.text, type) }
+    throw UnsupportedFilterOperator(e.local, 'operands are property names and literals (no functions or arithmetic)')
+  }
+  return [expr(args[0]), expr(args[1])]
+}
+
+function single (el: XmlElement, ctx: OgcFilterContext): Expression {
+  const p = el.children.find(isProperty)
+  if (!p) throw InvalidXmlFilter(`${el.local} needs a property name`)
+  return { k: 'property', name: propertyName(ctx, p.text) }
+}
+
+/** A filter LIKE pattern with the request's characters as the tree's (% any run, _ one, \ escape). */
+export function likeFromOgc (pattern: string, wild: string, single: string, escape: string): string {
+  let out = ''
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]
+    if (escape !== '' && c === escape && i + 1 < pattern.length) {
+      const next = pattern[++i]
+      out += /[%_\\]/.test(next) ? '\\' + next : next
+    } else if (c === wild) out += '%'
+    else if (c === single) out += '_'
+    else if (c === '%' || c === '_' || c === '\\') out += '\\' + c
+    else out += c
+  }
+  return out
+}
+
+function operator (el: XmlElement, ctx: OgcFilterContext, depth: number): Filter {
+  if (depth > MAX_DEPTH) throw InvalidXmlFilter(`filter nested deeper than ${MAX_DEPTH} levels`)
+  const name = el.local
+  if (name === 'And' || name === 'Or') {
+    if (el.children.length < 2) throw InvalidXmlFilter(`${name} needs at least two operands`)
+    const parts = el.children.map((c) => operator(c, ctx, depth + 1))
+    return (name === 'And' ? allOf(parts) : anyOf(parts))!
+  }
+  if (name === 'Not') {
+    if (el.children.length !== 1) throw InvalidXmlFilter('Not holds one operand')
+    return not(operator(el.children[0], ctx, depth + 1))
+  }
+  const op = COMPARISONS[name]
+  if (op) {
+    const [l, r] = operands(el, ctx)
+    const text = (l.k === 'property' && typeOf(ctx, l.name) === 'String') || (r.k === 'property' && typeOf(ctx, r.name) === 'String')
+    if (text && /^false$/i.test(el.attrs.matchCase ?? '') && (op === '=' || op === '<>')) {
+      // matchCase="false": a case-insensitive equality, as an ILIKE of the literal quoted.
+      const [p, v] = l.k === 'property' ? [l, r] : [r, l]
+      if (v.k === 'value') {
+        const f: Filter = { k: 'like', e: p, pattern: String(v.v).replace(/[%_\\]/g, (c) => '\\' + c), ci: true }
+        return op === '=' ? f : not(f)
+      }
+    }
+    return { k: 'cmp', op, l, r }
+  }
+  if (name === 'PropertyIsLike') {
+    const e = single(el, ctx)
+    const lit = el.children.find((c) => c.local === 'Literal')
+    if (!lit) throw InvalidXmlFilter('PropertyIsLike needs a Literal pattern')
+    const wild = el.attrs.wildCard ?? '*'
+    const one = el.attrs.singleChar ?? '.'
+    const escape = el.attrs.escapeChar ?? el.attrs.escape ?? '!'
+    const ci = /^false$/i.test(el.attrs.matchCase ?? '')
+    return { k: 'like', e, pattern: likeFromOgc(lit.text, wild, one, escape), ci }
+  }
+  if (name === 'PropertyIsNull' || name === 'PropertyIsNil') return { k: 'null', e: single(el, ctx) }
+  if (name === 'PropertyIsBetween') {
+    const e = single(el, ctx)
+    const type = typeOf(ctx, (e as { name: string }).name)
+    const bound = (which: string) => {
+      const b = el.children.find((c) => c.local === which)
+      const lit = b?.children.find((c) => c.local === 'Literal')
+      if (!lit) throw InvalidXmlFilter(`PropertyIsBetween needs a ${which} with a Literal`)
+      return { k: 'value' as const, v: literal(lit.text, type) }
+    }
+    return { k: 'between', e, lo: bound('LowerBoundary'), hi: bound('UpperBoundary') }
+  }
+  if (name === 'BBOX') return bbox(el, ctx)
+  if (ID_ELEMENTS.has(name)) return ids([el], ctx)
+  if (SPATIAL.has(name)) throw UnsupportedFilterOperator(name, 'the spatial operator supported is BBOX')
+  if (TEMPORAL.has(name)) throw UnsupportedFilterOperator(name, 'temporal operators are not supported; compare the time property instead')
+  throw UnsupportedFilterOperator(name, 'not a filter operator this server evaluates')
+}
+
+/** An envelope's corners in the source's CRS, minx, miny, maxx, maxy. */
+function bbox (el: XmlElement, ctx: OgcFilterContext): Filter {
+  const prop = el.children.find(isProperty)
+  if (prop) {
+    const n = propertyName(ctx, prop.text)
+    if (typeOf(ctx, n) !== 'Geometry') throw InvalidXmlFilter(`${n} is not a geometry property`)
+  }
+  const g = el.children.find((c) => c.local === 'Envelope' || c.local === 'Box')
+  if (!g) throw InvalidXmlFilter('BBOX needs a gml:Envelope or gml:Box')
+  const nums = (s: string | undefined, what: string, count: number) => {
+    const v = (s ?? '').trim().split(/[\s,]+/).filter((x) => x !== '').map(Number)
+    if (v.length !== count || !v.every(Number.isFinite)) throw InvalidXmlFilter(`${what} must hold ${count} numbers`)
+    return v
+  }
+  let c: number[]
+  if (g.local === 'Envelope') {
+    const lower = g.children.find((x) => x.local === 'lowerCorner')
+    const upper = g.children.find((x) => x.local === 'upperCorner')
+    c = [...nums(lower?.text, 'lowerCorner', 2), ...nums(upper?.text, 'upperCorner', 2)]
+  } else {
+    const coords = g.children.find((x) => x.local === 'coordinates')
+    const coord = g.children.filter((x) => x.local === 'coord')
+    c = coords ? nums(coords.text, 'gml:coordinates', 4)
+      : coord.flatMap((k) => ['X', 'Y'].map((a) => Number(k.children.find((x) => x.local === a)?.text)))
+    if (c.length !== 4 || !c.every(Number.isFinite)) throw InvalidXmlFilter('gml:Box needs two corners')
+  }
+  const srs = g.attrs.srsName ?? el.attrs.srsName
+  let env: Envelope = [c[0], c[1], c[2], c[3]]
+  if (srs) {
+    const crs = crsName(srs)
+    if (!crs) throw InvalidXmlFilter(`unknown CRS ${JSON.stringify(srs.slice(0, 80))}`)
+    if (crs.latFirst) env = [c[1], c[0], c[3], c[2]]
+    if (crs.code !== normalizeCrs(ctx.crs)) {
+      try { env = transformBbox(env, crs.code, ctx.crs) } catch { throw InvalidXmlFilter(`unsupported CRS ${JSON.stringify(srs.slice(0, 80))}`) }
+      if (!env.every(Number.isFinite)) throw InvalidXmlFilter(`the envelope cannot be taken from ${srs.slice(0, 80)} to ${ctx.crs}`)
+    }
+  }
+  if (env[0] > env[2] || env[1] > env[3]) throw InvalidXmlFilter(`the envelope's lower corner is above its upper corner: ${c.join(' ')}`)
+  return { k: 'bbox', env }
+}
+
+/**
+ * A CRS name as OGC services write it, with the axis order it implies: `EPSG:n` and
+ * `http://www.opengis.net/gml/srs/epsg.xml#n` are easting first; `urn:ogc:def:crs:EPSG::n`,
+ * `urn:x-ogc:def:crs:EPSG:n` and `http://www.opengis.net/def/crs/EPSG/0/n` follow EPSG (latitude
+ * first for a geographic CRS); CRS:84 is EPSG:4326 longitude first. Undefined: not a CRS we know.
+ */
+export function crsName (name: string): { code: string, latFirst: boolean } | undefined {
+  const s = name.trim()
+  if (/^(CRS:84|urn:ogc:def:crs:OGC:[0-9.]*:CRS84|https?:\/\/www\.opengis\.net\/def\/crs\/OGC\/[0-9.]+\/CRS84)$/i.test(s)) return { code: 'EPSG:4326', latFirst: false }
+  let m = /^(?:EPSG:|https?:\/\/www\.opengis\.net\/gml\/srs\/epsg\.xml#)(\d{1,9})$/i.exec(s)
+  let epsgOrder = false
+  if (!m) {
+    m = /^(?:urn:(?:x-)?ogc:def:crs:EPSG:(?:[0-9.]*:)?|https?:\/\/www\.opengis\.net\/def\/crs\/EPSG\/[0-9.]+\/)(\d{1,9})$/i.exec(s)
+    epsgOrder = true
+  }
+  if (!m) return undefined
+  const code = normalizeCrs(`EPSG:${m[1]}`)
+  if (code !== 'EPSG:4326' && code !== 'EPSG:3857' && !builtinProj4Def(code)) return undefined
+  return { code, latFirst: epsgOrder && isGeographic(code) }
+}

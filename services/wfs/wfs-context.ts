@@ -1,0 +1,110 @@
+// What the WFS operations share: their collaborators, and how a type name of a request becomes a
+// feature type the caller may read. Feature types are the catalog's (services/vector: enabled,
+// of an enabled store), read through the store's VectorSource; the layer rules decide, as on WMS
+// and tiles: a layer the caller may not read is unknown (HIDE), or challenged (MIXED, CHALLENGE).
+import type { Principal } from '../auth/authenticator.js'
+import { ANONYMOUS } from '../auth/authenticator.js'
+import type { Namespace } from '../catalog/workspaces.js'
+import type { DataStoreRow } from '../datastores/store.js'
+import type { LayerAccess } from '../security/access.js'
+import type { AttributeInfo, GeometryInfo, VectorSource } from '../vector/source.js'
+import type { VectorFeatureType } from '../vector/store.js'
+import { WfsUnknownType } from '../errors.js'
+
+export interface WfsDeps {
+  featureTypes: { listWorkspace (ws: string): Promise<VectorFeatureType[]>, find (ws: string, name: string): Promise<VectorFeatureType | undefined> }
+  datastores: { find (ws: string, name: string): Promise<DataStoreRow | undefined> }
+  sources: { forStore (row: DataStoreRow): VectorSource }
+  namespaces: { list (): Promise<Namespace[]> }
+  access: Pick<LayerAccess, 'check' | 'visible'>
+  /** The most features one GetFeature answers (MAPWARDEN_WFS_MAX_FEATURES). */
+  maxFeatures: number
+}
+
+export interface Where {
+  /** Virtual service of one workspace ({base}/<ws>/wfs): only its types, names may be unqualified. */
+  workspace?: string
+}
+
+/** A feature type as the WFS serves it. */
+export interface ServedType {
+  ft: VectorFeatureType
+  /** The namespace prefix (the workspace) and URI. */
+  prefix: string
+  uri: string
+  /** `prefix:name`. */
+  qualified: string
+  /** The published attributes, in order (the geometry among them). */
+  attributes: AttributeInfo[]
+  geometry?: GeometryInfo
+  /** The CRS of the data as served (`EPSG:n`): the declared one. */
+  crs?: string
+  store: DataStoreRow
+}
+
+export type WfsContext = ReturnType<typeof createWfsContext>
+
+export function createWfsContext (deps: WfsDeps) {
+  const uriOf = async (ws: string) => (await deps.namespaces.list()).find((n) => n.prefix === ws)?.uri ?? `http://mapwarden.org/ns/${ws}`
+
+  async function served (ft: VectorFeatureType, uri?: string): Promise<ServedType | undefined> {
+    if (!ft.config.enabled) return undefined
+    const store = await deps.datastores.find(ft.workspace, ft.store)
+    if (!store || !store.enabled) return undefined
+    const crs = ft.srs ?? (ft.config.geometry && ft.config.geometry.srid > 0 ? `EPSG:${ft.config.geometry.srid}` : undefined)
+    return {
+      ft,
+      prefix: ft.workspace,
+      uri: uri ?? await uriOf(ft.workspace),
+      qualified: `${ft.workspace}:${ft.name}`,
+      attributes: ft.config.attributes,
+      ...(ft.config.geometry ? { geometry: ft.config.geometry } : {}),
+      ...(crs ? { crs } : {}),
+      store
+    }
+  }
+
+  /** A feature type the caller may read, by its name in this service (`ws:name`; a bare name in
+   *  a workspace's service, or where one workspace alone has it); else WfsUnknownType. */
+  async function readable (name: string, principal: Principal | undefined, where: Where): Promise<ServedType> {
+    const raw = name.trim()
+    const i = raw.indexOf(':')
+    let candidates: VectorFeatureType[] = []
+    if (i >= 0) {
+      const ws = raw.slice(0, i)
+      if (where.workspace && ws !== where.workspace) throw WfsUnknownType(raw)
+      const ft = await deps.featureTypes.find(ws, raw.slice(i + 1))
+      if (ft) candidates = [ft]
+    } else if (where.workspace) {
+      const ft = await deps.featureTypes.find(where.workspace, raw)
+      if (ft) candidates = [ft]
+    } else {
+      for (const ns of await deps.namespaces.list()) {
+        const ft = await deps.featureTypes.find(ns.prefix, raw)
+        if (ft) candidates.push(ft)
+      }
+    }
+    if (candidates.length !== 1) throw WfsUnknownType(raw)
+    const s = await served(candidates[0])
+    if (!s) throw WfsUnknownType(raw)
+    deps.access.check(principal ?? ANONYMOUS, s.ft.workspace, s.ft.name, 'r', { notFound: () => WfsUnknownType(raw) })
+    return s
+  }
+
+  /** Every feature type the caller may see listed, by workspace then name. */
+  async function listed (principal: Principal | undefined, where: Where): Promise<ServedType[]> {
+    const out: ServedType[] = []
+    const spaces = (await deps.namespaces.list()).filter((n) => !where.workspace || n.prefix === where.workspace)
+      .sort((a, b) => a.prefix < b.prefix ? -1 : a.prefix > b.prefix ? 1 : 0)
+    for (const ns of spaces) {
+      const fts = deps.access.visible(principal ?? ANONYMOUS, await deps.featureTypes.listWorkspace(ns.prefix), (f) => ({ workspace: f.workspace, layer: f.name }))
+      for (const ft of fts.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) {
+        const s = await served(ft, ns.uri)
+        if (s) out.push(s)
+      }
+    }
+    return out
+  }
+
+  return { deps, readable, listed, sourceOf: (t: ServedType) => deps.sources.forStore(t.store) }
+}

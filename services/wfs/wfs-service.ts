@@ -1,0 +1,112 @@
+// The Web Feature Service (WFS 2.0.0, 1.1.0 and 1.0.0, read-only) over the catalog's vector
+// layers, assembled from its operations: GetCapabilities and the stored-query listings
+// (capabilities.ts), DescribeFeatureType (describe.ts), GetFeature, GetPropertyValue and
+// GetFeatureById (get-feature.ts). They share one context (wfs-context.ts): every feature type is
+// read under the layer rules and through its store's VectorSource. Requests come as KVP
+// (request.ts) or XML (xml-request.ts) and meet the same code; answers are a content type and a
+// body, a stream for features. Transaction and locking are OperationNotSupported.
+import type { Principal } from '../auth/authenticator.js'
+import { parseXmlElements } from '../files/xml.js'
+import { WfsInvalidParameter } from '../errors.js'
+import { capabilities, CAPABILITIES_TYPE, describeStoredQueries, listStoredQueries } from './capabilities.js'
+import { DESCRIBE_TYPES, featureTypeSchema, importingSchema } from './describe.js'
+import { featureOperations, type FeatureAnswer } from './get-feature.js'
+import {
+  capabilitiesVersion, featureRequest, list, negotiate, operationOf, requestVersion, type Kvp, type Operation, type WfsVersion
+} from './request.js'
+import { parseXmlRequest } from './xml-request.js'
+import { createWfsContext, type ServedType, type WfsDeps, type Where } from './wfs-context.js'
+
+export type { WfsDeps, Where } from './wfs-context.js'
+export type { Kvp, WfsVersion } from './request.js'
+
+export interface WfsAnswer {
+  contentType: string
+  disposition?: string
+  body: string | AsyncIterable<string>
+}
+
+export interface WfsUrls {
+  /** The URL of this service endpoint, ending in `?`. */
+  service: string
+  /** This KVP request from another startIndex (paging links); undefined for POST. */
+  page?: (startIndex: number) => string
+}
+
+export function createWfsService (deps: WfsDeps) {
+  const ctx = createWfsContext(deps)
+  const features = featureOperations(ctx)
+
+  async function describe (version: WfsVersion, kvp: Kvp, principal: Principal | undefined, where: Where, url: string): Promise<WfsAnswer> {
+    const names = list(kvp.TYPENAMES ?? kvp.TYPENAME)
+    const types = names.length > 0
+      ? await Promise.all(names.map((n) => ctx.readable(n, principal, where)))
+      : await ctx.listed(principal, where)
+    const byNs = new Map<string, ServedType[]>()
+    for (const t of types) byNs.set(t.prefix, [...(byNs.get(t.prefix) ?? []), t])
+    const groups = [...byNs.values()]
+    const f = kvp.OUTPUTFORMAT?.trim()
+    if (f && !/^(text\/xml|application\/gml\+xml|XMLSCHEMA)/i.test(f)) throw WfsInvalidParameter('outputFormat', JSON.stringify(f.slice(0, 60)), `supported: ${DESCRIBE_TYPES[version]}`)
+    const body = groups.length === 0
+      ? featureTypeSchemaEmpty()
+      : groups.length === 1 ? featureTypeSchema(groups[0], version) : importingSchema(groups, version, url)
+    return { contentType: DESCRIBE_TYPES[version], body }
+  }
+
+  const featureLinks = (urls: WfsUrls, version: WfsVersion) => ({
+    ...(urls.page ? { page: urls.page } : {}),
+    describe: (names: string[]) => `${urls.service}service=WFS&version=${version}&request=DescribeFeatureType&typeName=${names.map(encodeURIComponent).join(',')}`
+  })
+
+  return {
+    /** The version an exception report about this request is written in. */
+    versionOf (kvp: Kvp, xmlText?: string): WfsVersion {
+      const fromXml = xmlText ? /\sversion\s*=\s*["']([^"']+)["']/.exec(xmlText.slice(0, 2000))?.[1] : undefined
+      const v = fromXml ?? kvp.VERSION ?? kvp.ACCEPTVERSIONS?.split(',')[0]
+      return (v && negotiate(v)) || '2.0.0'
+    },
+
+    /** One WFS request, KVP or (POST) XML text. */
+    async handle (kvp: Kvp, xmlText: string | undefined, principal: Principal | undefined, where: Where, urls: WfsUrls): Promise<WfsAnswer> {
+      let op: Operation
+      let version: WfsVersion
+      let q = kvp
+      let feature
+      if (xmlText !== undefined) {
+        const r = await parseXmlRequest(xmlText)
+        op = r.operation
+        version = r.version
+        q = r.kvp
+        feature = r.feature
+      } else {
+        op = operationOf(kvp.REQUEST)
+        version = op === 'GetCapabilities' ? capabilitiesVersion(kvp) : requestVersion(kvp)
+      }
+      switch (op) {
+        case 'GetCapabilities': {
+          const types = await ctx.listed(principal, where)
+          return { contentType: CAPABILITIES_TYPE, body: capabilities({ version, types, url: urls.service, ...(where.workspace ? { workspace: where.workspace } : {}), maxFeatures: deps.maxFeatures }) }
+        }
+        case 'DescribeFeatureType': return await describe(version, q, principal, where, urls.service)
+        case 'ListStoredQueries': return { contentType: 'application/xml', body: listStoredQueries(await ctx.listed(principal, where)) }
+        case 'DescribeStoredQueries': return { contentType: 'application/xml', body: describeStoredQueries(await ctx.listed(principal, where)) }
+        case 'GetFeature':
+        case 'GetPropertyValue': {
+          const req = feature ?? await featureRequest(kvp, version, (text) => parseXmlElements(text))
+          if (op === 'GetPropertyValue') {
+            if (req.version !== '2.0.0') throw WfsInvalidParameter('version', req.version, 'GetPropertyValue is a WFS 2.0.0 operation')
+            return await features.getPropertyValue(req, principal, where)
+          }
+          const a: FeatureAnswer = await features.getFeature(req, principal, where, featureLinks(urls, req.version))
+          return a
+        }
+      }
+    }
+  }
+}
+
+function featureTypeSchemaEmpty (): string {
+  return '<?xml version="1.0" encoding="UTF-8"?>\n<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema"/>\n'
+}
+
+export type WfsService = ReturnType<typeof createWfsService>
