@@ -145,13 +145,16 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   const swept = alone ? await appschema.sweep() : 0
   if (swept > 0) log.warn({ removed: swept }, 'app-schema: removed mapping directories no store referenced')
   workspaces.onRemoved((ws) => appschema.removeWorkspaceFiles(ws))
-  // PostGIS data stores: passwords sealed with the master password's key.
-  // Their feature types read the tables through one vector source (a small pool) per store.
-  const sources = createSourceRegistry(masterPassword)
+  // PostGIS data stores: passwords sealed with the master password's key; GeoPackage and Shapefile
+  // stores read files under the data directory or the harvest roots.
+  // Their feature types read the tables through one vector source (a small pool, an open file) per store.
+  const fileRoots = { dataDir: config.dataDir, harvestRoots: config.harvestRoots }
+  const sources = createSourceRegistry(masterPassword, undefined, fileRoots)
   const datastores = createDataStoreService({
     rows: stores.datastores,
     workspaces,
     secrets: masterPassword,
+    fileRoots,
     storeChanged: (ws, name) => sources.forget(ws, name),
     layersOf: async (ws, name) => (await stores.featureTypes.list(ws, name)).map((f) => `${ws}:${f.name}`),
     layersRemoved: (names) => layers.removed(names)
