@@ -41,5 +41,12 @@ export async function sridOfPrj (text: string, file: string): Promise<number> {
     if (/WGS[ _]?(19)?84/i.test(name) || /DATUM\s*\[\s*"(D_)?WGS[ _]?(19)?84"/i.test(wkt)) return 4326
   }
   if (WEB_MERCATOR.test(name)) return 3857
+  // The commonest projected names without reading the registry: UTM zones on WGS 84 and NAD83.
+  const utm = /^(WGS[ _]?(?:19)?84|NAD[ _]?(?:19)?83)[ _/]+UTM[ _]zone[ _]([0-9]{1,2})([NS])$/i.exec(name)
+  if (utm && Number(utm[2]) >= 1 && Number(utm[2]) <= 60) {
+    const zone = Number(utm[2])
+    if (/^WGS/i.test(utm[1])) return (utm[3].toUpperCase() === 'N' ? 32600 : 32700) + zone
+    if (utm[3].toUpperCase() === 'N' && zone <= 23) return 26900 + zone
+  }
   return (await registryNames()).get(spelt(name)) ?? 0
 }
