@@ -22,6 +22,7 @@ import { createAppSchemaService } from './appschema/service.js'
 import { createDataStoreService } from './datastores/service.js'
 import { createFeatureTypeService } from './vector/feature-types.js'
 import { createSourceRegistry } from './vector/sources.js'
+import { createVectorUploads } from './vector/file-uploads.js'
 import { createRenderPool, TASKS_PER_THREAD } from './render/render-pool.js'
 import { createRenderQueue } from './render/render-queue.js'
 import { createRenderer } from './render/renderer.js'
@@ -161,6 +162,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   })
   workspaces.onRemoved((ws) => sources.forgetWorkspace(ws))
   const featureTypes = createFeatureTypeService({ rows: stores.featureTypes, datastores, sources, secrets: masterPassword, layersRemoved: (names) => layers.removed(names) })
+  const vectorUploads = createVectorUploads({ dataDir: config.dataDir, zipLimits, datastores, featureTypes, sources })
 
   // Operators' metrics (metrics.ts): the services report through its callbacks.
   const metrics = createMetrics({ log })
@@ -342,6 +344,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     appschema,
     datastores,
     featureTypes,
+    vectorUploads,
     renderQueue,
     tileCache,
     diskQuota,
