@@ -127,6 +127,9 @@ export function createDataStoreService ({ rows, workspaces, secrets, probe = pro
 
     async get (ws: string, name: string): Promise<DataStoreRow> { return requireStore(ws, name) },
 
+    /** The store `name` of any kind and type (an app-schema store too), or undefined. */
+    async anyStore (ws: string, name: string): Promise<DataStoreRow | undefined> { return await rows.get(ws, name) },
+
     /** POST: a new PostGIS store from a dataStore body's fields; returns its name. */
     async create (wsName: string, body: Record<string, unknown>): Promise<string> {
       const ws = await workspaces.get(wsName)

@@ -122,9 +122,9 @@ export function createVectorUploads ({ dataDir, zipLimits, datastores, featureTy
       }
       return await serialized(u.workspace, async () => {
         const existing = await datastores.find(u.workspace, u.store)
-        if (existing) {
-          const kind = fileKindOfType(existing.type)
-          if (kind !== (u.format === 'gpkg' ? 'geopkg' : 'shapefile')) throw InvalidDataStore(`data store ${JSON.stringify(u.store)} is a ${existing.type} store: a .${u.format} upload cannot change its type`)
+        const any = existing ?? await datastores.anyStore(u.workspace, u.store)
+        if (any && fileKindOfType(any.type) !== (u.format === 'gpkg' ? 'geopkg' : 'shapefile')) {
+          throw InvalidDataStore(`data store ${JSON.stringify(u.store)} is a ${any.type} store: a .${u.format} upload cannot change its type`)
         }
         const body = (location: string) => ({ name: u.store, connectionParameters: params(u, location) })
         const save = async (location: string) => {
