@@ -31,7 +31,7 @@ export async function vectorUpload (app: TypedApp, req: FastifyRequest & UploadR
     configure: parseConfigure(configure),
     ...(charset !== undefined ? { charset } : {}),
     ...(update !== undefined ? { update } : {}),
-    ...(req.upload ? { zipPath: req.upload.path } : { location: req.body as string })
+    ...(req.upload ? req.upload.mediaType === 'application/zip' ? { zipPath: req.upload.path } : { gpkgPath: req.upload.path } : { location: req.body as string })
   })
   const row = await app.datastores.get(ws, store)
   return reply.resource(postgisStoreDoc(req, app.urls, row), 201)

@@ -1,5 +1,6 @@
 // GeoServer's DataStoreFileController for vector files: `PUT .../datastores/<ds>/file.shp` (a ZIP of
-// .shp, .shx, .dbf, .prj, .cpg), `file.gpkg` (a ZIP holding one .gpkg), and `external.shp|gpkg` /
+// .shp, .shx, .dbf, .prj, .cpg), `file.gpkg` (a ZIP holding one .gpkg, or the .gpkg itself sent as
+// application/geopackage+sqlite3), and `external.shp|gpkg` /
 // `url.shp|gpkg` (a file: URL or a path under the harvest roots or the data directory, sent as the
 // body). An upload is extracted into a staging folder (services/files/zip.ts: its zip-bomb and
 // path-traversal checks) and checked whole (every shapefile with its .dbf and .shx and a WKT .prj;
@@ -31,6 +32,8 @@ export interface VectorUpload {
   method: UploadMethod
   /** The uploaded ZIP (method file). */
   zipPath?: string
+  /** The uploaded GeoPackage itself (file.gpkg sent as application/geopackage+sqlite3). */
+  gpkgPath?: string
   /** The location sent as the body (methods external and url). */
   location?: string
   configure: Configure
@@ -132,11 +135,19 @@ export function createVectorUploads ({ dataDir, zipLimits, datastores, featureTy
           else await datastores.create(u.workspace, body(location))
         }
         if (u.method === 'file') {
-          if (!u.zipPath) throw InvalidDataStore(`file.${u.format} takes a ZIP (application/zip)`)
+          if (!u.zipPath && !(u.gpkgPath && u.format === 'gpkg')) throw InvalidDataStore(`file.${u.format} takes a ZIP (application/zip)`)
           await withStaging(dataDir, 'vector', async (stage) => {
             const extracted = path.join(stage, 'files')
-            const entries = await extractZip(u.zipPath!, extracted, zipLimits)
-            const { from, entry } = await checkExtracted(extracted, entries.map((e) => e.name), u.format)
+            let names: string[]
+            if (u.zipPath) {
+              names = (await extractZip(u.zipPath, extracted, zipLimits)).map((e) => e.name)
+            } else {
+              // The GeoPackage itself: named after the store, as GeoServer names a single-file upload.
+              await fs.promises.mkdir(extracted)
+              names = [`${u.store}.gpkg`]
+              await fs.promises.copyFile(u.gpkgPath!, path.join(extracted, names[0]))
+            }
+            const { from, entry } = await checkExtracted(extracted, names, u.format)
             const target = storeDir(u.workspace, u.store)
             const rel = ['data', u.workspace, u.store, ...(entry ? [entry] : [])].join('/')
             await install(from, target, stage)

@@ -135,6 +135,20 @@ t.test('PUT file.gpkg (a ZIP holding the .gpkg) and external.gpkg / external.shp
   t.same([store.type, param(store, 'dbtype'), param(store, 'database')], ['GeoPackage', 'geopkg', 'file:data/vx/city/city.gpkg'])
   t.same(await configured(s.app, 'city'), ['places', 'roads'])
 
+  // The GeoPackage itself as the body: stored as <store>.gpkg.
+  const raw = await s.app.inject({ method: 'PUT', url: `${DS}/rawcity/file.gpkg?configure=first`, headers: { ...ADMIN, 'content-type': 'application/geopackage+sqlite3' }, payload: fs.readFileSync(path.join(s.files, 'city.gpkg')) })
+  t.equal(raw.statusCode, 201, raw.body)
+  t.equal(param(json(await get(s.app, `${DS}/rawcity.json`)).dataStore, 'database'), 'file:data/vx/rawcity/rawcity.gpkg')
+  t.same(await configured(s.app, 'rawcity'), [], 'its first type\'s name is the city store\'s feature type already: not published, the upload still stands')
+  t.same(json(await get(s.app, `${DS}/rawcity/featuretypes.json?list=available`)), { list: { string: ['places', 'roads'] } })
+  const junk = await s.app.inject({ method: 'PUT', url: `${DS}/junk/file.gpkg`, headers: { ...ADMIN, 'content-type': 'application/x-sqlite3' }, payload: Buffer.from('this is not an SQLite database at all') })
+  t.equal(junk.statusCode, 400)
+  t.match(junk.body, /"junk\.gpkg" is not a GeoPackage: not an SQLite database/)
+  t.notOk(fs.existsSync(path.join(s.dataDir, 'data', 'vx', 'junk')))
+  t.equal((await get(s.app, `${DS}/junk.json`)).statusCode, 404)
+  const elsewhere = await s.app.inject({ method: 'PUT', url: `${DS}/junk/file.appschema`, headers: { ...ADMIN, 'content-type': 'application/x-sqlite3' }, payload: Buffer.from('x') })
+  t.equal(elsewhere.statusCode, 415, 'a GeoPackage body is file.gpkg\'s only')
+
   fs.copyFileSync(path.join(s.files, 'city.gpkg'), path.join(s.root, 'ext.gpkg'))
   const ext = await putText(s.app, `${DS}/ext/external.gpkg?configure=none`, `file://${path.join(s.root, 'ext.gpkg')}`)
   t.equal(ext.statusCode, 201, ext.body)
