@@ -13,6 +13,8 @@ import path from 'node:path'
 import { extractZip, type ZipLimits } from '../files/zip.js'
 import { withStaging } from '../files/atomic.js'
 import { createKeyedQueue } from '../keyed-queue.js'
+import { checkName } from '../files/names.js'
+import type { WorkspaceService } from '../catalog/workspaces.js'
 import { InvalidDataStore, isMapwardenError } from '../errors.js'
 import type { DataStoreService } from '../datastores/service.js'
 import { fileKindOfType } from '../datastores/service.js'
@@ -47,6 +49,7 @@ export interface VectorUploadDeps {
   datastores: DataStoreService
   featureTypes: FeatureTypeService
   sources: SourceRegistry
+  workspaces: WorkspaceService
 }
 
 export const isVectorFormat = (f: string): f is VectorFormat => f === 'shp' || f === 'gpkg'
@@ -60,7 +63,7 @@ function shapefileFolder (names: string[]): { folder: string, shps: string[] } {
   return { folder, shps: shps.filter((n) => path.posix.dirname(n) === folder) }
 }
 
-export function createVectorUploads ({ dataDir, zipLimits, datastores, featureTypes, sources }: VectorUploadDeps) {
+export function createVectorUploads ({ dataDir, zipLimits, datastores, featureTypes, sources, workspaces }: VectorUploadDeps) {
   const serialized = createKeyedQueue()
   const storeDir = (ws: string, store: string) => path.join(dataDir, 'data', ws, store)
 
@@ -123,7 +126,10 @@ export function createVectorUploads ({ dataDir, zipLimits, datastores, featureTy
       if (u.update !== undefined && u.update !== '' && u.update.toLowerCase() !== 'overwrite') {
         throw InvalidDataStore(`update=${JSON.stringify(u.update)} is not supported: only update=overwrite (appending features to a file store is not)`)
       }
-      return await serialized(u.workspace, async () => {
+      // Both names become folders of the data directory: checked before anything is written.
+      const ws = (await workspaces.get(u.workspace)).name
+      checkName(u.store, 'data store')
+      return await serialized(ws, async () => {
         const existing = await datastores.find(u.workspace, u.store)
         const any = existing ?? await datastores.anyStore(u.workspace, u.store)
         if (any && fileKindOfType(any.type) !== (u.format === 'gpkg' ? 'geopkg' : 'shapefile')) {

@@ -115,6 +115,13 @@ t.test('refused uploads: no .dbf, no .shx, a broken .prj, no .shp, update=append
     t.notOk(fs.existsSync(path.join(s.dataDir, 'data', 'vx', name)), `${name}: no files`)
   }
   t.same(leftovers(s.dataDir), [])
+  const dots = await putZip(s.app, `${DS}/%2E%2E/file.shp`, shapefileItems(s.files, 'parcels'))
+  t.ok(dots.statusCode >= 400 && dots.statusCode < 500, `a store name that is no safe name is refused before anything is written: ${dots.statusCode}`)
+  t.notOk(fs.existsSync(path.join(s.dataDir, 'data')), 'no file was written anywhere under data/')
+  const odd = await putZip(s.app, `${DS}/a%2Fb/file.shp`, shapefileItems(s.files, 'parcels'))
+  t.equal(odd.statusCode, 400, odd.body)
+  t.notOk(fs.existsSync(path.join(s.dataDir, 'data')))
+  t.equal((await putZip(s.app, `${REST}/workspaces/nows/datastores/x/file.shp`, shapefileItems(s.files, 'parcels'))).statusCode, 404)
   const append = await putZip(s.app, `${DS}/app/file.shp?update=append`, shapefileItems(s.files, 'parcels'))
   t.equal(append.statusCode, 400)
   t.match(append.body, /update="append" is not supported/)
