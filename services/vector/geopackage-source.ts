@@ -241,6 +241,8 @@ export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSourc
       const d = describeFull(q.type)
       if (!d) throw InvalidFeatureQuery(`no feature table ${JSON.stringify(q.type)} in ${path.basename(o.file)}`)
       const sql = gpkgSelectSql(d, q, o.exposePrimaryKeys)
+      // SQLite keeps a BOOLEAN as 0/1: read back as the binding says.
+      const booleans = new Set(d.attributes.filter((a) => a.binding === 'java.lang.Boolean').map((a) => a.name))
       const conn = open()
       try {
         addFunctions(conn)
@@ -249,7 +251,9 @@ export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSourc
           let n = 0
           for (const row of it) {
             const properties: Record<string, unknown> = {}
-            for (const [k, v] of Object.entries(row)) if (k !== 'mw_fid' && k !== 'mw_geom') properties[k] = v
+            for (const [k, v] of Object.entries(row)) {
+              if (k !== 'mw_fid' && k !== 'mw_geom') properties[k] = booleans.has(k) && typeof v === 'number' ? v !== 0 : v
+            }
             const fid = row.mw_fid ?? (d.keyIsColumn ? row[d.key] : undefined)
             let geometry: Buffer | string | null = null
             if (Buffer.isBuffer(row.mw_geom)) {
