@@ -151,6 +151,19 @@ t.test('reads: bbox exact, ECQL filters, properties, order, pages, WKB and GeoJS
   }
 })
 
+t.test('the .dbf charset: the .cpg wins over the store\'s charset, which is the default without one', async (t) => {
+  const dir = tempDir(t)
+  const def = { type: 'point' as const, fields: [{ name: 'name', type: 'C' as const, length: 20 }], features: [{ geometry: { type: 'Point', coordinates: [1, 1] }, values: ['Ørsted Å'] }] }
+  writeShapefile(path.join(dir, 'utf'), 'towns', { ...def, encoding: 'utf8', cpg: 'UTF-8' })
+  writeShapefile(path.join(dir, 'latin'), 'towns', { ...def, encoding: 'latin1' })
+  writeShapefile(path.join(dir, 'plainutf'), 'towns', { ...def, encoding: 'utf8' })
+  const first = async (p: string, charset: string) => (await read(createShapefileSource({ path: path.join(dir, p), charset, fetchSize: 10 }), { type: 'towns' }))[0].properties.name
+  t.equal(await first('utf', 'ISO-8859-1'), 'Ørsted Å', '.cpg UTF-8')
+  t.equal(await first('latin', 'ISO-8859-1'), 'Ørsted Å', 'GeoServer\'s default ISO-8859-1')
+  t.equal(await first('plainutf', 'UTF-8'), 'Ørsted Å', 'the store\'s charset=UTF-8')
+  t.not(await first('plainutf', 'ISO-8859-1'), 'Ørsted Å', 'UTF-8 bytes read as ISO-8859-1 are not the same text')
+})
+
 t.test('GeoPackage SQL: bound values, quoted names, the R-tree for a bbox', async (t) => {
   const d = {
     name: 'my "table"', key: 'fid', keyIsColumn: true, rtree: 'rtree_my "table"_geom',
