@@ -6,7 +6,7 @@ export const WsParams = Type.Object({ ws: Type.String() })
 export const StoreParams = Type.Object({ ws: Type.String(), store: Type.String() })
 export const FileParams = Type.Object({ ws: Type.String(), store: Type.String(), format: Type.String() })
 export const FtParams = Type.Object({ ws: Type.String(), store: Type.String(), ft: Type.String() })
-export const UploadQuery = Type.Object({ configure: Type.Optional(Type.String()), filename: Type.Optional(Type.String()) })
+export const UploadQuery = Type.Object({ configure: Type.Optional(Type.String()), filename: Type.Optional(Type.String()), charset: Type.Optional(Type.String({ description: 'file.shp, external.shp: the .dbf charset (default ISO-8859-1)' })), update: Type.Optional(Type.String({ description: 'file.shp, file.gpkg: overwrite (the default; append is refused)' })) })
 export const ListQuery = Type.Object({ list: Type.Optional(Type.String()) })
 export const DeleteQuery = Type.Object({ recurse: Type.Optional(Type.Boolean()), purge: Type.Optional(Type.String()) })
 

@@ -25,6 +25,7 @@ import { createAppSchemaService } from './appschema/service.js'
 import { createDataStoreService } from './datastores/service.js'
 import { createFeatureTypeService } from './vector/feature-types.js'
 import { createSourceRegistry } from './vector/sources.js'
+import { createVectorUploads } from './vector/file-uploads.js'
 import { createRenderPool, TASKS_PER_THREAD } from './render/render-pool.js'
 import { createRenderQueue } from './render/render-queue.js'
 import { createRenderer } from './render/renderer.js'
@@ -155,19 +156,23 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   const swept = alone ? await appschema.sweep() : 0
   if (swept > 0) log.warn({ removed: swept }, 'app-schema: removed mapping directories no store referenced')
   workspaces.onRemoved((ws) => appschema.removeWorkspaceFiles(ws))
-  // PostGIS data stores: passwords sealed with the master password's key.
-  // Their feature types read the tables through one vector source (a small pool) per store.
-  const sources = createSourceRegistry(masterPassword)
+  // PostGIS data stores: passwords sealed with the master password's key; GeoPackage and Shapefile
+  // stores read files under the data directory or the harvest roots.
+  // Their feature types read the tables through one vector source (a small pool, an open file) per store.
+  const fileRoots = { dataDir: config.dataDir, harvestRoots: config.harvestRoots }
+  const sources = createSourceRegistry(masterPassword, undefined, fileRoots)
   const datastores = createDataStoreService({
     rows: stores.datastores,
     workspaces,
     secrets: masterPassword,
+    fileRoots,
     storeChanged: (ws, name) => sources.forget(ws, name),
     layersOf: async (ws, name) => (await stores.featureTypes.list(ws, name)).map((f) => `${ws}:${f.name}`),
     layersRemoved: (names) => layers.removed(names)
   })
   workspaces.onRemoved((ws) => sources.forgetWorkspace(ws))
   const featureTypes = createFeatureTypeService({ rows: stores.featureTypes, datastores, sources, secrets: masterPassword, layersRemoved: (names) => layers.removed(names) })
+  const vectorUploads = createVectorUploads({ dataDir: config.dataDir, zipLimits, datastores, featureTypes, sources, workspaces })
 
   // Operators' metrics (metrics.ts): the services report through its callbacks.
   const metrics = createMetrics({ log })
@@ -381,6 +386,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     appschema,
     datastores,
     featureTypes,
+    vectorUploads,
     renderQueue,
     tileCache,
     diskQuota,

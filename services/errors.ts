@@ -163,7 +163,8 @@ export const DataStoreNotEmpty = createError('MW_APPSCHEMA_STORE_NOT_EMPTY', 'fo
 // --- datastores (PostGIS) ---
 export const DataStoreExists = createError('MW_DATASTORE_EXISTS', 'conflict', "Store '%s' already exists in workspace '%s'")
 export const InvalidDataStore = createError('MW_DATASTORE_INVALID', 'invalid', 'Invalid data store: %s')
-export const UnsupportedDataStoreType = createError('MW_DATASTORE_UNSUPPORTED_TYPE', 'invalid', 'Unsupported data store type %s: data stores are created with dbtype postgis (application-schema stores with PUT file.appschema)')
+export const UnsupportedDataStoreType = createError('MW_DATASTORE_UNSUPPORTED_TYPE', 'invalid', 'Unsupported data store type %s: data stores are created with dbtype postgis or geopkg, or a shapefile url (application-schema stores with PUT file.appschema)')
+export const StoreFileOutsideRoots = createError('MW_DATASTORE_FILE_OUTSIDE_ROOTS', 'invalid', 'Data store file %s is outside the data directory and the harvest roots (MAPWARDEN_HARVEST_ROOTS)')
 export const DataStoreUnreachable = createError('MW_DATASTORE_UNREACHABLE', 'invalid', "Cannot connect data store '%s' to its database: %s")
 export const DataStoreChangeRefused = createError('MW_DATASTORE_CHANGE_REFUSED', 'forbidden', "Can't change the %s of a data store (%s)")
 export const DataStoreWorkspaceMismatch = createError('MW_DATASTORE_WORKSPACE_MISMATCH', 'forbidden', 'Expected workspace %s but client specified %s')
@@ -172,6 +173,7 @@ export const InvalidListValue = createError('MW_APPSCHEMA_INVALID_LIST', 'invali
 // --- vector (feature types of PostGIS stores, vector sources) ---
 export const InvalidFeatureQuery = createError('MW_VECTOR_INVALID_QUERY', 'invalid', 'Invalid feature query: %s')
 export const InvalidFeatureType = createError('MW_VECTOR_INVALID_FEATURE_TYPE', 'invalid', 'Invalid feature type: %s')
+export const NativeTypeNotInFile = createError('MW_VECTOR_NATIVE_TYPE_NOT_IN_FILE', 'invalid', "No feature type '%s' in %s of data store '%s'")
 export const NativeTypeNotFound = createError('MW_VECTOR_NATIVE_TYPE_NOT_FOUND', 'invalid', "No table or view '%s' in schema '%s' of data store '%s'")
 export const NoGeometry = createError('MW_VECTOR_NO_GEOMETRY', 'invalid', "Table or view '%s' of data store '%s' has no geometry column: only a type with a geometry is published as a layer")
 export const UnknownCrs = createError('MW_VECTOR_UNKNOWN_CRS', 'invalid', "srs %s is not a CRS the database of data store '%s' knows (spatial_ref_sys)")

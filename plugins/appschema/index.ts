@@ -7,14 +7,18 @@ import { InvalidBody, MethodNotAllowed, UnsupportedStoreFormat, UploadMediaType 
 import { quietOnNotFound, type TypedApp } from '../infra/routes.js'
 import { FileParams, UploadQuery, responses } from '../../schemas/appschema.js'
 import { zipOf } from './representations.js'
+import { vectorUpload } from '../datastores/uploads.js'
+import { isVectorFormat } from '../../services/vector/file-uploads.js'
 
 export default async function appschema (app: TypedApp) {
   const service = app.appschema
   quietOnNotFound(app)
 
   const fileRoute = '/workspaces/:ws/datastores/:store/file.:format'
-  app.put(fileRoute, { schema: { summary: 'Upload a mapping file or a ZIP of mapping, schemas and data (creates or updates the store)', params: FileParams, querystring: UploadQuery } }, async (req, reply) => {
+  app.put(fileRoute, { schema: { summary: 'Upload a mapping file or a ZIP of mapping, schemas and data (creates or updates the store); file.shp and file.gpkg: a ZIP of a shapefile or a GeoPackage (a Shapefile or GeoPackage store, 201)', params: FileParams, querystring: UploadQuery } }, async (req, reply) => {
     const { ws, store, format } = req.params
+    // Shapefile and GeoPackage uploads are the vector stores' (plugins/datastores/uploads.ts).
+    if (isVectorFormat(format.toLowerCase())) return vectorUpload(app, req, reply, 'file')
     if (format.toLowerCase() !== 'appschema') throw UnsupportedStoreFormat(format)
     const { configure, filename } = req.query
     const ct = (req.headers['content-type'] ?? '').toLowerCase()

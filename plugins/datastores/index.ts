@@ -9,6 +9,7 @@ import { DataStoreBody, DeleteQuery, StoreParams, WsParams, responses, storeResp
 import { dataStoreDoc, dataStoreListDoc } from '../appschema/representations.js'
 import { postgisStoreDoc } from './representations.js'
 import featureTypeRoutes from './featuretypes.js'
+import uploadRoutes from './uploads.js'
 
 // GeoServer's 405s: PUT and DELETE of the list, POST of a store (refused before any body is read).
 const notAllowed = { onRequest: async (req: FastifyRequest) => { throw MethodNotAllowed(req.method) }, schema: { summary: 'Not allowed: answers 405 (as GeoServer)' } }
@@ -60,4 +61,5 @@ export default async function datastores (app: TypedApp) {
   })
 
   await featureTypeRoutes(app)
+  await uploadRoutes(app)
 }

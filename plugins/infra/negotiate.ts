@@ -50,6 +50,8 @@ declare module 'fastify' {
 const SUFFIX = /\.(xml|json|sld|zip|html)$/i
 const ZIP_TYPES = ['application/zip', 'application/x-zip-compressed', 'application/x-zip']
 const SLD_TYPES = ['application/vnd.ogc.sld+xml', 'application/vnd.ogc.se+xml']
+/** A GeoPackage sent as it is (PUT .../file.gpkg only; every other route answers these 415 as before). */
+export const GEOPACKAGE_TYPES = ['application/geopackage+sqlite3', 'application/x-sqlite3', 'application/vnd.sqlite3']
 export const ACCEPTED_TYPES = ['application/xml', 'text/xml', 'application/json', 'text/json', 'text/plain', ...SLD_TYPES, ...ZIP_TYPES,
   'application/x-www-form-urlencoded', 'multipart/form-data']
 const MAX_JSON_DEPTH = 256
@@ -312,6 +314,16 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
     const size = await streamToFile(payload, target, opts.uploadLimit,
       (bytes) => req.log.warn({ route: `${req.method} ${req.routeOptions.url ?? redactUrl(req.url.split('?')[0])}`, bytes }, 'upload aborted by the client'))
     req.upload = { path: target, size, mediaType: 'application/zip' }
+    return req.upload
+  })
+  app.addContentTypeParser(GEOPACKAGE_TYPES, async (req: FastifyRequest, payload: Readable) => {
+    if (!/\/file\.gpkg$/i.test(req.url.split('?')[0])) throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', ACCEPTED_TYPES.join(', '))
+    const declared = Number(req.headers['content-length'])
+    if (Number.isFinite(declared) && declared > opts.uploadLimit) throw BodyTooLarge(opts.uploadLimit)
+    const target = path.join(opts.uploadDir, `${Date.now()}-${randomBytes(8).toString('hex')}.upload`)
+    const size = await streamToFile(payload, target, opts.uploadLimit,
+      (bytes) => req.log.warn({ route: `${req.method} ${req.routeOptions.url ?? redactUrl(req.url.split('?')[0])}`, bytes }, 'upload aborted by the client'))
+    req.upload = { path: target, size, mediaType: 'application/geopackage+sqlite3' }
     return req.upload
   })
   app.addContentTypeParser('*', async (req: FastifyRequest) => {

@@ -15,6 +15,19 @@ import {
 import { checkPostgisParams, connectionSettings, readParams, type ConnectionSettings, type Params } from './params.js'
 import { ProbeFailure, probePostgis, type ProbeResult } from './probe.js'
 import { POSTGIS_TYPE, type DataStoreConfig, type DataStoreRow, type DataStoreRows } from './store.js'
+import {
+  checkFileStoreParams, fileStoreKind, GEOPACKAGE_TYPE, SHAPEFILE_DIRECTORY_TYPE, SHAPEFILE_TYPE, type FileRoots, type FileStoreKind
+} from './files.js'
+
+/** The store types this service keeps: PostGIS, and the file stores (GeoPackage, Shapefile, a folder of shapefiles). */
+export const VECTOR_STORE_TYPES = [POSTGIS_TYPE, GEOPACKAGE_TYPE, SHAPEFILE_TYPE, SHAPEFILE_DIRECTORY_TYPE]
+/** The file kind of a stored type, undefined for PostGIS. */
+export function fileKindOfType (type: string): FileStoreKind | undefined {
+  if (type === GEOPACKAGE_TYPE) return 'geopkg'
+  if (type === SHAPEFILE_TYPE || type === SHAPEFILE_DIRECTORY_TYPE) return 'shapefile'
+  return undefined
+}
+const isVectorRow = (row: DataStoreRow | undefined): row is DataStoreRow => row !== undefined && row.kind === 'data' && VECTOR_STORE_TYPES.includes(row.type)
 
 export interface Secrets {
   /** The plain text sealed as a `crypt2:` token. */
@@ -35,6 +48,8 @@ export interface DataStoreDeps {
   layersOf?: (ws: string, name: string) => Promise<string[]>
   /** Told after layers were deleted with their store (the tile cache drops their files). */
   layersRemoved?: (names: string[]) => Promise<void>
+  /** Where the files of GeoPackage and Shapefile stores may be (default: nowhere but the data directory "."). */
+  fileRoots?: FileRoots
 }
 
 const PASSWORD = 'passwd'
@@ -65,7 +80,7 @@ function description (v: unknown): string | undefined {
   return v
 }
 
-export function createDataStoreService ({ rows, workspaces, secrets, probe = probePostgis, now = () => new Date(), storeChanged, layersOf, layersRemoved }: DataStoreDeps) {
+export function createDataStoreService ({ rows, workspaces, secrets, probe = probePostgis, now = () => new Date(), storeChanged, layersOf, layersRemoved, fileRoots = { dataDir: '.', harvestRoots: [] } }: DataStoreDeps) {
   const serialized = createKeyedQueue()
 
   /** The parsed body: its fields unified across XML and JSON, unknown ones refused by name. */
@@ -96,21 +111,24 @@ export function createDataStoreService ({ rows, workspaces, secrets, probe = pro
     }
   }
 
-  const requirePostgis = async (ws: string, name: string): Promise<DataStoreRow> => {
+  const requireStore = async (ws: string, name: string): Promise<DataStoreRow> => {
     await workspaces.get(ws)
     const row = await rows.get(ws, name)
-    if (!row || row.kind !== 'data' || row.type !== POSTGIS_TYPE) throw DataStoreNotFound(ws, name)
+    if (!isVectorRow(row)) throw DataStoreNotFound(ws, name)
     return row
   }
 
   return {
-    /** The PostGIS store `name`, or undefined when the workspace has none of that name and type. */
+    /** The PostGIS, GeoPackage or Shapefile store `name`, or undefined when the workspace has none of that name and type. */
     async find (ws: string, name: string): Promise<DataStoreRow | undefined> {
       const row = await rows.get(ws, name)
-      return row && row.kind === 'data' && row.type === POSTGIS_TYPE ? row : undefined
+      return isVectorRow(row) ? row : undefined
     },
 
-    async get (ws: string, name: string): Promise<DataStoreRow> { return requirePostgis(ws, name) },
+    async get (ws: string, name: string): Promise<DataStoreRow> { return requireStore(ws, name) },
+
+    /** The store `name` of any kind and type (an app-schema store too), or undefined. */
+    async anyStore (ws: string, name: string): Promise<DataStoreRow | undefined> { return await rows.get(ws, name) },
 
     /** POST: a new PostGIS store from a dataStore body's fields; returns its name. */
     async create (wsName: string, body: Record<string, unknown>): Promise<string> {
@@ -123,6 +141,17 @@ export function createDataStoreService ({ rows, workspaces, secrets, probe = pro
       const params = readParams(b.connectionParameters)
       const type = typeof b.type === 'string' ? b.type.trim() : undefined
       if (b.type !== undefined && typeof b.type !== 'string') throw InvalidDataStore('type must be text')
+      const fileKind = fileStoreKind(params, type)
+      if (fileKind !== undefined) {
+        if (params.namespace === undefined || params.namespace === '') params.namespace = ws.namespaceUri
+        const file = await checkFileStoreParams(fileKind, params, fileRoots)
+        const config: DataStoreConfig = {
+          connectionParameters: file.params,
+          ...(b.disableOnConnFailure !== undefined && b.disableOnConnFailure !== '' ? { disableOnConnFailure: bool(b.disableOnConnFailure, 'disableOnConnFailure') } : {})
+        }
+        const row: DataStoreRow = { workspace: ws.name, name, kind: 'data', type: file.type, enabled: true, description: description(b.description), createdAt: now().toISOString(), config }
+        return serialized(ws.name, async () => { await rows.insert(row); return name })
+      }
       if (type !== undefined && type !== '' && type.toLowerCase() !== POSTGIS_TYPE.toLowerCase()) throw UnsupportedDataStoreType(shown(type))
       if (params.dbtype === undefined) {
         if (type === undefined || type === '') throw UnsupportedDataStoreType('(none: give dbtype postgis or type PostGIS)')
@@ -158,12 +187,36 @@ export function createDataStoreService ({ rows, workspaces, secrets, probe = pro
       const ws = await workspaces.get(wsName)
       const b = readBody(body)
       return serialized(ws.name, async () => {
-        const old = await requirePostgis(ws.name, name)
+        const old = await requireStore(ws.name, name)
         if (b.name !== undefined && b.name !== '' && b.name !== name) throw DataStoreChangeRefused('name', `${shown(name)} to ${shown(b.name)}`)
         const given = workspaceName(b.workspace)
         if (given !== undefined && given !== ws.name) throw DataStoreChangeRefused('workspace', `${shown(ws.name)} to ${shown(given)}`)
-        if (b.type !== undefined && b.type !== '' && (typeof b.type !== 'string' || b.type.trim().toLowerCase() !== POSTGIS_TYPE.toLowerCase())) throw DataStoreChangeRefused('type', `${POSTGIS_TYPE} to ${shown(b.type)}`)
+        const kind = fileKindOfType(old.type)
+        const sameKind = (t: string) => kind === undefined ? t === POSTGIS_TYPE.toLowerCase() : fileKindOfType(VECTOR_STORE_TYPES.find((x) => x.toLowerCase() === t) ?? '') === kind
+        if (b.type !== undefined && b.type !== '' && (typeof b.type !== 'string' || !sameKind(b.type.trim().toLowerCase()))) throw DataStoreChangeRefused('type', `${old.type} to ${shown(b.type)}`)
         const sent = readParams(b.connectionParameters)
+        if (kind !== undefined) {
+          const merged: Params = { ...old.config.connectionParameters }
+          for (const [k, v] of Object.entries(sent)) {
+            if (v === '' && k !== 'url' && k !== 'database' && k !== 'dbtype') delete merged[k]
+            else merged[k] = v
+          }
+          if (kind === 'geopkg' && merged.dbtype !== undefined && merged.dbtype.toLowerCase() !== 'geopkg') throw DataStoreChangeRefused('type', `${old.type} to dbtype ${shown(merged.dbtype)}`)
+          const file = await checkFileStoreParams(kind, merged, fileRoots)
+          // The type follows the url (one .shp or a folder); a store does not change type.
+          if (file.type !== old.type) throw DataStoreChangeRefused('type', `${old.type} to ${file.type}: create another store for ${shown(merged.url)}`)
+          const config: DataStoreConfig = { ...old.config, connectionParameters: file.params }
+          if (b.disableOnConnFailure !== undefined && b.disableOnConnFailure !== '') config.disableOnConnFailure = bool(b.disableOnConnFailure, 'disableOnConnFailure')
+          const row: DataStoreRow = {
+            ...old,
+            enabled: b.enabled === undefined || b.enabled === '' ? old.enabled : bool(b.enabled, 'enabled'),
+            description: b.description === undefined ? old.description : description(b.description),
+            config
+          }
+          if (row.description === undefined) delete row.description
+          await rows.update(row)
+          return
+        }
         const merged: Params = { ...old.config.connectionParameters }
         for (const [k, v] of Object.entries(sent)) {
           if (k === PASSWORD) {
@@ -196,7 +249,7 @@ export function createDataStoreService ({ rows, workspaces, secrets, probe = pro
     async remove (wsName: string, name: string, recurse: boolean): Promise<void> {
       const ws = await workspaces.get(wsName)
       const layers = await serialized(ws.name, async () => {
-        await requirePostgis(ws.name, name)
+        await requireStore(ws.name, name)
         if (!recurse && await rows.featureTypeCount(ws.name, name) > 0) throw DataStoreNotEmpty()
         const published = await layersOf?.(ws.name, name) ?? []
         await rows.delete(ws.name, name)

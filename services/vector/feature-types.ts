@@ -9,8 +9,10 @@ import { createKeyedQueue } from '../keyed-queue.js'
 import { checkFields, unifyShape } from '../body-fields.js'
 import {
   DataStoreDisabled, FeatureTypeChangeRefused, FeatureTypeHasLayer, FeatureTypeNotFound, InvalidFeatureType, InvalidRecalculate,
-  MapwardenError, NativeTypeNotFound, NoGeometry, SourceUnavailable, UnknownCrs
+  MapwardenError, NativeTypeNotFound, NativeTypeNotInFile, NoGeometry, SourceUnavailable, UnknownCrs
 } from '../errors.js'
+import { POSTGIS_TYPE } from '../datastores/store.js'
+import { GEOPACKAGE_TYPE } from '../datastores/files.js'
 import type { Envelope } from '../filters/tree.js'
 import { asArray } from '../files/xml.js'
 import type { DataStoreService } from '../datastores/service.js'
@@ -30,6 +32,9 @@ export interface FeatureTypeDeps {
   /** Told after layers were deleted (the tile cache drops their files). */
   layersRemoved?: (names: string[]) => Promise<void>
 }
+
+/** The kind of source of a store type, kept in the feature type for its readers. */
+const sourceKind = (type: string): FeatureTypeConfig['source'] => type === POSTGIS_TYPE ? 'postgis' : type === GEOPACKAGE_TYPE ? 'geopackage' : 'shapefile'
 
 export type ListKind = 'available' | 'available_with_geom' | 'all'
 const POLICIES: ProjectionPolicy[] = ['FORCE_DECLARED', 'REPROJECT_TO_DECLARED', 'NONE']
@@ -149,6 +154,7 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
     } catch (err) {
       if (err instanceof MapwardenError) throw err
       const e = err as { code?: string, message?: string }
+      if (store.type !== POSTGIS_TYPE) throw SourceUnavailable(store.name, e.message ?? String(err))
       // An SRID PostGIS does not know, a transform it cannot do: the request's values are at fault.
       if (e.code === 'XX000' || e.code === '22023') throw InvalidFeatureType(e.message ?? String(err))
       throw SourceUnavailable(store.name, reasonOf(err, postgisOptions(store, secrets)))
@@ -167,7 +173,12 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
   /** The table's schema, refused when the table is not there or has no geometry. */
   const describeTable = async (store: DataStoreRow, nativeName: string): Promise<TypeSchema & { geometry: NonNullable<TypeSchema['geometry']> }> => {
     const schema = await guarded(store, (s) => s.describe(nativeName))
-    if (!schema) throw NativeTypeNotFound(nativeName, schemaOf(store), store.name)
+    if (!schema) {
+      const p = store.config.connectionParameters
+      if (store.type === GEOPACKAGE_TYPE) throw NativeTypeNotInFile(nativeName, `GeoPackage ${JSON.stringify(p.database)}`, store.name)
+      if (store.type !== POSTGIS_TYPE) throw NativeTypeNotInFile(nativeName, `${JSON.stringify(p.url)} (a shapefile's type is its file name)`, store.name)
+      throw NativeTypeNotFound(nativeName, schemaOf(store), store.name)
+    }
     if (!schema.geometry) throw NoGeometry(nativeName, store.name)
     return schema as TypeSchema & { geometry: NonNullable<TypeSchema['geometry']> }
   }
@@ -251,7 +262,7 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
       const sentNative = readEnvelope(b.nativeBoundingBox, 'nativeBoundingBox', false)
       const sentLatLon = readEnvelope(b.latLonBoundingBox, 'latLonBoundingBox', true)
       const config: FeatureTypeConfig = {
-        source: 'postgis',
+        source: sourceKind(store.type),
         ...(text(b.abstract, 'abstract') !== undefined ? { abstract: text(b.abstract, 'abstract') } : {}),
         keywords: keywordsOf(b.keywords) ?? ['features', nativeName],
         ...(nativeCRS ? { nativeCRS } : {}),

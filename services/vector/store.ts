@@ -9,7 +9,7 @@ export type ProjectionPolicy = 'FORCE_DECLARED' | 'REPROJECT_TO_DECLARED' | 'NON
 
 export interface FeatureTypeConfig {
   /** Which kind of source reads it (the store's type decides; kept for the readers of the layer). */
-  source: 'postgis'
+  source: 'postgis' | 'geopackage' | 'shapefile'
   abstract?: string
   keywords: string[]
   /** The CRS the data declares, `EPSG:<srid>`; undefined when the column declares none. */

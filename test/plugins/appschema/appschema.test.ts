@@ -293,7 +293,11 @@ t.test('unknown workspaces, stores and feature types are 404 with GeoServer mess
   t.equal(res.statusCode, 405)
   res = await app.inject({ method: 'PUT', url: `${REST}/workspaces/st/datastores/props/file.shp`, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: Buffer.from('PK') })
   t.equal(res.statusCode, 400)
-  t.equal(res.body, 'Unsupported format: shp')
+  // A shapefile upload is a Shapefile store's (issue 33); it does not turn an app-schema store into one.
+  t.match(res.body, /^Invalid data store: data store "props" is a .+ store: a \.shp upload cannot change its type$/)
+  res = await app.inject({ method: 'PUT', url: `${REST}/workspaces/st/datastores/props/file.csv`, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: Buffer.from('PK') })
+  t.equal(res.statusCode, 400)
+  t.equal(res.body, 'Unsupported format: csv')
 })
 
 t.test('the routes need an administrator', async (t) => {

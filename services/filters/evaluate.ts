@@ -1,0 +1,106 @@
+// The filter tree evaluated on one feature, for a source without SQL (a shapefile): its properties
+// and the envelope of its geometry. The answers are SQL's, as the compiled forms give them: a
+// comparison with a null (missing) value is unknown, and unknown is not a match, also under NOT
+// (three-valued logic); LIKE as ECQL (case-sensitive; ILIKE folds ASCII letters as SQLite's LIKE).
+import type { Envelope, Expression, Filter, Value } from './tree.js'
+
+type Tri = boolean | null
+
+/** A feature's value as the filter compares it: dates as ISO text (how SQLite keeps them), booleans, numbers, text. */
+function normalise (v: unknown): Value {
+  if (v === undefined || v === null) return null
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.toISOString()
+  if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') return v
+  if (typeof v === 'bigint') return Number(v)
+  return String(v)
+}
+
+function compare (a: Value, b: Value): number | null {
+  if (a === null || b === null) return null
+  if (typeof a === 'boolean') a = a ? 1 : 0
+  if (typeof b === 'boolean') b = b ? 1 : 0
+  if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0
+  // SQLite: a number sorts before any text; a numeric text compared with a number column reads as the number.
+  if (typeof a === 'number' && typeof b === 'string') { const n = Number(b); return b.trim() !== '' && Number.isFinite(n) ? (a < n ? -1 : a > n ? 1 : 0) : -1 }
+  if (typeof a === 'string' && typeof b === 'number') { const n = Number(a); return a.trim() !== '' && Number.isFinite(n) ? (n < b ? -1 : n > b ? 1 : 0) : 1 }
+  const x = String(a); const y = String(b)
+  return x < y ? -1 : x > y ? 1 : 0
+}
+
+/** An ECQL LIKE pattern as a regular expression (% any run, _ one character, \ quotes the next). */
+export function likeRegExp (pattern: string, ci: boolean): RegExp {
+  let out = ''
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]
+    if (c === '\\' && i + 1 < pattern.length) out += pattern[++i].replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+    else if (c === '%') out += '[\\s\\S]*'
+    else if (c === '_') out += '[\\s\\S]'
+    else out += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+  }
+  return new RegExp(`^${out}$`, ci ? 'i' : '')
+}
+
+export interface FeatureView {
+  property (name: string): unknown
+  /** The envelope of the default geometry; undefined for a feature without one. */
+  footprint (): Envelope | undefined
+}
+
+/** Whether the feature matches (unknown is not a match). */
+export function matches (filter: Filter, f: FeatureView): boolean {
+  const likes = new Map<Filter, RegExp>()
+  const val = (e: Expression): Value => e.k === 'value' ? e.v : normalise(f.property(e.name))
+  const not = (x: Tri): Tri => x === null ? null : !x
+  const ev = (n: Filter): Tri => {
+    switch (n.k) {
+      case 'const': return n.v
+      case 'and': { const a = ev(n.a); if (a === false) return false; const b = ev(n.b); return b === false ? false : a === null || b === null ? null : true }
+      case 'or': { const a = ev(n.a); if (a === true) return true; const b = ev(n.b); return b === true ? true : a === null || b === null ? null : false }
+      case 'not': return not(ev(n.a))
+      case 'cmp': {
+        const c = compare(val(n.l), val(n.r))
+        if (c === null) return null
+        switch (n.op) {
+          case '=': return c === 0
+          case '<>': return c !== 0
+          case '<': return c < 0
+          case '<=': return c <= 0
+          case '>': return c > 0
+          case '>=': return c >= 0
+        }
+        return null
+      }
+      case 'between': {
+        const v = val(n.e)
+        const lo = compare(v, val(n.lo)); const hi = compare(v, val(n.hi))
+        if (lo === null || hi === null) return null
+        return lo >= 0 && hi <= 0
+      }
+      case 'like': {
+        const v = val(n.e)
+        if (v === null) return null
+        let re = likes.get(n)
+        if (!re) { re = likeRegExp(n.pattern, n.ci); likes.set(n, re) }
+        return re.test(typeof v === 'boolean' ? (v ? '1' : '0') : String(v))
+      }
+      case 'in': {
+        const v = val(n.e)
+        if (v === null) return null
+        let unknown = false
+        for (const x of n.list) {
+          const c = compare(v, val(x))
+          if (c === 0) return true
+          if (c === null) unknown = true
+        }
+        return unknown ? null : false
+      }
+      case 'null': return val(n.e) === null
+      case 'bbox': {
+        const e = f.footprint()
+        if (!e) return null
+        return e[2] >= n.env[0] && e[0] <= n.env[2] && e[3] >= n.env[1] && e[1] <= n.env[3]
+      }
+    }
+  }
+  return ev(filter) === true
+}

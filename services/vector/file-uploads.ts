@@ -1,0 +1,179 @@
+// GeoServer's DataStoreFileController for vector files: `PUT .../datastores/<ds>/file.shp` (a ZIP of
+// .shp, .shx, .dbf, .prj, .cpg), `file.gpkg` (a ZIP holding one .gpkg, or the .gpkg itself sent as
+// application/geopackage+sqlite3), and `external.shp|gpkg` /
+// `url.shp|gpkg` (a file: URL or a path under the harvest roots or the data directory, sent as the
+// body). An upload is extracted into a staging folder (services/files/zip.ts: its zip-bomb and
+// path-traversal checks) and checked whole (every shapefile with its .dbf and .shx and a WKT .prj;
+// the GeoPackage an SQLite file with the gpkg tables) before anything moves: a refusal leaves nothing
+// on disk. Accepted files go to <dataDir>/data/<ws>/<store>/ (an update overwrites them), the store is
+// created or changed through the data store service with GeoServer's parameters (`url`, `charset`;
+// `dbtype=geopkg`, `database`), and `configure=first|all|none` publishes feature types.
+import fs from 'node:fs'
+import path from 'node:path'
+import { extractZip, type ZipLimits } from '../files/zip.js'
+import { withStaging } from '../files/atomic.js'
+import { createKeyedQueue } from '../keyed-queue.js'
+import { checkName } from '../files/names.js'
+import type { WorkspaceService } from '../catalog/workspaces.js'
+import { InvalidDataStore, isMapwardenError } from '../errors.js'
+import type { DataStoreService } from '../datastores/service.js'
+import { fileKindOfType } from '../datastores/service.js'
+import { checkGeoPackageFile, checkShapefile, shapefileParts } from '../datastores/files.js'
+import type { FeatureTypeService } from './feature-types.js'
+import type { SourceRegistry } from './sources.js'
+import { sridOfPrj } from './prj.js'
+
+export type VectorFormat = 'shp' | 'gpkg'
+export type UploadMethod = 'file' | 'external' | 'url'
+export type Configure = 'first' | 'all' | 'none'
+
+export interface VectorUpload {
+  workspace: string
+  store: string
+  format: VectorFormat
+  method: UploadMethod
+  /** The uploaded ZIP (method file). */
+  zipPath?: string
+  /** The uploaded GeoPackage itself (file.gpkg sent as application/geopackage+sqlite3). */
+  gpkgPath?: string
+  /** The location sent as the body (methods external and url). */
+  location?: string
+  configure: Configure
+  charset?: string
+  update?: string
+}
+
+export interface VectorUploadDeps {
+  dataDir: string
+  zipLimits: ZipLimits
+  datastores: DataStoreService
+  featureTypes: FeatureTypeService
+  sources: SourceRegistry
+  workspaces: WorkspaceService
+}
+
+export const isVectorFormat = (f: string): f is VectorFormat => f === 'shp' || f === 'gpkg'
+
+/** The folder holding the shallowest .shp of an extracted archive, with the names of its shapefiles. */
+function shapefileFolder (names: string[]): { folder: string, shps: string[] } {
+  const shps = names.filter((n) => /\.shp$/i.test(n))
+  if (shps.length === 0) throw InvalidDataStore('the ZIP holds no .shp file')
+  const depth = (n: string) => n.split('/').length
+  const folder = path.posix.dirname(shps.sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : 1))[0])
+  return { folder, shps: shps.filter((n) => path.posix.dirname(n) === folder) }
+}
+
+export function createVectorUploads ({ dataDir, zipLimits, datastores, featureTypes, sources, workspaces }: VectorUploadDeps) {
+  const serialized = createKeyedQueue()
+  const storeDir = (ws: string, store: string) => path.join(dataDir, 'data', ws, store)
+
+  /** Checks the extracted files; returns the store's location relative to the data directory's `data/<ws>/<store>`. */
+  const checkExtracted = async (stage: string, names: string[], format: VectorFormat): Promise<{ from: string, entry?: string }> => {
+    if (format === 'gpkg') {
+      const gpkgs = names.filter((n) => /\.gpkg$/i.test(n))
+      if (gpkgs.length !== 1) throw InvalidDataStore(gpkgs.length === 0 ? 'the ZIP holds no .gpkg file' : `the ZIP holds ${gpkgs.length} .gpkg files; a GeoPackage store reads one`)
+      await checkGeoPackageFile(path.join(stage, gpkgs[0]), path.posix.basename(gpkgs[0]))
+      return { from: path.join(stage, path.posix.dirname(gpkgs[0])), entry: path.posix.basename(gpkgs[0]) }
+    }
+    const { folder, shps } = shapefileFolder(names)
+    for (const shp of shps) {
+      const file = path.join(stage, shp)
+      await checkShapefile(file)
+      const parts = await shapefileParts(file)
+      if (parts.prj) await sridOfPrj(await fs.promises.readFile(parts.prj, 'utf8'), path.basename(parts.prj))
+    }
+    return { from: path.join(stage, folder), ...(shps.length === 1 ? { entry: path.posix.basename(shps[0]) } : {}) }
+  }
+
+  /** Moves the checked folder into place, replacing the store's earlier files. */
+  const install = async (from: string, target: string, stage: string) => {
+    await fs.promises.mkdir(path.dirname(target), { recursive: true })
+    const old = path.join(stage, 'replaced')
+    const had = await fs.promises.stat(target).then(() => true, () => false)
+    if (had) await fs.promises.rename(target, old)
+    try {
+      await fs.promises.rename(from, target)
+    } catch (err) {
+      if (had) await fs.promises.rename(old, target).catch(() => undefined)
+      throw err
+    }
+  }
+
+  const params = (u: VectorUpload, location: string): Record<string, string> => u.format === 'gpkg'
+    ? { dbtype: 'geopkg', database: location }
+    : { url: location, ...(u.charset !== undefined && u.charset !== '' ? { charset: u.charset } : {}) }
+
+  /** Publishes the types `configure` asks for that are not configured yet; types without a CRS are left to a POST with srs. */
+  const configureTypes = async (ws: string, store: string, configure: Configure): Promise<string[]> => {
+    if (configure === 'none') return []
+    const names = await featureTypes.names(ws, store, 'available_with_geom')
+    const done: string[] = []
+    for (const name of configure === 'first' ? names.slice(0, 1) : names) {
+      try {
+        done.push(await featureTypes.create(ws, store, { name }))
+      } catch (err) {
+        // A type with no CRS, or whose name another resource of the workspace holds: not published.
+        if (isMapwardenError(err) && (err.kind === 'invalid' || err.kind === 'conflict')) continue
+        throw err
+      }
+    }
+    return done
+  }
+
+  return {
+    /** Creates or updates the store from the upload; returns whether it was created. */
+    async upload (u: VectorUpload): Promise<{ created: boolean }> {
+      if (u.update !== undefined && u.update !== '' && u.update.toLowerCase() !== 'overwrite') {
+        throw InvalidDataStore(`update=${JSON.stringify(u.update)} is not supported: only update=overwrite (appending features to a file store is not)`)
+      }
+      // Both names become folders of the data directory: checked before anything is written.
+      const ws = (await workspaces.get(u.workspace)).name
+      checkName(u.store, 'data store')
+      return await serialized(ws, async () => {
+        const existing = await datastores.find(u.workspace, u.store)
+        const any = existing ?? await datastores.anyStore(u.workspace, u.store)
+        if (any && fileKindOfType(any.type) !== (u.format === 'gpkg' ? 'geopkg' : 'shapefile')) {
+          throw InvalidDataStore(`data store ${JSON.stringify(u.store)} is a ${any.type} store: a .${u.format} upload cannot change its type`)
+        }
+        const body = (location: string) => ({ name: u.store, connectionParameters: params(u, location) })
+        const save = async (location: string) => {
+          if (existing) await datastores.update(u.workspace, u.store, { connectionParameters: params(u, location) })
+          else await datastores.create(u.workspace, body(location))
+        }
+        if (u.method === 'file') {
+          if (!u.zipPath && !(u.gpkgPath && u.format === 'gpkg')) throw InvalidDataStore(`file.${u.format} takes a ZIP (application/zip)`)
+          await withStaging(dataDir, 'vector', async (stage) => {
+            const extracted = path.join(stage, 'files')
+            let names: string[]
+            if (u.zipPath) {
+              names = (await extractZip(u.zipPath, extracted, zipLimits)).map((e) => e.name)
+            } else {
+              // The GeoPackage itself: named after the store, as GeoServer names a single-file upload.
+              await fs.promises.mkdir(extracted)
+              names = [`${u.store}.gpkg`]
+              await fs.promises.copyFile(u.gpkgPath!, path.join(extracted, names[0]))
+            }
+            const { from, entry } = await checkExtracted(extracted, names, u.format)
+            const target = storeDir(u.workspace, u.store)
+            const rel = ['data', u.workspace, u.store, ...(entry ? [entry] : [])].join('/')
+            await install(from, target, stage)
+            try {
+              await save(`file:${rel}`)
+            } catch (err) {
+              if (!existing) await fs.promises.rm(target, { recursive: true, force: true })
+              throw err
+            }
+          })
+        } else {
+          const location = (u.location ?? '').trim()
+          if (location === '') throw InvalidDataStore(`${u.method}.${u.format} takes the file's location as the body (a file: URL or a path)`)
+          await save(location)
+        }
+        await sources.forget(u.workspace, u.store)
+        await configureTypes(u.workspace, u.store, u.configure)
+        return { created: !existing }
+      })
+    }
+  }
+}
+export type VectorUploads = ReturnType<typeof createVectorUploads>
