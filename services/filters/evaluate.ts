@@ -44,6 +44,8 @@ export interface FeatureView {
   property (name: string): unknown
   /** The envelope of the default geometry; undefined for a feature without one. */
   footprint (): Envelope | undefined
+  /** The feature's id as the source gives it (Feature.id): what a `fid` node matches. */
+  id (): string
 }
 
 /** Whether the feature matches (unknown is not a match). */
@@ -100,6 +102,7 @@ export function matches (filter: Filter, f: FeatureView): boolean {
         if (!e) return null
         return e[2] >= n.env[0] && e[0] <= n.env[2] && e[3] >= n.env[1] && e[1] <= n.env[3]
       }
+      case 'fid': return n.ids.includes(f.id())
     }
   }
   return ev(filter) === true

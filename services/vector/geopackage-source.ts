@@ -76,7 +76,12 @@ export function gpkgSelectSql (d: Described, q: ReadQuery, exposePrimaryKeys: bo
   if (q.filter) {
     const f = toSqlite(q.filter, {
       property: (name) => check(name),
-      footprint: g ? [`mw_minx(${g})`, `mw_miny(${g})`, `mw_maxx(${g})`, `mw_maxy(${g})`] : ['NULL', 'NULL', 'NULL', 'NULL']
+      footprint: g ? [`mw_minx(${g})`, `mw_miny(${g})`, `mw_maxx(${g})`, `mw_maxy(${g})`] : ['NULL', 'NULL', 'NULL', 'NULL'],
+      // A feature's id is its key (the primary key column, else the rowid) as text, as readFeatures gives it.
+      featureId: (ids, params) => {
+        params.push(...ids)
+        return `CAST(${key} AS TEXT) IN (${ids.map(() => '?').join(', ')})`
+      }
     })
     where.push(f.sql)
     values.push(...f.params)

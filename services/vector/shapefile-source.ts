@@ -232,7 +232,7 @@ export function createShapefileSource (o: ShapefileSourceOptions): VectorSource 
             const e = footprint()
             if (!e || !envelopesMeet(e, q.bbox) || !geometryMeets(g, q.bbox)) continue
           }
-          if (q.filter && !matches(q.filter, { property: (name) => props[name], footprint })) continue
+          if (q.filter && !matches(q.filter, { property: (name) => props[name], footprint, id: () => String(n) })) continue
           if (sorted) held.push({ n, props, g })
           else if (skip > 0) skip--
           else { left--; yield toFeature(n, props, g) }

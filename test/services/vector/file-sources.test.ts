@@ -136,6 +136,8 @@ t.test('reads: bbox exact, ECQL filters, properties, order, pages, WKB and GeoJS
       t.same(names(await read(s, { type: 'places', filter: f("name IN ('Gamma', 'Ørsted')") })), ['Gamma', 'Ørsted'])
       t.same(names(await read(s, { type: 'places', filter: f('area BETWEEN 1 AND 2') })), ['Alpha'])
       t.same(names(await read(s, { type: 'places', filter: { k: 'bbox', env: [0, 0, 30, 50] } })), ['Beta', 'Gamma'])
+      const ids = every.map((x) => x.id!)
+      t.same(names(await read(s, { type: 'places', filter: { k: 'fid', ids: [ids[1], ids[3], 'no-such-id'] } })), ['Beta', 'Ørsted'], 'feature ids (a WFS resource id) select what readFeatures numbered')
       t.same(names(await read(s, { type: 'places', filter: f("name = 'x'' OR 1=1 --'") })), [], 'a value is a value, never SQL')
       t.same(names(await read(s, { type: 'places', sortBy: [{ name: 'pop', descending: true }] })), ['Beta', 'Alpha', 'Ørsted', 'Gamma'])
       t.same(names(await read(s, { type: 'places', sortBy: [{ name: 'name' }], limit: 2, offset: 1 })), ['Beta', 'Gamma'])
@@ -189,7 +191,7 @@ t.test('.prj to EPSG: the authority, WGS 84 by name, ESRI names through the regi
 })
 
 t.test('the evaluator answers as SQL: null comparisons unknown, LIKE escapes', async (t) => {
-  const view = (props: Record<string, unknown>) => ({ property: (n: string) => props[n], footprint: () => undefined })
+  const view = (props: Record<string, unknown>, id = '1') => ({ property: (n: string) => props[n], footprint: () => undefined, id: () => id })
   const f = (text: string) => parseEcql(text, schemaOf(['name', 'pop']))
   t.equal(matches(f('pop <> 1'), view({ pop: null })), false)
   t.equal(matches(f('NOT (pop = 1)'), view({})), false)
@@ -197,4 +199,7 @@ t.test('the evaluator answers as SQL: null comparisons unknown, LIKE escapes', a
   t.equal(matches(f("name LIKE '50\\%'"), view({ name: '500' })), false)
   t.equal(matches(f("name LIKE 'a.c'"), view({ name: 'abc' })), false, 'regular expression characters are literal')
   t.equal(matches({ k: 'bbox', env: [0, 0, 1, 1] }, view({})), false, 'no geometry: no match')
+  t.equal(matches({ k: 'fid', ids: ['2', '3'] }, view({}, '3')), true, 'a feature id (WFS resource id) matches its record number')
+  t.equal(matches({ k: 'not', a: { k: 'fid', ids: ['2'] } }, view({}, '3')), true)
+  t.equal(matches({ k: 'fid', ids: [] }, view({}, '3')), false)
 })
