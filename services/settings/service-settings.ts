@@ -39,7 +39,7 @@ export interface ServiceSettings {
   maxRequestMemory?: number
   maxRenderingTime?: number
   maxRenderingErrors?: number
-  // WFS (read by the WFS)
+  // WFS (applied by the WFS; serviceLevel BASIC and the three flags false are the only values kept)
   serviceLevel?: string
   maxFeatures?: number
   featureBounding?: boolean
@@ -227,11 +227,19 @@ export function mergeServiceSettings (service: ServiceName, old: ServiceSettings
     if (input.serviceLevel !== undefined) {
       const l = text(input.serviceLevel) ?? ''
       if (!SERVICE_LEVELS.includes(l)) throw InvalidBody(`${f('serviceLevel')} must be one of ${SERVICE_LEVELS.join(', ')}, got ${shown(input.serviceLevel)}`)
-      next.serviceLevel = l
+      next.serviceLevel = only(l, ['BASIC'], f('serviceLevel'), 'the WFS is read-only (no Transaction, no locks)')
     }
+    // Applied by GetFeature (services/wfs): at most this many features (0: no limit), and not more
+    // than MAPWARDEN_WFS_MAX_FEATURES; hits count at most as many unless hitsIgnoreMaxFeatures.
     if (input.maxFeatures !== undefined) next.maxFeatures = integer(input.maxFeatures, f('maxFeatures'))
-    for (const k of ['featureBounding', 'canonicalSchemaLocation', 'encodeFeatureMember', 'hitsIgnoreMaxFeatures'] as const) {
-      if (input[k] !== undefined) next[k] = flag(input[k], f(k))
+    if (input.hitsIgnoreMaxFeatures !== undefined) next.hitsIgnoreMaxFeatures = flag(input.hitsIgnoreMaxFeatures, f('hitsIgnoreMaxFeatures'))
+    const unapplied: Array<[keyof ServiceSettings, string]> = [
+      ['featureBounding', 'the WFS writes no gml:boundedBy per feature'],
+      ['canonicalSchemaLocation', 'the WFS points to the schemas of its own DescribeFeatureType'],
+      ['encodeFeatureMember', 'WFS 1.1.0 GML 3 answers are written with gml:featureMembers']
+    ]
+    for (const [k, why] of unapplied) {
+      if (input[k] !== undefined) (next as unknown as Record<string, boolean>)[k] = only(flag(input[k], f(k)), [false], f(k), why)
     }
   }
   for (const k of CLEARABLE) if (next[k] === undefined) delete next[k]
