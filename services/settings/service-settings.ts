@@ -1,7 +1,7 @@
 // GeoServer's service settings ({base}/rest/services/{wms,wmts,wfs}/settings and the workspace-local
 // .../services/<svc>/workspaces/<ws>/settings): what mapwarden keeps of WMSInfo, WMTSInfo and WFSInfo.
 // Each document lives in the store and in memory here; `get(service, workspace?)` is the one getter
-// the services read (WMS and WMTS capabilities and their enabled check; WFS its limits), answered
+// the services read (WMS, WMTS and WFS capabilities and their enabled check; WFS its maxFeatures), answered
 // from memory, re-read when another instance announces a change or on a reload.
 // A field is kept only when mapwarden applies it (or, for WFS, the WFS reads it): a value it cannot
 // apply is refused with a 400 that names the field, and nothing changes.
@@ -28,7 +28,7 @@ export interface ServiceSettings {
   fees?: string
   keywords: string[]
   citeCompliant: boolean
-  /** Written as the capabilities' service OnlineResource (WMS) or ProviderSite (WMTS); unset: the service URL. */
+  /** Written as the capabilities' service OnlineResource (WMS, WFS 1.0.0) or ProviderSite (WMTS, WFS 1.1.0/2.0.0); unset: the service URL. */
   onlineResource?: string
   schemaBaseURL: string
   verbose: boolean
