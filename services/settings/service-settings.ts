@@ -76,6 +76,7 @@ export const DEFAULT_SERVICE_SETTINGS: Record<ServiceName, ServiceSettings> = {
   wmts: common('WMTS', 'mapwarden Web Map Tile Service'),
   wfs: {
     ...common('WFS', 'mapwarden Web Feature Service'),
+    abstrct: 'The vector layers of this server as features: GML 3.2, GML 3.1.1, GML 2, GeoJSON and CSV.',
     accessConstraints: 'NONE',
     fees: 'NONE',
     keywords: ['WFS', 'GEOSERVER'],

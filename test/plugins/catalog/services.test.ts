@@ -69,7 +69,8 @@ t.test('GET service settings: the defaults in XML and JSON; admin only; POST and
   t.match(res.body, /^<wmts>\n {2}<enabled>true<\/enabled>\n/)
   t.match(res.body, '\n  <keywords/>\n')
   res = await app.inject({ url: `${REST}/services/wfs/settings.json`, headers: ADMIN })
-  t.equal(res.body, '{"wfs":{"enabled":true,"name":"WFS","title":"mapwarden Web Feature Service","accessConstraints":"NONE","fees":"NONE",' +
+  t.equal(res.body, '{"wfs":{"enabled":true,"name":"WFS","title":"mapwarden Web Feature Service",' +
+    '"abstrct":"The vector layers of this server as features: GML 3.2, GML 3.1.1, GML 2, GeoJSON and CSV.","accessConstraints":"NONE","fees":"NONE",' +
     '"versions":{"org.geotools.util.Version":[{"version":"1.0.0"},{"version":"1.1.0"},{"version":"2.0.0"}]},"keywords":{"string":["WFS","GEOSERVER"]},' +
     '"citeCompliant":false,"schemaBaseURL":"http://schemas.opengis.net","verbose":false,"serviceLevel":"BASIC","maxFeatures":1000000,"featureBounding":false,' +
     '"canonicalSchemaLocation":false,"encodeFeatureMember":false,"hitsIgnoreMaxFeatures":false}}')

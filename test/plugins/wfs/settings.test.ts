@@ -20,6 +20,10 @@ async function put (app: FastifyInstance, path: string, wfs: Record<string, unkn
 const { app } = await wfsSetup(t, ['places'])
 
 t.test('capabilities say what the settings say, a workspace\'s own on its virtual service', async (t) => {
+  const defaults = await wfsGet(app, { ...CAPS, version: '2.0.0' })
+  t.ok(defaults.body.includes('<ows:Title>mapwarden Web Feature Service</ows:Title><ows:Abstract>The vector layers of this server as features: GML 3.2, GML 3.1.1, GML 2, GeoJSON and CSV.</ows:Abstract>' +
+    '<ows:Keywords><ows:Keyword>WFS</ows:Keyword><ows:Keyword>GEOSERVER</ows:Keyword></ows:Keywords>'), 'the default settings')
+  t.ok(defaults.body.includes('<ows:Fees>NONE</ows:Fees><ows:AccessConstraints>NONE</ows:AccessConstraints>'))
   await put(app, 'settings', {
     title: 'Roads & <Places>', abstrct: 'All the features.', keywords: { string: ['features', 'vector'] },
     fees: 'free', accessConstraints: 'none at all', onlineResource: 'http://maps.example.org/about'
