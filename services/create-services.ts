@@ -317,7 +317,8 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     sources,
     namespaces: workspaces.namespaces,
     access: layerAccess,
-    maxFeatures: config.wfsMaxFeatures
+    maxFeatures: config.wfsMaxFeatures,
+    serviceSettings
   })
 
   metrics.readFrom({

@@ -254,6 +254,8 @@ export const WmsNotTileAligned = createError('MW_WMS_NOT_TILE_ALIGNED', 'invalid
 // GeoServer's words when a map would need more memory than the WMS maxRequestMemory setting allows.
 export const WmsRequestMemory = createError('MW_WMS_REQUEST_MEMORY', 'invalid', 'Rendering request would use %dKB, whilst the maximum memory allowed is %dKB')
 export const WmsServiceDisabled = createError('MW_WMS_SERVICE_DISABLED', 'invalid', 'Service %s is disabled')
+// GeoServer's DisabledServiceCheck on the WFS (the service name of its settings).
+export const WfsServiceDisabled = createError('MW_WFS_SERVICE_DISABLED', 'invalid', 'Service %s is disabled')
 // The client went away while its export was being built: nothing is sent, nothing is left (a 4xx in the log, not a fault).
 export const ExportCancelled = createError('MW_TILES_EXPORT_CANCELLED', 'invalid', 'Export of %s cancelled: the client closed the connection')
 // --- web (admin page) ---

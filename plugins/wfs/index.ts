@@ -95,6 +95,8 @@ export default async function wfs (app: FastifyInstance) {
       if (svc !== undefined && svc !== '' && svc.toUpperCase() !== 'WFS') throw WfsInvalidParameter('service', JSON.stringify(svc.slice(0, 30)), 'this endpoint serves WFS')
       const w = where(req)
       if (w.workspace !== undefined && !(await app.workspaces.exists(w.workspace))) throw WorkspaceNotFound(w.workspace)
+      // A disabled WFS (a workspace's own settings on its virtual service) answers every request with its report.
+      service.checkEnabled(w)
       const url = serviceUrl(req, path(req))
       const page = req.method === 'GET' ? (start: number) => pageUrl(url, req, start) : undefined
       const answer = await app.wfs.handle(q, xml, req.principal, w, { service: url, ...(page ? { page } : {}) })

@@ -1,7 +1,7 @@
 // GeoServer's service settings ({base}/rest/services/{wms,wmts,wfs}/settings and the workspace-local
 // .../services/<svc>/workspaces/<ws>/settings): what mapwarden keeps of WMSInfo, WMTSInfo and WFSInfo.
 // Each document lives in the store and in memory here; `get(service, workspace?)` is the one getter
-// the services read (WMS and WMTS capabilities and their enabled check; WFS its limits), answered
+// the services read (WMS, WMTS and WFS capabilities and their enabled check; WFS its maxFeatures), answered
 // from memory, re-read when another instance announces a change or on a reload.
 // A field is kept only when mapwarden applies it (or, for WFS, the WFS reads it): a value it cannot
 // apply is refused with a 400 that names the field, and nothing changes.
@@ -28,7 +28,7 @@ export interface ServiceSettings {
   fees?: string
   keywords: string[]
   citeCompliant: boolean
-  /** Written as the capabilities' service OnlineResource (WMS) or ProviderSite (WMTS); unset: the service URL. */
+  /** Written as the capabilities' service OnlineResource (WMS, WFS 1.0.0) or ProviderSite (WMTS, WFS 1.1.0/2.0.0); unset: the service URL. */
   onlineResource?: string
   schemaBaseURL: string
   verbose: boolean
@@ -39,7 +39,7 @@ export interface ServiceSettings {
   maxRequestMemory?: number
   maxRenderingTime?: number
   maxRenderingErrors?: number
-  // WFS (read by the WFS)
+  // WFS (applied by the WFS; serviceLevel BASIC and the three flags false are the only values kept)
   serviceLevel?: string
   maxFeatures?: number
   featureBounding?: boolean
@@ -76,6 +76,7 @@ export const DEFAULT_SERVICE_SETTINGS: Record<ServiceName, ServiceSettings> = {
   wmts: common('WMTS', 'mapwarden Web Map Tile Service'),
   wfs: {
     ...common('WFS', 'mapwarden Web Feature Service'),
+    abstrct: 'The vector layers of this server as features: GML 3.2, GML 3.1.1, GML 2, GeoJSON and CSV.',
     accessConstraints: 'NONE',
     fees: 'NONE',
     keywords: ['WFS', 'GEOSERVER'],
@@ -227,11 +228,19 @@ export function mergeServiceSettings (service: ServiceName, old: ServiceSettings
     if (input.serviceLevel !== undefined) {
       const l = text(input.serviceLevel) ?? ''
       if (!SERVICE_LEVELS.includes(l)) throw InvalidBody(`${f('serviceLevel')} must be one of ${SERVICE_LEVELS.join(', ')}, got ${shown(input.serviceLevel)}`)
-      next.serviceLevel = l
+      next.serviceLevel = only(l, ['BASIC'], f('serviceLevel'), 'the WFS is read-only (no Transaction, no locks)')
     }
+    // Applied by GetFeature (services/wfs): at most this many features (0: no limit), and not more
+    // than MAPWARDEN_WFS_MAX_FEATURES; hits count at most as many unless hitsIgnoreMaxFeatures.
     if (input.maxFeatures !== undefined) next.maxFeatures = integer(input.maxFeatures, f('maxFeatures'))
-    for (const k of ['featureBounding', 'canonicalSchemaLocation', 'encodeFeatureMember', 'hitsIgnoreMaxFeatures'] as const) {
-      if (input[k] !== undefined) next[k] = flag(input[k], f(k))
+    if (input.hitsIgnoreMaxFeatures !== undefined) next.hitsIgnoreMaxFeatures = flag(input.hitsIgnoreMaxFeatures, f('hitsIgnoreMaxFeatures'))
+    const unapplied: Array<[keyof ServiceSettings, string]> = [
+      ['featureBounding', 'the WFS writes no gml:boundedBy per feature'],
+      ['canonicalSchemaLocation', 'the WFS points to the schemas of its own DescribeFeatureType'],
+      ['encodeFeatureMember', 'WFS 1.1.0 GML 3 answers are written with gml:featureMembers']
+    ]
+    for (const [k, why] of unapplied) {
+      if (input[k] !== undefined) (next as unknown as Record<string, boolean>)[k] = only(flag(input[k], f(k)), [false], f(k), why)
     }
   }
   for (const k of CLEARABLE) if (next[k] === undefined) delete next[k]

@@ -16,6 +16,19 @@ export interface CapabilitiesInput {
   url: string
   workspace?: string
   maxFeatures: number
+  /** What the WFS settings say of the service (the workspace's own on its virtual service). */
+  service: ServiceDescription
+}
+
+/** The service settings the capabilities write ({base}/rest/services/wfs/settings). */
+export interface ServiceDescription {
+  title: string
+  abstract?: string
+  keywords: string[]
+  fees?: string
+  accessConstraints?: string
+  /** The service's OnlineResource (1.0.0) and ProviderSite (1.1.0, 2.0.0); unset: the service URL. */
+  onlineResource?: string
 }
 
 export const CAPABILITIES_TYPE = 'application/xml'
@@ -24,8 +37,6 @@ const OUTPUT_FORMATS = [...new Set([...Object.values(FORMAT_NAMES), ...FORMAT_AL
 const COMPARISONS = ['PropertyIsLessThan', 'PropertyIsGreaterThan', 'PropertyIsLessThanOrEqualTo', 'PropertyIsGreaterThanOrEqualTo',
   'PropertyIsEqualTo', 'PropertyIsNotEqualTo', 'PropertyIsLike', 'PropertyIsBetween', 'PropertyIsNull', 'PropertyIsNil']
 
-const title = (ws?: string) => ws ? `mapwarden Web Feature Service: workspace ${ws}` : 'mapwarden Web Feature Service'
-const ABSTRACT = 'The vector layers of this server as features: GML 3.2, GML 3.1.1, GML 2, GeoJSON and CSV.'
 const epsg = (t: ServedType) => /^EPSG:(\d+)$/.exec(t.crs ?? '')?.[1] ?? '4326'
 const wgs84 = (t: ServedType) => t.ft.latLonBbox ?? [-180, -90, 180, 90]
 
@@ -53,11 +64,12 @@ function owsOperation (name: string, url: string, params: Array<[string, string[
 }
 
 function serviceIdentification (c: CapabilitiesInput, versions: string[]): string {
-  return `<ows:ServiceIdentification><ows:Title>${x(title(c.workspace))}</ows:Title><ows:Abstract>${x(ABSTRACT)}</ows:Abstract>` +
-    '<ows:Keywords><ows:Keyword>WFS</ows:Keyword><ows:Keyword>GEOSERVER</ows:Keyword></ows:Keywords>' +
+  const s = c.service
+  const keywords = s.keywords.length > 0 ? `<ows:Keywords>${s.keywords.map((k) => `<ows:Keyword>${x(k)}</ows:Keyword>`).join('')}</ows:Keywords>` : ''
+  return `<ows:ServiceIdentification><ows:Title>${x(s.title)}</ows:Title><ows:Abstract>${x(s.abstract ?? '')}</ows:Abstract>${keywords}` +
     `<ows:ServiceType>WFS</ows:ServiceType>${versions.map((v) => `<ows:ServiceTypeVersion>${v}</ows:ServiceTypeVersion>`).join('')}` +
-    '<ows:Fees>NONE</ows:Fees><ows:AccessConstraints>NONE</ows:AccessConstraints></ows:ServiceIdentification>' +
-    '<ows:ServiceProvider><ows:ProviderName>mapwarden</ows:ProviderName><ows:ServiceContact/></ows:ServiceProvider>'
+    `<ows:Fees>${x(s.fees ?? '')}</ows:Fees><ows:AccessConstraints>${x(s.accessConstraints ?? '')}</ows:AccessConstraints></ows:ServiceIdentification>` +
+    `<ows:ServiceProvider><ows:ProviderName>mapwarden</ows:ProviderName><ows:ProviderSite xlink:href="${x(s.onlineResource ?? c.url.replace(/\?$/, ''))}"/><ows:ServiceContact/></ows:ServiceProvider>`
 }
 
 const constraint = (prefix: string, name: string, value: string) => `<${prefix}:Constraint name="${name}"><ows:NoValues/><ows:DefaultValue>${value}</ows:DefaultValue></${prefix}:Constraint>`
@@ -166,8 +178,8 @@ function capabilities10 (c: CapabilitiesInput): string {
     '<WFS_Capabilities version="1.0.0" xmlns="http://www.opengis.net/wfs" xmlns:ogc="http://www.opengis.net/ogc" ' +
     `xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"${namespaces(c.types)} ` +
     'xsi:schemaLocation="http://www.opengis.net/wfs http://schemas.opengis.net/wfs/1.0.0/WFS-capabilities.xsd">',
-    `<Service><Name>WFS</Name><Title>${x(title(c.workspace))}</Title><Abstract>${x(ABSTRACT)}</Abstract><Keywords>WFS, GEOSERVER</Keywords>` +
-    `<OnlineResource>${x(u.replace(/\?$/, ''))}</OnlineResource><Fees>NONE</Fees><AccessConstraints>NONE</AccessConstraints></Service>`,
+    `<Service><Name>WFS</Name><Title>${x(c.service.title)}</Title><Abstract>${x(c.service.abstract ?? '')}</Abstract><Keywords>${x(c.service.keywords.join(', '))}</Keywords>` +
+    `<OnlineResource>${x(c.service.onlineResource ?? u.replace(/\?$/, ''))}</OnlineResource><Fees>${x(c.service.fees ?? '')}</Fees><AccessConstraints>${x(c.service.accessConstraints ?? '')}</AccessConstraints></Service>`,
     '<Capability><Request>',
     `<GetCapabilities>${dcp}</GetCapabilities>`,
     `<DescribeFeatureType><SchemaDescriptionLanguage><XMLSCHEMA/></SchemaDescriptionLanguage>${dcp}</DescribeFeatureType>`,

@@ -18,6 +18,7 @@ const BY_CODE: Record<string, { code: string, locator?: string | ((args: readonl
   MW_WFS_OPERATION_NOT_SUPPORTED: { code: 'OperationNotSupported', locator: (a) => String(a[0]).replace(/"/g, '') },
   MW_WFS_VERSION_NEGOTIATION_FAILED: { code: 'VersionNegotiationFailed', locator: 'AcceptVersions' },
   MW_WFS_FEATURE_NOT_FOUND: { code: 'NotFound', locator: 'ID' },
+  MW_WFS_SERVICE_DISABLED: { code: 'ServiceUnavailable' },
   MW_FILTER_INVALID_XML: { code: 'InvalidParameterValue', locator: 'filter' },
   MW_FILTER_UNSUPPORTED_OPERATOR: { code: 'OperationNotSupported', locator: (a) => String(a[0]) },
   MW_MOSAIC_INVALID_CQL: { code: 'InvalidParameterValue', locator: 'cql_filter' },

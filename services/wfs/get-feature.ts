@@ -14,7 +14,7 @@ import { isMapwardenError, WfsFeatureNotFound, WfsInvalidParameter, WfsMissingPa
 import { decodeGeometry, gml2, gml3, reprojector, swapAxes, wkt, type Geo } from './geometry.js'
 import { filterType, GML_NS, isGeometryBinding } from './describe.js'
 import type { FeatureRequest, OutputFormat, WfsQuery, WfsVersion } from './request.js'
-import type { ServedType, WfsContext, Where } from './wfs-context.js'
+import { maxFeaturesOf, type ServedType, type WfsContext, type Where } from './wfs-context.js'
 
 export interface FeatureAnswer {
   contentType: string
@@ -347,8 +347,11 @@ export function featureOperations (ctx: WfsContext) {
 
   return {
     async getFeature (req: FeatureRequest, principal: Principal | undefined, where: Where, links: FeatureLinks): Promise<FeatureAnswer> {
-      const planned = await planAll(req, principal, where, ctx.deps.maxFeatures)
-      const matched = planned.reduce((s, p) => s + p.matched, 0)
+      const max = maxFeaturesOf(ctx.deps, where)
+      const planned = await planAll(req, principal, where, max)
+      let matched = planned.reduce((s, p) => s + p.matched, 0)
+      // As GeoServer: hits count at most maxFeatures, unless the settings say hitsIgnoreMaxFeatures.
+      if (req.resultType === 'hits' && ctx.deps.serviceSettings.get('wfs', where.workspace).hitsIgnoreMaxFeatures !== true) matched = Math.min(matched, max)
       const returned = planned.reduce((s, p) => s + Math.max(0, p.limit), 0)
       if (req.byId) {
         // GetFeatureById: the feature itself (GML), 404 NotFound when there is none.
@@ -376,7 +379,7 @@ export function featureOperations (ctx: WfsContext) {
     async getPropertyValue (req: FeatureRequest, principal: Principal | undefined, where: Where): Promise<FeatureAnswer> {
       const ref = req.valueReference
       if (ref === undefined || ref === '') throw WfsMissingParameter('valueReference')
-      const planned = await planAll(req, principal, where, ctx.deps.maxFeatures)
+      const planned = await planAll(req, principal, where, maxFeaturesOf(ctx.deps, where))
       const p = planned[0]
       const a = p.t.attributes.find((x) => x.name.toLowerCase() === localName(ref.replace(/^.*\//, '')).toLowerCase())
       if (!a) throw WfsInvalidParameter('valueReference', JSON.stringify(ref.slice(0, 80)), `${p.t.qualified} has ${p.t.attributes.map((x) => x.name).join(', ')}`)

@@ -9,6 +9,7 @@ import type { DataStoreRow } from '../datastores/store.js'
 import type { LayerAccess } from '../security/access.js'
 import type { AttributeInfo, GeometryInfo, VectorSource } from '../vector/source.js'
 import type { VectorFeatureType } from '../vector/store.js'
+import type { ServiceSettings } from '../settings/service-settings.js'
 import { WfsUnknownType } from '../errors.js'
 
 export interface WfsDeps {
@@ -19,6 +20,8 @@ export interface WfsDeps {
   access: Pick<LayerAccess, 'check' | 'visible'>
   /** The most features one GetFeature answers (MAPWARDEN_WFS_MAX_FEATURES). */
   maxFeatures: number
+  /** The WFS settings ({base}/rest/services/wfs/settings, a workspace's own for its virtual service). */
+  serviceSettings: { get (service: 'wfs', workspace?: string): ServiceSettings, local (service: 'wfs', workspace: string): ServiceSettings | undefined }
 }
 
 export interface Where {
@@ -43,6 +46,16 @@ export interface ServedType {
 }
 
 export type WfsContext = ReturnType<typeof createWfsContext>
+
+/**
+ * The most features one GetFeature answers here: the WFS settings' maxFeatures (of the workspace's
+ * own settings on its virtual service; 0 is no limit) and the server's MAPWARDEN_WFS_MAX_FEATURES,
+ * the smaller of the two.
+ */
+export function maxFeaturesOf (deps: Pick<WfsDeps, 'maxFeatures' | 'serviceSettings'>, where: Where): number {
+  const s = deps.serviceSettings.get('wfs', where.workspace).maxFeatures ?? 0
+  return s > 0 ? Math.min(s, deps.maxFeatures) : deps.maxFeatures
+}
 
 export function createWfsContext (deps: WfsDeps) {
   const uriOf = async (ws: string) => (await deps.namespaces.list()).find((n) => n.prefix === ws)?.uri ?? `http://mapwarden.org/ns/${ws}`

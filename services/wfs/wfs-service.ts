@@ -7,15 +7,15 @@
 // body, a stream for features. Transaction and locking are OperationNotSupported.
 import type { Principal } from '../auth/authenticator.js'
 import { parseXmlElements } from '../files/xml.js'
-import { WfsInvalidParameter } from '../errors.js'
-import { capabilities, CAPABILITIES_TYPE, describeStoredQueries, listStoredQueries } from './capabilities.js'
+import { WfsInvalidParameter, WfsServiceDisabled } from '../errors.js'
+import { capabilities, CAPABILITIES_TYPE, describeStoredQueries, listStoredQueries, type ServiceDescription } from './capabilities.js'
 import { DESCRIBE_TYPES, featureTypeSchema, importingSchema } from './describe.js'
 import { featureOperations, type FeatureAnswer } from './get-feature.js'
 import {
   capabilitiesVersion, featureRequest, list, negotiate, operationOf, requestVersion, type Kvp, type Operation, type WfsVersion
 } from './request.js'
 import { parseXmlRequest } from './xml-request.js'
-import { createWfsContext, type ServedType, type WfsDeps, type Where } from './wfs-context.js'
+import { createWfsContext, maxFeaturesOf, type ServedType, type WfsDeps, type Where } from './wfs-context.js'
 
 export type { WfsDeps, Where } from './wfs-context.js'
 export type { Kvp, WfsVersion } from './request.js'
@@ -53,12 +53,36 @@ export function createWfsService (deps: WfsDeps) {
     return { contentType: DESCRIBE_TYPES[version], body }
   }
 
+  /**
+   * What the capabilities say of the service: the WFS settings, a workspace's own on its virtual
+   * service; a virtual service without its own settings names its workspace after the global title.
+   */
+  function description (where: Where): ServiceDescription {
+    const own = where.workspace !== undefined ? deps.serviceSettings.local('wfs', where.workspace) : undefined
+    const s = own ?? deps.serviceSettings.get('wfs')
+    const title = s.title ?? ''
+    return {
+      title: where.workspace !== undefined && own === undefined ? `${title}: workspace ${where.workspace}` : title,
+      keywords: s.keywords,
+      ...(s.abstrct !== undefined ? { abstract: s.abstrct } : {}),
+      ...(s.fees !== undefined ? { fees: s.fees } : {}),
+      ...(s.accessConstraints !== undefined ? { accessConstraints: s.accessConstraints } : {}),
+      ...(s.onlineResource !== undefined ? { onlineResource: s.onlineResource } : {})
+    }
+  }
+
   const featureLinks = (urls: WfsUrls, version: WfsVersion) => ({
     ...(urls.page ? { page: urls.page } : {}),
     describe: (names: string[]) => `${urls.service}service=WFS&version=${version}&request=DescribeFeatureType&typeName=${names.map(encodeURIComponent).join(',')}`
   })
 
   return {
+    /** Refuses every request while the WFS (of this workspace, when it has its own settings) is disabled, as GeoServer's DisabledServiceCheck. */
+    checkEnabled (where: Where): void {
+      const s = deps.serviceSettings.get('wfs', where.workspace)
+      if (!s.enabled) throw WfsServiceDisabled(s.name)
+    },
+
     /** The version an exception report about this request is written in. */
     versionOf (kvp: Kvp, xmlText?: string): WfsVersion {
       const fromXml = xmlText ? /\sversion\s*=\s*["']([^"']+)["']/.exec(xmlText.slice(0, 2000))?.[1] : undefined
@@ -85,7 +109,7 @@ export function createWfsService (deps: WfsDeps) {
       switch (op) {
         case 'GetCapabilities': {
           const types = await ctx.listed(principal, where)
-          return { contentType: CAPABILITIES_TYPE, body: capabilities({ version, types, url: urls.service, ...(where.workspace ? { workspace: where.workspace } : {}), maxFeatures: deps.maxFeatures }) }
+          return { contentType: CAPABILITIES_TYPE, body: capabilities({ version, types, url: urls.service, ...(where.workspace ? { workspace: where.workspace } : {}), maxFeatures: maxFeaturesOf(deps, where), service: description(where) }) }
         }
         case 'DescribeFeatureType': return await describe(version, q, principal, where, urls.service)
         case 'ListStoredQueries': return { contentType: 'application/xml', body: listStoredQueries(await ctx.listed(principal, where)) }

@@ -69,7 +69,8 @@ t.test('GET service settings: the defaults in XML and JSON; admin only; POST and
   t.match(res.body, /^<wmts>\n {2}<enabled>true<\/enabled>\n/)
   t.match(res.body, '\n  <keywords/>\n')
   res = await app.inject({ url: `${REST}/services/wfs/settings.json`, headers: ADMIN })
-  t.equal(res.body, '{"wfs":{"enabled":true,"name":"WFS","title":"mapwarden Web Feature Service","accessConstraints":"NONE","fees":"NONE",' +
+  t.equal(res.body, '{"wfs":{"enabled":true,"name":"WFS","title":"mapwarden Web Feature Service",' +
+    '"abstrct":"The vector layers of this server as features: GML 3.2, GML 3.1.1, GML 2, GeoJSON and CSV.","accessConstraints":"NONE","fees":"NONE",' +
     '"versions":{"org.geotools.util.Version":[{"version":"1.0.0"},{"version":"1.1.0"},{"version":"2.0.0"}]},"keywords":{"string":["WFS","GEOSERVER"]},' +
     '"citeCompliant":false,"schemaBaseURL":"http://schemas.opengis.net","verbose":false,"serviceLevel":"BASIC","maxFeatures":1000000,"featureBounding":false,' +
     '"canonicalSchemaLocation":false,"encodeFeatureMember":false,"hitsIgnoreMaxFeatures":false}}')
@@ -293,6 +294,10 @@ t.test('bad service settings are refused by name and change nothing', async (t) 
     ['wmts', '{"wmts":{"interpolation":"Nearest"}}', 'Unknown field "interpolation" in wmts'],
     ['wfs', '{"wfs":{"maxFeatures":"lots"}}', 'wfs maxFeatures must be an integer from 0 to 2147483647, got "lots"'],
     ['wfs', '{"wfs":{"serviceLevel":"FULL"}}', 'wfs serviceLevel must be one of BASIC, TRANSACTIONAL, COMPLETE, got "FULL"'],
+    ['wfs', '{"wfs":{"serviceLevel":"COMPLETE"}}', 'wfs serviceLevel "COMPLETE" is not supported: the WFS is read-only (no Transaction, no locks)'],
+    ['wfs', '{"wfs":{"featureBounding":true}}', 'wfs featureBounding true is not supported: the WFS writes no gml:boundedBy per feature'],
+    ['wfs', '{"wfs":{"canonicalSchemaLocation":true}}', 'wfs canonicalSchemaLocation true is not supported: the WFS points to the schemas of its own DescribeFeatureType'],
+    ['wfs', '{"wfs":{"encodeFeatureMember":"true"}}', 'wfs encodeFeatureMember true is not supported: WFS 1.1.0 GML 3 answers are written with gml:featureMembers'],
     ['wfs', '{"wfs":{"@class":"java.lang.Runtime"}}', 'Unknown field "@class" in wfs']
   ]
   for (const [service, payload, message] of cases) {
@@ -312,18 +317,19 @@ t.test('bad service settings are refused by name and change nothing', async (t) 
 t.test('WFS settings: stored, read back, and read by the one getter the WFS uses', async (t) => {
   const dataDir = tempDir(t)
   const app = await build(t, { dataDir, keepOpen: true })
-  let res = await app.inject({ method: 'PUT', url: `${REST}/services/wfs/settings.xml`, headers: XML, payload: '<wfs><maxFeatures>500</maxFeatures><serviceLevel>COMPLETE</serviceLevel><featureBounding>true</featureBounding><title>Features</title></wfs>' })
+  let res = await app.inject({ method: 'PUT', url: `${REST}/services/wfs/settings.xml`, headers: XML, payload: '<wfs><maxFeatures>500</maxFeatures><serviceLevel>BASIC</serviceLevel><hitsIgnoreMaxFeatures>true</hitsIgnoreMaxFeatures><title>Features</title></wfs>' })
   t.equal(res.statusCode, 200, res.body)
   const s = app.serviceSettings.get('wfs')
   t.equal(s.maxFeatures, 500)
-  t.equal(s.serviceLevel, 'COMPLETE')
-  t.equal(s.featureBounding, true)
+  t.equal(s.serviceLevel, 'BASIC')
+  t.equal(s.hitsIgnoreMaxFeatures, true)
   t.equal(s.title, 'Features')
   await app.close()
   const again = await build(t, { dataDir })
   res = await again.inject({ url: `${REST}/services/wfs/settings.xml`, headers: ADMIN })
   t.match(res.body, '<title>Features</title>')
-  t.match(res.body, '  <serviceLevel>COMPLETE</serviceLevel>\n  <maxFeatures>500</maxFeatures>\n  <featureBounding>true</featureBounding>\n')
+  t.match(res.body, '  <serviceLevel>BASIC</serviceLevel>\n  <maxFeatures>500</maxFeatures>\n')
+  t.match(res.body, '<hitsIgnoreMaxFeatures>true</hitsIgnoreMaxFeatures>')
   t.equal(again.serviceSettings.get('wfs').maxFeatures, 500)
 })
 
