@@ -11,6 +11,7 @@ import { generatePassword, hashPassword } from './auth/passwords.js'
 import { createWorkspaceService } from './catalog/workspaces.js'
 import { createSettingsService } from './settings/settings.js'
 import { createLayerCatalog, splitLayerName } from './catalog/layers.js'
+import { DataStoreDisabled, WmsLayerNotDefined } from './errors.js'
 import { createLayerGroupService } from './catalog/layer-groups.js'
 import { createStyleService } from './styles/service.js'
 import { createLayerAccess } from './security/access.js'
@@ -36,6 +37,7 @@ import { createDiskQuota } from './diskquota/disk-quota.js'
 import { periodMs } from './diskquota/quota-config.js'
 import { createCleanupScheduler } from './diskquota/scheduler.js'
 import { createWmsService } from './wms/wms-service.js'
+import { planVector, type VectorLayerData } from './render/vector/vector-plan.js'
 import { createMetrics } from './metrics.js'
 
 /** The settings the services read (plugins/infra/config.ts resolves them from options and MAPWARDEN_*). */
@@ -56,6 +58,8 @@ export interface ServicesConfig {
   jpegQuality: number
   seedPyramid: boolean
   wmsMaxSize: number
+  /** Most features of one vector layer a WMS map draws (MAPWARDEN_WMS_MAX_FEATURES). */
+  wmsMaxFeatures?: number
   maxPendingTasks: number
   resumeTasks: boolean
   /** Secret that encrypts the master password; default: the key file in the data directory. */
@@ -183,11 +187,23 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     onWait: metrics.renderWaited,
     onRefused: metrics.renderRefused
   })
+  /** Where a vector layer's features are read: its feature type's store, table and data CRS. */
+  async function vectorLayerData (qualified: string): Promise<VectorLayerData> {
+    const p = splitLayerName(qualified)
+    const ft = p ? await featureTypes.find(p.workspace, p.name) : undefined
+    if (!p || !ft) throw WmsLayerNotDefined(qualified)
+    const store = await datastores.get(p.workspace, ft.store)
+    if (!store.enabled) throw DataStoreDisabled(store.name)
+    const cfg = ft.config
+    const dataCrs = (cfg.projectionPolicy === 'FORCE_DECLARED' ? ft.srs : undefined) ?? cfg.nativeCRS ?? ft.srs ?? 'EPSG:4326'
+    return { source: sources.forStore(store), type: ft.nativeName, dataCrs }
+  }
   // The one render entry: the tile cache's metatiles and the WMS's maps, planned from the mosaic index.
   const renderer = createRenderer({
     run: pool.run,
     queue: renderQueue,
     plan: (req) => mosaics.prepareRender(req),
+    planVector: (req, style) => planVector({ layerData: vectorLayerData, maxFeatures: config.wmsMaxFeatures ?? 200_000 }, req, style),
     markDamaged: (path, reason) => mosaics.markDamaged(path, reason)
   })
   const renderMetatile = metatileRenderer({

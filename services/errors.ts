@@ -213,7 +213,7 @@ export const SeedFieldMissing = createError('MW_SEED_FIELD_MISSING', 'invalid', 
 export const SeedUnknownField = createError('MW_SEED_UNKNOWN_FIELD', 'invalid', 'Invalid seed request: unknown field %s')
 export const UnknownTileLayer = createError('MW_SEED_UNKNOWN_LAYER', 'invalid', 'Unknown layer %s')
 export const TileLayerNotFound = createError('MW_TILES_LAYER_NOT_FOUND', 'not_found', 'Unknown layer %s')
-export const TileLayerNotDrawable = createError('MW_TILES_LAYER_NOT_DRAWABLE', 'not_found', 'Layer %s is a vector layer: vector layers are not drawn yet (no map, tile or legend of it)')
+export const TileLayerNotDrawable = createError('MW_TILES_LAYER_NOT_DRAWABLE', 'not_found', 'Layer %s is a vector layer: vector layers are drawn on WMS GetMap, their tiles are not cached yet')
 export const KillAllInvalid = createError('MW_SEED_KILL_ALL_INVALID', 'invalid', "Unknown kill_all code: '%s'. One of all|running|pending is expected.")
 export const ThreadIdInvalid = createError('MW_SEED_THREAD_ID_INVALID', 'invalid', 'Invalid thread_id %s: a task id (a non-negative integer) is expected')
 export const TooManyPendingTasks = createError('MW_SEED_TOO_MANY_PENDING', 'busy', 'Too many pending seed tasks (limit %d); try again later')
@@ -243,6 +243,7 @@ export const WmsOperationNotSupported = createError('MW_WMS_OPERATION_NOT_SUPPOR
 export const WmsInvalidPoint = createError('MW_WMS_INVALID_POINT', 'invalid', '%s %s is outside the map of %d pixels')
 export const WmsLayerNotQueryable = createError('MW_WMS_LAYER_NOT_QUERYABLE', 'invalid', 'Layer %s is not among the LAYERS of the map')
 export const WmsTooLarge = createError('MW_WMS_TOO_LARGE', 'invalid', '%s %d is larger than the largest map size of %d pixels (MAPWARDEN_WMS_MAX_SIZE)')
+export const WmsTooManyFeatures = createError('MW_WMS_TOO_MANY_FEATURES', 'invalid', 'Layer %s has more than %d features in the map\'s area (MAPWARDEN_WMS_MAX_FEATURES): ask for a smaller area')
 export const WmsNotTileAligned = createError('MW_WMS_NOT_TILE_ALIGNED', 'invalid', 'Not a tile of the cache: %s')
 // The client went away while its export was being built: nothing is sent, nothing is left (a 4xx in the log, not a fault).
 export const ExportCancelled = createError('MW_TILES_EXPORT_CANCELLED', 'invalid', 'Export of %s cancelled: the client closed the connection')

@@ -23,6 +23,7 @@ export interface MapwardenConfig {
   jpegQuality: number         // quality of JPEG (and WebP) tiles, 1-100
   seedPyramid: boolean        // seeds of several levels build the upper levels from the level below
   wmsMaxSize: number          // largest WIDTH and HEIGHT of a WMS GetMap, pixels
+  wmsMaxFeatures: number      // most features of one vector layer one map draws
   maxPendingTasks: number     // past this, seed requests are answered 429
   resumeTasks: boolean        // seed tasks pending or running at a stop resume after the next start
   harvestRoots: string[]      // absolute directories that external.imagemosaic may read
@@ -116,6 +117,7 @@ export const SETTINGS: Setting[] = [
   { key: 'jpegQuality', env: 'MAPWARDEN_JPEG_QUALITY', parse: int(1, 100), default: 80, describe: 'Quality (1-100) of JPEG tiles, of the JPEG tiles of image/vnd.jpeg-png and of WebP tiles' },
   { key: 'seedPyramid', env: 'MAPWARDEN_SEED_PYRAMID', parse: bool, default: false, describe: 'true: seeds of several zoom levels of a whole layer with a linear style render the deepest level and build each level above from the tiles under it (2x2 averaged); false (default): every level is rendered from the granules, which measured faster on the bench mosaic' },
   { key: 'wmsMaxSize', env: 'MAPWARDEN_WMS_MAX_SIZE', parse: int(1, 8192), default: 4096, describe: 'Largest WIDTH and HEIGHT of a WMS GetMap or GetFeatureInfo, in pixels; past it the request is refused with 400 naming the limit' },
+  { key: 'wmsMaxFeatures', env: 'MAPWARDEN_WMS_MAX_FEATURES', parse: int(1, 100_000_000), default: 200_000, describe: 'Most features of one vector layer a WMS map draws (they are held in memory while it is drawn); past it the map is refused with 400 naming the layer' },
   { key: 'maxPendingTasks', env: 'MAPWARDEN_MAX_PENDING_TASKS', parse: int(1, 1_000_000), default: 1000, describe: 'Pending-task cap; seed requests past it get 429' },
   {
     key: 'harvestRoots',

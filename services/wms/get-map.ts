@@ -27,7 +27,7 @@ export function mapOperations (ctx: WmsContext) {
         missReason = cached
       }
       const payload = async (): Promise<MapPayload> => ({
-        jobs: await Promise.all(s.layers.map((l, i) => ctx.plan(l, s.styles[i], s, s.bbox, s.width, s.height))),
+        jobs: await Promise.all(s.layers.map((_, i) => ctx.planLayer(s, i))),
         width: s.width,
         height: s.height,
         format,
