@@ -37,7 +37,7 @@ import { createDiskQuota } from './diskquota/disk-quota.js'
 import { periodMs } from './diskquota/quota-config.js'
 import { createCleanupScheduler } from './diskquota/scheduler.js'
 import { createWmsService } from './wms/wms-service.js'
-import { planVector, type VectorLayerData } from './render/vector/vector-plan.js'
+import { featuresAt, planVector, type VectorLayerData } from './render/vector/vector-plan.js'
 import { createMetrics } from './metrics.js'
 
 /** The settings the services read (plugins/infra/config.ts resolves them from options and MAPWARDEN_*). */
@@ -304,7 +304,15 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   })
 
   // WMS, drawn by the same pool behind the same queue.
-  const wms = createWmsService({ tileCache, mosaics, styles, renderer, layerGroups, maxSize: config.wmsMaxSize })
+  const wms = createWmsService({
+    tileCache,
+    mosaics,
+    styles,
+    renderer,
+    layerGroups,
+    maxSize: config.wmsMaxSize,
+    featuresAt: (layer, area, crs, defs, limit) => featuresAt({ layerData: vectorLayerData }, layer, area, crs, defs, limit)
+  })
 
   metrics.readFrom({
     renderQueue: () => renderQueue.stats(),

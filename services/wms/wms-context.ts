@@ -13,6 +13,7 @@ import type { RenderJob } from '../render/raster/mosaic-types.js'
 import type { MapFormat } from '../render/map.js'
 import type { VectorJob } from '../render/vector/draw-vector.js'
 import type { VectorStyle } from '../render/vector/vector-style.js'
+import type { Feature } from '../vector/source.js'
 import type { MapSpec } from './map-spec.js'
 
 export interface WmsDeps {
@@ -31,6 +32,8 @@ export interface WmsDeps {
   /** Layer groups: found by the name a request gives them, drawn as their layers. */
   layerGroups: Pick<LayerGroupService, 'byRef' | 'layersOf' | 'all'>
   maxSize: number
+  /** A vector layer's features that meet an area of the map (GetFeatureInfo); absent: none are read. */
+  featuresAt?: (layer: string, area: [number, number, number, number], crs: string, proj4Defs: Record<string, string> | undefined, limit: number) => Promise<{ features: Feature[], dataCrs: string }>
 }
 
 export interface Where {

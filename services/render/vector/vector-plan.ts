@@ -6,7 +6,7 @@
 // drawing happen in a render worker (draw-vector.ts).
 import { WmsTooManyFeatures } from '../../errors.js'
 import type { Envelope } from '../../filters/tree.js'
-import type { VectorSource } from '../../vector/source.js'
+import type { Feature, VectorSource } from '../../vector/source.js'
 import { isGeographic, transformBbox } from '../crs.js'
 import type { RenderRequest } from '../render-types.js'
 import type { VectorFeature, VectorJob } from './draw-vector.js'
@@ -67,4 +67,19 @@ export async function planVector (deps: VectorPlanDeps, req: RenderRequest, styl
     features.push({ geometry: f.geometry, properties: f.properties })
   }
   return job
+}
+
+/**
+ * The features of a vector layer that meet an area of a map (GetFeatureInfo's pixel widened by
+ * its BUFFER), in the map's CRS: the exact intersection is PostGIS's (ST_Intersects), the
+ * geometries come back as GeoJSON in the data's CRS, at most `limit` of them.
+ */
+export async function featuresAt (deps: Pick<VectorPlanDeps, 'layerData'>, layer: string, area: Envelope, crs: string, proj4Defs: Record<string, string> | undefined,
+  limit: number): Promise<{ features: Feature[], dataCrs: string }> {
+  const data = await deps.layerData(layer)
+  const env = transformBbox(area, crs, data.dataCrs, proj4Defs)
+  const features: Feature[] = []
+  if (!env.every(Number.isFinite)) return { features, dataCrs: data.dataCrs }
+  for await (const f of data.source.readFeatures({ type: data.type, bbox: env, limit, geometryFormat: 'geojson' })) features.push(f)
+  return { features, dataCrs: data.dataCrs }
 }

@@ -170,3 +170,53 @@ t.test('bad SLD: a ServiceException naming the problem (400 with W3CSTATUS=true)
     t.equal(w3c.statusCode, 400, body.slice(-120))
   }
 })
+
+t.test('GetFeatureInfo on vector layers: the features under the pixel (BUFFER pixels around it) in text/plain, application/json, text/html and GML', async (t) => {
+  const app = await setup(t)
+  const q = { ...MAP, request: 'GetFeatureInfo', layers: 'vx:shapes,vx:towns', query_layers: 'vx:shapes,vx:towns', feature_count: 10 }
+  const info = (extra: Record<string, string | number>) => app.inject({ method: 'GET', url: wmsUrl({ ...q, ...extra }), headers: ADMIN })
+  // Pixel (100, 300) is lon 5, lat 5: inside polygon 1 only.
+  let res = await info({ x: 100, y: 300, info_format: 'application/json' })
+  t.equal(res.statusCode, 200, res.body)
+  t.match(res.headers['content-type'], /^application\/json/)
+  const doc = JSON.parse(res.body)
+  t.equal(doc.type, 'FeatureCollection')
+  t.equal(doc.numberReturned, 1)
+  t.same(doc.crs, { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::4326' } })
+  t.same(doc.features[0].properties, { kind: 'a', pop: 10 })
+  t.equal(doc.features[0].geometry.type, 'Polygon')
+  t.same(doc.features[0].geometry.coordinates[0][0], [0, 0])
+
+  res = await info({ x: 100, y: 300, info_format: 'text/plain' })
+  t.equal(res.headers['content-type'], 'text/plain; charset=utf-8')
+  t.equal(res.body, [
+    "Results for FeatureType 'vx:shapes':",
+    '--------------------------------------------',
+    'kind = a',
+    'pop = 10',
+    'geometry = [GEOMETRY (Polygon) with 5 points]',
+    '--------------------------------------------',
+    ''
+  ].join('\n'))
+
+  res = await info({ x: 100, y: 300, info_format: 'text/html' })
+  t.equal(res.headers['content-type'], 'text/html; charset=utf-8')
+  t.match(res.body, '<table class="featureInfo">')
+  t.match(res.body, '<caption class="featureInfo">shapes</caption>')
+  t.match(res.body, '<tr><th>fid</th><th>kind</th><th>pop</th></tr>')
+  t.match(res.body, '<tr><td>shapes.1</td><td>a</td><td>10</td></tr>')
+
+  res = await info({ x: 100, y: 300, info_format: 'application/vnd.ogc.gml' })
+  t.match(res.body, '<vx:shapes fid="shapes.1">')
+  t.match(res.body, '<vx:kind>a</vx:kind>')
+
+  // The town at pixel (100, 50): found from 2 pixels away within the default BUFFER of 3, not with BUFFER=1.
+  res = await info({ x: 102, y: 52, info_format: 'application/json' })
+  t.same(JSON.parse(res.body).features.map((f: { properties: { name?: string } }) => f.properties.name), ['Here'])
+  res = await info({ x: 102, y: 52, info_format: 'application/json', buffer: 1 })
+  t.equal(JSON.parse(res.body).numberReturned, 0)
+  res = await info({ x: 200, y: 300, info_format: 'text/plain' })
+  t.equal(res.body, 'no features were found\n')
+  res = await info({ x: 100, y: 300, info_format: 'text/plain', buffer: -1 })
+  t.match(res.body, 'Invalid BUFFER')
+})
