@@ -81,6 +81,15 @@ t.test('GeoServer\'s default styles draw each geometry type; nothing elsewhere',
   t.equal(at(p, 200, 300)[3], 0, 'between the polygons: transparent')
   t.equal(at(p, 200, 170)[3], 0, 'off the line: transparent')
 
+  // GetCapabilities offers the vector layers with their default styles.
+  const caps = await app.inject({ method: 'GET', url: wmsUrl({ service: 'WMS', version: '1.3.0', request: 'GetCapabilities' }), headers: ADMIN })
+  t.equal(caps.statusCode, 200)
+  for (const [layer, style] of [['vx:shapes', 'polygon'], ['vx:roads', 'line'], ['vx:towns', 'point']]) {
+    const i = caps.body.indexOf(`<Name>${layer}</Name>`)
+    t.ok(i > 0, `${layer} is listed`)
+    t.ok(caps.body.slice(i, caps.body.indexOf('</Layer>', i)).includes(`<Name>${style}</Name>`), `with its style ${style}`)
+  }
+
   // The same polygons in Web Mercator: reprojected to the map's CRS.
   const merc = await getMap(app, { layers: 'vx:shapes', srs: 'EPSG:3857', bbox: '-556597.45,-556597.45,3896182.18,3896182.18' })
   // lon 5 -> x 556597.45: pixel (556597.45+556597.45)/4452779.63*400 = 100; lat 5 -> y 557305.26: row (3896182.18-557305.26)/4452779.63*400 = 300
@@ -219,4 +228,41 @@ t.test('GetFeatureInfo on vector layers: the features under the pixel (BUFFER pi
   t.equal(res.body, 'no features were found\n')
   res = await info({ x: 100, y: 300, info_format: 'text/plain', buffer: -1 })
   t.match(res.body, 'Invalid BUFFER')
+})
+
+t.test('GetLegendGraphic: a swatch per rule of a vector style with its title; RULE picks one', async (t) => {
+  const app = await setup(t)
+  const sld = SLD(`
+    <Rule><Name>big</Name><Title>Big towns</Title><ogc:Filter><ogc:PropertyIsGreaterThan><ogc:PropertyName>pop</ogc:PropertyName><ogc:Literal>50</ogc:Literal></ogc:PropertyIsGreaterThan></ogc:Filter>${fill('#FF0000')}</Rule>
+    <Rule><Name>rest</Name><Title>Others</Title><ElseFilter/>${fill('#00FF00')}</Rule>`)
+  let res = await app.inject({ method: 'POST', url: `${REST}/workspaces/vx/styles?name=two`, headers: { ...ADMIN, 'content-type': 'application/vnd.ogc.sld+xml' }, payload: sld })
+  t.equal(res.statusCode, 201, res.body)
+  res = await app.inject({ method: 'PUT', url: `${REST}/layers/vx:shapes`, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: { layer: { styles: { style: [{ name: 'vx:two' }] } } } })
+  t.equal(res.statusCode, 200, res.body)
+  const legend = (extra: Record<string, string>) => app.inject({ method: 'GET', url: wmsUrl({ service: 'WMS', version: '1.1.1', request: 'GetLegendGraphic', format: 'image/png', layer: 'vx:shapes', ...extra }), headers: ADMIN })
+  res = await legend({ style: 'two' })
+  t.equal(res.statusCode, 200, res.body)
+  t.equal(res.headers['content-type'], 'image/png')
+  const p = await pixels(res.rawPayload)
+  t.equal(p.height, 42, 'two rows of 20 pixels and a gap of 2')
+  t.ok(p.width > 60, `the titles beside the swatches: ${p.width} pixels wide`)
+  t.same(at(p, 10, 10), [255, 0, 0, 255], 'the first rule\'s red swatch')
+  t.same(at(p, 10, 32), [0, 255, 0, 255], 'the second rule\'s green swatch')
+  let text = 0
+  for (let y = 0; y < 20; y++) for (let x = 24; x < p.width; x++) if (near(at(p, x, y), [0, 0, 0], 100)) text++
+  t.ok(text > 20, `the title beside the first swatch: ${text} dark pixels`)
+
+  res = await legend({ style: 'two', rule: 'rest', width: '30', height: '10' })
+  const one = await pixels(res.rawPayload)
+  t.equal(one.height, 10)
+  t.same(at(one, 15, 5), [0, 255, 0, 255], 'RULE=rest: its swatch only')
+
+  // GeoServer's default style of a point layer: the red square.
+  const pt = await pixels((await app.inject({ method: 'GET', url: wmsUrl({ service: 'WMS', version: '1.1.1', request: 'GetLegendGraphic', format: 'image/png', layer: 'vx:towns' }), headers: ADMIN })).rawPayload)
+  t.same(at(pt, 10, 10), [255, 0, 0, 255])
+
+  res = await legend({ style: 'two', rule: 'nope' })
+  t.match(res.body, 'Invalid RULE &quot;nope&quot;: no rule of that name in style vx:two')
+  res = await legend({ style: 'other' })
+  t.match(res.body, 'StyleNotDefined')
 })
