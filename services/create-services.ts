@@ -196,7 +196,11 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     if (!store.enabled) throw DataStoreDisabled(store.name)
     const cfg = ft.config
     const dataCrs = (cfg.projectionPolicy === 'FORCE_DECLARED' ? ft.srs : undefined) ?? cfg.nativeCRS ?? ft.srs ?? 'EPSG:4326'
-    return { source: sources.forStore(store), type: ft.nativeName, dataCrs }
+    const typeOf = (binding: string) => /Integer|Long|Short|BigInteger|Byte/.test(binding) ? 'Integer'
+      : /Double|Float|BigDecimal/.test(binding) ? 'Double' : /Boolean/.test(binding) ? 'Boolean'
+        : /Date|Timestamp|Time/.test(binding) ? 'Date' : /geom/.test(binding) ? 'Geometry' : 'String'
+    const schema = { attributes: cfg.attributes.map((a) => ({ name: a.name, type: typeOf(a.binding) })), crs: dataCrs }
+    return { source: sources.forStore(store), type: ft.nativeName, dataCrs, schema }
   }
   // The one render entry: the tile cache's metatiles and the WMS's maps, planned from the mosaic index.
   const renderer = createRenderer({

@@ -81,7 +81,8 @@ function symbolizer (s: GsSymbolizer, textNode: () => XmlValue | undefined): Sym
       return {
         kind: 'point',
         mark: name as MarkName,
-        size: number(s.radius, 'Mark size', 3, 0, 1000) * 2,
+        // GeoServer's default mark size is 16 pixels (SLD's 6 is the spec's, GeoTools draws 16).
+        size: number(s.radius, 'Mark size', 8, 0, 1000) * 2,
         rotation: number(s.rotate, 'Mark rotation', 0),
         opacity: number(s.opacity, 'Mark opacity', 1, 0, 1),
         // SLD's defaults for a mark: grey fill, black outline of one pixel.

@@ -132,7 +132,7 @@ export function createWmsContext (deps: WmsDeps) {
   async function planLayer (s: MapSpec, i: number): Promise<RenderJob | VectorJob> {
     const layer = s.layers[i]
     if (layer.type !== 'VECTOR') return await plan(layer, s.styles[i], s, s.bbox, s.width, s.height)
-    const req: RenderRequest = { layer: layer.qualifiedName, crs: s.crs.code, bbox: s.bbox, width: s.width, height: s.height }
+    const req: RenderRequest = { layer: layer.qualifiedName, crs: s.crs.code, bbox: s.bbox, width: s.width, height: s.height, cqlFilter: s.q.CQL_FILTER }
     if (s.crs.proj4Defs) req.proj4Defs = s.crs.proj4Defs
     return await deps.renderer.planVector(req, s.vectorStyles[i] ?? { featureTypeStyles: [] })
   }

@@ -5,7 +5,8 @@
 // silently); and the OGC scale denominator the rules are chosen by. Decoding, reprojection and
 // drawing happen in a render worker (draw-vector.ts).
 import { WmsTooManyFeatures } from '../../errors.js'
-import type { Envelope } from '../../filters/tree.js'
+import type { Envelope, Filter } from '../../filters/tree.js'
+import { parseEcql, type FilterSchema } from '../../filters/ecql.js'
 import type { Feature, VectorSource } from '../../vector/source.js'
 import { isGeographic, transformBbox } from '../crs.js'
 import type { RenderRequest } from '../render-types.js'
@@ -18,6 +19,8 @@ export interface VectorLayerData {
   type: string
   /** The CRS the geometries are stored in (EPSG:4326 when the data declares none). */
   dataCrs: string
+  /** The attributes CQL_FILTER is resolved against. */
+  schema: FilterSchema
 }
 
 export interface VectorPlanDeps {
@@ -61,7 +64,9 @@ export async function planVector (deps: VectorPlanDeps, req: RenderRequest, styl
   if (req.proj4Defs) job.proj4Defs = req.proj4Defs
   const drawsAnything = style.featureTypeStyles.some((f) => f.rules.length > 0)
   if (!drawsAnything || !area.every(Number.isFinite)) return job
-  for await (const f of data.source.readFeatures({ type: data.type, bbox: area })) {
+  // CQL_FILTER: resolved against the feature type's attributes, compiled by the source to SQL.
+  const filter: Filter | undefined = req.cqlFilter !== undefined && req.cqlFilter.trim() !== '' ? parseEcql(req.cqlFilter, data.schema) : undefined
+  for await (const f of data.source.readFeatures({ type: data.type, bbox: area, ...(filter ? { filter } : {}) })) {
     if (!(f.geometry instanceof Uint8Array)) continue
     if (features.length >= deps.maxFeatures) throw WmsTooManyFeatures(req.layer, deps.maxFeatures)
     features.push({ geometry: f.geometry, properties: f.properties })

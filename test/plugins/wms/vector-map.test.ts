@@ -117,6 +117,14 @@ t.test('a style\'s rules: a filter, an ElseFilter and a scale range choose each 
   // Just past it: 1.1 degrees over 400 pixels is 1:1,093,000.
   const far = await getMap(app, { layers: 'vx:shapes', styles: 'rules', bbox: '4,4,5.1,5.1' })
   t.same(at(far, 200, 200), [0, 255, 0, 255], 'above 1:1,000,000 the ElseFilter again')
+
+  // CQL_FILTER restricts the features read (compiled to PostGIS SQL).
+  const cql = await getMap(app, { layers: 'vx:shapes', styles: 'rules', cql_filter: 'pop > 50' })
+  t.same(at(cql, 300, 300), [255, 0, 0, 255], 'CQL_FILTER keeps pop 100')
+  t.equal(at(cql, 100, 300)[3], 0, 'and leaves pop 10 out')
+  const bad = await app.inject({ method: 'GET', url: wmsUrl({ ...MAP, layers: 'vx:shapes', cql_filter: 'nosuch > 1', W3CSTATUS: 'true' }), headers: ADMIN })
+  t.equal(bad.statusCode, 400)
+  t.match(bad.body, 'unknown attribute &quot;nosuch&quot;')
 })
 
 t.test('labels: a TextSymbolizer writes the property\'s value at the point; overlapping labels are skipped', async (t) => {
@@ -241,7 +249,7 @@ t.test('GetLegendGraphic: a swatch per rule of a vector style with its title; RU
   t.equal(res.statusCode, 200, res.body)
   const legend = (extra: Record<string, string>) => app.inject({ method: 'GET', url: wmsUrl({ service: 'WMS', version: '1.1.1', request: 'GetLegendGraphic', format: 'image/png', layer: 'vx:shapes', ...extra }), headers: ADMIN })
   res = await legend({ style: 'two' })
-  t.equal(res.statusCode, 200, res.body)
+  t.equal(res.statusCode, 200, 'the legend')
   t.equal(res.headers['content-type'], 'image/png')
   const p = await pixels(res.rawPayload)
   t.equal(p.height, 42, 'two rows of 20 pixels and a gap of 2')
