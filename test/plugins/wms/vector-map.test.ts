@@ -170,6 +170,21 @@ t.test('raster and vector layers in one map, drawn in the order asked', async (t
   t.equal(at(under, 100, 300)[3], 255)
 })
 
+t.test('a layer group of vector layers draws its members in order with their default styles', async (t) => {
+  const app = await setup(t)
+  const res = await app.inject({
+    method: 'POST',
+    url: `${REST}/layergroups`,
+    headers: { ...ADMIN, 'content-type': 'application/json' },
+    payload: { layerGroup: { name: 'all', publishables: { published: [{ '@type': 'layer', name: 'vx:shapes' }, { '@type': 'layer', name: 'vx:roads' }, { '@type': 'layer', name: 'vx:towns' }] } } }
+  })
+  t.equal(res.statusCode, 201, res.body)
+  const p = await getMap(app, { layers: 'all' })
+  t.same(at(p, 100, 300), [0xAA, 0xAA, 0xAA, 255], 'the polygons')
+  t.same(at(p, 100, 50), [255, 0, 0, 255], 'the point')
+  t.equal(at(p, 380, 380)[3], 0)
+})
+
 t.test('bad SLD: a ServiceException naming the problem (400 with W3CSTATUS=true), never 500', async (t) => {
   const app = await setup(t)
   const cases: Array<[string, RegExp]> = [
