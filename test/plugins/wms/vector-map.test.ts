@@ -23,8 +23,8 @@ const TABLES = `
   INSERT INTO towns VALUES (1, 'Here', ST_SetSRID(ST_MakePoint(5, 30), 4326));
 `
 
-async function setup (t: Test): Promise<FastifyInstance> {
-  const app = await build(t)
+async function setup (t: Test, opts: { wmsMaxFeatures?: number } = {}): Promise<FastifyInstance> {
+  const app = await build(t, opts)
   const url = await pgDatabase(t, { postgis: true })
   const c = new pg.Client({ connectionString: url })
   await c.connect()
@@ -288,4 +288,14 @@ t.test('GetLegendGraphic: a swatch per rule of a vector style with its title; RU
   t.match(res.body, 'Invalid RULE &quot;nope&quot;: no rule of that name in style vx:two')
   res = await legend({ style: 'other' })
   t.match(res.body, 'StyleNotDefined')
+})
+
+t.test('MAPWARDEN_WMS_MAX_FEATURES: a map with more features of a layer is refused naming the layer, never drawn short', async (t) => {
+  const app = await setup(t, { wmsMaxFeatures: 1 })
+  const res = await app.inject({ method: 'GET', url: wmsUrl({ ...MAP, layers: 'vx:shapes', W3CSTATUS: 'true' }), headers: ADMIN })
+  t.equal(res.statusCode, 400)
+  t.match(res.body, 'Layer vx:shapes has more than 1 features in the map')
+  t.match(res.body, '(MAPWARDEN_WMS_MAX_FEATURES)')
+  const one = await getMap(app, { layers: 'vx:towns' })
+  t.same(at(one, 100, 50), [255, 0, 0, 255], 'a layer within the cap is drawn')
 })
