@@ -14,6 +14,7 @@ import { createServiceSettings } from './settings/service-settings.js'
 import { createAbout } from './catalog/about.js'
 import { createFontList } from './render/fonts.js'
 import { createLayerCatalog, splitLayerName } from './catalog/layers.js'
+import { DataStoreDisabled, WmsLayerNotDefined } from './errors.js'
 import { createLayerGroupService } from './catalog/layer-groups.js'
 import { createStyleService } from './styles/service.js'
 import { createLayerAccess } from './security/access.js'
@@ -42,6 +43,7 @@ import { periodMs } from './diskquota/quota-config.js'
 import { createCleanupScheduler } from './diskquota/scheduler.js'
 import { createWmsService } from './wms/wms-service.js'
 import { createWfsService } from './wfs/wfs-service.js'
+import { featuresAt, planVector, type VectorLayerData } from './render/vector/vector-plan.js'
 import { createMetrics } from './metrics.js'
 
 /** The settings the services read (plugins/infra/config.ts resolves them from options and MAPWARDEN_*). */
@@ -63,6 +65,8 @@ export interface ServicesConfig {
   seedPyramid: boolean
   wmsMaxSize: number
   wfsMaxFeatures: number
+  /** Most features of one vector layer a WMS map draws (MAPWARDEN_WMS_MAX_FEATURES). */
+  wmsMaxFeatures?: number
   maxPendingTasks: number
   resumeTasks: boolean
   /** Secret that encrypts the master password; default: the key file in the data directory. */
@@ -200,11 +204,27 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     onWait: metrics.renderWaited,
     onRefused: metrics.renderRefused
   })
+  /** Where a vector layer's features are read: its feature type's store, table and data CRS. */
+  async function vectorLayerData (qualified: string): Promise<VectorLayerData> {
+    const p = splitLayerName(qualified)
+    const ft = p ? await featureTypes.find(p.workspace, p.name) : undefined
+    if (!p || !ft) throw WmsLayerNotDefined(qualified)
+    const store = await datastores.get(p.workspace, ft.store)
+    if (!store.enabled) throw DataStoreDisabled(store.name)
+    const cfg = ft.config
+    const dataCrs = (cfg.projectionPolicy === 'FORCE_DECLARED' ? ft.srs : undefined) ?? cfg.nativeCRS ?? ft.srs ?? 'EPSG:4326'
+    const typeOf = (binding: string) => /Integer|Long|Short|BigInteger|Byte/.test(binding) ? 'Integer'
+      : /Double|Float|BigDecimal/.test(binding) ? 'Double' : /Boolean/.test(binding) ? 'Boolean'
+        : /Date|Timestamp|Time/.test(binding) ? 'Date' : /geom/.test(binding) ? 'Geometry' : 'String'
+    const schema = { attributes: cfg.attributes.map((a) => ({ name: a.name, type: typeOf(a.binding) })), crs: dataCrs }
+    return { source: sources.forStore(store), type: ft.nativeName, dataCrs, schema }
+  }
   // The one render entry: the tile cache's metatiles and the WMS's maps, planned from the mosaic index.
   const renderer = createRenderer({
     run: pool.run,
     queue: renderQueue,
     plan: (req) => mosaics.prepareRender(req),
+    planVector: (req, style) => planVector({ layerData: vectorLayerData, maxFeatures: config.wmsMaxFeatures ?? 200_000 }, req, style),
     markDamaged: (path, reason) => mosaics.markDamaged(path, reason)
   })
   const renderMetatile = metatileRenderer({
@@ -309,7 +329,16 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   })
 
   // WMS, drawn by the same pool behind the same queue.
-  const wms = createWmsService({ tileCache, mosaics, styles, renderer, layerGroups, serviceSettings, maxSize: config.wmsMaxSize })
+  const wms = createWmsService({
+    tileCache,
+    mosaics,
+    styles,
+    renderer,
+    layerGroups,
+    serviceSettings,
+    maxSize: config.wmsMaxSize,
+    featuresAt: (layer, area, crs, defs, limit) => featuresAt({ layerData: vectorLayerData }, layer, area, crs, defs, limit)
+  })
   // WFS (read-only): the vector layers' features through their stores' sources, under the layer rules.
   const wfs = createWfsService({
     featureTypes,

@@ -217,7 +217,7 @@ export const SeedFieldMissing = createError('MW_SEED_FIELD_MISSING', 'invalid', 
 export const SeedUnknownField = createError('MW_SEED_UNKNOWN_FIELD', 'invalid', 'Invalid seed request: unknown field %s')
 export const UnknownTileLayer = createError('MW_SEED_UNKNOWN_LAYER', 'invalid', 'Unknown layer %s')
 export const TileLayerNotFound = createError('MW_TILES_LAYER_NOT_FOUND', 'not_found', 'Unknown layer %s')
-export const TileLayerNotDrawable = createError('MW_TILES_LAYER_NOT_DRAWABLE', 'not_found', 'Layer %s is a vector layer: vector layers are not drawn yet (no map, tile or legend of it)')
+export const TileLayerNotDrawable = createError('MW_TILES_LAYER_NOT_DRAWABLE', 'not_found', 'Layer %s is a vector layer: vector layers are drawn on WMS GetMap, their tiles are not cached yet')
 export const KillAllInvalid = createError('MW_SEED_KILL_ALL_INVALID', 'invalid', "Unknown kill_all code: '%s'. One of all|running|pending is expected.")
 export const ThreadIdInvalid = createError('MW_SEED_THREAD_ID_INVALID', 'invalid', 'Invalid thread_id %s: a task id (a non-negative integer) is expected')
 export const TooManyPendingTasks = createError('MW_SEED_TOO_MANY_PENDING', 'busy', 'Too many pending seed tasks (limit %d); try again later')
@@ -245,10 +245,11 @@ export const WmsInvalidFormat = createError('MW_WMS_INVALID_FORMAT', 'invalid', 
 export const WmsMissingParameter = createError('MW_WMS_MISSING_PARAMETER', 'invalid', '%s parameter is mandatory')
 export const WmsInvalidParameter = createError('MW_WMS_INVALID_PARAMETER', 'invalid', 'Invalid %s %s: %s')
 export const WmsInvalidDimension = createError('MW_WMS_INVALID_DIMENSION', 'invalid', 'Invalid %s value %s: %s')
-export const WmsOperationNotSupported = createError('MW_WMS_OPERATION_NOT_SUPPORTED', 'invalid', 'No such operation WMS %s; supported: GetCapabilities, GetMap, GetFeatureInfo')
+export const WmsOperationNotSupported = createError('MW_WMS_OPERATION_NOT_SUPPORTED', 'invalid', 'No such operation WMS %s; supported: GetCapabilities, GetMap, GetFeatureInfo, GetLegendGraphic')
 export const WmsInvalidPoint = createError('MW_WMS_INVALID_POINT', 'invalid', '%s %s is outside the map of %d pixels')
 export const WmsLayerNotQueryable = createError('MW_WMS_LAYER_NOT_QUERYABLE', 'invalid', 'Layer %s is not among the LAYERS of the map')
 export const WmsTooLarge = createError('MW_WMS_TOO_LARGE', 'invalid', '%s %d is larger than the largest map size of %d pixels (MAPWARDEN_WMS_MAX_SIZE)')
+export const WmsTooManyFeatures = createError('MW_WMS_TOO_MANY_FEATURES', 'invalid', 'Layer %s has more than %d features in the map\'s area (MAPWARDEN_WMS_MAX_FEATURES): ask for a smaller area')
 export const WmsNotTileAligned = createError('MW_WMS_NOT_TILE_ALIGNED', 'invalid', 'Not a tile of the cache: %s')
 // GeoServer's DisabledServiceCheck: an OWS request to a disabled service (code ServiceUnavailable).
 // GeoServer's words when a map would need more memory than the WMS maxRequestMemory setting allows.

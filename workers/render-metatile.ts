@@ -17,4 +17,4 @@ export const renderMetatile = (p: metatile.MetatilePayload): Promise<metatile.Me
 export const pyramidMetatile = (p: metatile.PyramidPayload): Promise<metatile.MetatileResult> => metatile.pyramidMetatile(p, fault)
 export { encodeLoop } from '../services/render/tile-encode.js'
 // The WMS's tasks run on the same pool.
-export { renderMap, pixelValues, exceptionImage } from './render-map.js'
+export { renderMap, pixelValues, exceptionImage, legendGraphic } from './render-map.js'

@@ -83,7 +83,7 @@ export default async function wms (app: FastifyInstance) {
       const svc = q.SERVICE?.trim()
       if (svc !== undefined && svc !== '' && svc.toUpperCase() !== 'WMS') throw WmsInvalidParameter('SERVICE', JSON.stringify(svc.slice(0, 30)), 'this endpoint serves WMS')
       // /ows serves several OGC services: only WMS's own operations may leave SERVICE out.
-      if (serviceRequired && (svc === undefined || svc === '') && !['getmap', 'getfeatureinfo'].includes((q.REQUEST ?? '').toLowerCase())) {
+      if (serviceRequired && (svc === undefined || svc === '') && !['getmap', 'getfeatureinfo', 'getlegendgraphic'].includes((q.REQUEST ?? '').toLowerCase())) {
         throw WmsInvalidParameter('SERVICE', '(missing)', 'SERVICE=WMS is needed at /ows')
       }
       const w = where(req)
@@ -101,6 +101,7 @@ export default async function wms (app: FastifyInstance) {
         app.metrics.tileServed(w.cacheOnly ? 'wms-c' : 'wms', map.cacheResult === 'HIT' ? 'hit' : map.cacheResult === 'MISS' ? 'miss' : 'uncached')
         return sendMap(reply, map)
       }
+      if (op === 'GetLegendGraphic') return sendMap(reply, await service.getLegendGraphic(q, req.principal, w))
       const info = await service.getFeatureInfo(q, req.principal, w)
       return reply.type(info.contentType).send(info.body)
     }

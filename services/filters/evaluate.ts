@@ -1,7 +1,9 @@
-// The filter tree evaluated on one feature, for a source without SQL (a shapefile): its properties
-// and the envelope of its geometry. The answers are SQL's, as the compiled forms give them: a
-// comparison with a null (missing) value is unknown, and unknown is not a match, also under NOT
-// (three-valued logic); LIKE as ECQL (case-sensitive; ILIKE folds ASCII letters as SQLite's LIKE).
+// The filter tree evaluated on one feature: for a source without SQL (a shapefile) and for an SLD
+// rule choosing the features it draws. Its properties and the envelope of its geometry. By default
+// the answers are SQL's, as the compiled forms give them: a comparison with a null (missing) value
+// is unknown, and unknown is not a match, also under NOT (three-valued logic). An SLD rule follows
+// GeoTools instead (`twoValued`): a comparison with a null is false, so NOT of it is true. LIKE as
+// ECQL (case-sensitive; ILIKE folds ASCII letters as SQLite's LIKE).
 import type { Envelope, Expression, Filter, Value } from './tree.js'
 
 type Tri = boolean | null
@@ -48,11 +50,27 @@ export interface FeatureView {
   id (): string
 }
 
-/** Whether the feature matches (unknown is not a match). */
-export function matches (filter: Filter, f: FeatureView): boolean {
+/** A feature given as its attribute record (names matched exactly, else ignoring case, as GeoTools
+ *  reads an SLD's property names) and its envelope. */
+export function recordView (props: Record<string, unknown>, envelope?: Envelope, id = ''): FeatureView {
+  return {
+    property (name) {
+      if (name in props) return props[name]
+      const lower = name.toLowerCase()
+      for (const k of Object.keys(props)) if (k.toLowerCase() === lower) return props[k]
+      return null
+    },
+    footprint: () => envelope,
+    id: () => id
+  }
+}
+
+/** Whether the feature matches (unknown is not a match). `twoValued`: GeoTools' logic (see above). */
+export function matches (filter: Filter, f: FeatureView, { twoValued = false } = {}): boolean {
   const likes = new Map<Filter, RegExp>()
   const val = (e: Expression): Value => e.k === 'value' ? e.v : normalise(f.property(e.name))
-  const not = (x: Tri): Tri => x === null ? null : !x
+  // Unknown is false in two-valued logic: AND and OR already treat it so, NOT turns it into true.
+  const not = (x: Tri): Tri => x === null ? (twoValued ? true : null) : !x
   const ev = (n: Filter): Tri => {
     switch (n.k) {
       case 'const': return n.v

@@ -8,6 +8,7 @@
 import sharp from 'sharp'
 import { renderBands, renderFailure, renderMosaic, type RenderFailure } from './raster/render-mosaic.js'
 import type { RenderJob } from './raster/mosaic-types.js'
+import { drawVector, type VectorJob } from './vector/draw-vector.js'
 
 /** Pixels of one strip: 1024 x 1024 (4 MiB of RGBA, 16 MiB of source coordinates when reprojecting). */
 export const STRIP_PIXELS = 1024 * 1024
@@ -15,8 +16,9 @@ export const STRIP_PIXELS = 1024 * 1024
 export type MapFormat = 'image/png' | 'image/png8' | 'image/jpeg' | 'image/webp'
 
 export interface MapPayload {
-  /** One job per layer, drawing order, each for the whole map's bbox and size. */
-  jobs: RenderJob[]
+  /** One job per layer, drawing order, each for the whole map's bbox and size: a raster layer's
+   *  render plan, or a vector layer's features and style (vector/draw-vector.ts). */
+  jobs: Array<RenderJob | VectorJob>
   width: number
   height: number
   format: MapFormat
@@ -29,6 +31,10 @@ export interface MapPayload {
 
 /** The encoded image (in an ArrayBuffer of its own, which a worker moves to the event loop's thread), or why nothing was drawn. */
 export type MapResult = Uint8Array | RenderFailure
+
+export function isVectorJob (job: RenderJob | VectorJob): job is VectorJob {
+  return (job as VectorJob).kind === 'vector'
+}
 
 /** The job restricted to rows [r0, r1) of its image: same columns, the bbox cut at those rows. */
 export function stripOf (job: RenderJob, r0: number, r1: number): RenderJob {
@@ -75,11 +81,12 @@ export async function drawMap (p: MapPayload): Promise<MapResult> {
   const out = await catching(async () => {
     const rgba = new Uint8Array(width * height * 4)
     const rows = Math.max(1, Math.min(height, p.stripRows ?? Math.floor(STRIP_PIXELS / width)))
-    for (let r0 = 0; r0 < height; r0 += rows) {
-      const r1 = Math.min(height, r0 + rows)
-      for (const job of p.jobs) {
-        if (job.granules.length === 0) continue
-        const strip = await renderMosaic(stripOf(job, r0, r1))
+    // Layer by layer, in order: a raster layer in strips, a vector layer as one SVG drawn whole.
+    for (const job of p.jobs) {
+      if (isVectorJob(job)) { over(rgba, 0, await drawVector(job)); continue }
+      if (job.granules.length === 0) continue
+      for (let r0 = 0; r0 < height; r0 += rows) {
+        const strip = await renderMosaic(stripOf(job, r0, Math.min(height, r0 + rows)))
         over(rgba, r0 * width * 4, strip.rgba)
       }
     }

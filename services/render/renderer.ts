@@ -9,12 +9,17 @@ import type { RunOnPool } from './render-pool.js'
 import type { RenderPriority, RenderQueue } from './render-queue.js'
 import type { RenderRequest } from './render-types.js'
 import type { RenderJob } from './raster/mosaic-types.js'
+import type { VectorJob } from './vector/draw-vector.js'
+import type { VectorStyle } from './vector/vector-style.js'
 
 export interface RendererDeps {
   run: RunOnPool
   queue: Pick<RenderQueue, 'run'>
   /** The raster render plan of a request: its granules, overviews and CRS (the mosaic service's prepareRender). */
   plan (req: RenderRequest): Promise<RenderJob>
+  /** The drawing job of a vector layer: its features in the request's area, read on the event
+   *  loop's thread (I/O only), and its style (vector/vector-plan.ts). */
+  planVector?: (req: RenderRequest, style: VectorStyle) => Promise<VectorJob>
   /** Records that a granule file cannot be decoded; returns its location for messages. */
   markDamaged (path: string, reason: string): Promise<string>
 }
@@ -47,6 +52,10 @@ export function createRenderer (deps: RendererDeps) {
 
   return {
     plan: deps.plan,
+    async planVector (req: RenderRequest, style: VectorStyle): Promise<VectorJob> {
+      if (!deps.planVector) throw new Error('this renderer draws no vector layers')
+      return await deps.planVector(req, style)
+    },
     /** A task whose payload needs no granule (a pyramid level from the tiles below, an exception image). */
     run,
     /**

@@ -4,6 +4,8 @@ import { within } from '../files/atomic.js'
 import type { RasterStyle } from '../render/render-types.js'
 import { StyleHasNoContent, StyleNotFound } from '../errors.js'
 import { parseSld, rasterStyleOf } from './sld.js'
+import { vectorStyleOf } from './vector-sld.js'
+import { BUILT_IN_VECTOR_STYLES, type VectorStyle } from '../render/vector/vector-style.js'
 import type { StyleRow } from './store.js'
 import type { StyleContext } from './style-context.js'
 
@@ -16,6 +18,7 @@ export const BUILT_IN = ['raster', 'point', 'line', 'polygon', 'generic']
 export function styleReads (ctx: StyleContext) {
   const { store, get, resolve, requireWorkspace, readText, dirOf } = ctx
   const compiled = new Map<string, RasterStyle | undefined>()
+  const compiledVector = new Map<string, VectorStyle>()
 
   return {
     /** Names of the global styles (no workspace) or of one workspace's styles, sorted. */
@@ -59,6 +62,26 @@ export function styleReads (ctx: StyleContext) {
       const style = rasterStyleOf(await parseSld(await readText(s)))
       if (compiled.size >= 1000) compiled.clear()
       compiled.set(key, style)
+      return style
+    },
+
+    /**
+     * The vector symbolizers of a style compiled for the renderer (rules, filters, scales), resolved
+     * as rasterStyleFor; '' and the built-in names without a style of theirs are GeoServer's
+     * default point, line, polygon and generic styles.
+     */
+    async vectorStyleFor (workspace: string | undefined, styleName: string): Promise<VectorStyle> {
+      if (styleName === '') return BUILT_IN_VECTOR_STYLES.generic
+      const s = await resolve(workspace, styleName)
+      if (!s && BUILT_IN_VECTOR_STYLES[styleName]) return BUILT_IN_VECTOR_STYLES[styleName]
+      if (!s) throw StyleNotFound(styleName)
+      if (!s.file) return BUILT_IN_VECTOR_STYLES.generic
+      const key = `${s.id}:${s.revision}`
+      const had = compiledVector.get(key)
+      if (had) return had
+      const style = await vectorStyleOf(await readText(s))
+      if (compiledVector.size >= 1000) compiledVector.clear()
+      compiledVector.set(key, style)
       return style
     },
 

@@ -63,11 +63,11 @@ export function createTileCacheContext (deps: TileCacheDeps) {
   const invalidation = createTileInvalidation({ sets: deps.tileSets, store, gridSets, log: deps.log, now: deps.now })
   const { authorize } = deps
 
-  async function findLayer (name: string): Promise<LayerInfo | undefined> {
+  async function findLayer (name: string, vector = false): Promise<LayerInfo | undefined> {
     const parts = splitLayerName(name)
     if (!parts) return undefined
     const layer = await deps.layers.get(parts.workspace, parts.name)
-    return layer && layer.enabled && isDrawable(layer) ? layer : undefined
+    return layer && layer.enabled && (isDrawable(layer) || (vector && layer.type === 'VECTOR')) ? layer : undefined
   }
 
   return {
@@ -95,9 +95,12 @@ export function createTileCacheContext (deps: TileCacheDeps) {
       if (!layer) throw UnknownTileLayer(name)
       return layer
     },
-    /** A tile layer for the tile services: unknown layers are 404. */
-    async tileLayer (name: string, principal?: Principal, action: 'read' | 'metadata' = 'read'): Promise<LayerInfo> {
-      const layer = await findLayer(name)
+    /**
+     * A tile layer for the tile services: unknown layers are 404. `opts.vector`: a vector layer
+     * is found too (the WMS draws vector layers; their tiles are not cached yet).
+     */
+    async tileLayer (name: string, principal?: Principal, action: 'read' | 'metadata' = 'read', opts: { vector?: boolean } = {}): Promise<LayerInfo> {
+      const layer = await findLayer(name, opts.vector === true)
       if (!layer) {
         // A vector layer the caller may see is named as such (after the same access check, so a
         // hidden one stays unknown); its tiles answer 404 as an unknown layer's do.

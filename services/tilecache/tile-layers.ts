@@ -35,10 +35,11 @@ export function layerOperations (ctx: TileCacheContext) {
      * principal may `list` (capabilities), or may also read, etc. Every list of layers offered as
      * a map (WMTS, TMS, WMS, the admin page) comes from here.
      */
-    async tileLayers (principal?: Principal, actions: TileAction[] = ['list']): Promise<LayerInfo[]> {
+    async tileLayers (principal?: Principal, actions: TileAction[] = ['list'], opts: { vector?: boolean } = {}): Promise<LayerInfo[]> {
       const out: LayerInfo[] = []
       for (const l of await deps.layers.list()) {
-        if (!l.enabled || !isDrawable(l)) continue
+        // `opts.vector`: the vector layers too (the WMS draws them; they have no tiles yet).
+        if (!l.enabled || !(isDrawable(l) || (opts.vector === true && l.type === 'VECTOR'))) continue
         try {
           for (const action of actions) await ctx.authorize(action, l, principal)
           out.push(l)

@@ -40,6 +40,7 @@ export function tileOf (gs: GridSet, bbox: [number, number, number, number], wid
 export async function fromCache (ctx: WmsContext, s: MapSpec, format: MapFormat, principal: Principal | undefined, where: Where): Promise<MapAnswer | string> {
   if (s.groups.length > 0) return 'layer groups are not cached'
   if (s.layers.length !== 1) return 'a tiled request must name exactly one layer'
+  if (s.layers[0].type === 'VECTOR') return 'vector layers are not cached yet'
   if (format === 'image/png8') return 'the tile cache holds image/png, image/jpeg and image/webp'
   if (s.q.SLD_BODY) return 'SLD_BODY maps are not cached'
   if (!where.cacheOnly && s.q.BGCOLOR) return 'BGCOLOR maps are not cached'

@@ -48,7 +48,7 @@ export interface CapabilitiesOptions {
   updateSequence?: number
 }
 
-export const INFO_FORMATS = ['text/plain', 'application/vnd.ogc.gml', 'text/xml', 'application/json']
+export const INFO_FORMATS = ['text/plain', 'application/vnd.ogc.gml', 'text/xml', 'application/json', 'text/html']
 const EXCEPTIONS: Record<WmsVersion, string[]> = {
   '1.3.0': ['XML', 'INIMAGE', 'BLANK'],
   '1.1.1': ['application/vnd.ogc.se_xml', 'application/vnd.ogc.se_inimage', 'application/vnd.ogc.se_blank']

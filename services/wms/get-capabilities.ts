@@ -75,13 +75,24 @@ export function capabilitiesOperations ({ deps, tileCache }: WmsContext) {
     async capabilities (q: Kvp, principal: Principal | undefined, where: Where, onlineResource: string): Promise<{ body: string, contentType: string }> {
       const version = versionOf(q)
       const layers: WmsLayerDescription[] = []
-      for (const l of await tileCache.tileLayers(principal)) {
+      for (const l of await tileCache.tileLayers(principal, ['list'], { vector: true })) {
         if (where.workspace && l.workspace !== where.workspace) continue
+        const styles = allowedStyles(l)
+        const def = defaultStyleOf(l)
+        if (l.type === 'VECTOR') {
+          layers.push({
+            name: where.workspace ? l.name : l.qualifiedName,
+            title: l.name,
+            keywords: ['features', l.name],
+            bbox: l.bbox ?? [-180, -90, 180, 90],
+            nativeCrs: l.srs,
+            styles: def ? [def, ...styles.filter((s) => s !== def)] : styles
+          })
+          continue
+        }
         let coverage: CoverageRow | undefined
         try { coverage = (await deps.mosaics.getWorkspaceCoverage(l.workspace, l.name)).coverage } catch { coverage = undefined }
         const values = await deps.mosaics.dimensionValues(l.workspace, l.store, l.name)
-        const styles = allowedStyles(l)
-        const def = defaultStyleOf(l)
         layers.push({
           name: where.workspace ? l.name : l.qualifiedName,
           title: coverage?.title ?? l.name,

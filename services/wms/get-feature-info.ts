@@ -12,6 +12,9 @@ import { featureInfo, type LayerValues } from './feature-info.js'
 import { mapSpec } from './map-spec.js'
 import type { WmsContext, Where } from './wms-context.js'
 
+/** Pixels around the queried one whose features are found when BUFFER is not given. */
+export const DEFAULT_BUFFER = 3
+
 export function featureInfoOperations (ctx: WmsContext) {
   const { deps } = ctx
   return {
@@ -21,7 +24,7 @@ export function featureInfoOperations (ctx: WmsContext) {
       if (!INFO_FORMATS.includes(infoFormat)) throw WmsInvalidFormat('INFO_FORMAT', JSON.stringify(infoFormat.slice(0, 60)), INFO_FORMATS.join(', '))
       const queryNames = list(required(q, 'QUERY_LAYERS'))
       const [i, j] = parsePoint(q, s.version, s.width, s.height)
-      // A raster layer has one "feature" under a point; FEATURE_COUNT is checked, never needed.
+      // A raster layer has one "feature" under a point; a vector layer up to FEATURE_COUNT.
       const count = q.FEATURE_COUNT === undefined ? 1 : Number(q.FEATURE_COUNT)
       if (!Number.isInteger(count) || count < 1) throw WmsInvalidParameter('FEATURE_COUNT', JSON.stringify(q.FEATURE_COUNT), 'a positive integer is expected')
       const dx = (s.bbox[2] - s.bbox[0]) / s.width
@@ -38,9 +41,18 @@ export function featureInfoOperations (ctx: WmsContext) {
           for (const m of group) queried.push([name, m.layer])
         }
       }
+      // BUFFER: the search radius around the pixel, in pixels (GeoServer's vendor parameter).
+      const buffer = q.BUFFER === undefined ? DEFAULT_BUFFER : Number(q.BUFFER)
+      if (!Number.isInteger(buffer) || buffer < 0 || buffer > 1000) throw WmsInvalidParameter('BUFFER', JSON.stringify(q.BUFFER), 'a whole number of pixels from 0 to 1000 is expected')
       for (const [name, layer] of queried) {
         const k = s.layers.findIndex((l) => l.qualifiedName === layer.qualifiedName)
         if (k < 0) throw WmsLayerNotQueryable(name)
+        if (layer.type === 'VECTOR') {
+          const area: [number, number, number, number] = [pixel[0] - buffer * dx, pixel[1] - buffer * dy, pixel[2] + buffer * dx, pixel[3] + buffer * dy]
+          const found = deps.featuresAt ? await deps.featuresAt(layer.qualifiedName, area, s.crs.code, s.crs.proj4Defs, count) : { features: [], dataCrs: s.crs.code }
+          results.push({ layer, bandNames: [], features: found.features, dataCrs: found.dataCrs })
+          continue
+        }
         const out = await deps.renderer.draw<PixelResult>({ name: 'pixelValues', priority: 'interactive', payload: () => ctx.plan(layer, undefined, s, pixel, 1, 1) }, layer.qualifiedName)
         let names: string[] | undefined
         try { names = coverageBandNames((await deps.mosaics.getWorkspaceCoverage(layer.workspace, layer.name)).coverage) } catch { /* names by count */ }

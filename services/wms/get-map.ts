@@ -32,7 +32,7 @@ export function mapOperations (ctx: WmsContext) {
       const bytes = s.width * s.height * 4
       if (limitKb > 0 && bytes > limitKb * 1024) throw WmsRequestMemory(Math.floor(bytes / 1024), limitKb)
       const payload = async (): Promise<MapPayload> => ({
-        jobs: await Promise.all(s.layers.map((l, i) => ctx.plan(l, s.styles[i], s, s.bbox, s.width, s.height))),
+        jobs: await Promise.all(s.layers.map((_, i) => ctx.planLayer(s, i))),
         width: s.width,
         height: s.height,
         format,

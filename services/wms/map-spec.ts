@@ -4,6 +4,8 @@ import type { Principal } from '../auth/authenticator.js'
 import type { LayerInfo } from '../catalog/layers.js'
 import { allowedStyles, defaultStyleOf } from '../tilecache/parameters.js'
 import { parseSld, rasterStyleOf } from '../styles/sld.js'
+import { vectorStyleOf } from '../styles/vector-sld.js'
+import type { VectorStyle } from '../render/vector/vector-style.js'
 import { children, text } from '../files/xml-nodes.js'
 import { isMapwardenError, WmsInvalidParameter, WmsLayerNotDefined, WmsMissingParameter, WmsStyleNotDefined } from '../errors.js'
 import type { RasterStyle } from '../render/render-types.js'
@@ -17,6 +19,8 @@ export interface MapSpec {
   version: WmsVersion
   layers: LayerInfo[]
   styles: Array<RasterStyle | undefined>
+  /** The vector layers' styles (undefined for a raster layer), by layer as `styles`. */
+  vectorStyles: Array<VectorStyle | undefined>
   styleNames: string[]
   crs: ResolvedCrs
   bbox: [number, number, number, number]
@@ -27,21 +31,33 @@ export interface MapSpec {
   groups: string[]
 }
 
-/** Styles from SLD_BODY, by layer name: a RasterStyle, or the name of a catalog style (NamedStyle). */
-async function sldStyles (sld: string): Promise<Map<string, { style?: RasterStyle, named?: string }>> {
+/** A layer's style from SLD_BODY: its RasterStyle and the SLD its vector style is compiled from, or
+ *  the name of a catalog style (NamedStyle). */
+interface SldLayerStyle { style?: RasterStyle, sld?: string, named?: string }
+
+/** Styles from SLD_BODY, by layer name. */
+async function sldStyles (sld: string): Promise<Map<string, SldLayerStyle>> {
   if (sld.length > SLD_BODY_LIMIT) throw WmsInvalidParameter('SLD_BODY', `of ${sld.length} characters`, `the limit is ${SLD_BODY_LIMIT}`)
   const parsed = await parseSld(sld)
-  const out = new Map<string, { style?: RasterStyle, named?: string }>()
+  const out = new Map<string, SldLayerStyle>()
   for (const kind of ['NamedLayer', 'UserLayer']) {
     for (const node of children(parsed.root, kind)) {
       const name = text(children(node, 'Name')[0])?.trim()
       if (!name) throw WmsInvalidParameter('SLD_BODY', kind, 'every layer of the SLD needs a Name')
       const named = text(children(children(node, 'NamedStyle')[0], 'Name')[0])?.trim()
       if (named && children(node, 'UserStyle').length === 0) out.set(name, { named })
-      else out.set(name, { style: rasterStyleOf({ ...parsed, root: { [kind]: node } }) })
+      else out.set(name, { style: rasterStyleOf({ ...parsed, root: { [kind]: node } }), sld })
     }
   }
   return out
+}
+
+/** The vector style SLD_BODY gives a layer; a style that cannot be drawn is a 400 naming SLD_BODY. */
+async function sldVectorStyle (sld: string, layer: string | undefined): Promise<VectorStyle> {
+  try { return await vectorStyleOf(sld, layer) } catch (err) {
+    if (isMapwardenError(err)) throw WmsInvalidParameter('SLD_BODY', '', err.message)
+    throw err
+  }
 }
 
 export async function mapSpec (ctx: WmsContext, q: Kvp, principal: Principal | undefined, where: Where): Promise<MapSpec> {
@@ -62,10 +78,11 @@ export async function mapSpec (ctx: WmsContext, q: Kvp, principal: Principal | u
   const height = parseSize(q, 'HEIGHT', deps.maxSize)
   const layers: LayerInfo[] = []
   const styles: Array<RasterStyle | undefined> = []
+  const vectorStyles: Array<VectorStyle | undefined> = []
   const resolvedNames: string[] = []
   const groups: string[] = []
   /** One layer to draw; a group's member takes the group's style as is (any style, as in GeoServer). */
-  const add = async (layer: LayerInfo, styleName: string, fromSld: { style?: RasterStyle, named?: string } | undefined, ofGroup = false) => {
+  const add = async (layer: LayerInfo, styleName: string, fromSld: SldLayerStyle | undefined, ofGroup = false, sldName?: string) => {
     if (fromSld?.named) styleName = fromSld.named
     // A style of the layer's workspace may be named without its prefix (GeoServer resolves it there first).
     if (!ofGroup && styleName !== '' && !allowedStyles(layer).includes(styleName) && allowedStyles(layer).includes(`${layer.workspace}:${styleName}`)) {
@@ -77,6 +94,12 @@ export async function mapSpec (ctx: WmsContext, q: Kvp, principal: Principal | u
     const effective = styleName || defaultStyleOf(layer) || ''
     layers.push(layer)
     resolvedNames.push(effective)
+    if (layer.type === 'VECTOR') {
+      styles.push(undefined)
+      vectorStyles.push(fromSld?.sld !== undefined && !fromSld.named ? await sldVectorStyle(fromSld.sld, sldName) : await deps.styles.vectorStyleFor(layer.workspace, effective))
+      return
+    }
+    vectorStyles.push(undefined)
     styles.push(fromSld && !fromSld.named ? fromSld.style : await deps.styles.rasterStyleFor(layer.workspace, effective))
   }
   for (const [i, name] of names.entries()) {
@@ -91,7 +114,8 @@ export async function mapSpec (ctx: WmsContext, q: Kvp, principal: Principal | u
       for (const m of group) await add(m.layer, m.style, undefined, true)
       continue
     }
-    await add(layer, styleNames[i] ?? '', sld?.get(name) ?? sld?.get(layer.qualifiedName))
+    const sldName = sld?.has(name) ? name : layer.qualifiedName
+    await add(layer, styleNames[i] ?? '', sld?.get(sldName), false, sldName)
   }
-  return { version, layers, styles, styleNames: resolvedNames, crs, bbox, width, height, q, groups }
+  return { version, layers, styles, vectorStyles, styleNames: resolvedNames, crs, bbox, width, height, q, groups }
 }

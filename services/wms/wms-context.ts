@@ -11,6 +11,9 @@ import { InvalidDimensionValue, isMapwardenError, WmsInvalidDimension, WmsLayerN
 import type { RasterStyle, RenderRequest } from '../render/render-types.js'
 import type { RenderJob } from '../render/raster/mosaic-types.js'
 import type { MapFormat } from '../render/map.js'
+import type { VectorJob } from '../render/vector/draw-vector.js'
+import type { VectorStyle } from '../render/vector/vector-style.js'
+import type { Feature } from '../vector/source.js'
 import type { MapSpec } from './map-spec.js'
 import type { ServiceSettingsService } from '../settings/service-settings.js'
 
@@ -20,14 +23,20 @@ export interface WmsDeps {
     dimensionValues (workspace: string, store: string, coverage: string, limit?: number): Promise<{ time?: string[], elevation?: number[] }>
     getWorkspaceCoverage (ws: string, coverage: string): Promise<{ coverage: CoverageRow }>
   }
-  styles: { rasterStyleFor (workspace: string | undefined, styleName: string): Promise<RasterStyle | undefined> }
+  styles: {
+    rasterStyleFor (workspace: string | undefined, styleName: string): Promise<RasterStyle | undefined>
+    /** The vector style of a style name ('' : the generic style); built-in point, line, polygon, generic. */
+    vectorStyleFor (workspace: string | undefined, styleName: string): Promise<VectorStyle>
+  }
   /** Every picture (maps, pixel values, exception images) is drawn through the render entry. */
-  renderer: Pick<Renderer, 'plan' | 'run' | 'draw'>
+  renderer: Pick<Renderer, 'plan' | 'planVector' | 'run' | 'draw'>
   /** Layer groups: found by the name a request gives them, drawn as their layers. */
   layerGroups: Pick<LayerGroupService, 'byRef' | 'layersOf' | 'all'>
   /** The WMS settings: the capabilities' Service section and whether the service answers. */
   serviceSettings: Pick<ServiceSettingsService, 'get' | 'local'>
   maxSize: number
+  /** A vector layer's features that meet an area of the map (GetFeatureInfo); absent: none are read. */
+  featuresAt?: (layer: string, area: [number, number, number, number], crs: string, proj4Defs: Record<string, string> | undefined, limit: number) => Promise<{ features: Feature[], dataCrs: string }>
 }
 
 export interface Where {
@@ -62,7 +71,7 @@ export function createWmsContext (deps: WmsDeps) {
       else if (name.slice(0, i) !== where.workspace) throw WmsLayerNotDefined(name)
     }
     let layer: LayerInfo
-    try { layer = await tileCache.tileLayer(qualified, principal, 'read') } catch (err) {
+    try { layer = await tileCache.tileLayer(qualified, principal, 'read', { vector: true }) } catch (err) {
       if ((err as { code?: string }).code === 'MW_TILES_LAYER_NOT_FOUND') throw WmsLayerNotDefined(name)
       throw err
     }
@@ -71,7 +80,7 @@ export function createWmsContext (deps: WmsDeps) {
 
   /** Whether the caller may read (and so see drawn) a layer: the same check as `readable`. */
   async function mayRead (layer: LayerInfo, principal: Principal | undefined): Promise<boolean> {
-    try { await tileCache.tileLayer(layer.qualifiedName, principal, 'read'); return true } catch { return false }
+    try { await tileCache.tileLayer(layer.qualifiedName, principal, 'read', { vector: true }); return true } catch { return false }
   }
 
   /** A group by the name a request gives it ('name' global, 'ws:name'; in a workspace's service
@@ -122,5 +131,14 @@ export function createWmsContext (deps: WmsDeps) {
     }
   }
 
-  return { deps, tileCache, readable, readableGroup, mayRead, plan }
+  /** The drawing job of the map's i-th layer: a vector layer's features and style, or a raster render plan. */
+  async function planLayer (s: MapSpec, i: number): Promise<RenderJob | VectorJob> {
+    const layer = s.layers[i]
+    if (layer.type !== 'VECTOR') return await plan(layer, s.styles[i], s, s.bbox, s.width, s.height)
+    const req: RenderRequest = { layer: layer.qualifiedName, crs: s.crs.code, bbox: s.bbox, width: s.width, height: s.height, cqlFilter: s.q.CQL_FILTER }
+    if (s.crs.proj4Defs) req.proj4Defs = s.crs.proj4Defs
+    return await deps.renderer.planVector(req, s.vectorStyles[i] ?? { featureTypeStyles: [] })
+  }
+
+  return { deps, tileCache, readable, readableGroup, mayRead, plan, planLayer }
 }

@@ -5,6 +5,7 @@
 // the refusals that store nothing (no such table, no geometry, a taken name, bad bounds).
 import t, { type Test } from 'tap'
 import pg from 'pg'
+import sharp from 'sharp'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { build, ADMIN, BASE, tempDir } from '../../helper.js'
 import { pgDatabase } from '../../fixtures/pg.js'
@@ -169,15 +170,19 @@ t.test('creating a feature type publishes its layer: VECTOR, the resource linked
   t.match(xml.body, '<type>VECTOR</type>')
   t.ok(xml.body.includes('  <resource class="featureType">\n    <name>vx:roads</name>\n'), xml.body)
 
-  // A vector layer is not drawn yet: the map and tile paths answer 4xx naming it, never 500.
-  const map = await app.inject({ method: 'GET', url: `${BASE}/wms?service=WMS&version=1.1.1&request=GetMap&layers=vx:places&styles=&srs=EPSG:4326&bbox=-10,-5,20,40&width=64&height=64&format=image/png`, headers: ADMIN })
-  t.ok(map.statusCode < 500, `GetMap: ${map.statusCode}`)
-  t.match(map.headers['content-type'], /^application\/vnd\.ogc\.se_xml/)
-  t.match(map.body, '<ServiceException code="LayerNotDefined">')
-  t.match(map.body, 'Layer vx:places is a vector layer: vector layers are not drawn yet')
+  // A vector layer is drawn on WMS with its default style (test/plugins/wms/vector-map.test.ts
+  // draws every kind); its tiles are not cached yet: the tile path answers 404 naming it.
+  const map = await app.inject({ method: 'GET', url: `${BASE}/wms?service=WMS&version=1.1.1&request=GetMap&layers=vx:places&styles=&srs=EPSG:4326&bbox=-10,-5,20,40&width=64&height=64&format=image/png&transparent=true`, headers: ADMIN })
+  t.equal(map.statusCode, 200, map.body)
+  t.equal(map.headers['content-type'], 'image/png')
+  const { data, info } = await sharp(map.rawPayload).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
+  // Beta at lon 20, lat 15: the map's right edge, row (40-15)/45*64 = 35.6; GeoServer's red square of 6 pixels.
+  const px = (x: number, y: number) => [...data.subarray((y * info.width + x) * 4, (y * info.width + x) * 4 + 4)]
+  t.same(px(62, 35), [255, 0, 0, 255], 'the default point style: a red square')
+  t.equal(px(32, 10)[3], 0, 'transparent where there is no feature')
   const tile = await app.inject({ method: 'GET', url: `${BASE}/gwc/service/tms/1.0.0/vx:places@EPSG:4326@png/0/0/0.png`, headers: ADMIN })
   t.equal(tile.statusCode, 404, 'its tiles answer 404 as an undrawable layer\'s always did')
-  t.match(tile.body, 'Layer vx:places is a vector layer: vector layers are not drawn yet')
+  t.match(tile.body, 'Layer vx:places is a vector layer')
 })
 
 t.test('a table in another CRS: srs declared, REPROJECT_TO_DECLARED, lat/lon bounds transformed by PostGIS', async (t) => {

@@ -1,0 +1,75 @@
+// A vector style as the render workers apply it: plain data compiled from an SLD (services/styles/
+// vector-sld.ts) that crosses the worker boundary. FeatureTypeStyles are drawn one after the other
+// over all features; in each, every rule whose filter and scale range match draws the feature
+// (an ElseFilter rule only when no other rule of its FeatureTypeStyle did).
+import type { Filter } from '../../filters/tree.js'
+
+export interface Paint { color: string, opacity: number }
+export interface Stroke extends Paint {
+  width: number
+  dasharray?: number[]
+  linecap?: 'butt' | 'round' | 'square'
+  linejoin?: 'miter' | 'round' | 'bevel'
+}
+
+export type MarkName = 'circle' | 'square' | 'triangle' | 'star' | 'cross' | 'x'
+
+export interface PointSymbolizer { kind: 'point', mark: MarkName, size: number, rotation: number, opacity: number, fill?: Paint, stroke?: Stroke }
+export interface LineSymbolizer { kind: 'line', stroke: Stroke }
+export interface PolygonSymbolizer { kind: 'polygon', fill?: Paint, stroke?: Stroke }
+export interface TextSymbolizer {
+  kind: 'text'
+  /** Label template: literal text with {{property}} placeholders. */
+  label: string
+  font: { family: string, size: number, style: 'normal' | 'italic' | 'oblique', weight: 'normal' | 'bold' }
+  fill: Paint
+  halo?: { radius: number, fill: Paint }
+  /** SLD AnchorPoint (0..1, x from the left, y from the bottom) and Displacement in pixels (y up). */
+  anchor: [number, number]
+  displacement: [number, number]
+  rotation: number
+}
+export type Symbolizer = PointSymbolizer | LineSymbolizer | PolygonSymbolizer | TextSymbolizer
+
+export interface VectorRule {
+  name?: string
+  title?: string
+  filter?: Filter
+  /** ElseFilter: drawn for the features no other rule of the FeatureTypeStyle drew. */
+  else?: boolean
+  /** The rule applies where minScale <= scale denominator < maxScale. */
+  minScale?: number
+  maxScale?: number
+  /** Only geometries of this kind (the built-in generic style's rules, as its dimension() filters). */
+  geometry?: 'point' | 'line' | 'polygon'
+  symbolizers: Symbolizer[]
+}
+
+export interface VectorStyle { featureTypeStyles: Array<{ rules: VectorRule[] }> }
+
+/** Whether a rule applies at a scale denominator (SLD: min inclusive, max exclusive). */
+export function inScale (rule: VectorRule, scale: number): boolean {
+  return (rule.minScale === undefined || scale >= rule.minScale) && (rule.maxScale === undefined || scale < rule.maxScale)
+}
+
+const one = (title: string, s: Symbolizer): VectorStyle => ({ featureTypeStyles: [{ rules: [{ name: title, title, symbolizers: [s] }] }] })
+
+/**
+ * GeoServer's default styles (its data directory's point.sld, line.sld, polygon.sld), used when no
+ * style of that name was created: a red square of 6 pixels, a blue line of 1 pixel, a grey polygon
+ * with a black outline.
+ */
+export const BUILT_IN_VECTOR_STYLES: Record<string, VectorStyle> = {
+  point: one('Red Square', { kind: 'point', mark: 'square', size: 6, rotation: 0, opacity: 1, fill: { color: '#FF0000', opacity: 1 } }),
+  line: one('Blue Line', { kind: 'line', stroke: { color: '#0000FF', opacity: 1, width: 1 } }),
+  polygon: one('Grey Polygon', { kind: 'polygon', fill: { color: '#AAAAAA', opacity: 1 }, stroke: { color: '#000000', opacity: 1, width: 1 } })
+}
+BUILT_IN_VECTOR_STYLES.generic = {
+  featureTypeStyles: [{
+    rules: [
+      { title: 'Polygon', geometry: 'polygon', symbolizers: BUILT_IN_VECTOR_STYLES.polygon.featureTypeStyles[0].rules[0].symbolizers },
+      { title: 'Line', geometry: 'line', symbolizers: BUILT_IN_VECTOR_STYLES.line.featureTypeStyles[0].rules[0].symbolizers },
+      { title: 'Point', geometry: 'point', symbolizers: BUILT_IN_VECTOR_STYLES.point.featureTypeStyles[0].rules[0].symbolizers }
+    ]
+  }]
+}
