@@ -9,31 +9,13 @@
 import { Readable } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { statusOf } from '../infra/errors.js'
+import { isXmlBody, owsKvp } from '../infra/ows-kvp.js'
 import { isMapwardenError, NulCharacter, WfsInvalidParameter, WorkspaceNotFound } from '../../services/errors.js'
 import type { Kvp, WfsVersion, Where } from '../../services/wfs/wfs-service.js'
 import { EXCEPTION_TYPE, exceptionReport, ogcFailure, statusOfCode } from '../../services/wfs/exceptions.js'
 
 const PUBLIC = { config: { access: 'public' as const } }
 const CONSTRAINT = 'mapwardenOwsService'
-
-type Query = Record<string, string | string[] | undefined>
-
-/** Query string and form fields by upper-cased name (OGC KVP names are case-insensitive). */
-function kvp (req: FastifyRequest): Kvp {
-  const out: Kvp = {}
-  const add = (q: unknown) => {
-    if (!q || typeof q !== 'object') return
-    for (const [k, v] of Object.entries(q as Query)) {
-      if (v === undefined) continue
-      out[k.toUpperCase()] = Array.isArray(v) ? String(v[v.length - 1]) : String(v)
-    }
-  }
-  add(req.query)
-  if (req.method === 'POST' && !isXml(req)) add(req.body)
-  return out
-}
-
-const isXml = (req: FastifyRequest) => /^(application|text)\/xml/i.test(req.headers['content-type'] ?? '')
 
 const kState = Symbol('wfs request')
 type WithState = FastifyRequest & { [kState]?: { kvp: Kvp, version: WfsVersion } }
@@ -66,7 +48,7 @@ export default async function wfs (app: FastifyInstance) {
   }
 
   app.setErrorHandler(async (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const state = (req as WithState)[kState] ?? ((err as FastifyError).code === NulCharacter.code ? { kvp: kvp(req), version: service.versionOf(kvp(req)) } : undefined)
+    const state = (req as WithState)[kState] ?? ((err as FastifyError).code === NulCharacter.code ? { kvp: owsKvp(req), version: service.versionOf(owsKvp(req)) } : undefined)
     // Refused before the WFS read the request (credentials, a cross-site POST): answered as every
     // other route answers it, by the parent handler (plugins/infra/errors.ts).
     if (state === undefined) throw err
@@ -88,8 +70,8 @@ export default async function wfs (app: FastifyInstance) {
 
   function handler (where: (req: FastifyRequest) => Where, path: (req: FastifyRequest) => string) {
     return async (req: FastifyRequest, reply: FastifyReply) => {
-      const q = kvp(req)
-      const xml = req.method === 'POST' && isXml(req) ? req.rawText ?? '' : undefined;
+      const q = owsKvp(req)
+      const xml = req.method === 'POST' && isXmlBody(req) ? req.rawText ?? '' : undefined;
       (req as WithState)[kState] = { kvp: q, version: service.versionOf(q, xml) }
       const svc = q.SERVICE?.trim()
       if (svc !== undefined && svc !== '' && svc.toUpperCase() !== 'WFS') throw WfsInvalidParameter('service', JSON.stringify(svc.slice(0, 30)), 'this endpoint serves WFS')

@@ -8,29 +8,13 @@
 // or BLANK turn a GetMap failure into an image.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { statusOf } from '../infra/errors.js'
+import { owsKvp } from '../infra/ows-kvp.js'
 import { isMapwardenError, NulCharacter, WmsInvalidParameter, WorkspaceNotFound } from '../../services/errors.js'
 import { type Kvp, type MapAnswer, type Where } from '../../services/wms/wms-service.js'
 import { EXCEPTION_TYPES, ogcCode, serviceExceptionReport } from '../../services/wms/exceptions.js'
 import { versionOf } from '../../services/wms/request.js'
 
 const PUBLIC = { config: { access: 'public' as const } }
-
-type Query = Record<string, string | string[] | undefined>
-
-/** Query string and form fields by upper-cased name (OGC KVP names are case-insensitive). */
-function kvp (req: FastifyRequest): Kvp {
-  const out: Kvp = {}
-  const add = (q: unknown) => {
-    if (!q || typeof q !== 'object') return
-    for (const [k, v] of Object.entries(q as Query)) {
-      if (v === undefined) continue
-      out[k.toUpperCase()] = Array.isArray(v) ? String(v[v.length - 1]) : String(v)
-    }
-  }
-  add(req.query)
-  if (req.method === 'POST') add(req.body)
-  return out
-}
 
 const kKvp = Symbol('wms kvp')
 type WithKvp = FastifyRequest & { [kKvp]?: Kvp }
@@ -47,7 +31,7 @@ export default async function wms (app: FastifyInstance) {
   app.setErrorHandler(async (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     // A NUL in a parameter is refused before the handler runs (infra/negotiate.ts) but is the
     // client's WMS request all the same: answered as the WMS answers any bad parameter.
-    const q = (req as WithKvp)[kKvp] ?? ((err as FastifyError).code === NulCharacter.code ? kvp(req) : undefined)
+    const q = (req as WithKvp)[kKvp] ?? ((err as FastifyError).code === NulCharacter.code ? owsKvp(req) : undefined)
     // Refused before the WMS read the request (credentials, a cross-site POST): answered as every
     // other route answers it, by the parent handler (plugins/infra/errors.ts).
     if (q === undefined) throw err
@@ -78,7 +62,7 @@ export default async function wms (app: FastifyInstance) {
 
   function handler (where: (req: FastifyRequest) => Where, path: (req: FastifyRequest) => string, serviceRequired = false) {
     return async (req: FastifyRequest, reply: FastifyReply) => {
-      const q = kvp(req);
+      const q = owsKvp(req);
       (req as WithKvp)[kKvp] = q
       const svc = q.SERVICE?.trim()
       if (svc !== undefined && svc !== '' && svc.toUpperCase() !== 'WMS') throw WmsInvalidParameter('SERVICE', JSON.stringify(svc.slice(0, 30)), 'this endpoint serves WMS')

@@ -8,7 +8,7 @@ import pg from 'pg'
 import sharp from 'sharp'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { build, ADMIN, BASE, tempDir } from '../../helper.js'
-import { pgDatabase } from '../../fixtures/pg.js'
+import { postgisStore } from '../../fixtures/postgis-store.js'
 import { createWorkspace } from '../appschema/helpers.js'
 
 const REST = `${BASE}/rest`
@@ -33,23 +33,7 @@ const TABLES = `
 
 async function setup (t: Test, opts: { dataDir?: string, keepOpen?: boolean } = {}): Promise<{ app: FastifyInstance, url: string }> {
   const app = await build(t, opts)
-  const url = await pgDatabase(t, { postgis: true })
-  const c = new pg.Client({ connectionString: url })
-  await c.connect()
-  try { await c.query(TABLES) } finally { await c.end() }
-  const u = new URL(url)
-  await createWorkspace(app, 'vx')
-  const res = await app.inject({
-    method: 'POST',
-    url: `${REST}/workspaces/vx/datastores`,
-    headers: { ...ADMIN, 'content-type': 'application/json' },
-    payload: { dataStore: { name: 'nyc', connectionParameters: { entry: [
-      { '@key': 'host', $: u.hostname }, { '@key': 'port', $: u.port || '5432' }, { '@key': 'database', $: u.pathname.slice(1) },
-      { '@key': 'user', $: decodeURIComponent(u.username) || 'postgres' }, { '@key': 'dbtype', $: 'postgis' }, { '@key': 'max connections', $: '2' },
-      { '@key': 'fetch size', $: '2' }
-    ] } } }
-  })
-  if (res.statusCode !== 201) throw new Error(`store: ${res.statusCode} ${res.body}`)
+  const url = await postgisStore(t, app, TABLES)
   return { app, url }
 }
 

@@ -1,10 +1,8 @@
 // A PostGIS database with a few tables and their feature types in workspace `vx`, for the WFS tests.
 import type { Test } from 'tap'
-import pg from 'pg'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { build, ADMIN, BASE } from '../../helper.js'
-import { pgDatabase } from '../../fixtures/pg.js'
-import { createWorkspace } from '../appschema/helpers.js'
+import { postgisStore } from '../../fixtures/postgis-store.js'
 
 const REST = `${BASE}/rest`
 
@@ -25,24 +23,7 @@ export const TABLES = `
 
 export async function wfsSetup (t: Test, types = ['places', 'roads', 'parcels'], opts: Parameters<typeof build>[1] = {}): Promise<{ app: FastifyInstance, url: string }> {
   const app = await build(t, opts)
-  const url = await pgDatabase(t, { postgis: true })
-  const c = new pg.Client({ connectionString: url })
-  await c.connect()
-  try { await c.query(TABLES) } finally { await c.end() }
-  const u = new URL(url)
-  await createWorkspace(app, 'vx')
-  const res = await app.inject({
-    method: 'POST',
-    url: `${REST}/workspaces/vx/datastores`,
-    headers: { ...ADMIN, 'content-type': 'application/json' },
-    payload: { dataStore: { name: 'nyc', connectionParameters: { entry: [
-      { '@key': 'host', $: u.hostname }, { '@key': 'port', $: u.port || '5432' }, { '@key': 'database', $: u.pathname.slice(1) },
-      { '@key': 'user', $: decodeURIComponent(u.username) || 'postgres' }, { '@key': 'dbtype', $: 'postgis' }, { '@key': 'max connections', $: '3' },
-      // Batches of two rows: every answer of more than two features is read in several batches.
-      { '@key': 'fetch size', $: '2' }
-    ] } } }
-  })
-  if (res.statusCode !== 201) throw new Error(`store: ${res.statusCode} ${res.body}`)
+  const url = await postgisStore(t, app, TABLES, { maxConnections: 3 })
   for (const name of types) {
     const r = await app.inject({ method: 'POST', url: `${REST}/workspaces/vx/datastores/nyc/featuretypes`, headers: { ...ADMIN, 'content-type': 'text/xml' }, payload: `<featureType><name>${name}</name></featureType>` })
     if (r.statusCode !== 201) throw new Error(`feature type ${name}: ${r.statusCode} ${r.body}`)

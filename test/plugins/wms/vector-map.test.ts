@@ -3,11 +3,9 @@
 // filters, ElseFilter and scale ranges choosing colours; labels; several layers (raster and
 // vector) in one map, in order; a map in another CRS; SLD_BODY; bad SLD refused with 400.
 import t, { type Test } from 'tap'
-import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
 import { build, ADMIN, BASE } from '../../helper.js'
-import { pgDatabase } from '../../fixtures/pg.js'
-import { createWorkspace } from '../appschema/helpers.js'
+import { postgisStore } from '../../fixtures/postgis-store.js'
 import { at, pixels, wmsUrl, worldMosaic, type Pixels } from './helpers.js'
 
 const REST = `${BASE}/rest`
@@ -25,22 +23,7 @@ const TABLES = `
 
 async function setup (t: Test, opts: { wmsMaxFeatures?: number } = {}): Promise<FastifyInstance> {
   const app = await build(t, opts)
-  const url = await pgDatabase(t, { postgis: true })
-  const c = new pg.Client({ connectionString: url })
-  await c.connect()
-  try { await c.query(TABLES) } finally { await c.end() }
-  const u = new URL(url)
-  await createWorkspace(app, 'vx')
-  const res = await app.inject({
-    method: 'POST',
-    url: `${REST}/workspaces/vx/datastores`,
-    headers: { ...ADMIN, 'content-type': 'application/json' },
-    payload: { dataStore: { name: 'db', connectionParameters: { entry: [
-      { '@key': 'host', $: u.hostname }, { '@key': 'port', $: u.port || '5432' }, { '@key': 'database', $: u.pathname.slice(1) },
-      { '@key': 'user', $: decodeURIComponent(u.username) || 'postgres' }, { '@key': 'dbtype', $: 'postgis' }, { '@key': 'max connections', $: '2' }
-    ] } } }
-  })
-  if (res.statusCode !== 201) throw new Error(`store: ${res.statusCode} ${res.body}`)
+  await postgisStore(t, app, TABLES, { store: 'db' })
   for (const name of ['shapes', 'roads', 'towns']) {
     const r = await app.inject({ method: 'POST', url: FT, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: { featureType: { name } } })
     if (r.statusCode !== 201) throw new Error(`feature type ${name}: ${r.statusCode} ${r.body}`)
