@@ -29,6 +29,15 @@ export function isDrawable (layer: Pick<LayerInfo, 'type'>): boolean {
   return layer.type === 'RASTER'
 }
 
+/**
+ * Whether the WMS draws a layer as vector features: a feature type of a PostGIS, GeoPackage or
+ * Shapefile store (its resource names the kind of source that reads it). An app-schema feature type
+ * is a VECTOR layer too, but it is served as features, not drawn.
+ */
+export function isDrawnAsVector (layer: Pick<LayerInfo, 'type' | 'config'>): boolean {
+  return layer.type === 'VECTOR' && ['postgis', 'geopackage', 'shapefile'].includes(layer.config.source as string)
+}
+
 export function splitLayerName (qualified: string): { workspace: string, name: string } | undefined {
   const i = qualified.indexOf(':')
   if (i <= 0 || i === qualified.length - 1) return undefined

@@ -4,7 +4,7 @@
 // settings in force.
 import path from 'node:path'
 import type { LayerInfo, LayerCatalog } from '../catalog/layers.js'
-import { isDrawable, splitLayerName } from '../catalog/layers.js'
+import { isDrawable, isDrawnAsVector, splitLayerName } from '../catalog/layers.js'
 import { isMapwardenError, TileLayerNotDrawable, TileLayerNotFound, UnknownTileLayer } from '../errors.js'
 import type { Principal } from '../auth/authenticator.js'
 import { noFaults, type FaultPoint } from '../faults.js'
@@ -67,7 +67,7 @@ export function createTileCacheContext (deps: TileCacheDeps) {
     const parts = splitLayerName(name)
     if (!parts) return undefined
     const layer = await deps.layers.get(parts.workspace, parts.name)
-    return layer && layer.enabled && (isDrawable(layer) || (vector && layer.type === 'VECTOR')) ? layer : undefined
+    return layer && layer.enabled && (isDrawable(layer) || (vector && isDrawnAsVector(layer))) ? layer : undefined
   }
 
   return {

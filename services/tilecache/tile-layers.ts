@@ -1,7 +1,7 @@
 // The tile layers as the tile services, the WMS, the seed API and the admin page see them (each
 // lookup through the one `authorize`), and a layer's expiry and cached-only settings.
 import type { LayerInfo } from '../catalog/layers.js'
-import { isDrawable } from '../catalog/layers.js'
+import { isDrawable, isDrawnAsVector } from '../catalog/layers.js'
 import { isMapwardenError } from '../errors.js'
 import type { Principal } from '../auth/authenticator.js'
 import type { TileLayerSettings } from './layer-settings.js'
@@ -39,7 +39,7 @@ export function layerOperations (ctx: TileCacheContext) {
       const out: LayerInfo[] = []
       for (const l of await deps.layers.list()) {
         // `opts.vector`: the vector layers too (the WMS draws them; they have no tiles yet).
-        if (!l.enabled || !(isDrawable(l) || (opts.vector === true && l.type === 'VECTOR'))) continue
+        if (!l.enabled || !(isDrawable(l) || (opts.vector === true && isDrawnAsVector(l)))) continue
         try {
           for (const action of actions) await ctx.authorize(action, l, principal)
           out.push(l)
