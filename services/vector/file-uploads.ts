@@ -22,6 +22,8 @@ import { checkGeoPackageFile, checkShapefile, shapefileParts } from '../datastor
 import type { FeatureTypeService } from './feature-types.js'
 import type { SourceRegistry } from './sources.js'
 import { sridOfPrj } from './prj.js'
+import { shapefileIndexDir } from './sources.js'
+import { ensureShapefileIndex } from './shapefile-index.js'
 
 export type VectorFormat = 'shp' | 'gpkg'
 export type UploadMethod = 'file' | 'external' | 'url'
@@ -99,6 +101,15 @@ export function createVectorUploads ({ dataDir, zipLimits, datastores, featureTy
     }
   }
 
+  /** Builds the spatial index of each .shp of an uploaded store's folder (one a .shp cannot have: scanned). */
+  const indexShapefiles = async (folder: string) => {
+    for (const name of await fs.promises.readdir(folder)) {
+      if (!/\.shp$/i.test(name)) continue
+      const db = await ensureShapefileIndex(path.join(folder, name), shapefileIndexDir(dataDir))
+      db?.close()
+    }
+  }
+
   const params = (u: VectorUpload, location: string): Record<string, string> => u.format === 'gpkg'
     ? { dbtype: 'geopkg', database: location }
     : { url: location, ...(u.charset !== undefined && u.charset !== '' ? { charset: u.charset } : {}) }
@@ -159,6 +170,8 @@ export function createVectorUploads ({ dataDir, zipLimits, datastores, featureTy
             await install(from, target, stage)
             try {
               await save(`file:${rel}`)
+              // The spatial index now, so the first map or WFS read with a box does not wait for it.
+              if (u.format === 'shp') await indexShapefiles(target)
             } catch (err) {
               if (!existing) await fs.promises.rm(target, { recursive: true, force: true })
               throw err
