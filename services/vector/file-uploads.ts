@@ -7,7 +7,8 @@
 // the GeoPackage an SQLite file with the gpkg tables) before anything moves: a refusal leaves nothing
 // on disk. Accepted files go to <dataDir>/data/<ws>/<store>/ (an update overwrites them), the store is
 // created or changed through the data store service with GeoServer's parameters (`url`, `charset`;
-// `dbtype=geopkg`, `database`), and `configure=first|all|none` publishes feature types.
+// `dbtype=geopkg`, `database`), the spatial index of each uploaded .shp is built (shapefile-index.ts),
+// and `configure=first|all|none` publishes feature types.
 import fs from 'node:fs'
 import path from 'node:path'
 import { extractZip, type ZipLimits } from '../files/zip.js'
