@@ -132,6 +132,13 @@ function filterNames (f: Filter, out: Set<string>): Set<string> {
   return out
 }
 
+/** The envelope of a BBOX node that a filter requires (itself, or a conjunct of an AND). */
+function requiredBox (f: Filter): Envelope | undefined {
+  if (f.k === 'bbox') return checkEnvelope(f.env) ? f.env : undefined
+  if (f.k === 'and') return requiredBox(f.a) ?? requiredBox(f.b)
+  return undefined
+}
+
 /** A geometry as its type declares it: a Polygon of a polygon shapefile as a MultiPolygon, and so on. */
 function asDeclared (g: any, declared: string): any {
   if (declared === 'MULTIPOLYGON' && g.type === 'Polygon') return { type: 'MultiPolygon', coordinates: [g.coordinates] }
@@ -274,9 +281,11 @@ export function createShapefileSource (o: ShapefileSourceOptions): VectorSource 
 
   /** The records meeting the query's bbox (envelope, then exactly) and filter, in record order. */
   async function * matching (d: Described, q: ReadQuery): AsyncGenerator<Rec> {
+    // A box every match's envelope meets: the query's, else a BBOX the filter requires (alone or under AND).
+    const box = q.bbox ?? (q.filter ? requiredBox(q.filter) : undefined)
     // Nothing can meet a bounding box away from the file's extent.
-    if (q.bbox && (!d.header.bbox || !envelopesMeet(d.header.bbox, q.bbox))) return
-    const records = q.bbox && o.indexDir ? indexed(d, q.bbox, o.indexDir) : scan(d)
+    if (box && (!d.header.bbox || !envelopesMeet(d.header.bbox, box))) return
+    const records = box && o.indexDir ? indexed(d, box, o.indexDir) : scan(d)
     let i = 0
     for await (const r of records) {
       if (++i % batch === 0) await turn()

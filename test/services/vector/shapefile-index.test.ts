@@ -32,7 +32,7 @@ async function read (s: VectorSource, q: ReadQuery): Promise<Feature[]> {
 const plain = (fs_: Feature[]) => fs_.map((f) => ({ id: f.id, properties: f.properties, geometry: f.geometry }))
 
 /** The attributes the filters of these tests name. */
-const SCHEMA = { attributes: [{ name: 'name', type: 'String' }, { name: 'num', type: 'Double' }], crs: 'EPSG:4326' }
+const SCHEMA = { attributes: [{ name: 'name', type: 'String' }, { name: 'num', type: 'Double' }, { name: 'the_geom', type: 'Geometry' }], crs: 'EPSG:4326' }
 
 const BOXES: Envelope[] = [
   [-10.3, 35.7, 30.1, 60.2], // Europe
@@ -90,6 +90,8 @@ t.test('a bbox read through the index equals a full scan filtered exactly, and o
   // Filter, page and order on top of the index, as the scan gives them.
   const q = { type: 'countries', bbox: BOXES[0], filter: parseEcql("name LIKE '%a%'", SCHEMA), sortBy: [{ name: 'name', descending: true }], offset: 2, limit: 5 }
   t.same(plain(await read(indexed, q)), plain(await read(scanned, q)), 'filter, order and page over an indexed read')
+  const bboxCql = { type: 'countries', filter: parseEcql('BBOX(the_geom, 16.1, -35.1, 33.3, -21.9)', SCHEMA) }
+  t.same(plain(await read(indexed, bboxCql)), plain(await read(scanned, bboxCql)), 'a CQL BBOX (envelopes, as the SQL compilers) through the index as by a scan')
   t.equal(await indexed.count!({ type: 'countries', bbox: BOXES[0], filter: parseEcql("name LIKE '%a%'", SCHEMA) }), (await read(scanned, { type: 'countries', bbox: BOXES[0], filter: parseEcql("name LIKE '%a%'", SCHEMA) })).length)
 })
 
@@ -119,6 +121,9 @@ t.test('5,000 points: exact boxes; count from the .shx without a box; the index 
   await forge()
   t.same(plain(await read(indexed, { type: 'pts', bbox: box })), plain(b), 'the indexed read never touches a record away from the box')
   t.notSame(plain(await read(scanned, { type: 'pts', bbox: box })), plain(b), 'while a scan stumbles on it')
+  // A filter requiring a BBOX (alone or under AND) takes the index too.
+  const cql = parseEcql(`BBOX(the_geom, ${box.join(', ')}) AND num >= 0`, { attributes: [{ name: 'num', type: 'Double' }, { name: 'the_geom', type: 'Geometry' }], crs: 'EPSG:4326' })
+  t.same(plain(await read(indexed, { type: 'pts', filter: cql })), plain(b), 'a CQL BBOX under AND: the index, the same points')
   const stampOf = () => { const db = new Database(file, { readonly: true }); try { return (db.prepare("SELECT value FROM meta WHERE key = 'stamp'").pluck().get()) } finally { db.close() } }
   const before = stampOf()
   // The .shp rewritten: points moved 50 degrees east, fewer of them.
