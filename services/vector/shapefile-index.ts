@@ -44,6 +44,8 @@ async function fill (shp: string, db: BetterSqlite3.Database): Promise<{ ok: boo
     size = (await fd.stat()).size
   } finally { await fd.close() }
   const fileType = head.readInt32LE(32)
+  // The types the readers decode (points, lines, polygons, multipoints; with Z or M); not MultiPatch.
+  if (![1, 3, 5, 8, 11, 13, 15, 18, 21, 23, 25, 28].includes(fileType)) return { ok: false, records: 0 }
   const insert = db.prepare('INSERT INTO records (id, minx, maxx, miny, maxy, off, len) VALUES (?, ?, ?, ?, ?, ?, ?)')
   let rows: Array<[number, number, number, number, number, number, number]> = []
   const flush = db.transaction((all: typeof rows) => { for (const r of all) insert.run(...r) })

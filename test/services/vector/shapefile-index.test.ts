@@ -90,6 +90,15 @@ t.test('a bbox read through the index equals a full scan filtered exactly, and o
   // Filter, page and order on top of the index, as the scan gives them.
   const q = { type: 'countries', bbox: BOXES[0], filter: parseEcql("name LIKE '%a%'", SCHEMA), sortBy: [{ name: 'name', descending: true }], offset: 2, limit: 5 }
   t.same(plain(await read(indexed, q)), plain(await read(scanned, q)), 'filter, order and page over an indexed read')
+  // The same countries with a Z (PolygonZ records: the envelope at the same place, Z after XY).
+  execFileSync('ogr2ogr', ['-f', 'ESRI Shapefile', '-nlt', 'MULTIPOLYGON25D', '-dim', 'XYZ', path.join(shpDir, 'countriesz.shp'), geojson])
+  for (const bbox of BOXES.slice(0, 2)) {
+    const z = { type: 'countriesz', bbox, geometryFormat: 'geojson' as const }
+    const got = await read(indexed, z)
+    t.ok(got.length > 0)
+    t.same(plain(got), plain(await read(scanned, z)), `PolygonZ, box ${bbox.join(',')}: indexed as scanned`)
+  }
+  t.ok(fs.existsSync(indexFileOf(path.join(shpDir, 'countriesz.shp'), indexDir)), 'a PolygonZ file is indexed')
   const bboxCql = { type: 'countries', filter: parseEcql('BBOX(the_geom, 16.1, -35.1, 33.3, -21.9)', SCHEMA) }
   t.same(plain(await read(indexed, bboxCql)), plain(await read(scanned, bboxCql)), 'a CQL BBOX (envelopes, as the SQL compilers) through the index as by a scan')
   t.equal(await indexed.count!({ type: 'countries', bbox: BOXES[0], filter: parseEcql("name LIKE '%a%'", SCHEMA) }), (await read(scanned, { type: 'countries', bbox: BOXES[0], filter: parseEcql("name LIKE '%a%'", SCHEMA) })).length)
