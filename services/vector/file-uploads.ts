@@ -7,7 +7,8 @@
 // the GeoPackage an SQLite file with the gpkg tables) before anything moves: a refusal leaves nothing
 // on disk. Accepted files go to <dataDir>/data/<ws>/<store>/ (an update overwrites them), the store is
 // created or changed through the data store service with GeoServer's parameters (`url`, `charset`;
-// `dbtype=geopkg`, `database`), and `configure=first|all|none` publishes feature types.
+// `dbtype=geopkg`, `database`), the spatial index of each uploaded .shp is built (shapefile-index.ts),
+// and `configure=first|all|none` publishes feature types.
 import fs from 'node:fs'
 import path from 'node:path'
 import { extractZip, type ZipLimits } from '../files/zip.js'
@@ -22,6 +23,8 @@ import { checkGeoPackageFile, checkShapefile, shapefileParts } from '../datastor
 import type { FeatureTypeService } from './feature-types.js'
 import type { SourceRegistry } from './sources.js'
 import { sridOfPrj } from './prj.js'
+import { shapefileIndexDir } from './sources.js'
+import { ensureShapefileIndex } from './shapefile-index.js'
 
 export type VectorFormat = 'shp' | 'gpkg'
 export type UploadMethod = 'file' | 'external' | 'url'
@@ -99,6 +102,15 @@ export function createVectorUploads ({ dataDir, zipLimits, datastores, featureTy
     }
   }
 
+  /** Builds the spatial index of each .shp of an uploaded store's folder (one a .shp cannot have: scanned). */
+  const indexShapefiles = async (folder: string) => {
+    for (const name of await fs.promises.readdir(folder)) {
+      if (!/\.shp$/i.test(name)) continue
+      const db = await ensureShapefileIndex(path.join(folder, name), shapefileIndexDir(dataDir))
+      db?.close()
+    }
+  }
+
   const params = (u: VectorUpload, location: string): Record<string, string> => u.format === 'gpkg'
     ? { dbtype: 'geopkg', database: location }
     : { url: location, ...(u.charset !== undefined && u.charset !== '' ? { charset: u.charset } : {}) }
@@ -159,6 +171,8 @@ export function createVectorUploads ({ dataDir, zipLimits, datastores, featureTy
             await install(from, target, stage)
             try {
               await save(`file:${rel}`)
+              // The spatial index now, so the first map or WFS read with a box does not wait for it.
+              if (u.format === 'shp') await indexShapefiles(target)
             } catch (err) {
               if (!existing) await fs.promises.rm(target, { recursive: true, force: true })
               throw err

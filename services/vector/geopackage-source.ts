@@ -272,6 +272,25 @@ export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSourc
       } finally { conn.close() }
     },
 
+    async count (q) {
+      const d = describeFull(q.type)
+      if (!d) throw InvalidFeatureQuery(`no feature table ${JSON.stringify(q.type)} in ${path.basename(o.file)}`)
+      const sql = gpkgSelectSql(d, { type: q.type, properties: [], ...(q.bbox ? { bbox: q.bbox } : {}), ...(q.filter ? { filter: q.filter } : {}) }, o.exposePrimaryKeys)
+      const conn = open()
+      try {
+        // No box and no filter: SQLite counts the table's b-tree, no row is decoded.
+        if (!q.bbox && !q.filter) return (conn.prepare(`SELECT COUNT(*) FROM ${quoteSqliteName(d.name)}`).pluck().get() as number)
+        // Else the compiled WHERE (the R-tree, the exact test) stepped in batches, the loop given back between them.
+        addFunctions(conn)
+        const it = conn.prepare(`SELECT 1 FROM (${sql.text})`).pluck().iterate(...sql.values)
+        let n = 0
+        try {
+          for (const _ of it) { if (++n % batch === 0) await turn() }
+        } finally { it.return?.() }
+        return n
+      } finally { conn.close() }
+    },
+
     async close () { meta?.close(); meta = undefined }
   }
 }

@@ -2,11 +2,15 @@
 // .shp is a type. The schema comes from the headers, as GeoTools' ShapefileDataStore gives it: the
 // geometry `the_geom` first (Point, MultiPoint, MultiLineString, MultiPolygon by the .shp shape
 // type), then the .dbf fields with their bindings; the CRS from the .prj (prj.ts); the bounds from
-// the .shp header (exact and estimated alike, as GeoTools). Features are read in order with the
+// the .shp header (exact and estimated alike, as GeoTools). A read with a bounding box takes the
+// records the spatial index names (shapefile-index.ts: built on upload or first use, rebuilt when the
+// .shp changes) and reads each by its offset, its .dbf row by its number (shapefile-records.ts);
+// without a box, or for a .shp the index cannot follow, features are read in order with the
 // `shapefile` package (the .dbf decoded with the .cpg's charset, else the store's `charset`, else
-// ISO-8859-1), a bounding box tested on each record's envelope and then exactly, the filter tree
-// evaluated on each record (services/filters/evaluate.ts); paging stops the read early, an order
-// holds the matching records in memory. The event loop is given back between batches.
+// ISO-8859-1). Each record is then tested exactly against the box and the filter tree
+// (services/filters/evaluate.ts); paging stops the read early, an order holds the matching records in
+// memory. Counting without a box or filter takes the .shx's record count. The event loop is given
+// back between batches.
 import fs from 'node:fs'
 import path from 'node:path'
 import * as shapefile from 'shapefile'
@@ -19,7 +23,9 @@ import { shapefileParts } from '../datastores/files.js'
 import { checkEnvelope, envelopesMeet, geojsonEnvelope, geojsonToWkb, geometryMeets } from './geometry.js'
 import { geometryBinding } from './postgis-source.js'
 import { sridOfPrj } from './prj.js'
-import type { AttributeInfo, Feature, TypeName, TypeSchema, VectorSource } from './source.js'
+import type { AttributeInfo, Feature, ReadQuery, TypeName, TypeSchema, VectorSource } from './source.js'
+import { dropShapefileIndex, ensureShapefileIndex, readRuns, recordsMeeting, type IndexedRecord } from './shapefile-index.js'
+import { dbfLayout, decodeRow, decodeShape } from './shapefile-records.js'
 
 export interface ShapefileSourceOptions {
   /** A .shp file or a folder of them. */
@@ -27,6 +33,26 @@ export interface ShapefileSourceOptions {
   /** The .dbf charset when no .cpg names one (GeoServer's default: ISO-8859-1). */
   charset: string
   fetchSize: number
+  /** Where the spatial indexes live (shapefile-index.ts); none: every bbox read scans. */
+  indexDir?: string
+}
+
+/** A record as read: its number (1-based, the feature id), its .dbf values, its GeoJSON geometry. */
+interface Rec { n: number, props: Record<string, unknown>, g: any }
+
+/** The number of records of a .shp, from its .shx when that agrees with the .shp's size; else undefined. */
+async function recordCount (shp: string, shx: string | undefined): Promise<number | undefined> {
+  if (!shx) return undefined
+  const [s, x] = await Promise.all([fs.promises.stat(shp), fs.promises.stat(shx)])
+  if (x.size < 100 || (x.size - 100) % 8 !== 0) return undefined
+  const n = (x.size - 100) / 8
+  if (n === 0) return s.size === 100 ? 0 : undefined
+  const fh = await fs.promises.open(shx, 'r')
+  try {
+    const last = Buffer.alloc(8)
+    await fh.read(last, 0, 8, x.size - 8)
+    return last.readInt32BE(0) * 2 + 8 + last.readInt32BE(4) * 2 === s.size ? n : undefined
+  } finally { await fh.close() }
 }
 
 export const GEOMETRY_COLUMN = 'the_geom'
@@ -106,6 +132,13 @@ function filterNames (f: Filter, out: Set<string>): Set<string> {
   return out
 }
 
+/** The envelope of a BBOX node that a filter requires (itself, or a conjunct of an AND). */
+function requiredBox (f: Filter): Envelope | undefined {
+  if (f.k === 'bbox') return checkEnvelope(f.env) ? f.env : undefined
+  if (f.k === 'and') return requiredBox(f.a) ?? requiredBox(f.b)
+  return undefined
+}
+
 /** A geometry as its type declares it: a Polygon of a polygon shapefile as a MultiPolygon, and so on. */
 function asDeclared (g: any, declared: string): any {
   if (declared === 'MULTIPOLYGON' && g.type === 'Polygon') return { type: 'MultiPolygon', coordinates: [g.coordinates] }
@@ -163,7 +196,109 @@ export function createShapefileSource (o: ShapefileSourceOptions): VectorSource 
       ...fields.map((f) => ({ name: f.name, binding: dbfBinding(f), nillable: true, minOccurs: 0, maxOccurs: 1, ...(f.type === 'C' ? { length: f.length } : {}) }))
     ]
     const schema: TypeSchema = { name: type, attributes, geometry: { name: GEOMETRY_COLUMN, type: geomType, srid } }
-    return { schema, shp, dbf: parts.dbf, charset, header }
+    return { schema, shp, dbf: parts.dbf, shx: parts.shx, charset, header }
+  }
+
+  type Described = NonNullable<Awaited<ReturnType<typeof describeFull>>>
+
+  /** The type of a query, its checked names and the attributes it returns. */
+  const prepared = async (q: ReadQuery): Promise<{ d: Described, wanted: string[] }> => {
+    const d = await describeFull(q.type)
+    if (!d) throw InvalidFeatureQuery(`no shapefile ${JSON.stringify(q.type)} in data store ${JSON.stringify(path.basename(o.path))}`)
+    const known = new Set(d.schema.attributes.map((a) => a.name))
+    const check = (name: string) => { if (!known.has(name)) throw InvalidFeatureQuery(`${q.type} has no attribute ${JSON.stringify(name)}`) }
+    const wanted = (q.properties ?? d.schema.attributes.map((a) => a.name)).filter((n) => n !== GEOMETRY_COLUMN)
+    wanted.forEach(check)
+    if (q.filter) filterNames(q.filter, new Set()).forEach(check)
+    for (const s of q.sortBy ?? []) check(s.name)
+    if (q.bbox && !checkEnvelope(q.bbox)) throw InvalidFeatureQuery(`bounding box ${JSON.stringify(q.bbox)} is not minx, miny, maxx, maxy`)
+    for (const [v, what] of [[q.limit, 'limit'], [q.offset, 'offset']] as const) {
+      if (v !== undefined && (!Number.isSafeInteger(v) || v < 0)) throw InvalidFeatureQuery(`${what} must be a whole number of at least 0: ${v}`)
+    }
+    return { d, wanted }
+  }
+
+  /** Every record after record `after`, in order, read with the `shapefile` package. */
+  async function * scan (d: Described, after = 0): AsyncGenerator<Rec> {
+    const source = await shapefile.open(d.shp, d.dbf, { encoding: d.charset })
+    let done = false
+    let n = 0
+    try {
+      for (;;) {
+        const r = await source.read()
+        if (r.done) { done = true; return }
+        if (++n <= after) continue
+        yield { n, props: (r.value.properties ?? {}) as Record<string, unknown>, g: r.value.geometry }
+      }
+    } finally {
+      if (!done) await source.cancel().catch(() => undefined)
+    }
+  }
+
+  /** The records whose envelope meets `box`, in order, through the spatial index; a scan when there
+   *  is none, and from the first record not read yet when a record shows the index stale. */
+  async function * indexed (d: Described, box: Envelope, dir: string): AsyncGenerator<Rec> {
+    const db = await ensureShapefileIndex(d.shp, dir)
+    if (!db) { yield * scan(d); return }
+    let last = 0
+    let stale = false
+    const it = recordsMeeting(db, box)
+    const shp = await fs.promises.open(d.shp, 'r')
+    const dbf = await fs.promises.open(d.dbf, 'r')
+    try {
+      const decoder = new TextDecoder(d.charset)
+      const layout = dbfLayout(await readHead(d.dbf, (await readHead(d.dbf, 32)).readUInt16LE(8)), decoder)
+      for (;;) {
+        const some: IndexedRecord[] = []
+        for (let r = it.next(); !r.done; r = it.next()) { some.push(r.value); if (some.length >= batch) break }
+        if (some.length === 0) break
+        const shapes = await readRuns(shp, some, (r) => [r.off, r.off + 8 + r.len])
+        const rows = await readRuns(dbf, some, (r) => [layout.headerLength + (r.id - 1) * layout.recordLength, layout.headerLength + r.id * layout.recordLength])
+        for (let k = 0; k < some.length; k++) {
+          const r = some[k]
+          const b = shapes[k]
+          let g: any
+          try {
+            if (!b || b.readInt32BE(0) !== r.id || b.readInt32BE(4) * 2 !== r.len) throw new Error('stale')
+            g = decodeShape(b.subarray(8))
+          } catch { stale = true; break }
+          yield { n: r.id, props: decodeRow(rows[k], layout, decoder), g }
+          last = r.id
+        }
+        if (stale) break
+        await turn()
+      }
+    } finally {
+      it.return(undefined)
+      db.close()
+      await shp.close()
+      await dbf.close()
+    }
+    if (!stale) return
+    await dropShapefileIndex(d.shp, dir)
+    yield * scan(d, last)
+  }
+
+  /** The records meeting the query's bbox (envelope, then exactly) and filter, in record order. */
+  async function * matching (d: Described, q: ReadQuery): AsyncGenerator<Rec> {
+    // A box every match's envelope meets: the query's, else a BBOX the filter requires (alone or under AND).
+    const box = q.bbox ?? (q.filter ? requiredBox(q.filter) : undefined)
+    // Nothing can meet a bounding box away from the file's extent.
+    if (box && (!d.header.bbox || !envelopesMeet(d.header.bbox, box))) return
+    const records = box && o.indexDir ? indexed(d, box, o.indexDir) : scan(d)
+    let i = 0
+    for await (const r of records) {
+      if (++i % batch === 0) await turn()
+      const { props, g } = r
+      let env: Envelope | undefined | null = null
+      const footprint = () => { if (env === null) env = g ? geojsonEnvelope(g) : undefined; return env }
+      if (q.bbox) {
+        const e = footprint()
+        if (!e || !envelopesMeet(e, q.bbox) || !geometryMeets(g, q.bbox)) continue
+      }
+      if (q.filter && !matches(q.filter, { property: (name) => props[name], footprint, id: () => String(r.n) })) continue
+      yield r
+    }
   }
 
   return {
@@ -191,55 +326,23 @@ export function createShapefileSource (o: ShapefileSourceOptions): VectorSource 
     },
 
     async * readFeatures (q) {
-      const d = await describeFull(q.type)
-      if (!d) throw InvalidFeatureQuery(`no shapefile ${JSON.stringify(q.type)} in data store ${JSON.stringify(path.basename(o.path))}`)
-      const known = new Set(d.schema.attributes.map((a) => a.name))
-      const check = (name: string) => { if (!known.has(name)) throw InvalidFeatureQuery(`${q.type} has no attribute ${JSON.stringify(name)}`) }
-      const wanted = (q.properties ?? d.schema.attributes.map((a) => a.name)).filter((n) => n !== GEOMETRY_COLUMN)
-      wanted.forEach(check)
-      if (q.filter) filterNames(q.filter, new Set()).forEach(check)
-      for (const s of q.sortBy ?? []) check(s.name)
-      if (q.bbox && !checkEnvelope(q.bbox)) throw InvalidFeatureQuery(`bounding box ${JSON.stringify(q.bbox)} is not minx, miny, maxx, maxy`)
-      for (const [v, what] of [[q.limit, 'limit'], [q.offset, 'offset']] as const) {
-        if (v !== undefined && (!Number.isSafeInteger(v) || v < 0)) throw InvalidFeatureQuery(`${what} must be a whole number of at least 0: ${v}`)
-      }
-      // Nothing can meet a bounding box away from the file's extent.
-      if (q.bbox && (!d.header.bbox || !envelopesMeet(d.header.bbox, q.bbox))) return
+      const { d, wanted } = await prepared(q)
       const declared = d.schema.geometry!.type
-      const toFeature = (n: number, props: Record<string, unknown>, g: any): Feature => {
+      const toFeature = (r: Rec): Feature => {
         const properties: Record<string, unknown> = {}
-        for (const k of wanted) properties[k] = props[k] ?? null
-        const geom = g ? asDeclared(g, declared) : null
-        return { id: String(n), properties, geometry: geom === null ? null : q.geometryFormat === 'geojson' ? JSON.stringify(geom) : geojsonToWkb(geom) }
+        for (const k of wanted) properties[k] = r.props[k] ?? null
+        const geom = r.g ? asDeclared(r.g, declared) : null
+        return { id: String(r.n), properties, geometry: geom === null ? null : q.geometryFormat === 'geojson' ? JSON.stringify(geom) : geojsonToWkb(geom) }
       }
-      const source = await shapefile.open(d.shp, d.dbf, { encoding: d.charset })
       const sorted = (q.sortBy ?? []).length > 0
-      const held: Array<{ n: number, props: Record<string, unknown>, g: any }> = []
+      const held: Rec[] = []
       let skip = sorted ? 0 : q.offset ?? 0
       let left = sorted ? Infinity : q.limit ?? Infinity
-      let n = 0
-      let done = false
-      try {
-        while (left > 0) {
-          const r = await source.read()
-          if (r.done) { done = true; break }
-          n++
-          const g = r.value.geometry as any
-          const props = (r.value.properties ?? {}) as Record<string, unknown>
-          let env: Envelope | undefined | null = null
-          const footprint = () => { if (env === null) env = g ? geojsonEnvelope(g) : undefined; return env }
-          if (q.bbox) {
-            const e = footprint()
-            if (!e || !envelopesMeet(e, q.bbox) || !geometryMeets(g, q.bbox)) continue
-          }
-          if (q.filter && !matches(q.filter, { property: (name) => props[name], footprint, id: () => String(n) })) continue
-          if (sorted) held.push({ n, props, g })
-          else if (skip > 0) skip--
-          else { left--; yield toFeature(n, props, g) }
-          if (n % batch === 0) await turn()
-        }
-      } finally {
-        if (!done) await source.cancel().catch(() => undefined)
+      if (left <= 0) return
+      for await (const r of matching(d, q)) {
+        if (sorted) held.push(r)
+        else if (skip > 0) skip--
+        else { yield toFeature(r); if (--left <= 0) break }
       }
       if (!sorted) return
       const order = q.sortBy!
@@ -254,9 +357,20 @@ export function createShapefileSource (o: ShapefileSourceOptions): VectorSource 
       const to = q.limit === undefined ? held.length : from + q.limit
       let i = 0
       for (const h of held.slice(from, to)) {
-        yield toFeature(h.n, h.props, h.g)
+        yield toFeature(h)
         if (++i % batch === 0) await turn()
       }
+    },
+
+    async count (q) {
+      const { d } = await prepared(q)
+      if (!q.bbox && !q.filter) {
+        const n = await recordCount(d.shp, d.shx)
+        if (n !== undefined) return n
+      }
+      let n = 0
+      for await (const _ of matching(d, q)) n++
+      return n
     },
 
     async close () { /* nothing held open between reads */ }

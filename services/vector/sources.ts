@@ -3,6 +3,7 @@
 // closed. The password is opened from its sealed token only here, when connecting. The store's type
 // picks the source: PostGIS (a pool), GeoPackage (the file read-only), Shapefile (a .shp or a folder);
 // a file store's location is resolved here against the data directory (checked when it was stored).
+import path from 'node:path'
 import { connectionSettings } from '../datastores/params.js'
 import type { DataStoreRow } from '../datastores/store.js'
 import type { Secrets } from '../datastores/service.js'
@@ -15,6 +16,9 @@ import { createShapefileSource } from './shapefile-source.js'
 /** GeoServer's default charset of a shapefile's .dbf. */
 export const DEFAULT_SHAPEFILE_CHARSET = 'ISO-8859-1'
 
+/** Where the spatial indexes of shapefiles read in place live: the data directory, never the data's own folder. */
+export const shapefileIndexDir = (dataDir: string) => path.join(dataDir, 'shapefile-index')
+
 /** The source of a GeoPackage or Shapefile store row; undefined for another type. */
 export function openFileSource (row: DataStoreRow, dataDir: string): VectorSource | undefined {
   const p = row.config.connectionParameters
@@ -23,7 +27,7 @@ export function openFileSource (row: DataStoreRow, dataDir: string): VectorSourc
     return createGeoPackageSource({ file: locationPath(p.database, dataDir), fetchSize, exposePrimaryKeys: p['Expose primary keys'] === 'true' })
   }
   if (row.type === SHAPEFILE_TYPE || row.type === SHAPEFILE_DIRECTORY_TYPE) {
-    return createShapefileSource({ path: locationPath(p.url, dataDir), charset: p.charset?.trim() || DEFAULT_SHAPEFILE_CHARSET, fetchSize })
+    return createShapefileSource({ path: locationPath(p.url, dataDir), charset: p.charset?.trim() || DEFAULT_SHAPEFILE_CHARSET, fetchSize, indexDir: shapefileIndexDir(dataDir) })
   }
   return undefined
 }

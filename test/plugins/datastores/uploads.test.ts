@@ -9,6 +9,7 @@ import path from 'node:path'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { build, ADMIN, BASE, tempDir } from '../../helper.js'
 import { createWorkspace, zipItems, type ZipItem } from '../appschema/helpers.js'
+import { indexFileOf } from '../../../services/vector/shapefile-index.js'
 import { writeGeoPackage, writeShapefile, ESRI_WGS84_PRJ, ESRI_UTM33N_PRJ } from '../../fixtures/vector/files.js'
 
 const REST = `${BASE}/rest`
@@ -71,6 +72,9 @@ t.test('PUT file.shp: a ZIP becomes a Shapefile store under data/<ws>/<store>, i
   t.equal(param(store, 'url'), 'file:data/vx/up/parcels.shp')
   t.equal(param(store, 'charset'), 'UTF-8')
   t.same(fs.readdirSync(path.join(s.dataDir, 'data', 'vx', 'up')).sort(), ['parcels.dbf', 'parcels.prj', 'parcels.shp', 'parcels.shx'])
+  const index = indexFileOf(path.join(s.dataDir, 'data', 'vx', 'up', 'parcels.shp'), path.join(s.dataDir, 'shapefile-index'))
+  t.ok(fs.existsSync(index), 'the spatial index is built on upload, under the data directory (not beside the files)')
+  t.same(fs.readdirSync(path.dirname(index)).filter((n) => n.endsWith('.mwtmp')), [], 'no temp file of the index left')
   t.same(await configured(s.app, 'up'), ['parcels'])
   const ft = json(await get(s.app, `${DS}/up/featuretypes/parcels.json`)).featureType
   t.same([ft.srs, ft.nativeBoundingBox.maxx], ['EPSG:4326', 2])
