@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { extractZip } from '../files/zip.js'
 import { fsyncTree, renameDurable, withStaging } from '../files/atomic.js'
-import { GranuleFilterRequired, GranuleNotFound, GranulePagingOnDelete, HarvestBadLocation, InvalidLimit, InvalidOffset, InvalidPurge, NoGoodGranules } from '../errors.js'
+import { HarvestNotSupported, GranuleFilterRequired, GranuleNotFound, GranulePagingOnDelete, HarvestBadLocation, InvalidLimit, InvalidOffset, InvalidPurge, NoGoodGranules } from '../errors.js'
 import { withCrsAttribute, type MosaicSettings } from './indexer.js'
 import { findGranules, readGranules, type ReadResult, type Skipped } from './scan.js'
 import { isGone } from './geotiff-info.js'
@@ -38,6 +38,12 @@ function parseFid (fid: string, typeName: string): number | undefined {
   return /^[1-9]\d{0,14}$/.test(n) ? Number(n) : undefined
 }
 
+/** A single-file store (GeoTIFF) has no granules to add: GeoServer answers 405 as here. */
+function harvestable (mosaic: MosaicRecord): MosaicRecord {
+  if (mosaic.settings.format !== undefined) throw HarvestNotSupported()
+  return mosaic
+}
+
 export function granuleOperations (ctx: MosaicContext) {
   const { store, dataDir, deps, fault, exclusive, requireMosaic, requireCoverage } = ctx
 
@@ -59,9 +65,9 @@ export function granuleOperations (ctx: MosaicContext) {
      * already is skipped (harvest that file with external.imagemosaic to re-index it).
      */
     async harvestUpload (ws: string, name: string, zipFile: string, opts: { verify?: boolean } = {}): Promise<{ harvested: number, skipped: Skipped[] }> {
-      await requireMosaic(ws, name)
+      harvestable(await requireMosaic(ws, name))
       return await exclusive(ws, name, () => withStaging(dataDir, 'harvest', async (staging) => {
-        const mosaic = await requireMosaic(ws, name)
+        const mosaic = harvestable(await requireMosaic(ws, name))
         const extracted = path.join(staging, 'files')
         const entries = await extractZip(zipFile, extracted, deps.zipLimits)
         await fs.promises.mkdir(extracted, { recursive: true })
@@ -112,7 +118,7 @@ export function granuleOperations (ctx: MosaicContext) {
 
     /** POST external.imagemosaic: indexes (or re-indexes) files under the harvest roots. */
     async harvest (ws: string, name: string, body: string, opts: { verify?: boolean } = {}): Promise<{ harvested: number, skipped: Skipped[] }> {
-      await requireMosaic(ws, name, `${ws},${name}`)
+      harvestable(await requireMosaic(ws, name, `${ws},${name}`))
       const target = await harvestTarget(body, deps.harvestRoots)
       return await exclusive(ws, name, async () => {
         const mosaic = await requireMosaic(ws, name, `${ws},${name}`)
