@@ -76,8 +76,8 @@ export default async function stores (app: TypedApp) {
       const opts = { configure: configureOf(q), coverageName: one(q.coverageName) }
       let result
       if (method === 'file') {
-        if (req.upload?.mediaType !== 'image/tiff') throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'image/tiff')
-        result = await mosaics.uploadGeoTiff(ws, store, req.upload.path, { ...opts, filename: one(q.filename) })
+        if (req.upload?.mediaType !== 'image/tiff' && req.upload?.mediaType !== 'application/zip') throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'image/tiff, application/zip')
+        result = await mosaics.uploadGeoTiff(ws, store, { path: req.upload.path, zip: req.upload.mediaType === 'application/zip' }, { ...opts, filename: one(q.filename) })
       } else {
         if (typeof req.body !== 'string') throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'text/plain')
         result = await mosaics.external(ws, store, format === 'geotiff' ? 'GeoTIFF' : 'ImageMosaic', req.body, opts)

@@ -11,6 +11,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { checkName } from '../files/names.js'
 import { withStaging } from '../files/atomic.js'
+import { extractZip } from '../files/zip.js'
 import { CoverageStoreExists, HarvestBadLocation, InvalidCoverage, InvalidCoverageStore, NoGoodGranules, NotAGeoTiff } from '../errors.js'
 import { parseMosaicDefinition, type MosaicSettings } from './indexer.js'
 import { findGranules, readGranules, type Skipped } from './scan.js'
@@ -142,25 +143,37 @@ export function fileStoreOperations (ctx: MosaicContext) {
   }
 
   return {
-    /** PUT file.geotiff: creates or replaces a GeoTIFF store from the uploaded file. */
-    async uploadGeoTiff (ws: string, name: string, upload: string, opts: FileStoreOptions & { filename?: string }): Promise<FileStoreResult> {
+    /**
+     * PUT file.geotiff: creates or replaces a GeoTIFF store from the uploaded file, or from a ZIP
+     * holding it with its sidecars (the first .tif of the archive is the coverage, as GeoServer's
+     * findPrimaryFile takes the first file the format accepts).
+     */
+    async uploadGeoTiff (ws: string, name: string, upload: { path: string, zip: boolean }, opts: FileStoreOptions & { filename?: string }): Promise<FileStoreResult> {
       const existed = await checkTarget(ws, name, 'GeoTIFF', opts)
       // GeoServer's AbstractStoreUploadController names the file <store>.<format> without filename.
       const filename = opts.filename ?? `${name}.geotiff`
       checkName(filename, 'filename')
-      if (!TIFF_NAME.test(filename)) throw NotAGeoTiff(JSON.stringify(filename.slice(0, 80)), 'the filename must end with .tif, .tiff, .gtif or .geotiff')
+      if (!upload.zip && !TIFF_NAME.test(filename)) throw NotAGeoTiff(JSON.stringify(filename.slice(0, 80)), 'the filename must end with .tif, .tiff, .gtif or .geotiff')
       return await exclusive(ws, name, () => withStaging(dataDir, 'geotiff', async (staging) => {
         const root = path.join(staging, 'files')
         await fs.promises.mkdir(root)
-        const staged = path.join(root, filename)
-        await fs.promises.copyFile(upload, staged)
-        const finalPath = path.join(ctx.storeDir(ws, name), filename)
+        let rel = filename
+        if (upload.zip) {
+          const entries = await extractZip(upload.path, root, deps.zipLimits)
+          const first = entries.filter((e) => !e.directory && TIFF_NAME.test(e.name)).map((e) => e.name).sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : a > b ? 1 : 0))[0]
+          if (first === undefined) throw NotAGeoTiff('The archive', 'it holds no .tif, .tiff, .gtif or .geotiff file')
+          rel = first
+        } else await fs.promises.copyFile(upload.path, path.join(root, filename))
+        const staged = path.join(root, rel)
+        const finalPath = path.join(ctx.storeDir(ws, name), rel)
         const settings = await geotiffSettings()
-        const { granule, crs } = await readGeoTiff(staged, 'The request body', finalPath, settings)
-        const typeName = await geotiffTypeName(ws, name, filename)
+        const { granule, crs } = await readGeoTiff(staged, upload.zip ? JSON.stringify(rel) : 'The request body', finalPath, settings)
+        granule.location = rel
+        granule.attrs[settings.locationAttribute] = rel
+        const typeName = await geotiffTypeName(ws, name, rel)
         const record: MosaicRecord = { workspace: ws, store: name, dir: ctx.storeDir(ws, name), typeName, crs, settings }
         const configured = await installStore(ctx, ws, name, {
-          root, existed, record, granules: [granule], storeConfig: { url: dataUrl(ws, name, filename) }, storeType: 'GeoTIFF', ...configureOf(opts, typeName)
+          root, existed, record, granules: [granule], storeConfig: { url: dataUrl(ws, name, rel) }, storeType: 'GeoTIFF', ...configureOf(opts, typeName)
         })
         return { configured, skipped: [] }
       }))

@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import sharp from 'sharp'
 import { build, ADMIN, BASE, tempDir } from '../../helper.js'
-import { makeTiff } from '../../fixtures/mosaics/make.js'
+import { makeTiff, makeZip } from '../../fixtures/mosaics/make.js'
 import { manifest } from '../../manifest.js'
 
 const R = `${BASE}/rest/workspaces/ws/coveragestores`
@@ -81,6 +81,19 @@ t.test('PUT file.geotiff creates a GeoTIFF store, coverage and layer; a re-PUT r
   res = await app.inject({ method: 'GET', url: `${R}/elev/coverages/dem.json`, headers: ADMIN })
   t.equal(JSON.parse(res.body).coverage.nativeName, 'dem', 'the coverage keeps its native name')
 
+  // Seeding draws the new file too, and capabilities say what the layer is.
+  res = await app.inject({
+    method: 'POST', url: `${BASE}/tilecache/rest/seed/ws:dem.json`, headers: { ...ADMIN, 'content-type': 'application/json' },
+    payload: JSON.stringify({ seedRequest: { gridSetId: 'EPSG:4326', format: 'image/png', type: 'seed', zoomStart: 1, zoomStop: 1, threadCount: 1 } })
+  })
+  t.equal(res.statusCode, 200)
+  await app.tileCache.breeder.idle()
+  // z1 column 2 row 1 (from the bottom, as the blob store counts) covers 0..90 E, 0..90 N: the coverage.
+  const seeded = fs.readFileSync(path.join(dataDir, 'tiles', 'ws', 'dem', 'EPSG_4326', 'png', 'default', '1', '2', '1.png'))
+  t.ok(blue(await pixel(seeded, 200, 128)), 'the seeded tile shows the new file')
+  res = await app.inject({ method: 'GET', url: `${BASE}/wms?SERVICE=WMS&REQUEST=GetCapabilities&VERSION=1.3.0` })
+  t.match(res.body, /<Name>ws:dem<\/Name>[\s\S]*?<Keyword>GeoTIFF<\/Keyword>/)
+
   // POST is a harvest, which a single file does not take (GeoServer: 405).
   res = await app.inject({ method: 'POST', url: `${R}/elev/file.geotiff`, headers: { ...ADMIN, ...TIFF }, payload: rgb(1) })
   t.equal(res.statusCode, 405)
@@ -126,10 +139,33 @@ t.test('PUT file.geotiff refuses a body that is not a GeoTIFF, naming it, and le
     t.match(r.body, re, url)
   }
   t.same(manifest(dataDir), kept)
-  // A mosaic store is not turned into a GeoTIFF one.
-  const zip = await app.inject({ method: 'PUT', url: `${R}/good/file.geotiff`, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: Buffer.from('PK') })
-  t.equal(zip.statusCode, 415)
+  // A ZIP without a GeoTIFF, or not a ZIP at all.
+  for (const body of [await makeZip({ 'readme.txt': 'no raster here' }), Buffer.from('PK\u0003\u0004 not a zip')]) {
+    const r = await app.inject({ method: 'PUT', url: `${R}/good/file.geotiff`, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: body })
+    t.equal(r.statusCode, 400, r.body)
+  }
+  t.same(manifest(dataDir), kept)
+  // A TIFF is not a mosaic archive, and a GeoTIFF store does not become a mosaic.
   t.equal((await app.inject({ method: 'PUT', url: `${R}/good/file.imagemosaic`, headers: { ...ADMIN, ...TIFF }, payload: rgb(0) })).statusCode, 415)
+  const zip = await app.inject({ method: 'PUT', url: `${R}/good/file.imagemosaic`, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: await makeZip({ 'a.tif': rgb(0) }) })
+  t.equal(zip.statusCode, 400)
+  t.match(zip.body, /is a GeoTIFF store, not an ImageMosaic/)
+  t.same(manifest(dataDir), kept)
+})
+
+t.test('PUT file.geotiff takes a ZIP: the first GeoTIFF in it is the coverage, its sidecars kept beside it', async (t) => {
+  const app = await build(t)
+  await app.workspaces.create({ name: 'ws' })
+  const res = await app.inject({
+    method: 'PUT', url: `${R}/zipped/file.geotiff`, headers: { ...ADMIN, 'content-type': 'application/zip' },
+    payload: await makeZip({ 'readme.txt': 'x', 'scene/b.tif': rgb(2), 'scene/b.tif.aux.xml': '<PAMDataset/>' })
+  })
+  t.equal(res.statusCode, 201, res.body)
+  t.match(res.body, /<url>file:data\/ws\/zipped\/scene\/b.tif<\/url>/)
+  t.ok(fs.existsSync(path.join(app.config.dataDir, 'data', 'ws', 'zipped', 'scene', 'b.tif.aux.xml')))
+  const cov = JSON.parse((await app.inject({ method: 'GET', url: `${R}/zipped/coverages.json`, headers: ADMIN })).body)
+  t.same(cov.coverages.coverage.map((c: any) => c.name), ['b'], 'named after the file, as GeoServer names it')
+  t.ok(blue(await getMap(app, 'ws:b')))
 })
 
 t.test('PUT external.geotiff reads a file under the harvest roots in place; outside them it is refused', async (t) => {
