@@ -139,6 +139,15 @@ t.test('PUT file.geotiff refuses a body that is not a GeoTIFF, naming it, and le
     t.match(r.body, re, url)
   }
   t.same(manifest(dataDir), kept)
+  // A replace whose commit fails (the coverage name is taken in the workspace) puts the old file back.
+  t.equal((await app.inject({ method: 'PUT', url: `${R}/other/file.geotiff?coverageName=taken`, headers: { ...ADMIN, ...TIFF }, payload: rgb(1) })).statusCode, 201)
+  const both = manifest(dataDir)
+  const clash = await app.inject({ method: 'PUT', url: `${R}/good/file.geotiff?coverageName=taken`, headers: { ...ADMIN, ...TIFF }, payload: rgb(2) })
+  t.equal(clash.statusCode, 409, clash.body)
+  t.match(clash.body, /taken/)
+  t.same(manifest(dataDir), both, 'the old file is back in place')
+  t.ok(red(await getMap(app, 'ws:good')), 'and still drawn')
+  t.equal((await app.inject({ method: 'DELETE', url: `${R}/other?recurse=true`, headers: ADMIN })).statusCode, 200)
   // A ZIP without a GeoTIFF, or not a ZIP at all.
   for (const body of [await makeZip({ 'readme.txt': 'no raster here' }), Buffer.from('PK\u0003\u0004 not a zip')]) {
     const r = await app.inject({ method: 'PUT', url: `${R}/good/file.geotiff`, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: body })
