@@ -290,6 +290,8 @@ export const EmptyMosaic = createError('MW_MOSAIC_EMPTY', 'invalid', 'Cannot con
 export const InvalidCoverage = createError('MW_MOSAIC_INVALID_COVERAGE', 'invalid', 'Invalid coverage: %s')
 /** A file.geotiff body, or the file an external.geotiff or a store url names, that is not a readable GeoTIFF. */
 export const NotAGeoTiff = createError('MW_MOSAIC_NOT_A_GEOTIFF', 'invalid', '%s is not a GeoTIFF mapwarden can serve: %s')
+/** GeoServer's StructuredCoverageController on a coverage of a single-file store. */
+export const NotStructured = createError('MW_MOSAIC_NOT_STRUCTURED', 'not_found', 'Coverage %s is not a structured coverage: it has no granule index')
 export const CoverageStoreExists = createError('MW_MOSAIC_STORE_EXISTS', 'conflict', "Store '%s' already exists in workspace '%s'")
 export const InvalidCoverageStore = createError('MW_MOSAIC_INVALID_STORE', 'invalid', 'Invalid coverage store: %s')
 export const CoverageStoreNotEmpty = createError('MW_MOSAIC_STORE_NOT_EMPTY', 'forbidden', 'Unable to delete non-empty coverage store %s, use recurse=true')

@@ -154,7 +154,7 @@ export function coverageStoreOperations (ctx: MosaicContext) {
     },
 
     async indexSchema (ws: string, name: string, coverage: string) {
-      const { mosaic } = await requireCoverage(ws, name, coverage)
+      const { mosaic } = await ctx.requireStructured(ws, name, coverage)
       return mosaic.settings.schema
     },
 

@@ -45,7 +45,7 @@ function harvestable (mosaic: MosaicRecord): MosaicRecord {
 }
 
 export function granuleOperations (ctx: MosaicContext) {
-  const { store, dataDir, deps, fault, exclusive, requireMosaic, requireCoverage } = ctx
+  const { store, dataDir, deps, fault, exclusive, requireMosaic, requireStructured } = ctx
 
   /** Commits harvested granules in one unit of work: the mosaic's CRS and crs attribute when they
    *  are new, the rows, the coverages' extent and ranges; tells the listeners. */
@@ -161,7 +161,7 @@ export function granuleOperations (ctx: MosaicContext) {
     },
 
     async granules (ws: string, name: string, coverage: string, q: { filter?: string, offset?: string, limit?: string }) {
-      const { mosaic } = await requireCoverage(ws, name, coverage)
+      const { mosaic } = await requireStructured(ws, name, coverage)
       let offset: number | undefined
       let limit: number | undefined
       if (q.offset !== undefined) {
@@ -177,7 +177,7 @@ export function granuleOperations (ctx: MosaicContext) {
     },
 
     async granule (ws: string, name: string, coverage: string, fid: string) {
-      const { mosaic } = await requireCoverage(ws, name, coverage)
+      const { mosaic } = await requireStructured(ws, name, coverage)
       const seq = parseFid(fid, mosaic.typeName)
       const g = seq === undefined ? undefined : await store.getBySeq(ws, name, seq)
       if (!g) throw GranuleNotFound(fid, coverage)
@@ -185,7 +185,7 @@ export function granuleOperations (ctx: MosaicContext) {
     },
 
     async deleteGranules (ws: string, name: string, coverage: string, q: { filter?: string, purge?: string, fid?: string, offset?: string, limit?: string }): Promise<number> {
-      const { mosaic } = await requireCoverage(ws, name, coverage)
+      const { mosaic } = await requireStructured(ws, name, coverage)
       const purge = parsePurge(q.purge)
       // GeoServer's DELETE reads filter and purge only. Ignoring a paging parameter would delete
       // every match while the client believes it deletes one page, so it is refused.

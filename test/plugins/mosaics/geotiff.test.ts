@@ -94,6 +94,14 @@ t.test('PUT file.geotiff creates a GeoTIFF store, coverage and layer; a re-PUT r
   res = await app.inject({ method: 'GET', url: `${BASE}/wms?SERVICE=WMS&REQUEST=GetCapabilities&VERSION=1.3.0` })
   t.match(res.body, /<Name>ws:dem<\/Name>[\s\S]*?<Keyword>GeoTIFF<\/Keyword>/)
 
+  // A single file has no granule index to show or delete from (GeoServer's StructuredCoverageController).
+  for (const [method, url] of [['GET', 'index.json'], ['GET', 'index/granules.json'], ['DELETE', 'index/granules?filter=INCLUDE&purge=all']]) {
+    res = await app.inject({ method: method as 'GET', url: `${R}/elev/coverages/dem/${url}`, headers: ADMIN })
+    t.equal(res.statusCode, 404, `${method} ${url}`)
+    t.match(res.body, /not a structured coverage/)
+  }
+  t.ok(fs.existsSync(path.join(dataDir, 'data', 'ws', 'elev', 'elev.geotiff')), 'the file stays')
+
   // POST is a harvest, which a single file does not take (GeoServer: 405).
   res = await app.inject({ method: 'POST', url: `${R}/elev/file.geotiff`, headers: { ...ADMIN, ...TIFF }, payload: rgb(1) })
   t.equal(res.statusCode, 405)
