@@ -185,6 +185,21 @@ t.test('PUT file.geotiff takes a ZIP: the first GeoTIFF in it is the coverage, i
   t.ok(blue(await getMap(app, 'ws:b')))
 })
 
+t.test('PUT file.geotiff with configure=none makes the store only; POST coverages publishes it', async (t) => {
+  const app = await build(t)
+  await app.workspaces.create({ name: 'ws' })
+  let res = await app.inject({ method: 'PUT', url: `${R}/later/file.geotiff?configure=none`, headers: { ...ADMIN, ...TIFF }, payload: rgb(0) })
+  t.equal(res.statusCode, 201)
+  t.equal(res.body, '', 'no body, as GeoServer')
+  t.equal(JSON.parse((await app.inject({ method: 'GET', url: `${R}/later/coverages.json`, headers: ADMIN })).body).coverages, '')
+  t.equal((await app.inject({ method: 'GET', url: `${BASE}/rest/layers/ws:later.json`, headers: ADMIN })).statusCode, 404, 'no layer yet')
+  res = await app.inject({ method: 'POST', url: `${R}/later/coverages.xml`, headers: { ...ADMIN, 'content-type': 'application/xml' }, payload: '<coverage><name>later</name><title>Later</title></coverage>' })
+  t.equal(res.statusCode, 201, res.body)
+  res = await app.inject({ method: 'GET', url: `${R}/later/coverages/later.json`, headers: ADMIN })
+  t.match(JSON.parse(res.body).coverage, { name: 'later', nativeName: 'later', title: 'Later', nativeFormat: 'GeoTIFF' })
+  t.ok(red(await getMap(app, 'ws:later')))
+})
+
 t.test('PUT external.geotiff reads a file under the harvest roots in place; outside them it is refused', async (t) => {
   const root = tempDir(t, 'mw-external')
   const outside = tempDir(t, 'mw-outside')
