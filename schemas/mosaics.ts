@@ -2,7 +2,7 @@
 // Query parameters are read loosely (the last of repeated values wins, unknown ones are refused
 // by name where GeoServer drops them unread), so they are described, not constrained.
 import { Type, type TSchema } from '@fastify/type-provider-typebox'
-import { field, fields, looseQuery, namedList, OneOf, representation, rootBody } from './common.js'
+import { BooleanText, CreatedName, field, fields, looseQuery, namedList, OneOf, representation, rootBody } from './common.js'
 import { MAX_TEXT, PRESENTATIONS, PROJECTION_POLICIES, STRATEGIES } from '../services/mosaics/coverage-fields.js'
 
 export const WsParams = Type.Object({ ws: Type.String() })
@@ -12,7 +12,7 @@ export const CoverageParams = Type.Object({ ws: Type.String(), store: Type.Strin
 export const WsCoverageParams = Type.Object({ ws: Type.String(), c: Type.String() })
 export const GranuleParams = Type.Object({ ws: Type.String(), store: Type.String(), c: Type.String(), fid: Type.String() })
 
-export const UploadQuery = looseQuery('configure', 'coverageName', 'verify')
+export const UploadQuery = looseQuery('configure', 'coverageName', 'verify', 'filename')
 export const HarvestQuery = looseQuery('verify')
 export const StoreDeleteQuery = looseQuery('recurse', 'purge')
 export const GranulesQuery = looseQuery('filter', 'offset', 'limit', 'purge')
@@ -26,7 +26,17 @@ const Granules = {
   }
 }
 
+/** POST coveragestores: a store reading a file (GeoTIFF) or folder (ImageMosaic) under the harvest roots. */
+export const CoverageStoreBody = rootBody(['coverageStore'], fields({
+  name: field('The store name (required)', Type.String({ minLength: 1 })),
+  type: field('GeoTIFF or ImageMosaic', OneOf(['GeoTIFF', 'ImageMosaic'])),
+  url: field('file: URL or absolute path of the file (GeoTIFF) or folder (ImageMosaic), under MAPWARDEN_HARVEST_ROOTS', Type.String({ minLength: 1 })),
+  enabled: field('true (a coverage store is always enabled)', BooleanText),
+  workspace: field('The workspace of the URL, by name or as { name }', Type.Union([Type.String(), Type.Object({ name: Type.String() })]))
+}, 'Other fields are refused by name; __default and the coverages link are accepted and ignored'))
+
 export const responses = {
+  created: { 201: CreatedName },
   stores: { 200: representation('The coverage stores of the workspace', namedList('coverageStores', 'coverageStore')) },
   store: { 200: representation('The coverage store', Type.Object({ coverageStore: Type.Object({ name: Type.String(), type: Type.String(), enabled: Type.Boolean() }, { additionalProperties: true }) })) },
   coverages: { 200: representation('The coverages', namedList('coverages', 'coverage')) },

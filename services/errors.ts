@@ -276,8 +276,8 @@ export const InvalidPurge = createError('MW_MOSAIC_INVALID_PURGE', 'invalid', 'I
 export const TooManyGranules = createError('MW_MOSAIC_TOO_MANY_GRANULES', 'invalid', 'More than %d granules in one request; harvest the sub-folders one at a time')
 export const GranulePagingOnDelete = createError('MW_MOSAIC_PAGING_ON_DELETE', 'invalid', 'offset and limit do not apply when deleting granules; narrow the filter instead (got %s)')
 export const GranuleFilterRequired = createError('MW_MOSAIC_FILTER_REQUIRED', 'invalid', 'A filter is required to delete granules (use filter=INCLUDE to delete all of them)')
-export const UnsupportedUploadFormat = createError('MW_MOSAIC_UNSUPPORTED_FORMAT', 'invalid', 'Unsupported format: %s, available formats are: [imagemosaic]')
-export const UnsupportedUploadMethod = createError('MW_MOSAIC_UNSUPPORTED_METHOD', 'invalid', 'Unsupported upload method: %s, use file.imagemosaic (PUT) or external.imagemosaic (POST)')
+export const UnsupportedUploadFormat = createError('MW_MOSAIC_UNSUPPORTED_FORMAT', 'invalid', 'Unsupported format: %s, available formats are: [geotiff, imagemosaic]')
+export const UnsupportedUploadMethod = createError('MW_MOSAIC_UNSUPPORTED_METHOD', 'invalid', 'Unsupported upload method: %s, use file.imagemosaic or file.geotiff (PUT), external.geotiff or external.imagemosaic (PUT), external.imagemosaic (POST)')
 export const NoMosaicInArchive = createError('MW_MOSAIC_NO_MOSAIC', 'invalid', 'Could not find appropriate imagemosaic file in archive: %s')
 export const InvalidMosaicConfig = createError('MW_MOSAIC_INVALID_CONFIG', 'invalid', 'Invalid mosaic configuration: %s')
 export const NoGoodGranules = createError('MW_MOSAIC_NO_GOOD_GRANULES', 'invalid', 'No granule could be indexed: %s')
@@ -288,6 +288,12 @@ export const CoverageExists = createError('MW_MOSAIC_COVERAGE_EXISTS', 'conflict
 export const NoSuchNativeCoverage = createError('MW_MOSAIC_NO_NATIVE_COVERAGE', 'invalid', 'The mosaic of store %s has no coverage named %s (it has: %s)')
 export const EmptyMosaic = createError('MW_MOSAIC_EMPTY', 'invalid', 'Cannot configure coverage %s: the mosaic index has no granules yet; harvest some first')
 export const InvalidCoverage = createError('MW_MOSAIC_INVALID_COVERAGE', 'invalid', 'Invalid coverage: %s')
+/** A file.geotiff body, or the file an external.geotiff or a store url names, that is not a readable GeoTIFF. */
+export const NotAGeoTiff = createError('MW_MOSAIC_NOT_A_GEOTIFF', 'invalid', '%s is not a GeoTIFF mapwarden can serve: %s')
+/** GeoServer's StructuredCoverageController on a coverage of a single-file store. */
+export const NotStructured = createError('MW_MOSAIC_NOT_STRUCTURED', 'not_found', 'Coverage %s is not a structured coverage: it has no granule index')
+export const CoverageStoreExists = createError('MW_MOSAIC_STORE_EXISTS', 'conflict', "Store '%s' already exists in workspace '%s'")
+export const InvalidCoverageStore = createError('MW_MOSAIC_INVALID_STORE', 'invalid', 'Invalid coverage store: %s')
 export const CoverageStoreNotEmpty = createError('MW_MOSAIC_STORE_NOT_EMPTY', 'forbidden', 'Unable to delete non-empty coverage store %s, use recurse=true')
 export const InvalidRenderRequest = createError('MW_MOSAIC_INVALID_RENDER', 'invalid', 'Invalid render request: %s')
 /** A TIME or ELEVATION value the granule index cannot read: the dimension and the value (quoted). */

@@ -52,6 +52,8 @@ const ZIP_TYPES = ['application/zip', 'application/x-zip-compressed', 'applicati
 const SLD_TYPES = ['application/vnd.ogc.sld+xml', 'application/vnd.ogc.se+xml']
 /** A GeoPackage sent as it is (PUT .../file.gpkg only; every other route answers these 415 as before). */
 export const GEOPACKAGE_TYPES = ['application/geopackage+sqlite3', 'application/x-sqlite3', 'application/vnd.sqlite3']
+/** A GeoTIFF sent as it is (PUT .../file.geotiff only, as the GeoPackage above). */
+export const TIFF_TYPES = ['image/tiff', 'image/geotiff', 'image/x-tiff']
 export const ACCEPTED_TYPES = ['application/xml', 'text/xml', 'application/json', 'text/json', 'text/plain', ...SLD_TYPES, ...ZIP_TYPES,
   'application/x-www-form-urlencoded', 'multipart/form-data']
 const MAX_JSON_DEPTH = 256
@@ -316,16 +318,19 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
     req.upload = { path: target, size, mediaType: 'application/zip' }
     return req.upload
   })
-  app.addContentTypeParser(GEOPACKAGE_TYPES, async (req: FastifyRequest, payload: Readable) => {
-    if (!/\/file\.gpkg$/i.test(req.url.split('?')[0])) throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', ACCEPTED_TYPES.join(', '))
+  // A file sent as it is, to the one kind of route that takes it (every other route: 415 as before).
+  const fileBody = (route: RegExp, mediaType: string) => async (req: FastifyRequest, payload: Readable) => {
+    if (!route.test(req.url.split('?')[0])) throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', ACCEPTED_TYPES.join(', '))
     const declared = Number(req.headers['content-length'])
     if (Number.isFinite(declared) && declared > opts.uploadLimit) throw BodyTooLarge(opts.uploadLimit)
     const target = path.join(opts.uploadDir, `${Date.now()}-${randomBytes(8).toString('hex')}.upload`)
     const size = await streamToFile(payload, target, opts.uploadLimit,
       (bytes) => req.log.warn({ route: `${req.method} ${req.routeOptions.url ?? redactUrl(req.url.split('?')[0])}`, bytes }, 'upload aborted by the client'))
-    req.upload = { path: target, size, mediaType: 'application/geopackage+sqlite3' }
+    req.upload = { path: target, size, mediaType }
     return req.upload
-  })
+  }
+  app.addContentTypeParser(GEOPACKAGE_TYPES, fileBody(/\/file\.gpkg$/i, 'application/geopackage+sqlite3'))
+  app.addContentTypeParser(TIFF_TYPES, fileBody(/\/file\.geotiff$/i, 'image/tiff'))
   app.addContentTypeParser('*', async (req: FastifyRequest) => {
     throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', ACCEPTED_TYPES.join(', '))
   })

@@ -1,10 +1,12 @@
-// Coverage stores of type ImageMosaic: the ZIP upload (PUT file.imagemosaic), harvesting (POST
-// external.imagemosaic), and GET/DELETE of the store.
+// Coverage stores (ImageMosaic and GeoTIFF, both served by the mosaic machinery): the ZIP upload
+// (PUT file.imagemosaic), a GeoTIFF upload (PUT file.geotiff), stores reading server files in place
+// (PUT external.geotiff, PUT external.imagemosaic, POST coveragestores with a url), harvesting
+// (POST file.imagemosaic, POST external.imagemosaic), and GET/DELETE of the store.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Link, type Document } from '../infra/representation.js'
-import { suffixed, type TypedApp } from '../infra/routes.js'
-import { HarvestQuery, StoreDeleteQuery, StoreParams, UploadParams, UploadQuery, WsParams, responses } from '../../schemas/mosaics.js'
-import { InvalidFlag, UnknownParameter, UnsupportedMediaType, UnsupportedUploadFormat, UnsupportedUploadMethod, MethodNotAllowed } from '../../services/errors.js'
+import { bodyRoot, suffixed, type TypedApp } from '../infra/routes.js'
+import { CoverageStoreBody, HarvestQuery, StoreDeleteQuery, StoreParams, UploadParams, UploadQuery, WsParams, responses } from '../../schemas/mosaics.js'
+import { HarvestNotSupported, InvalidFlag, UnknownParameter, UnsupportedMediaType, UnsupportedUploadFormat, UnsupportedUploadMethod, MethodNotAllowed } from '../../services/errors.js'
 import type { StoreInfo } from '../../services/mosaics/mosaic-service.js'
 import type { Skipped } from '../../services/mosaics/scan.js'
 
@@ -53,19 +55,40 @@ export default async function stores (app: TypedApp) {
   const parseUpload = (upload: string) => {
     const m = /^(file|external|url|remote)\.(.+)$/.exec(upload)
     if (!m) throw UnsupportedUploadMethod(JSON.stringify(upload.slice(0, 60)))
-    if (m[2].toLowerCase() !== 'imagemosaic') throw UnsupportedUploadFormat(m[2].slice(0, 60))
-    return m[1]
+    const format = m[2].toLowerCase()
+    if (format !== 'imagemosaic' && format !== 'geotiff') throw UnsupportedUploadFormat(m[2].slice(0, 60))
+    return { method: m[1], format }
   }
-
-  app.put(`${STORE}/:upload`, { schema: { summary: 'Create or replace an image mosaic from a ZIP (file.imagemosaic), or configure one from a folder', params: UploadParams, querystring: UploadQuery, response: responses.store } }, async (req, reply) => {
-    const { ws, store, upload } = req.params
-    const method = parseUpload(upload)
-    if (method !== 'file') throw UnsupportedUploadMethod(`${method} with PUT`)
-    if (!req.upload) throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'application/zip')
-    const q = req.query
-    onlyParams(q, upload, ['configure', 'coverageName', 'verify'])
+  const configureOf = (q: Record<string, unknown>) => {
     const configure = (one(q.configure) ?? 'first').toLowerCase()
     if (!['none', 'first', 'all'].includes(configure)) throw UnsupportedUploadMethod(`configure=${JSON.stringify(configure.slice(0, 20))} (use none, first or all)`)
+    return configure as 'none' | 'first' | 'all'
+  }
+
+  app.put(`${STORE}/:upload`, { schema: { summary: 'Create or replace a coverage store: an image mosaic from a ZIP (file.imagemosaic) or a server folder (external.imagemosaic), a GeoTIFF store from the file (file.geotiff) or a server file (external.geotiff)', params: UploadParams, querystring: UploadQuery, response: { ...responses.store, 201: responses.store[200] } } }, async (req, reply) => {
+    const { ws, store, upload } = req.params
+    const { method, format } = parseUpload(upload)
+    if (method !== 'file' && method !== 'external') throw UnsupportedUploadMethod(`${method} with PUT`)
+    const q = req.query
+    if (format === 'geotiff' || method === 'external') {
+      // GeoServer's CoverageStoreFileController: 201 and the store; configure=none, no body.
+      onlyParams(q, upload, method === 'file' ? ['configure', 'coverageName', 'filename'] : ['configure', 'coverageName'])
+      const opts = { configure: configureOf(q), coverageName: one(q.coverageName) }
+      let result
+      if (method === 'file') {
+        if (req.upload?.mediaType !== 'image/tiff' && req.upload?.mediaType !== 'application/zip') throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'image/tiff, application/zip')
+        result = await mosaics.uploadGeoTiff(ws, store, { path: req.upload.path, zip: req.upload.mediaType === 'application/zip' }, { ...opts, filename: one(q.filename) })
+      } else {
+        if (typeof req.body !== 'string') throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'text/plain')
+        result = await mosaics.external(ws, store, format === 'geotiff' ? 'GeoTIFF' : 'ImageMosaic', req.body, opts)
+      }
+      warn(reply, result.skipped)
+      if (opts.configure === 'none') return reply.code(201).send()
+      return reply.resource(storeDoc(req, await mosaics.getStore(ws, store), false), 201)
+    }
+    if (!req.upload || req.upload.mediaType !== 'application/zip') throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'application/zip')
+    onlyParams(q, upload, ['configure', 'coverageName', 'verify'])
+    const configure = configureOf(q)
     const result = await mosaics.upload(ws, store, req.upload.path, { configure: configure as 'none', coverageName: one(q.coverageName), verify: flag(q, 'verify') })
     warn(reply, result.skipped)
     // 200; configure=none answers without a body, as GeoServer does.
@@ -75,7 +98,9 @@ export default async function stores (app: TypedApp) {
 
   app.post(`${STORE}/:upload`, { schema: { summary: 'Harvest granules into a mosaic: a ZIP (file.imagemosaic) or a server path (external.imagemosaic)', params: UploadParams, querystring: HarvestQuery } }, async (req, reply) => {
     const { ws, store, upload } = req.params
-    const method = parseUpload(upload)
+    const { method, format } = parseUpload(upload)
+    // A GeoTIFF store holds one file: nothing to harvest (GeoServer: 405).
+    if (format === 'geotiff') throw HarvestNotSupported()
     onlyParams(req.query, upload, ['verify'])
     const verify = flag(req.query, 'verify')
     if (method === 'file') {
@@ -100,6 +125,12 @@ export default async function stores (app: TypedApp) {
       return reply.resource({
         coverageStores: { coverageStore: names.map((name) => ({ name, href: new Link(urls.rest(req, 'workspaces', ws, 'coveragestores', name)) })) }
       })
+    })
+    // gsconfig and GeoNode: a store naming a server file, then POST coverages publishes it.
+    app.post(url, { schema: { summary: 'Create a GeoTIFF or ImageMosaic store reading a file or folder under the harvest roots (201, body = its name)', params: WsParams, body: CoverageStoreBody, response: responses.created } }, async (req, reply) => {
+      const { ws } = req.params
+      const name = await mosaics.createStore(ws, bodyRoot(req.body, 'coverageStore'))
+      return reply.code(201).header('Location', urls.rest(req, 'workspaces', ws, 'coveragestores', name)).type('text/plain').send(name)
     })
   }
 

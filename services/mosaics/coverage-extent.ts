@@ -41,7 +41,9 @@ export function refreshedCoverage (c: CoverageRow, mosaic: MosaicRecord, all: Gr
 
 /** The row a coverage configured from the index has; an existing one keeps its title and dimensions. */
 export function configuredCoverage (mosaic: MosaicRecord, name: string, nativeName: string, all: Granule[], extent: Bbox | undefined, existing: CoverageRow | undefined): CoverageRow {
-  if (nativeName !== mosaic.typeName) throw NoSuchNativeCoverage(mosaic.store, nativeName, mosaic.typeName)
+  // A single-file store has one coverage, whatever native name a client gives it (GeoServer's
+  // single-coverage readers do not check it); a mosaic's must be its index's.
+  if (nativeName !== mosaic.typeName && mosaic.settings.format === undefined) throw NoSuchNativeCoverage(mosaic.store, nativeName, mosaic.typeName)
   if (!extent || !mosaic.crs || all.length === 0) throw EmptyMosaic(name)
   const config: CoverageConfig = {
     dimensions: { time: mosaic.settings.timeAttribute !== undefined, elevation: mosaic.settings.elevationAttribute !== undefined },
@@ -49,7 +51,7 @@ export function configuredCoverage (mosaic: MosaicRecord, name: string, nativeNa
     dataType: all[0].dataType,
     nativeBbox: extent,
     ranges: rangesOf(all),
-    nativeFormat: 'ImageMosaic',
+    nativeFormat: mosaic.settings.format ?? 'ImageMosaic',
     enabled: true
   }
   const row: CoverageRow = { workspace: mosaic.workspace, store: mosaic.store, name, nativeName, title: name, srs: mosaic.crs, bbox: lonLat(extent, mosaic.crs), config }

@@ -150,7 +150,7 @@ export function coverageView (c: CoverageRow, mosaic: MosaicRecord): CoverageVie
     enabled: c.config.enabled !== false,
     dimensionInfo,
     metadata: Object.entries(c.config.metadata ?? {}),
-    nativeFormat: 'ImageMosaic',
+    nativeFormat: c.config.nativeFormat ?? 'ImageMosaic',
     bands: bandsOf(c)
   }
 }

@@ -7,7 +7,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { checkName } from '../files/names.js'
 import { extractZip } from '../files/zip.js'
-import { fsyncTree, renameDurable, withStaging } from '../files/atomic.js'
+import { withStaging } from '../files/atomic.js'
+import { dataUrl, installStore } from './store-install.js'
 import { CoverageExists, CoverageNotFound, CoverageStoreNotEmpty, CoverageStoreNotFound, InvalidCoverage, NoGoodGranules, NoMosaicInArchive } from '../errors.js'
 import { parseMosaicDefinition, type MosaicSettings } from './indexer.js'
 import { findGranules, readGranules, type Skipped } from './scan.js'
@@ -82,33 +83,13 @@ export function coverageStoreOperations (ctx: MosaicContext) {
         for (const s of read.skipped) await fs.promises.rm(path.join(root, s.file), { force: true })
         const typeName = settings.name ?? opts.coverageName ?? name
         const record: MosaicRecord = { workspace: ws, store: name, dir: final, typeName, crs: read.crs, settings: adoptCrsAttribute(settings, read) ?? settings }
-        await fsyncTree(root)
-        fault('mosaic.afterStage')
-        const old = ctx.asideDir(ws, name)
-        const hadOld = fs.existsSync(final)
-        await fs.promises.rm(old, { recursive: true, force: true })
-        await store.beginReplace(ws, name, hadOld)
-        if (hadOld) await renameDurable(final, old)
-        fault('mosaic.afterAside')
-        await renameDurable(root, final)
-        fault('mosaic.afterFileBeforeIndex')
-        let configured: string[]
-        try {
-          configured = await store.commitUpload(ws, name, {
-            record,
-            granules: read.granules,
-            storeConfig: { url: `file:data/${ws}/${name}`.replace(/\+/g, '%2B').replace(/ /g, '%20') },
-            ...(opts.configure !== 'none' ? { configure: { name: opts.coverageName ?? typeName, nativeName: typeName } } : {})
-          })
-        } catch (err) {
-          await fs.promises.rm(final, { recursive: true, force: true })
-          if (hadOld) await renameDurable(old, final)
-          await store.endReplace(ws, name)
-          throw err
-        }
-        fault('mosaic.afterIndex')
-        if (hadOld) await ctx.dataChanged(record, undefined, `store ${ws}:${name} replaced`)
-        await fs.promises.rm(old, { recursive: true, force: true })
+        const configured = await installStore(ctx, ws, name, {
+          root,
+          record,
+          granules: read.granules,
+          storeConfig: { url: dataUrl(ws, name) },
+          ...(opts.configure !== 'none' ? { configure: { name: opts.coverageName ?? typeName, nativeName: typeName } } : {})
+        })
         return { store: storeInfo(ws, name, (await store.store(ws, name))!), skipped: read.skipped, configured }
       }))
     },
@@ -173,7 +154,7 @@ export function coverageStoreOperations (ctx: MosaicContext) {
     },
 
     async indexSchema (ws: string, name: string, coverage: string) {
-      const { mosaic } = await requireCoverage(ws, name, coverage)
+      const { mosaic } = await ctx.requireStructured(ws, name, coverage)
       return mosaic.settings.schema
     },
 

@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { extractZip } from '../files/zip.js'
 import { fsyncTree, renameDurable, withStaging } from '../files/atomic.js'
-import { GranuleFilterRequired, GranuleNotFound, GranulePagingOnDelete, HarvestBadLocation, InvalidLimit, InvalidOffset, InvalidPurge, NoGoodGranules } from '../errors.js'
+import { HarvestNotSupported, GranuleFilterRequired, GranuleNotFound, GranulePagingOnDelete, HarvestBadLocation, InvalidLimit, InvalidOffset, InvalidPurge, NoGoodGranules } from '../errors.js'
 import { withCrsAttribute, type MosaicSettings } from './indexer.js'
 import { findGranules, readGranules, type ReadResult, type Skipped } from './scan.js'
 import { isGone } from './geotiff-info.js'
@@ -38,8 +38,14 @@ function parseFid (fid: string, typeName: string): number | undefined {
   return /^[1-9]\d{0,14}$/.test(n) ? Number(n) : undefined
 }
 
+/** A single-file store (GeoTIFF) has no granules to add: GeoServer answers 405 as here. */
+function harvestable (mosaic: MosaicRecord): MosaicRecord {
+  if (mosaic.settings.format !== undefined) throw HarvestNotSupported()
+  return mosaic
+}
+
 export function granuleOperations (ctx: MosaicContext) {
-  const { store, dataDir, deps, fault, exclusive, requireMosaic, requireCoverage } = ctx
+  const { store, dataDir, deps, fault, exclusive, requireMosaic, requireStructured } = ctx
 
   /** Commits harvested granules in one unit of work: the mosaic's CRS and crs attribute when they
    *  are new, the rows, the coverages' extent and ranges; tells the listeners. */
@@ -59,9 +65,9 @@ export function granuleOperations (ctx: MosaicContext) {
      * already is skipped (harvest that file with external.imagemosaic to re-index it).
      */
     async harvestUpload (ws: string, name: string, zipFile: string, opts: { verify?: boolean } = {}): Promise<{ harvested: number, skipped: Skipped[] }> {
-      await requireMosaic(ws, name)
+      harvestable(await requireMosaic(ws, name))
       return await exclusive(ws, name, () => withStaging(dataDir, 'harvest', async (staging) => {
-        const mosaic = await requireMosaic(ws, name)
+        const mosaic = harvestable(await requireMosaic(ws, name))
         const extracted = path.join(staging, 'files')
         const entries = await extractZip(zipFile, extracted, deps.zipLimits)
         await fs.promises.mkdir(extracted, { recursive: true })
@@ -112,7 +118,7 @@ export function granuleOperations (ctx: MosaicContext) {
 
     /** POST external.imagemosaic: indexes (or re-indexes) files under the harvest roots. */
     async harvest (ws: string, name: string, body: string, opts: { verify?: boolean } = {}): Promise<{ harvested: number, skipped: Skipped[] }> {
-      await requireMosaic(ws, name, `${ws},${name}`)
+      harvestable(await requireMosaic(ws, name, `${ws},${name}`))
       const target = await harvestTarget(body, deps.harvestRoots)
       return await exclusive(ws, name, async () => {
         const mosaic = await requireMosaic(ws, name, `${ws},${name}`)
@@ -155,7 +161,7 @@ export function granuleOperations (ctx: MosaicContext) {
     },
 
     async granules (ws: string, name: string, coverage: string, q: { filter?: string, offset?: string, limit?: string }) {
-      const { mosaic } = await requireCoverage(ws, name, coverage)
+      const { mosaic } = await requireStructured(ws, name, coverage)
       let offset: number | undefined
       let limit: number | undefined
       if (q.offset !== undefined) {
@@ -171,7 +177,7 @@ export function granuleOperations (ctx: MosaicContext) {
     },
 
     async granule (ws: string, name: string, coverage: string, fid: string) {
-      const { mosaic } = await requireCoverage(ws, name, coverage)
+      const { mosaic } = await requireStructured(ws, name, coverage)
       const seq = parseFid(fid, mosaic.typeName)
       const g = seq === undefined ? undefined : await store.getBySeq(ws, name, seq)
       if (!g) throw GranuleNotFound(fid, coverage)
@@ -179,7 +185,7 @@ export function granuleOperations (ctx: MosaicContext) {
     },
 
     async deleteGranules (ws: string, name: string, coverage: string, q: { filter?: string, purge?: string, fid?: string, offset?: string, limit?: string }): Promise<number> {
-      const { mosaic } = await requireCoverage(ws, name, coverage)
+      const { mosaic } = await requireStructured(ws, name, coverage)
       const purge = parsePurge(q.purge)
       // GeoServer's DELETE reads filter and purge only. Ignoring a paging parameter would delete
       // every match while the client believes it deletes one page, so it is refused.

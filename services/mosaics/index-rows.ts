@@ -80,7 +80,7 @@ export function coverageParams ({ bbox, config, ...c }: CoverageRow) {
   return { ...c, bbox: bbox ? JSON.stringify(bbox) : null, config: JSON.stringify(config) }
 }
 
-/** A new store row of an ImageMosaic coverage store. */
-export function mosaicStoreRow (workspace: string, name: string, config: Record<string, unknown>) {
-  return { workspace, name, kind: 'coverage' as const, type: 'ImageMosaic', config: JSON.stringify(config), createdAt: new Date().toISOString() }
+/** A new store row of a coverage store served by the mosaic machinery (ImageMosaic or GeoTIFF). */
+export function mosaicStoreRow (workspace: string, name: string, config: Record<string, unknown>, type = 'ImageMosaic') {
+  return { workspace, name, kind: 'coverage' as const, type, config: JSON.stringify(config), createdAt: new Date().toISOString() }
 }

@@ -5,7 +5,7 @@ import path from 'node:path'
 import type { WorkspaceService } from '../catalog/workspaces.js'
 import type { ZipLimits } from '../files/zip.js'
 import { createKeyedQueue } from '../keyed-queue.js'
-import { CoverageNotFound, CoverageStoreNotFound, HarvestNotSupported, MosaicWorkspaceNotFound } from '../errors.js'
+import { NotStructured, CoverageNotFound, CoverageStoreNotFound, HarvestNotSupported, MosaicWorkspaceNotFound } from '../errors.js'
 import { noFaults, type FaultPoint } from '../faults.js'
 import { parseEcql } from '../filters/ecql.js'
 import type { Filter } from '../filters/tree.js'
@@ -72,6 +72,15 @@ export function createMosaicContext (deps: MosaicServiceDeps) {
       const mosaic = await requireMosaic(ws, name)
       const cov = await store.coverage(ws, name, coverage)
       if (!cov) throw CoverageNotFound(coverage)
+      return { mosaic, coverage: cov }
+    },
+
+    /** A coverage whose granule index the REST API shows: a mosaic's, not a GeoTIFF store's. */
+    async requireStructured (ws: string, name: string, coverage: string) {
+      const mosaic = await requireMosaic(ws, name)
+      const cov = await store.coverage(ws, name, coverage)
+      if (!cov) throw CoverageNotFound(coverage)
+      if (mosaic.settings.format !== undefined) throw NotStructured(`${ws}:${coverage}`)
       return { mosaic, coverage: cov }
     },
 

@@ -9,6 +9,7 @@ import type { RenderJob } from '../render/raster/mosaic-types.js'
 import { createMosaicContext, type DataHook, type MosaicServiceDeps } from './mosaic-context.js'
 import { coverageStoreOperations } from './coverage-stores.js'
 import { granuleOperations } from './granule-changes.js'
+import { fileStoreOperations } from './file-stores.js'
 import { reconcile } from './recovery.js'
 import { prepareRenderJob } from '../render/raster/render-plan.js'
 
@@ -19,6 +20,7 @@ export function createMosaicService (deps: MosaicServiceDeps) {
   return {
     ...coverageStoreOperations(ctx),
     ...granuleOperations(ctx),
+    ...fileStoreOperations(ctx),
 
     /** Registers a listener for changes of what mosaic layers draw (after each commit). */
     onDataChanged (hook: DataHook): void { ctx.dataHooks.push(hook) },

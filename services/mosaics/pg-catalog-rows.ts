@@ -18,9 +18,9 @@ export function createPgCatalogRows () {
       const r = await one(c, 'SELECT * FROM stores WHERE workspace = $1 AND name = $2', [workspace, name])
       return r ? toStoreRow(workspace, name, r) : undefined
     },
-    async putStore (c: PgClient, workspace: string, name: string, config: Record<string, unknown>): Promise<void> {
+    async putStore (c: PgClient, workspace: string, name: string, config: Record<string, unknown>, type?: string): Promise<void> {
       if (await one(c, 'SELECT 1 FROM stores WHERE workspace = $1 AND name = $2', [workspace, name])) await rows.setStoreConfig(c, workspace, name, JSON.stringify(config))
-      else await rows.insertStore(c, mosaicStoreRow(workspace, name, config))
+      else await rows.insertStore(c, mosaicStoreRow(workspace, name, config, type))
     },
     async deleteStore (c: PgClient, workspace: string, name: string): Promise<void> { await rows.deleteStore(c, workspace, name) },
     async coverages (c: Queryable, workspace: string, store: string): Promise<CoverageRow[]> {

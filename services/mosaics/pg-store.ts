@@ -98,11 +98,11 @@ export function createPgMosaicStore (db: PgDatabase): MosaicStore {
     async resourceExists (ws, name) { return await rows.resourceExists(db, ws, name) },
     async layerCoverage (ws, layer) { return await rows.layerCoverage(db, ws, layer) },
 
-    async commitUpload (ws, store, { record, granules, storeConfig, configure }) {
+    async commitUpload (ws, store, { record, granules, storeConfig, storeType, configure }) {
       return await write(ws, store, true, async (c) => {
         await endReplace(c, ws, store)
         if (!(await rows.store(c, ws, store))) await checkPgStoreName(c, ws, store)
-        await rows.putStore(c, ws, store, storeConfig)
+        await rows.putStore(c, ws, store, storeConfig, storeType)
         await index.putMosaic(c, record)
         await index.addGranules(c, ws, store, granules)
         if (configure) return [(await configureCoverage(c, record, configure.name, configure.nativeName)).name]

@@ -25,9 +25,9 @@ export function createCatalogRows (db: Db) {
       const r = q.store.get(workspace, name) as any
       return r ? toStoreRow(workspace, name, r) : undefined
     },
-    putStore (workspace: string, name: string, config: Record<string, unknown>) {
+    putStore (workspace: string, name: string, config: Record<string, unknown>, type?: string) {
       if (q.store.get(workspace, name)) rows.setStoreConfig(workspace, name, JSON.stringify(config))
-      else rows.insertStore(mosaicStoreRow(workspace, name, config))
+      else rows.insertStore(mosaicStoreRow(workspace, name, config, type))
     },
     deleteStore (workspace: string, name: string) { rows.deleteStore(workspace, name) },
     coverages (workspace: string, store: string): CoverageRow[] { return (q.coverages.all(workspace, store) as any[]).map(toCoverage) },

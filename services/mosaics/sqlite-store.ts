@@ -67,11 +67,11 @@ export function createSqliteMosaicStore (db: Db): MosaicStore {
     async resourceExists (ws, name) { return rows.resourceExists(ws, name) },
     async layerCoverage (ws, layer) { return rows.layerCoverage(ws, layer) },
 
-    async commitUpload (ws, store, { record, granules, storeConfig, configure }) {
+    async commitUpload (ws, store, { record, granules, storeConfig, storeType, configure }) {
       return index.transaction(() => {
         recovery.end.run(ws, store)
         if (!rows.store(ws, store)) checkStoreName(db, ws, store)
-        rows.putStore(ws, store, storeConfig)
+        rows.putStore(ws, store, storeConfig, storeType)
         index.putMosaic(record)
         index.addGranules(ws, store, granules)
         if (configure) return [configureCoverage(record, configure.name, configure.nativeName).name]

@@ -60,7 +60,7 @@ export interface CoverageConfig {
   nativeBbox: [number, number, number, number] | null
   /** Value range per band over all granules. */
   ranges: Array<{ min: number, max: number }>
-  nativeFormat: 'ImageMosaic'
+  nativeFormat: 'ImageMosaic' | 'GeoTIFF'
   enabled: boolean
   title?: string
   abstract?: string
@@ -96,6 +96,8 @@ export interface UploadCommit {
   record: MosaicRecord
   granules: NewGranule[]
   storeConfig: Record<string, unknown>
+  /** The store row's type when the store is new (GeoServer's format name); default ImageMosaic. */
+  storeType?: 'ImageMosaic' | 'GeoTIFF'
   /** Configure (and publish) this coverage; absent: only refresh the coverages the store has. */
   configure?: { name: string, nativeName: string }
 }

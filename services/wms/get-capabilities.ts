@@ -97,7 +97,7 @@ export function capabilitiesOperations ({ deps, tileCache }: WmsContext) {
           name: where.workspace ? l.name : l.qualifiedName,
           title: coverage?.title ?? l.name,
           abstract: coverage?.config.abstract,
-          keywords: ['WCS', 'ImageMosaic', l.name],
+          keywords: ['WCS', coverage?.config.nativeFormat ?? 'ImageMosaic', l.name],
           bbox: l.bbox ?? [-180, -90, 180, 90],
           nativeCrs: l.srs,
           styles: def ? [def, ...styles.filter((s) => s !== def)] : styles,
