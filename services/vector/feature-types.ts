@@ -22,6 +22,7 @@ import { DEFAULT_SCHEMA } from '../datastores/params.js'
 import { postgisOptions, type SourceRegistry } from './sources.js'
 import type { Secrets } from '../datastores/service.js'
 import type { TypeSchema, VectorSource } from './source.js'
+import { sentNativeCrs } from './feature-type-crs.js'
 import type { FeatureTypeConfig, FeatureTypeRows, ProjectionPolicy, VectorFeatureType } from './store.js'
 
 export interface FeatureTypeDeps {
@@ -40,15 +41,14 @@ export type ListKind = 'available' | 'available_with_geom' | 'all'
 const POLICIES: ProjectionPolicy[] = ['FORCE_DECLARED', 'REPROJECT_TO_DECLARED', 'NONE']
 
 /** Fields of a featureType body; the rest of what GET shows may be sent back unchanged. */
-const WRITABLE = ['name', 'nativeName', 'title', 'abstract', 'keywords', 'srs', 'projectionPolicy', 'nativeBoundingBox', 'latLonBoundingBox', 'enabled', 'attributes']
+const WRITABLE = ['name', 'nativeName', 'title', 'abstract', 'keywords', 'nativeCRS', 'srs', 'projectionPolicy', 'nativeBoundingBox', 'latLonBoundingBox', 'enabled', 'attributes']
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 const shown = (v: unknown) => { const s = JSON.stringify(v) ?? String(v); return s.length > 64 ? s.slice(0, 64) + '...' : s }
 
 /** GeoServer's read-only and service fields, accepted as GET shows them (their defaults). */
-const readOnlyFields = (ws: string, store: string, ft?: VectorFeatureType): Record<string, unknown> => ({
+const readOnlyFields = (ws: string, store: string): Record<string, unknown> => ({
   namespace: { name: ws },
   store: { '@class': 'dataStore', name: `${ws}:${store}` },
-  ...(ft ? { nativeCRS: ft.config.nativeCRS } : {}),
   serviceConfiguration: false,
   simpleConversionEnabled: false,
   maxFeatures: 0,
@@ -253,7 +253,9 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         if (!attributes.some((a) => a.name === schema.geometry.name)) throw InvalidFeatureType(`attributes must include the geometry column ${shown(schema.geometry.name)}`)
       }
       const srid = schema.geometry.srid
-      const nativeCRS = srid > 0 ? `EPSG:${srid}` : undefined
+      const dataCrs = srid > 0 ? { nativeCRS: `EPSG:${srid}` } : { nativeWkt: schema.geometry.wkt }
+      const sentCrs = await sentNativeCrs(b.nativeCRS, dataCrs, nativeName)
+      const { nativeCRS, nativeWkt } = { ...dataCrs, ...sentCrs }
       const sentSrs = text(b.srs, 'srs', 256)
       const srs = sentSrs !== undefined ? await declaredCrs(store, sentSrs) : nativeCRS
       if (srs === undefined) throw InvalidFeatureType(`${shown(nativeName)} declares no SRID: give srs (EPSG:<code>) and projectionPolicy FORCE_DECLARED`)
@@ -266,6 +268,8 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         ...(text(b.abstract, 'abstract') !== undefined ? { abstract: text(b.abstract, 'abstract') } : {}),
         keywords: keywordsOf(b.keywords) ?? ['features', nativeName],
         ...(nativeCRS ? { nativeCRS } : {}),
+        ...(nativeWkt ? { nativeWkt } : {}),
+        ...(sentCrs ? { nativeCrsFromBody: true } : {}),
         projectionPolicy,
         enabled: b.enabled === undefined || b.enabled === '' ? true : bool(b.enabled, 'enabled'),
         attributes,
@@ -298,7 +302,7 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
       const b = unifyShape(body) as Record<string, unknown>
       await serialized(store.workspace, async () => {
         const old = await requireFt(ws, storeName, name)
-        checkFields(b, 'featureType', WRITABLE, readOnlyFields(store.workspace, store.name, old))
+        checkFields(b, 'featureType', WRITABLE, readOnlyFields(store.workspace, store.name))
         if (b.name !== undefined && b.name !== '' && b.name !== name) throw FeatureTypeChangeRefused('name', `${shown(name)} to ${shown(b.name)}`)
         if (b.nativeName !== undefined && b.nativeName !== '' && b.nativeName !== old.nativeName) throw FeatureTypeChangeRefused('nativeName', `${shown(old.nativeName)} to ${shown(b.nativeName)}`)
         const wanted = attributeNames(b.attributes)
@@ -308,6 +312,11 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         const kw = keywordsOf(b.keywords)
         if (kw !== undefined) config.keywords = kw
         if (b.enabled !== undefined && b.enabled !== '') config.enabled = bool(b.enabled, 'enabled')
+        const crs = await sentNativeCrs(b.nativeCRS, old.config, old.nativeName)
+        if (crs) {
+          for (const k of ['nativeCRS', 'nativeWkt'] as const) { if (crs[k] === undefined) delete config[k]; else config[k] = crs[k] }
+          config.nativeCrsFromBody = true
+        }
         const sentSrs = text(b.srs, 'srs', 256)
         const srs = sentSrs !== undefined && sentSrs !== old.srs ? await declaredCrs(store, sentSrs) : old.srs
         const policy = policyOf(b.projectionPolicy)

@@ -14,6 +14,10 @@ export interface FeatureTypeConfig {
   keywords: string[]
   /** The CRS the data declares, `EPSG:<srid>`; undefined when the column declares none. */
   nativeCRS?: string
+  /** The source's WKT of a CRS that has no EPSG code (a shapefile's .prj), or one a body declared. */
+  nativeWkt?: string
+  /** nativeCRS or nativeWkt came from a body, the data declaring none: a later body may change it. */
+  nativeCrsFromBody?: boolean
   nativeBbox?: Envelope
   projectionPolicy: ProjectionPolicy
   enabled: boolean
