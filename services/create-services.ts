@@ -175,7 +175,18 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     layersRemoved: (names) => layers.removed(names)
   })
   workspaces.onRemoved((ws) => sources.forgetWorkspace(ws))
-  const featureTypes = createFeatureTypeService({ rows: stores.featureTypes, datastores, sources, secrets: masterPassword, layersRemoved: (names) => layers.removed(names) })
+  const featureTypes = createFeatureTypeService({
+    rows: stores.featureTypes, datastores, sources, secrets: masterPassword,
+    layersRemoved: (names) => layers.removed(names),
+    // The rename moved the layer's rules and tile settings in its transaction; the groups follow, the
+    // rules and settings are read again, and the old name leaves the tile cache (its tiles dropped).
+    layerRenamed: async (from, to) => {
+      await layerGroups.layerRenamed(from, to)
+      await layerAccess.reload()
+      await layers.removed([from])
+      await settings.reload()
+    }
+  })
   const vectorUploads = createVectorUploads({ dataDir: config.dataDir, zipLimits, datastores, featureTypes, sources, workspaces })
 
   // Operators' metrics (metrics.ts): the services report through its callbacks.

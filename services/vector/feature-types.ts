@@ -32,6 +32,8 @@ export interface FeatureTypeDeps {
   secrets: Secrets
   /** Told after layers were deleted (the tile cache drops their files). */
   layersRemoved?: (names: string[]) => Promise<void>
+  /** Told after a layer was renamed (qualified names): layer groups follow, the old name's tiles go. */
+  layerRenamed?: (from: string, to: string) => Promise<void>
 }
 
 /** The kind of source of a store type, kept in the feature type for its readers. */
@@ -142,7 +144,7 @@ export function parseRecalculate (v: string | undefined): { native: boolean, lat
   return out
 }
 
-export function createFeatureTypeService ({ rows, datastores, sources, secrets, layersRemoved }: FeatureTypeDeps) {
+export function createFeatureTypeService ({ rows, datastores, sources, secrets, layersRemoved, layerRenamed }: FeatureTypeDeps) {
   const serialized = createKeyedQueue()
 
   /** Runs a read of the store's database; a failure that is not ours names the store and the reason. */
@@ -293,17 +295,20 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
     },
 
     /**
-     * PUT: title, abstract, keywords, srs, projectionPolicy, enabled and the bounding boxes; the
-     * name, native name and store cannot change (403). `recalculate` recomputes the bounds named.
+     * PUT: name, title, abstract, keywords, nativeCRS, srs, projectionPolicy, enabled and the bounding
+     * boxes; the native name and store cannot change (403). `recalculate` recomputes the bounds named.
+     * A new name renames the feature type and its layer, as GeoServer does (the native name stays);
+     * a name another resource of the workspace has is a 409 and changes nothing.
      */
     async update (ws: string, storeName: string, name: string, body: Record<string, unknown>, recalculate: string | undefined): Promise<void> {
       const store = await datastores.get(ws, storeName)
       const recalc = parseRecalculate(recalculate)
       const b = unifyShape(body) as Record<string, unknown>
+      const sentName = text(b.name, 'name', 256)
+      const newName = sentName === undefined || sentName === name ? name : checkName(sentName, 'feature type')
       await serialized(store.workspace, async () => {
         const old = await requireFt(ws, storeName, name)
         checkFields(b, 'featureType', WRITABLE, readOnlyFields(store.workspace, store.name))
-        if (b.name !== undefined && b.name !== '' && b.name !== name) throw FeatureTypeChangeRefused('name', `${shown(name)} to ${shown(b.name)}`)
         if (b.nativeName !== undefined && b.nativeName !== '' && b.nativeName !== old.nativeName) throw FeatureTypeChangeRefused('nativeName', `${shown(old.nativeName)} to ${shown(b.nativeName)}`)
         const wanted = attributeNames(b.attributes)
         if (wanted !== undefined && wanted.join('\u0000') !== old.config.attributes.map((a) => a.name).join('\u0000')) throw FeatureTypeChangeRefused('attributes', 'they follow the table: delete and create the feature type to choose others')
@@ -333,14 +338,17 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         if (recalc.latLon) latLonBbox = config.nativeBbox ? await latLonOf(store, config.nativeBbox, config, srs) : undefined
         const ft: VectorFeatureType = {
           ...old,
-          title: b.title === undefined ? old.title : text(b.title, 'title') ?? name,
+          name: newName,
+          title: b.title === undefined ? old.title : text(b.title, 'title') ?? newName,
           ...(srs ? { srs } : {}),
           config
         }
         if (latLonBbox) ft.latLonBbox = latLonBbox
         else delete ft.latLonBbox
-        await rows.update(ft)
+        if (newName === name) await rows.update(ft)
+        else await rows.rename(name, ft)
       })
+      if (newName !== name) await layerRenamed?.(`${store.workspace}:${name}`, `${store.workspace}:${newName}`)
     },
 
     /** DELETE: the feature type is published as a layer, so it goes only with `recurse` (as GeoServer). */
