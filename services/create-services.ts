@@ -187,7 +187,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
       await settings.reload()
     }
   })
-  const vectorUploads = createVectorUploads({ dataDir: config.dataDir, zipLimits, datastores, featureTypes, sources, workspaces })
+  const vectorUploads = createVectorUploads({ dataDir: config.dataDir, harvestRoots: config.harvestRoots, zipLimits, datastores, featureTypes, sources, workspaces })
 
   // Operators' metrics (metrics.ts): the services report through its callbacks.
   const metrics = createMetrics({ log })
