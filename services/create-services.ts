@@ -44,7 +44,7 @@ import { createCleanupScheduler } from './diskquota/scheduler.js'
 import { createWmsService } from './wms/wms-service.js'
 import { createWfsService } from './wfs/wfs-service.js'
 import { featuresAt, planVector, type VectorLayerData } from './render/vector/vector-plan.js'
-import { summarizeVectorLayer, type VectorLayerSummary } from './vector/layer-summary.js'
+import { createVectorLayerSummary } from './vector/layer-summary.js'
 import { createMetrics } from './metrics.js'
 
 /** The settings the services read (plugins/infra/config.ts resolves them from options and MAPWARDEN_*). */
@@ -216,16 +216,8 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     onWait: metrics.renderWaited,
     onRefused: metrics.renderRefused
   })
-  /** The admin page's line of a vector layer (geometry type, feature count, bounds); undefined for another layer. */
-  async function vectorLayerSummary (workspace: string, name: string): Promise<VectorLayerSummary | undefined> {
-    const ft = await featureTypes.find(workspace, name)
-    if (!ft) return undefined
-    return await summarizeVectorLayer(ft, async () => {
-      const store = await datastores.get(workspace, ft.store)
-      if (!store.enabled) throw DataStoreDisabled(store.name)
-      return sources.forStore(store)
-    })
-  }
+  /** The admin page's line of a vector layer (geometry type, feature count, bounds). */
+  const vectorLayerSummary = createVectorLayerSummary({ featureTypes, datastores, sources })
   /** Where a vector layer's features are read: its feature type's store, table and data CRS. */
   async function vectorLayerData (qualified: string): Promise<VectorLayerData> {
     const p = splitLayerName(qualified)
