@@ -44,6 +44,7 @@ import { createCleanupScheduler } from './diskquota/scheduler.js'
 import { createWmsService } from './wms/wms-service.js'
 import { createWfsService } from './wfs/wfs-service.js'
 import { featuresAt, planVector, type VectorLayerData } from './render/vector/vector-plan.js'
+import { createVectorLayerSummary } from './vector/layer-summary.js'
 import { createMetrics } from './metrics.js'
 
 /** The settings the services read (plugins/infra/config.ts resolves them from options and MAPWARDEN_*). */
@@ -175,8 +176,19 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     layersRemoved: (names) => layers.removed(names)
   })
   workspaces.onRemoved((ws) => sources.forgetWorkspace(ws))
-  const featureTypes = createFeatureTypeService({ rows: stores.featureTypes, datastores, sources, secrets: masterPassword, layersRemoved: (names) => layers.removed(names) })
-  const vectorUploads = createVectorUploads({ dataDir: config.dataDir, zipLimits, datastores, featureTypes, sources, workspaces })
+  const featureTypes = createFeatureTypeService({
+    rows: stores.featureTypes, datastores, sources, secrets: masterPassword,
+    layersRemoved: (names) => layers.removed(names),
+    // The rename moved the layer's rules and tile settings in its transaction; the groups follow, the
+    // rules and settings are read again, and the old name leaves the tile cache (its tiles dropped).
+    layerRenamed: async (from, to) => {
+      await layerGroups.layerRenamed(from, to)
+      await layerAccess.reload()
+      await layers.removed([from])
+      await settings.reload()
+    }
+  })
+  const vectorUploads = createVectorUploads({ dataDir: config.dataDir, harvestRoots: config.harvestRoots, zipLimits, datastores, featureTypes, sources, workspaces })
 
   // Operators' metrics (metrics.ts): the services report through its callbacks.
   const metrics = createMetrics({ log })
@@ -204,6 +216,8 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     onWait: metrics.renderWaited,
     onRefused: metrics.renderRefused
   })
+  /** The admin page's line of a vector layer (geometry type, feature count, bounds). */
+  const vectorLayerSummary = createVectorLayerSummary({ featureTypes, datastores, sources })
   /** Where a vector layer's features are read: its feature type's store, table and data CRS. */
   async function vectorLayerData (qualified: string): Promise<VectorLayerData> {
     const p = splitLayerName(qualified)
@@ -416,6 +430,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     appschema,
     datastores,
     featureTypes,
+    vectorLayerSummary,
     vectorUploads,
     renderQueue,
     tileCache,

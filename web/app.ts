@@ -1,5 +1,5 @@
 // The admin page's entry (index.html loads the bundle as app.js): it asks who is logged in and
-// which layers they may read, starts the map for everyone and, for an administrator, the seed,
+// which layers they may read, starts the map and the vector layer list for everyone and, for an administrator, the seed,
 // tasks, disk quota, tile settings and catalog panels. Each panel is its own module; everything
 // goes through the same REST API a script would use; no inline script (the page has a strict CSP).
 import { BASE, getJson } from './http.js'
@@ -9,7 +9,7 @@ import { seedFollows, startSeed } from './seed.js'
 import { startTasks } from './tasks.js'
 import { loadQuota, loadQuotaForm, startQuota } from './quota.js'
 import { loadTileSettings, startTileSettings } from './tile-settings.js'
-import { loadMosaics, loadStyles } from './catalog.js'
+import { loadMosaics, loadStyles, loadVectorLayers } from './catalog.js'
 
 /** The layer chosen on the map is also the seed form's. */
 function layerChanged () {
@@ -27,6 +27,7 @@ async function start () {
   fillSelect($<HTMLSelectElement>('tile-settings-layer'), names)
   $('layer').addEventListener('change', layerChanged)
   layerChanged()
+  await loadVectorLayers()
 
   if (session.admin) {
     for (const s of document.querySelectorAll<HTMLElement>('.admin')) s.hidden = false

@@ -1,5 +1,6 @@
-// The read-only catalog panels: the styles (global ones, then each workspace's, linked to their
-// SLD) and the mosaics ({base}/web/mosaics.json), whose granule footprints can be drawn on the map.
+// The read-only catalog panels: the vector layers the user may read ({base}/web/vector-layers.json:
+// geometry type, feature count, bounds), the styles (global ones, then each workspace's, linked to
+// their SLD) and the mosaics ({base}/web/mosaics.json), whose granule footprints can be drawn on the map.
 import GeoJSON from 'ol/format/GeoJSON.js'
 import type { Extent } from 'ol/extent.js'
 import { BASE, REST, asList, getJson } from './http.js'
@@ -23,6 +24,16 @@ export async function loadStyles () {
     }
   }
   $('styles').replaceChildren(...(items.length ? items : [el('li', {}, 'No style.')]))
+}
+
+interface VectorLayerInfo { name: string, title: string, geometryType: string | null, featureCount: number | null, bounds: Extent | null, srs: string | null }
+export async function loadVectorLayers () {
+  const { layers } = await getJson<{ layers: VectorLayerInfo[] }>(`${BASE}/web/vector-layers.json`)
+  const bounds = (b: Extent | null) => b ? b.map((v) => String(Math.round(v * 1e6) / 1e6)).join(', ') : '–'
+  const rows = layers.map((l) => el('tr', { 'data-layer': l.name },
+    el('td', { title: l.title }, l.name), el('td', {}, l.geometryType ?? '–'),
+    el('td', {}, l.featureCount === null ? 'unreadable' : l.featureCount.toLocaleString('en')), el('td', {}, bounds(l.bounds)), el('td', {}, l.srs ?? '–')))
+  $('vector-layers').querySelector('tbody')!.replaceChildren(...(rows.length ? rows : [el('tr', {}, el('td', { colspan: '5' }, 'No vector layer you may read.'))]))
 }
 
 interface MosaicInfo { workspace: string, store: string, crs?: string, granules: number, extent?: Extent, coverages: string[] }

@@ -6,8 +6,19 @@ import { Link, type Document, type Value } from '../infra/representation.js'
 import type { Urls } from '../infra/services.js'
 import type { Envelope } from '../../services/filters/tree.js'
 import type { VectorFeatureType } from '../../services/vector/store.js'
+import { isProjectedCode, nativeCrsText } from '../../services/vector/crs-wkt.js'
 
-const envelope = (b: Envelope, crs: string | undefined): Value => ({ minx: b[0], maxx: b[2], miny: b[1], maxy: b[3], crs })
+// GeoServer's SRSConverter writes a bounding box's CRS as its code, with XStream's class="projected"
+// (JSON: {"@class": "projected", "$": "EPSG:3857"}) when the CRS is projected.
+const crsRef = (crs: string | undefined): Value => crs !== undefined && isProjectedCode(crs) ? { '@class': 'projected', $: crs } : crs
+const envelope = (b: Envelope, crs: string | undefined): Value => ({ minx: b[0], maxx: b[2], miny: b[1], maxy: b[3], crs: crsRef(crs) })
+
+/** nativeCRS as GeoServer's CRSConverter writes it: WKT, class="projected" for a projected CRS. */
+function nativeCrsValue (c: VectorFeatureType['config']): Value {
+  const t = nativeCrsText(c.nativeCRS, c.nativeWkt)
+  if (!t) return undefined
+  return t.projected ? { '@class': 'projected', $: t.wkt } : t.wkt
+}
 
 /** `/rest/workspaces/<ws>/featuretypes` and a store's list (PostGIS or app-schema): names with links. */
 export function featureTypeListDoc (req: FastifyRequest, urls: Urls, fts: Array<Pick<VectorFeatureType, 'workspace' | 'store' | 'name'>>): Document {
@@ -32,7 +43,7 @@ export function vectorFeatureTypeDoc (req: FastifyRequest, urls: Urls, ft: Vecto
       title: ft.title,
       abstract: c.abstract,
       keywords: { string: c.keywords },
-      nativeCRS: c.nativeCRS,
+      nativeCRS: nativeCrsValue(c),
       srs: ft.srs,
       nativeBoundingBox: c.nativeBbox ? envelope(c.nativeBbox, nativeCrs) : undefined,
       latLonBoundingBox: ft.latLonBbox ? envelope(ft.latLonBbox, 'EPSG:4326') : undefined,

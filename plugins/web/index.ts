@@ -1,7 +1,8 @@
 // The admin page at {base}/web/: static files built by scripts/build-web.ts into dist/web (read
 // into memory at registration, served with an ETag and a strict Content-Security-Policy), plus
 // the small JSON resources the page needs beyond the REST API: who is logged in ({base}/session),
-// the tile layers the user may read ({base}/web/layers.json) and the mosaics ({base}/web/mosaics.json).
+// the tile layers the user may read ({base}/web/layers.json), the vector layers they may read
+// ({base}/web/vector-layers.json) and the mosaics ({base}/web/mosaics.json).
 // Behind the same Basic login: the browser asks for credentials on the first 401.
 import crypto from 'node:crypto'
 import fs from 'node:fs'
@@ -89,6 +90,17 @@ export default async function web (app: FastifyInstance, opts: { dir?: string })
         id: g.id, extent: g.extent, resolutions: g.resolutions.slice(0, 21), maxZoom: Math.min(maxZoom(g), 20), tileSize: g.tileWidth
       }))
     }
+  })
+
+  // The vector layers this user may read, under the same rules as the tile layers above (catalog mode
+  // and layer rules, `list` and `read`): geometry type, feature count and lon/lat bounds.
+  app.get('/web/vector-layers.json', { ...AUTH, schema: { summary: 'Vector layers the user may read, with geometry type, feature count and bounds' } }, async (req) => {
+    const out = []
+    for (const l of await tileCache.tileLayers(req.principal, ['list', 'read'], { vector: true })) {
+      const s = l.type === 'VECTOR' ? await app.vectorLayerSummary(l.workspace, l.name) : undefined
+      if (s) out.push({ name: l.qualifiedName, ...s })
+    }
+    return { layers: out }
   })
 
   // The legend of a layer's style, from the ColorMap of its RasterSymbolizer (the same compiled

@@ -216,6 +216,13 @@ export function createLayerGroupService (deps: LayerGroupDeps) {
       await leave((p) => p.type === 'layer' && p.name === qualifiedName)
     },
 
+    /** A renamed layer keeps its places, and their styles, in every group (GeoServer's groups hold layers by id). */
+    async layerRenamed (from: string, to: string): Promise<void> {
+      const update = (await store.list()).filter((g) => g.publishables.some((p) => p.type === 'layer' && p.name === from))
+        .map((g) => ({ ...g, publishables: g.publishables.map((p) => p.type === 'layer' && p.name === from ? { ...p, name: to } : p) }))
+      if (update.length > 0) await store.apply({ update, remove: [] })
+    },
+
     /** A deleted workspace's layers and groups (its own groups went with it) leave the other groups. */
     async workspaceRemoved (workspace: string): Promise<void> {
       await leave((p) => p.name.startsWith(`${workspace}:`))

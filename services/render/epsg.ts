@@ -103,3 +103,21 @@ export function loadEpsgCodes (): Promise<number[]> {
   })().finally(() => { loading = undefined })
   return loading
 }
+
+const wkts = new Map<number, string | null>()
+/**
+ * The registry's WKT 1 of a code (GDAL's spelling, as epsg-index carries it), undefined when it has
+ * none. Kept apart from epsgEntry so that the 8,000 entries loadEpsgCodes caches hold no WKT text.
+ */
+export function epsgWkt (code: number): string | undefined {
+  if (epsgEntry(code) === undefined) return undefined
+  let wkt = wkts.get(code)
+  if (wkt === undefined) {
+    try {
+      const raw = JSON.parse(readFileSync(join(dir, `${code}.json`), 'utf8')) as { wkt?: unknown }
+      wkt = typeof raw.wkt === 'string' && raw.wkt !== '' ? raw.wkt : null
+    } catch { wkt = null }
+    wkts.set(code, wkt)
+  }
+  return wkt ?? undefined
+}

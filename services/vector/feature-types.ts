@@ -22,6 +22,7 @@ import { DEFAULT_SCHEMA } from '../datastores/params.js'
 import { postgisOptions, type SourceRegistry } from './sources.js'
 import type { Secrets } from '../datastores/service.js'
 import type { TypeSchema, VectorSource } from './source.js'
+import { sentNativeCrs } from './feature-type-crs.js'
 import type { FeatureTypeConfig, FeatureTypeRows, ProjectionPolicy, VectorFeatureType } from './store.js'
 
 export interface FeatureTypeDeps {
@@ -31,6 +32,8 @@ export interface FeatureTypeDeps {
   secrets: Secrets
   /** Told after layers were deleted (the tile cache drops their files). */
   layersRemoved?: (names: string[]) => Promise<void>
+  /** Told after a layer was renamed (qualified names): layer groups follow, the old name's tiles go. */
+  layerRenamed?: (from: string, to: string) => Promise<void>
 }
 
 /** The kind of source of a store type, kept in the feature type for its readers. */
@@ -40,15 +43,14 @@ export type ListKind = 'available' | 'available_with_geom' | 'all'
 const POLICIES: ProjectionPolicy[] = ['FORCE_DECLARED', 'REPROJECT_TO_DECLARED', 'NONE']
 
 /** Fields of a featureType body; the rest of what GET shows may be sent back unchanged. */
-const WRITABLE = ['name', 'nativeName', 'title', 'abstract', 'keywords', 'srs', 'projectionPolicy', 'nativeBoundingBox', 'latLonBoundingBox', 'enabled', 'attributes']
+const WRITABLE = ['name', 'nativeName', 'title', 'abstract', 'keywords', 'nativeCRS', 'srs', 'projectionPolicy', 'nativeBoundingBox', 'latLonBoundingBox', 'enabled', 'attributes']
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 const shown = (v: unknown) => { const s = JSON.stringify(v) ?? String(v); return s.length > 64 ? s.slice(0, 64) + '...' : s }
 
 /** GeoServer's read-only and service fields, accepted as GET shows them (their defaults). */
-const readOnlyFields = (ws: string, store: string, ft?: VectorFeatureType): Record<string, unknown> => ({
+const readOnlyFields = (ws: string, store: string): Record<string, unknown> => ({
   namespace: { name: ws },
   store: { '@class': 'dataStore', name: `${ws}:${store}` },
-  ...(ft ? { nativeCRS: ft.config.nativeCRS } : {}),
   serviceConfiguration: false,
   simpleConversionEnabled: false,
   maxFeatures: 0,
@@ -142,7 +144,7 @@ export function parseRecalculate (v: string | undefined): { native: boolean, lat
   return out
 }
 
-export function createFeatureTypeService ({ rows, datastores, sources, secrets, layersRemoved }: FeatureTypeDeps) {
+export function createFeatureTypeService ({ rows, datastores, sources, secrets, layersRemoved, layerRenamed }: FeatureTypeDeps) {
   const serialized = createKeyedQueue()
 
   /** Runs a read of the store's database; a failure that is not ours names the store and the reason. */
@@ -253,7 +255,9 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         if (!attributes.some((a) => a.name === schema.geometry.name)) throw InvalidFeatureType(`attributes must include the geometry column ${shown(schema.geometry.name)}`)
       }
       const srid = schema.geometry.srid
-      const nativeCRS = srid > 0 ? `EPSG:${srid}` : undefined
+      const dataCrs = srid > 0 ? { nativeCRS: `EPSG:${srid}` } : { nativeWkt: schema.geometry.wkt }
+      const sentCrs = await sentNativeCrs(b.nativeCRS, dataCrs, nativeName)
+      const { nativeCRS, nativeWkt } = { ...dataCrs, ...sentCrs }
       const sentSrs = text(b.srs, 'srs', 256)
       const srs = sentSrs !== undefined ? await declaredCrs(store, sentSrs) : nativeCRS
       if (srs === undefined) throw InvalidFeatureType(`${shown(nativeName)} declares no SRID: give srs (EPSG:<code>) and projectionPolicy FORCE_DECLARED`)
@@ -266,6 +270,8 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         ...(text(b.abstract, 'abstract') !== undefined ? { abstract: text(b.abstract, 'abstract') } : {}),
         keywords: keywordsOf(b.keywords) ?? ['features', nativeName],
         ...(nativeCRS ? { nativeCRS } : {}),
+        ...(nativeWkt ? { nativeWkt } : {}),
+        ...(sentCrs ? { nativeCrsFromBody: true } : {}),
         projectionPolicy,
         enabled: b.enabled === undefined || b.enabled === '' ? true : bool(b.enabled, 'enabled'),
         attributes,
@@ -289,17 +295,20 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
     },
 
     /**
-     * PUT: title, abstract, keywords, srs, projectionPolicy, enabled and the bounding boxes; the
-     * name, native name and store cannot change (403). `recalculate` recomputes the bounds named.
+     * PUT: name, title, abstract, keywords, nativeCRS, srs, projectionPolicy, enabled and the bounding
+     * boxes; the native name and store cannot change (403). `recalculate` recomputes the bounds named.
+     * A new name renames the feature type and its layer, as GeoServer does (the native name stays);
+     * a name another resource of the workspace has is a 409 and changes nothing.
      */
     async update (ws: string, storeName: string, name: string, body: Record<string, unknown>, recalculate: string | undefined): Promise<void> {
       const store = await datastores.get(ws, storeName)
       const recalc = parseRecalculate(recalculate)
       const b = unifyShape(body) as Record<string, unknown>
+      const sentName = text(b.name, 'name', 256)
+      const newName = sentName === undefined || sentName === name ? name : checkName(sentName, 'feature type')
       await serialized(store.workspace, async () => {
         const old = await requireFt(ws, storeName, name)
-        checkFields(b, 'featureType', WRITABLE, readOnlyFields(store.workspace, store.name, old))
-        if (b.name !== undefined && b.name !== '' && b.name !== name) throw FeatureTypeChangeRefused('name', `${shown(name)} to ${shown(b.name)}`)
+        checkFields(b, 'featureType', WRITABLE, readOnlyFields(store.workspace, store.name))
         if (b.nativeName !== undefined && b.nativeName !== '' && b.nativeName !== old.nativeName) throw FeatureTypeChangeRefused('nativeName', `${shown(old.nativeName)} to ${shown(b.nativeName)}`)
         const wanted = attributeNames(b.attributes)
         if (wanted !== undefined && wanted.join('\u0000') !== old.config.attributes.map((a) => a.name).join('\u0000')) throw FeatureTypeChangeRefused('attributes', 'they follow the table: delete and create the feature type to choose others')
@@ -308,6 +317,11 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         const kw = keywordsOf(b.keywords)
         if (kw !== undefined) config.keywords = kw
         if (b.enabled !== undefined && b.enabled !== '') config.enabled = bool(b.enabled, 'enabled')
+        const crs = await sentNativeCrs(b.nativeCRS, old.config, old.nativeName)
+        if (crs) {
+          for (const k of ['nativeCRS', 'nativeWkt'] as const) { if (crs[k] === undefined) delete config[k]; else config[k] = crs[k] }
+          config.nativeCrsFromBody = true
+        }
         const sentSrs = text(b.srs, 'srs', 256)
         const srs = sentSrs !== undefined && sentSrs !== old.srs ? await declaredCrs(store, sentSrs) : old.srs
         const policy = policyOf(b.projectionPolicy)
@@ -324,14 +338,17 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         if (recalc.latLon) latLonBbox = config.nativeBbox ? await latLonOf(store, config.nativeBbox, config, srs) : undefined
         const ft: VectorFeatureType = {
           ...old,
-          title: b.title === undefined ? old.title : text(b.title, 'title') ?? name,
+          name: newName,
+          title: b.title === undefined ? old.title : text(b.title, 'title') ?? newName,
           ...(srs ? { srs } : {}),
           config
         }
         if (latLonBbox) ft.latLonBbox = latLonBbox
         else delete ft.latLonBbox
-        await rows.update(ft)
+        if (newName === name) await rows.update(ft)
+        else await rows.rename(name, ft)
       })
+      if (newName !== name) await layerRenamed?.(`${store.workspace}:${name}`, `${store.workspace}:${newName}`)
     },
 
     /** DELETE: the feature type is published as a layer, so it goes only with `recurse` (as GeoServer). */

@@ -19,7 +19,9 @@ import type { WorkspaceService } from '../catalog/workspaces.js'
 import { InvalidDataStore, isMapwardenError } from '../errors.js'
 import type { DataStoreService } from '../datastores/service.js'
 import { fileKindOfType } from '../datastores/service.js'
-import { checkGeoPackageFile, checkShapefile, shapefileParts } from '../datastores/files.js'
+import { checkGeoPackageFile, checkShapefile, resolveStoreFile, shapefileParts } from '../datastores/files.js'
+import type { DataStoreRow } from '../datastores/store.js'
+import { appendGeoPackage } from './gpkg-append.js'
 import type { FeatureTypeService } from './feature-types.js'
 import type { SourceRegistry } from './sources.js'
 import { sridOfPrj } from './prj.js'
@@ -48,6 +50,8 @@ export interface VectorUpload {
 
 export interface VectorUploadDeps {
   dataDir: string
+  /** Where external GeoPackages may be (an append writes into the store's file wherever it is). */
+  harvestRoots?: string[]
   zipLimits: ZipLimits
   datastores: DataStoreService
   featureTypes: FeatureTypeService
@@ -66,7 +70,7 @@ function shapefileFolder (names: string[]): { folder: string, shps: string[] } {
   return { folder, shps: shps.filter((n) => path.posix.dirname(n) === folder) }
 }
 
-export function createVectorUploads ({ dataDir, zipLimits, datastores, featureTypes, sources, workspaces }: VectorUploadDeps) {
+export function createVectorUploads ({ dataDir, harvestRoots = [], zipLimits, datastores, featureTypes, sources, workspaces }: VectorUploadDeps) {
   const serialized = createKeyedQueue()
   const storeDir = (ws: string, store: string) => path.join(dataDir, 'data', ws, store)
 
@@ -132,12 +136,43 @@ export function createVectorUploads ({ dataDir, zipLimits, datastores, featureTy
     return done
   }
 
+  /** The upload's files extracted to `stage` (a ZIP, or the GeoPackage itself), checked whole. */
+  const extractUpload = async (u: VectorUpload, stage: string) => {
+    const extracted = path.join(stage, 'files')
+    let names: string[]
+    if (u.zipPath) {
+      names = (await extractZip(u.zipPath, extracted, zipLimits)).map((e) => e.name)
+    } else {
+      // The GeoPackage itself: named after the store, as GeoServer names a single-file upload.
+      await fs.promises.mkdir(extracted)
+      names = [`${u.store}.gpkg`]
+      await fs.promises.copyFile(u.gpkgPath!, path.join(extracted, names[0]))
+    }
+    return await checkExtracted(extracted, names, u.format)
+  }
+
+  /**
+   * update=append onto an existing GeoPackage store: the upload's features go into the store's file
+   * (gpkg-append.ts); the bounds of the feature types of the tables appended to are computed again.
+   */
+  const append = async (u: VectorUpload, store: DataStoreRow) => {
+    const storeFile = await resolveStoreFile(store.config.connectionParameters.database ?? '', { dataDir, harvestRoots })
+    const appended = await withStaging(dataDir, 'vector', async (stage) => {
+      const { from, entry } = await extractUpload(u, stage)
+      await sources.forget(u.workspace, u.store)
+      return await appendGeoPackage(storeFile, path.join(from, entry!), store.name)
+    })
+    const tables = new Set(appended.map((a) => a.table))
+    for (const ft of await featureTypes.list(u.workspace, u.store)) {
+      if (tables.has(ft.nativeName)) await featureTypes.update(u.workspace, u.store, ft.name, {}, 'nativebbox,latlonbbox')
+    }
+  }
+
   return {
     /** Creates or updates the store from the upload; returns whether it was created. */
     async upload (u: VectorUpload): Promise<{ created: boolean }> {
-      if (u.update !== undefined && u.update !== '' && u.update.toLowerCase() !== 'overwrite') {
-        throw InvalidDataStore(`update=${JSON.stringify(u.update)} is not supported: only update=overwrite (appending features to a file store is not)`)
-      }
+      const update = (u.update ?? '').trim().toLowerCase()
+      if (update !== '' && update !== 'overwrite' && update !== 'append') throw InvalidDataStore(`update=${JSON.stringify(u.update)}: update is overwrite or append`)
       // Both names become folders of the data directory: checked before anything is written.
       const ws = (await workspaces.get(u.workspace)).name
       checkName(u.store, 'data store')
@@ -147,6 +182,14 @@ export function createVectorUploads ({ dataDir, zipLimits, datastores, featureTy
         if (any && fileKindOfType(any.type) !== (u.format === 'gpkg' ? 'geopkg' : 'shapefile')) {
           throw InvalidDataStore(`data store ${JSON.stringify(u.store)} is a ${any.type} store: a .${u.format} upload cannot change its type`)
         }
+        if (update === 'append' && existing) {
+          // Appending to a shapefile would rewrite its .shp, .shx and .dbf in place, with no transaction to
+          // fall back on: refused. An upload with no store to append to creates it, as GeoServer does.
+          if (u.format === 'shp') throw InvalidDataStore(`update=append is not supported for shapefile store ${JSON.stringify(u.store)} (its files are read in place): upload with update=overwrite, or into a GeoPackage store`)
+          if (u.method !== 'file' || (!u.zipPath && !u.gpkgPath)) throw InvalidDataStore(`update=append takes an uploaded GeoPackage (file.gpkg), not ${u.method}.${u.format}`)
+          await append(u, existing)
+          return { created: false }
+        }
         const body = (location: string) => ({ name: u.store, connectionParameters: params(u, location) })
         const save = async (location: string) => {
           if (existing) await datastores.update(u.workspace, u.store, { connectionParameters: params(u, location) })
@@ -155,17 +198,7 @@ export function createVectorUploads ({ dataDir, zipLimits, datastores, featureTy
         if (u.method === 'file') {
           if (!u.zipPath && !(u.gpkgPath && u.format === 'gpkg')) throw InvalidDataStore(`file.${u.format} takes a ZIP (application/zip)`)
           await withStaging(dataDir, 'vector', async (stage) => {
-            const extracted = path.join(stage, 'files')
-            let names: string[]
-            if (u.zipPath) {
-              names = (await extractZip(u.zipPath, extracted, zipLimits)).map((e) => e.name)
-            } else {
-              // The GeoPackage itself: named after the store, as GeoServer names a single-file upload.
-              await fs.promises.mkdir(extracted)
-              names = [`${u.store}.gpkg`]
-              await fs.promises.copyFile(u.gpkgPath!, path.join(extracted, names[0]))
-            }
-            const { from, entry } = await checkExtracted(extracted, names, u.format)
+            const { from, entry } = await extractUpload(u, stage)
             const target = storeDir(u.workspace, u.store)
             const rel = ['data', u.workspace, u.store, ...(entry ? [entry] : [])].join('/')
             await install(from, target, stage)

@@ -6,7 +6,7 @@ import { notify } from '../storage/pg/change-bus.js'
 import { createPgCatalogRowWriter } from '../catalog/pg-catalog-rows.js'
 import { foldName } from '../files/names.js'
 import { FeatureTypeExists } from '../errors.js'
-import { FEATURE_TYPE_SELECT, featureTypeFromRow, featureTypeResource, type FeatureTypeRows } from './store.js'
+import { FEATURE_TYPE_SELECT, featureTypeFromRow, featureTypeResource, renameSteps, type FeatureTypeRows } from './store.js'
 
 export function createPgFeatureTypeRows (db: PgDatabase): FeatureTypeRows {
   const rows = createPgCatalogRowWriter()
@@ -46,6 +46,24 @@ export function createPgFeatureTypeRows (db: PgDatabase): FeatureTypeRows {
         await rows.setLayerEnabled(c, ft.workspace, ft.name, ft.config.enabled)
         await notify(c, { topic: 'catalog', key: ft.workspace })
       })
+    },
+    async rename (from, ft) {
+      const numbered = (sql: string) => { let i = 0; return sql.replace(/\?/g, () => `$${++i}`) }
+      const attempt = () => db.transaction(async (c) => {
+        const r = await c.query<{ name: string }>('SELECT name FROM resources WHERE workspace = $1 AND (name = $2 OR name_key = $3)', [ft.workspace, ft.name, foldName(ft.name)])
+        if (r.rows.length > 0) throw FeatureTypeExists(r.rows[0].name, ft.workspace)
+        await rows.insertResource(c, featureTypeResource(ft))
+        for (const [sql, params] of renameSteps(ft.workspace, from, ft.name)) await c.query(numbered(sql), params)
+        await rows.setLayerEnabled(c, ft.workspace, ft.name, ft.config.enabled)
+        for (const topic of ['catalog', 'rules', 'tiles'] as const) await notify(c, { topic, key: ft.workspace })
+      })
+      try {
+        await attempt()
+      } catch (err) {
+        // Another node took the name meanwhile: reported as the check reports it.
+        if ((err as { code?: string }).code === '23505') await db.transaction(async (c) => { await checkNew(c, ft.workspace, ft.name) })
+        throw err
+      }
     },
     async delete (ws, name) {
       await db.transaction(async (c) => {

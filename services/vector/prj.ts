@@ -28,10 +28,19 @@ function registryNames (): Promise<Map<string, number>> {
   return byName
 }
 
+const TOP = /^(PROJCS|GEOGCS|PROJCRS|GEOGCRS|GEODCRS|COMPD_CS|COMPOUNDCRS)\s*\[\s*"([^"]*)"/i
+
 export async function sridOfPrj (text: string, file: string): Promise<number> {
   const wkt = text.replace(/^\uFEFF/, '').trim()
-  const top = /^(PROJCS|GEOGCS|PROJCRS|GEOGCRS|GEODCRS|COMPD_CS|COMPOUNDCRS)\s*\[\s*"([^"]*)"/i.exec(wkt)
-  if (!top || !wkt.endsWith(']')) throw InvalidDataStore(`${JSON.stringify(file)} is not a WKT coordinate reference system (it should start with PROJCS[ or GEOGCS[)`)
+  if (!TOP.test(wkt) || !wkt.endsWith(']')) throw InvalidDataStore(`${JSON.stringify(file)} is not a WKT coordinate reference system (it should start with PROJCS[ or GEOGCS[)`)
+  return await sridOfWkt(wkt)
+}
+
+/** The EPSG code of a CRS's WKT as above (0: none found); the text is known to be a CRS's WKT. */
+export async function sridOfWkt (text: string): Promise<number> {
+  const wkt = text.replace(/^\uFEFF/, '').trim()
+  const top = TOP.exec(wkt)
+  if (!top) return 0
   // The top-level authority is the last element before the closing bracket.
   const auth = /(?:AUTHORITY|ID)\s*\[\s*"EPSG"\s*,\s*"?([0-9]+)"?\s*\]\s*\]$/i.exec(wkt)
   if (auth) return Number(auth[1])

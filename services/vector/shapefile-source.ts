@@ -190,12 +190,13 @@ export function createShapefileSource (o: ShapefileSourceOptions): VectorSource 
     const header = await readShpHeader(shp)
     const fields = await readDbfFields(parts.dbf, charset)
     const geomType = SHAPE_TYPES[header.shapeType] ?? 'GEOMETRY'
-    const srid = parts.prj ? await sridOfPrj(await fs.promises.readFile(parts.prj, 'utf8'), path.basename(parts.prj)) : 0
+    const prj = parts.prj ? (await fs.promises.readFile(parts.prj, 'utf8')).replace(/^\uFEFF/, '').trim() : undefined
+    const srid = prj !== undefined ? await sridOfPrj(prj, path.basename(parts.prj!)) : 0
     const attributes: AttributeInfo[] = [
       { name: GEOMETRY_COLUMN, binding: geometryBinding(geomType), nillable: true, minOccurs: 0, maxOccurs: 1 },
       ...fields.map((f) => ({ name: f.name, binding: dbfBinding(f), nillable: true, minOccurs: 0, maxOccurs: 1, ...(f.type === 'C' ? { length: f.length } : {}) }))
     ]
-    const schema: TypeSchema = { name: type, attributes, geometry: { name: GEOMETRY_COLUMN, type: geomType, srid } }
+    const schema: TypeSchema = { name: type, attributes, geometry: { name: GEOMETRY_COLUMN, type: geomType, srid, ...(srid === 0 && prj ? { wkt: prj } : {}) } }
     return { schema, shp, dbf: parts.dbf, shx: parts.shx, charset, header }
   }
 

@@ -22,6 +22,8 @@ export interface GeometryInfo {
   type: string
   /** The declared SRID; 0 when none is declared. */
   srid: number
+  /** The CRS's own WKT when the source has one that names no EPSG code (a .prj the registry lacks). */
+  wkt?: string
 }
 
 export interface TypeSchema {

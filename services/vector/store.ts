@@ -14,6 +14,10 @@ export interface FeatureTypeConfig {
   keywords: string[]
   /** The CRS the data declares, `EPSG:<srid>`; undefined when the column declares none. */
   nativeCRS?: string
+  /** The source's WKT of a CRS that has no EPSG code (a shapefile's .prj), or one a body declared. */
+  nativeWkt?: string
+  /** nativeCRS or nativeWkt came from a body, the data declaring none: a later body may change it. */
+  nativeCrsFromBody?: boolean
   nativeBbox?: Envelope
   projectionPolicy: ProjectionPolicy
   enabled: boolean
@@ -42,6 +46,13 @@ export interface FeatureTypeRows {
   insert (ft: VectorFeatureType, defaultStyle: string): Promise<void>
   /** Title, SRS, bounds and configuration; the layer's enabled flag follows. */
   update (ft: VectorFeatureType): Promise<void>
+  /**
+   * Renames `from` to `ft.name` with ft's fields, in one transaction: a new resource and layer (the
+   * layer's styles and enabled flag kept), the tile layer settings and the layer's access rules moved
+   * to the new name (GeoServer's SecuredResourceNameChangeListener renames rules too), the old rows
+   * gone. Throws FeatureTypeExists when another resource of the workspace has the new name.
+   */
+  rename (from: string, ft: VectorFeatureType): Promise<void>
   /** Removes the resource and its layer. */
   delete (ws: string, name: string): Promise<void>
 }
@@ -71,6 +82,18 @@ export function featureTypeResource (ft: VectorFeatureType): ResourceRow {
     bbox: ft.latLonBbox ? JSON.stringify(ft.latLonBbox) : null,
     config: JSON.stringify(ft.config)
   }
+}
+
+/** The statements of a rename after the new resource row, in order, with their parameters. */
+export function renameSteps (ws: string, from: string, to: string): Array<[string, string[]]> {
+  return [
+    ['INSERT INTO layers (workspace, name, type, default_style, styles, enabled) SELECT workspace, ?, type, default_style, styles, enabled FROM layers WHERE workspace = ? AND name = ?', [to, ws, from]],
+    ['UPDATE tile_layer_settings SET name = ? WHERE workspace = ? AND name = ?', [to, ws, from]],
+    // A rule left for the new name by an earlier layer gives way to the renamed layer's own rule.
+    ['DELETE FROM security_rules WHERE workspace = ? AND layer = ? AND access IN (SELECT access FROM security_rules WHERE workspace = ? AND layer = ?)', [ws, to, ws, from]],
+    ['UPDATE security_rules SET layer = ? WHERE workspace = ? AND layer = ?', [to, ws, from]],
+    ['DELETE FROM resources WHERE workspace = ? AND name = ?', [ws, from]]
+  ]
 }
 
 export const FEATURE_TYPE_SELECT = "SELECT workspace, store, name, native_name, title, srs, bbox, config FROM resources WHERE kind = 'featureType'"

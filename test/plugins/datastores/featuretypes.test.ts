@@ -81,7 +81,14 @@ t.test('POST <featureType><name>: 201 and a Location; GET shows the attributes, 
     '    <string>features</string>',
     '    <string>places</string>',
     '  </keywords>',
-    '  <nativeCRS>EPSG:4326</nativeCRS>',
+    // GeoServer's CRSConverter: the WKT in GeoTools' layout (the EPSG registry's text); geographic, so no class.
+    '  <nativeCRS>GEOGCS[&quot;WGS 84&quot;, ',
+    '  DATUM[&quot;WGS_1984&quot;, ',
+    '    SPHEROID[&quot;WGS 84&quot;, 6378137, 298.257223563, AUTHORITY[&quot;EPSG&quot;,&quot;7030&quot;]], ',
+    '    AUTHORITY[&quot;EPSG&quot;,&quot;6326&quot;]], ',
+    '  PRIMEM[&quot;Greenwich&quot;, 0, AUTHORITY[&quot;EPSG&quot;,&quot;8901&quot;]], ',
+    '  UNIT[&quot;degree&quot;, 0.0174532925199433, AUTHORITY[&quot;EPSG&quot;,&quot;9122&quot;]], ',
+    '  AUTHORITY[&quot;EPSG&quot;,&quot;4326&quot;]]</nativeCRS>',
     '  <srs>EPSG:4326</srs>',
     '  <nativeBoundingBox>',
     '    <minx>-10</minx>',
@@ -173,10 +180,12 @@ t.test('a table in another CRS: srs declared, REPROJECT_TO_DECLARED, lat/lon bou
   const { app } = await setup(t)
   t.equal((await postJson(app, { featureType: { name: 'roads', srs: 'EPSG:4326' } })).statusCode, 201)
   const ft = json(await get(app, `${FT}/roads.json`)).featureType
-  t.equal(ft.nativeCRS, 'EPSG:3857')
+  t.equal(ft.nativeCRS['@class'], 'projected', 'a projected CRS: class="projected", {"@class","$"} in JSON')
+  t.match(ft.nativeCRS.$, /^PROJCS\["WGS 84 \/ Pseudo-Mercator", \n  GEOGCS\["WGS 84", \n/)
+  t.ok(ft.nativeCRS.$.endsWith('\n  AUTHORITY["EPSG","3857"]]'), ft.nativeCRS.$)
   t.equal(ft.srs, 'EPSG:4326')
   t.equal(ft.projectionPolicy, 'REPROJECT_TO_DECLARED')
-  t.equal(ft.nativeBoundingBox.crs, 'EPSG:3857')
+  t.same(ft.nativeBoundingBox.crs, { '@class': 'projected', $: 'EPSG:3857' }, 'GeoServer\'s SRSConverter form')
   t.equal(ft.nativeBoundingBox.maxx, 1113194.9079327357)
   t.equal(ft.latLonBoundingBox.minx, 0)
   t.ok(Math.abs(ft.latLonBoundingBox.maxx - 10) < 1e-9, String(ft.latLonBoundingBox.maxx))
@@ -273,9 +282,10 @@ t.test('PUT changes title and bounds, recalculate=nativebbox,latlonbbox reads th
   t.equal(r.statusCode, 200, r.body)
   t.equal((await get(app, `${FT}/places.xml`)).body, xml)
 
-  r = await put('<featureType><name>other</name></featureType>')
+  // A new name renames (test/plugins/datastores/rename.test.ts); the table it reads cannot change.
+  r = await put('<featureType><nativeName>other</nativeName></featureType>')
   t.equal(r.statusCode, 403)
-  t.match(r.body, "Can't change the name of a feature type")
+  t.match(r.body, "Can't change the nativeName of a feature type")
   r = await put('<featureType><title>x</title></featureType>', '?recalculate=everything')
   t.equal(r.statusCode, 400)
   t.match(r.body, 'Invalid recalculate value "everything"')
