@@ -177,6 +177,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   workspaces.onRemoved((ws) => sources.forgetWorkspace(ws))
   const featureTypes = createFeatureTypeService({ rows: stores.featureTypes, datastores, sources, secrets: masterPassword, layersRemoved: (names) => layers.removed(names) })
   const vectorUploads = createVectorUploads({ dataDir: config.dataDir, zipLimits, datastores, featureTypes, sources, workspaces })
+  if (alone) await vectorUploads.recover()
 
   // Operators' metrics (metrics.ts): the services report through its callbacks.
   const metrics = createMetrics({ log })
