@@ -5,7 +5,7 @@
 // are read through the source in its batches and written as they come (GML 3.2, GML 3.1.1, GML 2,
 // GeoJSON, CSV): the answer is a stream whose memory does not grow with the result.
 import type { Principal } from '../auth/authenticator.js'
-import { isGeographic, normalizeCrs, transformBbox } from '../render/crs.js'
+import { isNorthingFirst, normalizeCrs, transformBbox } from '../render/crs.js'
 import { crsName, parseOgcFilter } from '../filters/ogc-xml.js'
 import { parseEcql, type FilterSchema } from '../filters/ecql.js'
 import { allOf, type Envelope, type Filter } from '../filters/tree.js'
@@ -100,7 +100,7 @@ async function * batched (parts: AsyncIterable<string>): AsyncGenerator<string> 
 function defaultSrsName (version: WfsVersion, code: string): { name: string, latFirst: boolean } {
   const n = /^EPSG:(\d+)$/.exec(code)?.[1] ?? code
   if (version === '1.0.0') return { name: `http://www.opengis.net/gml/srs/epsg.xml#${n}`, latFirst: false }
-  return { name: version === '2.0.0' ? `urn:ogc:def:crs:EPSG::${n}` : `urn:x-ogc:def:crs:EPSG:${n}`, latFirst: isGeographic(code) }
+  return { name: version === '2.0.0' ? `urn:ogc:def:crs:EPSG::${n}` : `urn:x-ogc:def:crs:EPSG:${n}`, latFirst: isNorthingFirst(code) }
 }
 
 const localName = (n: string) => n.trim().slice(n.trim().indexOf(':') + 1)
@@ -147,7 +147,7 @@ export function featureOperations (ctx: WfsContext) {
     if (q.bbox) {
       if (!geomName) throw WfsInvalidParameter('bbox', '', `${t.qualified} has no geometry`)
       const v = q.bbox.values
-      const named = q.bbox.crs ? crsName(q.bbox.crs)! : { code: t.crs ?? storage ?? 'EPSG:4326', latFirst: req.version !== '1.0.0' && isGeographic(t.crs ?? storage ?? 'EPSG:4326') }
+      const named = q.bbox.crs ? crsName(q.bbox.crs)! : { code: t.crs ?? storage ?? 'EPSG:4326', latFirst: req.version !== '1.0.0' && isNorthingFirst(t.crs ?? storage ?? 'EPSG:4326') }
       let env: Envelope = named.latFirst ? [v[1], v[0], v[3], v[2]] : [v[0], v[1], v[2], v[3]]
       if (env[0] > env[2] || env[1] > env[3]) throw WfsInvalidParameter('bbox', JSON.stringify(v.join(',')), 'the minimum must not be above the maximum on either axis')
       if (storage && normalizeCrs(named.code) !== normalizeCrs(storage)) env = transformBbox(env, named.code, storage)
