@@ -27,6 +27,7 @@ import { createDataStoreService } from './datastores/service.js'
 import { createFeatureTypeService } from './vector/feature-types.js'
 import { createSourceRegistry } from './vector/sources.js'
 import { createVectorUploads } from './vector/file-uploads.js'
+import { filterType } from './filters/bindings.js'
 import { createRenderPool, TASKS_PER_THREAD } from './render/render-pool.js'
 import { createRenderQueue } from './render/render-queue.js'
 import { createRenderer } from './render/renderer.js'
@@ -214,10 +215,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     if (!store.enabled) throw DataStoreDisabled(store.name)
     const cfg = ft.config
     const dataCrs = (cfg.projectionPolicy === 'FORCE_DECLARED' ? ft.srs : undefined) ?? cfg.nativeCRS ?? ft.srs ?? 'EPSG:4326'
-    const typeOf = (binding: string) => /Integer|Long|Short|BigInteger|Byte/.test(binding) ? 'Integer'
-      : /Double|Float|BigDecimal/.test(binding) ? 'Double' : /Boolean/.test(binding) ? 'Boolean'
-        : /Date|Timestamp|Time/.test(binding) ? 'Date' : /geom/.test(binding) ? 'Geometry' : 'String'
-    const schema = { attributes: cfg.attributes.map((a) => ({ name: a.name, type: typeOf(a.binding) })), crs: dataCrs }
+    const schema = { attributes: cfg.attributes.map((a) => ({ name: a.name, type: filterType(a.binding) })), crs: dataCrs }
     return { source: sources.forStore(store), type: ft.nativeName, dataCrs, schema }
   }
   // The one render entry: the tile cache's metatiles and the WMS's maps, planned from the mosaic index.
