@@ -247,6 +247,11 @@ t.test('/ows with SERVICE=WFS (and XML bodies) is the WFS, the rest of /ows the 
   t.match(owsCaps.body, /<ows:Get xlink:href="http:\/\/localhost:80\/geoserver\/ows\?"\/>/)
   const wms = await wfsGet(app, { service: 'WMS', request: 'GetCapabilities', version: '1.3.0' }, {}, '/ows')
   t.match(wms.body, /<WMS_Capabilities/)
+  // A repeated SERVICE: the last one, as every OGC parameter is read (plugins/infra/ows-kvp.ts).
+  const lastWfs = await app.inject({ method: 'GET', url: `${BASE}/ows?service=WMS&request=GetCapabilities&SERVICE=WFS&version=2.0.0` })
+  t.match(lastWfs.body, /<wfs:WFS_Capabilities version="2.0.0"/, 'service=WMS then SERVICE=WFS: the WFS')
+  const lastWms = await app.inject({ method: 'GET', url: `${BASE}/ows?service=WFS&request=GetCapabilities&service=WMS&version=1.3.0` })
+  t.match(lastWms.body, /<WMS_Capabilities/, 'service=WFS then service=WMS: the WMS')
   const posted = await wfsPost(app, '<wfs:GetCapabilities service="WFS" version="2.0.0" xmlns:wfs="http://www.opengis.net/wfs/2.0"/>', '/ows')
   t.match(posted.body, /<wfs:WFS_Capabilities version="2.0.0"/)
   const ws = await wfsGet(app, { ...W20, typeNames: 'places', outputFormat: 'json' }, {}, '/vx/wfs')
