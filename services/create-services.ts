@@ -190,13 +190,9 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     faultKillAt: config.faultKillAt,
     onError: (err) => log.error({ err }, 'render worker failed')
   })
-  // Tasks of the previous run that were pending or running when it stopped: resumed by start(), or
-  // with MAPWARDEN_RESUME_TASKS false, ABORTED with "aborted: restart".
+  // The seed task records; the tasks a previous run left pending or running are resumed, or with
+  // MAPWARDEN_RESUME_TASKS false ABORTED "aborted: restart", once, by the breeder's start (start()).
   const records = createTaskRecords(stores.seed.tasks)
-  if (!config.resumeTasks && alone) {
-    const aborted = await records.abortUnfinished()
-    if (aborted > 0) log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
-  }
   const settings = await loadTileSettings(stores.seed.tileSettings)
   // The grid sets: built-in, and the custom ones of GWC's REST from the store.
   const gridSets = await loadGridSets(stores.gridSets, log)
@@ -430,7 +426,8 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
       scheduler.start()
       // Another live instance may be running the unfinished tasks: only the first to start takes them up.
       const { resumed, aborted } = await tileCache.start({ alone })
-      if (resumed + aborted > 0) log.warn({ resumed, aborted }, 'seed tasks of the previous run taken up again')
+      if (aborted > 0) log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
+      if (resumed > 0) log.warn({ tasks: resumed }, 'seed tasks of the previous run taken up again')
     },
     /** First step of a shutdown: running seed tasks stop (their records stay for a resume). */
     async stopTasks () { await tileCache.close() },
