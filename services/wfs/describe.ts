@@ -8,8 +8,9 @@ import { isGeometryBinding } from '../filters/bindings.js'
 import type { AttributeInfo } from '../vector/source.js'
 import type { ServedType } from './wfs-context.js'
 import type { WfsVersion } from './request.js'
+import { escapeXml } from '../xml-escape.js'
 
-const x = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
+const x = (s: string) => escapeXml(s)
 
 const XSD: Record<string, string> = {
   'java.lang.String': 'xsd:string', 'java.lang.Integer': 'xsd:int', 'java.lang.Long': 'xsd:long', 'java.lang.Short': 'xsd:short',

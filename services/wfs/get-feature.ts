@@ -16,6 +16,7 @@ import { GML_NS, isGeometryBinding } from './describe.js'
 import { filterType } from '../filters/bindings.js'
 import type { FeatureRequest, OutputFormat, WfsQuery, WfsVersion } from './request.js'
 import { maxFeaturesOf, type ServedType, type WfsContext, type Where } from './wfs-context.js'
+import { escapeXml } from '../xml-escape.js'
 
 export interface FeatureAnswer {
   contentType: string
@@ -58,7 +59,7 @@ const CONTENT_TYPES: Record<OutputFormat, string> = {
   csv: 'text/csv;charset=UTF-8'
 }
 
-const x = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
+const x = (s: string) => escapeXml(s)
 // eslint-disable-next-line no-control-regex
 const xmlText = (s: string) => x(s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '?'))
 const pad = (n: number, w = 2) => String(n).padStart(w, '0')
