@@ -27,6 +27,7 @@ import { createDataStoreService } from './datastores/service.js'
 import { createFeatureTypeService } from './vector/feature-types.js'
 import { createSourceRegistry } from './vector/sources.js'
 import { createVectorUploads } from './vector/file-uploads.js'
+import { filterType } from './filters/bindings.js'
 import { createRenderPool, TASKS_PER_THREAD } from './render/render-pool.js'
 import { createRenderQueue } from './render/render-queue.js'
 import { createRenderer } from './render/renderer.js'
@@ -189,6 +190,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     }
   })
   const vectorUploads = createVectorUploads({ dataDir: config.dataDir, harvestRoots: config.harvestRoots, zipLimits, datastores, featureTypes, sources, workspaces })
+  if (alone) await vectorUploads.recover()
 
   // Operators' metrics (metrics.ts): the services report through its callbacks.
   const metrics = createMetrics({ log })
@@ -200,13 +202,9 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     faultKillAt: config.faultKillAt,
     onError: (err) => log.error({ err }, 'render worker failed')
   })
-  // Tasks of the previous run that were pending or running when it stopped: resumed by start(), or
-  // with MAPWARDEN_RESUME_TASKS false, ABORTED with "aborted: restart".
+  // The seed task records; the tasks a previous run left pending or running are resumed, or with
+  // MAPWARDEN_RESUME_TASKS false ABORTED "aborted: restart", once, by the breeder's start (start()).
   const records = createTaskRecords(stores.seed.tasks)
-  if (!config.resumeTasks && alone) {
-    const aborted = await records.abortUnfinished()
-    if (aborted > 0) log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
-  }
   const settings = await loadTileSettings(stores.seed.tileSettings)
   // The grid sets: built-in, and the custom ones of GWC's REST from the store.
   const gridSets = await loadGridSets(stores.gridSets, log)
@@ -227,10 +225,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     if (!store.enabled) throw DataStoreDisabled(store.name)
     const cfg = ft.config
     const dataCrs = (cfg.projectionPolicy === 'FORCE_DECLARED' ? ft.srs : undefined) ?? cfg.nativeCRS ?? ft.srs ?? 'EPSG:4326'
-    const typeOf = (binding: string) => /Integer|Long|Short|BigInteger|Byte/.test(binding) ? 'Integer'
-      : /Double|Float|BigDecimal/.test(binding) ? 'Double' : /Boolean/.test(binding) ? 'Boolean'
-        : /Date|Timestamp|Time/.test(binding) ? 'Date' : /geom/.test(binding) ? 'Geometry' : 'String'
-    const schema = { attributes: cfg.attributes.map((a) => ({ name: a.name, type: typeOf(a.binding) })), crs: dataCrs }
+    const schema = { attributes: cfg.attributes.map((a) => ({ name: a.name, type: filterType(a.binding) })), crs: dataCrs }
     return { source: sources.forStore(store), type: ft.nativeName, dataCrs, schema }
   }
   // The one render entry: the tile cache's metatiles and the WMS's maps, planned from the mosaic index.
@@ -446,7 +441,8 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
       scheduler.start()
       // Another live instance may be running the unfinished tasks: only the first to start takes them up.
       const { resumed, aborted } = await tileCache.start({ alone })
-      if (resumed + aborted > 0) log.warn({ resumed, aborted }, 'seed tasks of the previous run taken up again')
+      if (aborted > 0) log.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
+      if (resumed > 0) log.warn({ tasks: resumed }, 'seed tasks of the previous run taken up again')
     },
     /** First step of a shutdown: running seed tasks stop (their records stay for a resume). */
     async stopTasks () { await tileCache.close() },

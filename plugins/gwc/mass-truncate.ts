@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { MassTruncateInvalid, MethodNotAllowed } from '../../services/errors.js'
 import { MASS_TRUNCATE_TYPES, type MassTruncateRequest, type MassTruncateType } from '../../services/tilecache/mass-truncate.js'
+import { escapeXml } from '../../services/xml-escape.js'
 
 const FIELDS: Record<MassTruncateType, string[]> = {
   truncateLayer: ['layerName'],
@@ -66,7 +67,7 @@ const refuse = async (req: FastifyRequest) => { throw MethodNotAllowed(req.metho
 export default async function massTruncate (app: FastifyInstance) {
   const cache = app.tileCache
   app.get('/masstruncate', { schema: { summary: 'The mass truncation request types (XML, as GeoWebCache writes it)' } }, async (req, reply) => {
-    const href = app.urls.absolute(req, `${app.prefix}/masstruncate`).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
+    const href = escapeXml(app.urls.absolute(req, `${app.prefix}/masstruncate`), { apostrophe: false })
     return reply.type('application/xml').send(`<massTruncateRequests href="${href}">${MASS_TRUNCATE_TYPES.map((t) => ` <requestType>${t}</requestType>`).join('')}</massTruncateRequests>`)
   })
   app.post('/masstruncate', { schema: { summary: 'Truncate a layer, a parameter set, an extent of a grid set or the orphaned parameter sets (truncateLayer, truncateParameters, truncateExtent, truncateOrphans)' } }, async (req, reply) => {

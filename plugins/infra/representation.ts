@@ -8,6 +8,7 @@
 //   key it is <key><atom:link .../></key> in XML and "key":"...json" in JSON
 // - XML is pretty-printed with 2 spaces and no declaration, unless a layout says otherwise
 import { stringifyExact } from '../../services/exact-json.js'
+import { escapeXml } from '../../services/xml-escape.js'
 
 export class Link {
   readonly base: string
@@ -25,9 +26,7 @@ export type Format = 'xml' | 'json'
 
 const ATOM = 'http://www.w3.org/2005/Atom'
 
-export function escapeXml (s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!)
-}
+export { escapeXml }
 
 function isEmptyList (v: Value): boolean {
   if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof Link) return false

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { bodyRoot, type TypedApp } from '../infra/routes.js'
 import { AreaBody, AreaQuery, LayerParams, SeedBody, TaskParams, responses } from '../../schemas/seed.js'
 import { toXml } from '../infra/representation.js'
+import { escapeXml } from '../../services/xml-escape.js'
 import { onlyFields } from '../../services/body-fields.js'
 import { KillAllInvalid, MethodNotAllowed, SeedTaskNotFound, ThreadIdInvalid, UnknownTileLayer } from '../../services/errors.js'
 import { rowOf, type Task } from '../../services/seed/task.js'
@@ -49,7 +50,7 @@ const never = async () => {}
 
 export default async function seed (app: TypedApp) {
   const cache = app.tileCache
-  const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
+  const escape = (s: string) => escapeXml(s, { apostrophe: false })
 
   /**
    * One `Link: <.../seed/tasks/<id>.json>; rel="item"` header per task a seed POST created (RFC 8288;

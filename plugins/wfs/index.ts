@@ -9,7 +9,7 @@
 import { Readable } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { statusOf } from '../infra/errors.js'
-import { isXmlBody, owsKvp } from '../infra/ows-kvp.js'
+import { isXmlBody, owsKvp, urlKvp } from '../infra/ows-kvp.js'
 import { isMapwardenError, NulCharacter, WfsInvalidParameter, WorkspaceNotFound } from '../../services/errors.js'
 import type { Kvp, WfsVersion, Where } from '../../services/wfs/wfs-service.js'
 import { EXCEPTION_TYPE, exceptionReport, ogcFailure, statusOfCode } from '../../services/wfs/exceptions.js'
@@ -20,15 +20,13 @@ const CONSTRAINT = 'mapwardenOwsService'
 const kState = Symbol('wfs request')
 type WithState = FastifyRequest & { [kState]?: { kvp: Kvp, version: WfsVersion } }
 
-/** Whether a request to /ows is a WFS request: SERVICE=WFS in the query, or an XML body (the WMS takes none). */
+/**
+ * Whether a request to /ows is a WFS request: SERVICE=WFS in the query (read as owsKvp reads it:
+ * a repeated SERVICE, the last one), or an XML body (the WMS takes none).
+ */
 function owsIsWfs (req: { method?: string, url?: string, headers: Record<string, string | string[] | undefined> }): boolean {
-  const q = req.url?.split('?')[1] ?? ''
-  for (const part of q.split('&')) {
-    const [k, v] = part.split('=')
-    if (k !== undefined && k.toLowerCase() === 'service') {
-      try { return decodeURIComponent((v ?? '').replace(/\+/g, ' ')).trim().toUpperCase() === 'WFS' } catch { return false }
-    }
-  }
+  const service = urlKvp(req.url).SERVICE
+  if (service !== undefined) return service.trim().toUpperCase() === 'WFS'
   return req.method === 'POST' && /^(application|text)\/xml/i.test(String(req.headers['content-type'] ?? ''))
 }
 

@@ -110,17 +110,18 @@ export interface AboutDeps {
   renderThreads: number
   renderQueue: () => { running: number, interactive: number, seed: number }
   seedTasks: () => Promise<{ pending: number, running: number }>
+  /** Where mapwarden's own package.json is read (default: above this file); a test's seam. */
+  ownPackage?: typeof ownPackage
 }
 
 export function createAbout (deps: AboutDeps) {
   let manifest: Promise<ManifestResource[]> | undefined
   let own: ReturnType<typeof ownPackage> | undefined
-  const versionOf = async () => {
-    own ??= ownPackage().catch((err) => { own = undefined; throw err })
-    return String((await own).pkg.version)
-  }
+  /** The package, read once; a failed read is not kept, so the next request reads it again. */
+  const ownOnce = () => (own ??= (deps.ownPackage ?? ownPackage)().catch((err) => { own = undefined; throw err }))
+  const versionOf = async () => String((await ownOnce()).pkg.version)
   const load = async (): Promise<ManifestResource[]> => {
-    const { root, pkg } = await (own ??= ownPackage())
+    const { root, pkg } = await ownOnce()
     const direct = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})])
     const self: ManifestResource = { name: 'mapwarden', entries: { Version: String(pkg.version), GeoServerModule: 'core', 'Implementation-Title': 'mapwarden' } }
     return [self, ...await installedPackages(root, direct)]

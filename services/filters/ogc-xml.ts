@@ -8,7 +8,7 @@
 // feature-type step dropped); literals are typed for the attribute they meet. Anything else
 // (spatial operators past BBOX, functions, arithmetic) is refused naming the operator: never ignored.
 import { InvalidCql, InvalidXmlFilter, isMapwardenError, UnsupportedFilterOperator } from '../errors.js'
-import { builtinProj4Def, isGeographic, normalizeCrs, transformBbox } from '../render/crs.js'
+import { builtinProj4Def, isNorthingFirst, normalizeCrs, transformBbox } from '../render/crs.js'
 import type { XmlElement } from '../files/xml.js'
 import { isoInstant, type FilterSchema } from './ecql.js'
 import { allOf, anyOf, not, type ComparisonOp, type Envelope, type Expression, type Filter, type Value } from './tree.js'
@@ -225,8 +225,9 @@ function bbox (el: XmlElement, ctx: OgcFilterContext): Filter {
 /**
  * A CRS name as OGC services write it, with the axis order it implies: `EPSG:n` and
  * `http://www.opengis.net/gml/srs/epsg.xml#n` are easting first; `urn:ogc:def:crs:EPSG::n`,
- * `urn:x-ogc:def:crs:EPSG:n` and `http://www.opengis.net/def/crs/EPSG/0/n` follow EPSG (latitude
- * first for a geographic CRS); CRS:84 is EPSG:4326 longitude first. Undefined: not a CRS we know.
+ * `urn:x-ogc:def:crs:EPSG:n` and `http://www.opengis.net/def/crs/EPSG/0/n` follow EPSG's axis order
+ * (services/render/crs.ts isNorthingFirst: latitude first for a geographic CRS, northing first for
+ * EPSG:3035, the Gauss-Krüger zones...); CRS:84 is EPSG:4326 longitude first. Undefined: not a CRS we know.
  */
 export function crsName (name: string): { code: string, latFirst: boolean } | undefined {
   const s = name.trim()
@@ -240,5 +241,5 @@ export function crsName (name: string): { code: string, latFirst: boolean } | un
   if (!m) return undefined
   const code = normalizeCrs(`EPSG:${m[1]}`)
   if (code !== 'EPSG:4326' && code !== 'EPSG:3857' && !builtinProj4Def(code)) return undefined
-  return { code, latFirst: epsgOrder && isGeographic(code) }
+  return { code, latFirst: epsgOrder && isNorthingFirst(code) }
 }

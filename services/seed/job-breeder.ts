@@ -60,10 +60,8 @@ export function createJobBreeder (deps: SeedQueueDeps): Breeder {
     /** After a stop of every node the unfinished tasks go on, or with resuming off end ABORTED. */
     async start ({ alone }) {
       ctx.queue = await deps.queue.openQueue((err) => deps.log?.warn({ err }, 'seed work queue'))
-      if (alone && deps.resume !== true) {
-        const aborted = await ctx.seeds.abortUnfinished(RESTART_REASON, ctx.now())
-        if (aborted > 0) deps.log?.warn({ tasks: aborted }, 'seed tasks of the previous run marked aborted: restart')
-      }
+      // The one abort at start (create-services.ts reports the count).
+      const aborted = alone && deps.resume !== true ? await ctx.seeds.abortUnfinished(RESTART_REASON, ctx.now()) : 0
       unsubscribe = deps.queue.subscribe(onChange)
       await ctx.seeds.promote(ctx.dispatch())
       await refresh()
@@ -84,7 +82,7 @@ export function createJobBreeder (deps: SeedQueueDeps): Breeder {
         }
       }, pollMs)
       timer.unref()
-      return { resumed: 0, aborted: 0 }
+      return { resumed: 0, aborted }
     },
 
     async submit (spec: SeedSpec, request?: string): Promise<Task[]> {

@@ -17,7 +17,6 @@ export function createPgSeedStore (db: PgDatabase): SeedStore {
   return { tasks: taskRecords(db), tileSettings: tileSettings(db), tileSets: tileSets(db) }
 }
 
-const UNFINISHED = "state IN ('pending', 'running')"
 
 function taskRecords (db: PgDatabase): TaskRecordStore {
   return {
@@ -27,10 +26,6 @@ function taskRecords (db: PgDatabase): TaskRecordStore {
     },
     async countByState () {
       return (await db.query<{ state: TaskState, count: number }>('SELECT state, count(*)::int AS count FROM seed_tasks GROUP BY state')).rows
-    },
-    async abortUnfinished (reason, at) {
-      const r = await db.query(`UPDATE seed_tasks SET state = 'aborted', error = $1, finished_at = $2 WHERE ${UNFINISHED}`, [reason, at])
-      return r.rowCount ?? 0
     },
     async prune (finishedBefore, keep) {
       await db.query(`DELETE FROM seed_tasks WHERE finished_at IS NOT NULL AND (finished_at < $1 OR id NOT IN

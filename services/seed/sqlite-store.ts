@@ -18,7 +18,6 @@ function taskRecords (db: Db): TaskRecordStore {
   const q = {
     get: db.prepare('SELECT id, state, view, error FROM seed_tasks WHERE id = ?'),
     countByState: db.prepare('SELECT state, count(*) AS count FROM seed_tasks GROUP BY state'),
-    abort: db.prepare("UPDATE seed_tasks SET state = 'aborted', error = ?, finished_at = ? WHERE state IN ('pending', 'running')"),
     prune: db.prepare(`DELETE FROM seed_tasks WHERE finished_at IS NOT NULL AND (finished_at < ? OR id NOT IN
       (SELECT id FROM seed_tasks WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT ?))`)
   }
@@ -28,7 +27,6 @@ function taskRecords (db: Db): TaskRecordStore {
       return r && storedTask(r)
     },
     async countByState () { return q.countByState.all() as Array<{ state: TaskState, count: number }> },
-    async abortUnfinished (reason, at) { return q.abort.run(reason, at).changes },
     async prune (finishedBefore, keep) { q.prune.run(finishedBefore, keep) }
   }
 }

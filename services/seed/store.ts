@@ -14,8 +14,6 @@ export interface StoredTask { id: number, state: TaskState, view: TaskView, erro
  */
 export interface TaskRecordStore {
   get (id: number): Promise<StoredTask | undefined>
-  /** Ends every task still pending or running; returns how many. */
-  abortUnfinished (reason: string, at: number): Promise<number>
   /** How many records are in each state (a few rows: finished ones are pruned). */
   countByState (): Promise<Array<{ state: TaskState, count: number }>>
   /** Deletes finished records that finished before `finishedBefore` or are not among the `keep` newest finished. */

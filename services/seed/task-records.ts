@@ -3,7 +3,8 @@
 // the seed queue's job store with its job, job-store.ts) so that after a restart or a kill -9 the
 // per-task resource says what happened. On boot, tasks that were pending or running go on
 // (MAPWARDEN_RESUME_TASKS: their jobs' chunks are redone), or with resuming off become ABORTED
-// with the reason "aborted: restart". Ids never repeat across restarts. Finished records are kept
+// with the reason "aborted: restart" (by the job store with their jobs, at the breeder's start:
+// job-breeder.ts). Ids never repeat across restarts. Finished records are kept
 // an hour, and at most 1000 of them. Where they are kept is the TaskRecordStore (store.ts).
 import { STATUS_CODE, type TaskState, type TaskView } from './task.js'
 import type { TaskRecordStore } from './store.js'
@@ -22,8 +23,6 @@ export function createTaskRecords (store: TaskRecordStore, deps: TaskRecordsDeps
   const keepMax = deps.keepMax ?? 1000
 
   return {
-    /** Marks the tasks of a previous run that never finished; returns how many. */
-    abortUnfinished (reason = RESTART_REASON): Promise<number> { return store.abortUnfinished(reason, now()) },
     /** A task as the per-task resource shows it, from its record. */
     async get (id: number): Promise<TaskView | undefined> {
       const r = await store.get(id)

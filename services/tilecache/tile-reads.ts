@@ -51,12 +51,17 @@ export function readOperations (ctx: TileCacheContext) {
       const params = normaliseParameters(layer, req.parameters, 'parameter', TileParameterInvalid)
       const key: TileKey = { layer: layer.qualifiedName, gridSet: req.gridSet.id, format: req.format, parameterId: parameterId(params), z: req.z, x: req.x, y: req.y }
       const marks = invalidation.inForce(key.layer)
-      const cached = settings.expireCache === -1 && !settings.cachedOnly ? undefined : await store.get(key)
+      // Freshness needs only the tile's time (a stat); the file is read once, for the answer, so each
+      // request is one read (one hit for the disk quota), a rendered miss as a hit.
+      const storedMs = settings.expireCache === -1 && !settings.cachedOnly ? undefined : await store.mtime(key)
       // A tile of a set whose style or data changed after it was written is not served (tile-invalidation.ts).
-      const hit = cached && !invalidation.isStale(key.layer, key.parameterId, cached.mtimeMs, marks) ? cached : undefined
+      const usable = storedMs !== undefined && !invalidation.isStale(key.layer, key.parameterId, storedMs, marks)
       // expireCache: a tile older than that is rendered again (a cached-only layer serves it still).
-      const fresh = hit && (settings.cachedOnly || settings.expireCache <= 0 || ctx.now() - hit.mtimeMs < settings.expireCache * 1000)
-      if (hit && fresh) return { ...hit, cached: true, public: isPublic, settings }
+      const fresh = usable && (settings.cachedOnly || settings.expireCache <= 0 || ctx.now() - storedMs < settings.expireCache * 1000)
+      if (fresh) {
+        const hit = await store.get(key)
+        if (hit) return { ...hit, cached: true, public: isPublic, settings }
+      }
       await invalidation.recordSet(key.layer, key.parameterId, params)
       const subset = gridSubset(req.gridSet, layer.bbox)
       const rect = metaTileOf(subset, req.z, req.x, req.y)
@@ -72,10 +77,10 @@ export function readOperations (ctx: TileCacheContext) {
         // What was on disk before the render was asked for: another render (a seed, another node)
         // may write the metatile while this one waits for its lock; then it is not drawn again.
         p = (async () => {
-          const before = cached ?? (settings.expireCache === -1 ? await store.get(key) : undefined)
+          const before = storedMs ?? (settings.expireCache === -1 ? await store.mtime(key) : undefined)
           await deps.metatileLock.run(metatileKey({ layer, gridSet: req.gridSet }, req.format, key.parameterId, req.z, rect[0], rect[1]), async () => {
-            const written = await store.get(key)
-            if (written && written.mtimeMs !== before?.mtimeMs && !invalidation.isStale(key.layer, key.parameterId, written.mtimeMs, invalidation.inForce(key.layer))) return
+            const written = await store.mtime(key)
+            if (written !== undefined && written !== before && !invalidation.isStale(key.layer, key.parameterId, written, invalidation.inForce(key.layer))) return
             await renderIntoStore(deps.render, store, key, { layer, gridSet: req.gridSet, z: req.z, rect, format: req.format, parameters: params, priority: 'interactive' })
           })
         })().finally(() => inflight.delete(mkey))

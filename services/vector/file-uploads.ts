@@ -5,14 +5,15 @@
 // body). An upload is extracted into a staging folder (services/files/zip.ts: its zip-bomb and
 // path-traversal checks) and checked whole (every shapefile with its .dbf and .shx and a WKT .prj;
 // the GeoPackage an SQLite file with the gpkg tables) before anything moves: a refusal leaves nothing
-// on disk. Accepted files go to <dataDir>/data/<ws>/<store>/ (an update overwrites them), the store is
+// new on disk and an existing store's files as they were. Accepted files go to
+// <dataDir>/data/<ws>/<store>/ (an update replaces them by renames, see install), the store is
 // created or changed through the data store service with GeoServer's parameters (`url`, `charset`;
 // `dbtype=geopkg`, `database`), the spatial index of each uploaded .shp is built (shapefile-index.ts),
 // and `configure=first|all|none` publishes feature types.
 import fs from 'node:fs'
 import path from 'node:path'
 import { extractZip, type ZipLimits } from '../files/zip.js'
-import { withStaging } from '../files/atomic.js'
+import { renameDurable, withStaging } from '../files/atomic.js'
 import { createKeyedQueue } from '../keyed-queue.js'
 import { checkName } from '../files/names.js'
 import type { WorkspaceService } from '../catalog/workspaces.js'
@@ -73,6 +74,8 @@ function shapefileFolder (names: string[]): { folder: string, shps: string[] } {
 export function createVectorUploads ({ dataDir, harvestRoots = [], zipLimits, datastores, featureTypes, sources, workspaces }: VectorUploadDeps) {
   const serialized = createKeyedQueue()
   const storeDir = (ws: string, store: string) => path.join(dataDir, 'data', ws, store)
+  const ASIDE = '.replaced'
+  const asideOf = (target: string) => path.join(path.dirname(target), `.${path.basename(target)}${ASIDE}`)
 
   /** Checks the extracted files; returns the store's location relative to the data directory's `data/<ws>/<store>`. */
   const checkExtracted = async (stage: string, names: string[], format: VectorFormat): Promise<{ from: string, entry?: string }> => {
@@ -92,18 +95,40 @@ export function createVectorUploads ({ dataDir, harvestRoots = [], zipLimits, da
     return { from: path.join(stage, folder), ...(shps.length === 1 ? { entry: path.posix.basename(shps[0]) } : {}) }
   }
 
-  /** Moves the checked folder into place, replacing the store's earlier files. */
+  /**
+   * Moves the checked folder into place. The store's earlier files are renamed aside to
+   * `.<store>.replaced` beside the folder (same filesystem, not under tmp/ which every start wipes);
+   * `rollback` puts them back and `commit` removes them. A crash between the two renames leaves
+   * the old files aside with no folder: recover() (at start and before each upload) renames them back.
+   */
   const install = async (from: string, target: string, stage: string) => {
     await fs.promises.mkdir(path.dirname(target), { recursive: true })
-    const old = path.join(stage, 'replaced')
+    const old = asideOf(target)
+    await fs.promises.rm(old, { recursive: true, force: true })
     const had = await fs.promises.stat(target).then(() => true, () => false)
-    if (had) await fs.promises.rename(target, old)
+    if (had) await renameDurable(target, old)
     try {
-      await fs.promises.rename(from, target)
+      await renameDurable(from, target)
     } catch (err) {
-      if (had) await fs.promises.rename(old, target).catch(() => undefined)
+      if (had) await renameDurable(old, target).catch(() => undefined)
       throw err
     }
+    return {
+      commit: async () => { if (had) await fs.promises.rm(old, { recursive: true, force: true }) },
+      rollback: async () => {
+        // The refused files go back to the staging folder (removed with it), the old ones return.
+        await fs.promises.rename(target, path.join(stage, 'refused'))
+        if (had) await renameDurable(old, target)
+      }
+    }
+  }
+
+  /** Finishes what a crash interrupted: old files aside with no folder go back; aside beside a folder, the new files won. */
+  const recoverStore = async (target: string) => {
+    const old = asideOf(target)
+    if (!await fs.promises.stat(old).then(() => true, () => false)) return
+    if (await fs.promises.stat(target).then(() => true, () => false)) await fs.promises.rm(old, { recursive: true, force: true })
+    else await renameDurable(old, target)
   }
 
   /** Builds the spatial index of each .shp of an uploaded store's folder (one a .shp cannot have: scanned). */
@@ -169,6 +194,19 @@ export function createVectorUploads ({ dataDir, harvestRoots = [], zipLimits, da
   }
 
   return {
+    /** At start: finishes the overwrites a crash interrupted (see install). */
+    async recover (): Promise<void> {
+      const data = path.join(dataDir, 'data')
+      const workspaces = await fs.promises.readdir(data, { withFileTypes: true }).catch(() => [])
+      for (const ws of workspaces) {
+        if (!ws.isDirectory()) continue
+        const entries = await fs.promises.readdir(path.join(data, ws.name))
+        for (const name of entries) {
+          if (name.startsWith('.') && name.endsWith(ASIDE)) await recoverStore(path.join(data, ws.name, name.slice(1, -ASIDE.length)))
+        }
+      }
+    },
+
     /** Creates or updates the store from the upload; returns whether it was created. */
     async upload (u: VectorUpload): Promise<{ created: boolean }> {
       const update = (u.update ?? '').trim().toLowerCase()
@@ -201,15 +239,18 @@ export function createVectorUploads ({ dataDir, harvestRoots = [], zipLimits, da
             const { from, entry } = await extractUpload(u, stage)
             const target = storeDir(u.workspace, u.store)
             const rel = ['data', u.workspace, u.store, ...(entry ? [entry] : [])].join('/')
-            await install(from, target, stage)
+            await recoverStore(target)
+            const installed = await install(from, target, stage)
             try {
               await save(`file:${rel}`)
               // The spatial index now, so the first map or WFS read with a box does not wait for it.
               if (u.format === 'shp') await indexShapefiles(target)
             } catch (err) {
-              if (!existing) await fs.promises.rm(target, { recursive: true, force: true })
+              // Refused (a charset the store does not take, ...): the store and its files stay as they were.
+              await installed.rollback()
               throw err
             }
+            await installed.commit()
           })
         } else {
           const location = (u.location ?? '').trim()

@@ -6,8 +6,9 @@
 import { FORMAT_ALIASES, FORMAT_NAMES, GET_FEATURE_ID, VERSIONS, type WfsVersion } from './request.js'
 import { DESCRIBE_TYPES } from './describe.js'
 import type { ServedType } from './wfs-context.js'
+import { escapeXml } from '../xml-escape.js'
 
-const x = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
+const x = (s: string) => escapeXml(s)
 
 export interface CapabilitiesInput {
   version: WfsVersion

@@ -4,11 +4,13 @@
 // MultiLineString → MultiCurve, Polygon → Surface, LineString → Curve), GML 2.1.2 (1.0.0) with
 // the simple types. Types of several namespaces: a schema that imports each namespace's own
 // DescribeFeatureType, as GeoServer does.
+import { isGeometryBinding } from '../filters/bindings.js'
 import type { AttributeInfo } from '../vector/source.js'
 import type { ServedType } from './wfs-context.js'
 import type { WfsVersion } from './request.js'
+import { escapeXml } from '../xml-escape.js'
 
-const x = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
+const x = (s: string) => escapeXml(s)
 
 const XSD: Record<string, string> = {
   'java.lang.String': 'xsd:string', 'java.lang.Integer': 'xsd:int', 'java.lang.Long': 'xsd:long', 'java.lang.Short': 'xsd:short',
@@ -25,7 +27,8 @@ const GML2: Record<string, string> = {
   Polygon: 'PolygonPropertyType', MultiPolygon: 'MultiPolygonPropertyType', GeometryCollection: 'MultiGeometryPropertyType', Geometry: 'GeometryPropertyType'
 }
 
-export const isGeometryBinding = (b: string) => b.startsWith('org.locationtech.jts.geom.')
+
+export { isGeometryBinding }
 
 /** The XSD type of an attribute in the GML of a version. */
 export function xsdType (a: AttributeInfo, version: WfsVersion): string {
@@ -34,16 +37,6 @@ export function xsdType (a: AttributeInfo, version: WfsVersion): string {
     return `gml:${(version === '1.0.0' ? GML2 : GML3)[g] ?? 'GeometryPropertyType'}`
   }
   return XSD[a.binding] ?? 'xsd:string'
-}
-
-/** The simple type name (ECQL/OGC filters' typing) of a binding. */
-export function filterType (binding: string): string {
-  if (isGeometryBinding(binding)) return 'Geometry'
-  if (/Integer|Long|Short|BigInteger/.test(binding)) return 'Integer'
-  if (/Double|Float|BigDecimal/.test(binding)) return 'Double'
-  if (binding === 'java.lang.Boolean') return 'Boolean'
-  if (binding === 'java.sql.Timestamp' || binding === 'java.util.Date') return 'Date'
-  return 'String'
 }
 
 export const GML_NS: Record<WfsVersion, string> = { '2.0.0': 'http://www.opengis.net/gml/3.2', '1.1.0': 'http://www.opengis.net/gml', '1.0.0': 'http://www.opengis.net/gml' }

@@ -4,8 +4,8 @@
 // status GeoServer's Wfs2ExceptionHandler sets for 2.0.0: 404 for NotFound, 500 for
 // OperationProcessingFailed, 400 for every other code; 1.x answers 200 (the plugin decides).
 import type { WfsVersion } from './request.js'
+import { escapeXml } from '../xml-escape.js'
 
-const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
 // eslint-disable-next-line no-control-regex
 const xmlSafe = (s: string) => s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '?')
 

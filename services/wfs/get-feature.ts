@@ -5,16 +5,18 @@
 // are read through the source in its batches and written as they come (GML 3.2, GML 3.1.1, GML 2,
 // GeoJSON, CSV): the answer is a stream whose memory does not grow with the result.
 import type { Principal } from '../auth/authenticator.js'
-import { isGeographic, normalizeCrs, transformBbox } from '../render/crs.js'
+import { isNorthingFirst, normalizeCrs, transformBbox } from '../render/crs.js'
 import { crsName, parseOgcFilter } from '../filters/ogc-xml.js'
 import { parseEcql, type FilterSchema } from '../filters/ecql.js'
 import { allOf, type Envelope, type Filter } from '../filters/tree.js'
 import type { Feature, ReadQuery, VectorSource } from '../vector/source.js'
 import { isMapwardenError, WfsFeatureNotFound, WfsInvalidParameter, WfsMissingParameter } from '../errors.js'
 import { decodeGeometry, gml2, gml3, reprojector, swapAxes, wkt, type Geo } from './geometry.js'
-import { filterType, GML_NS, isGeometryBinding } from './describe.js'
+import { GML_NS, isGeometryBinding } from './describe.js'
+import { filterType } from '../filters/bindings.js'
 import type { FeatureRequest, OutputFormat, WfsQuery, WfsVersion } from './request.js'
 import { maxFeaturesOf, type ServedType, type WfsContext, type Where } from './wfs-context.js'
+import { escapeXml } from '../xml-escape.js'
 
 export interface FeatureAnswer {
   contentType: string
@@ -57,7 +59,7 @@ const CONTENT_TYPES: Record<OutputFormat, string> = {
   csv: 'text/csv;charset=UTF-8'
 }
 
-const x = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
+const x = (s: string) => escapeXml(s)
 // eslint-disable-next-line no-control-regex
 const xmlText = (s: string) => x(s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '?'))
 const pad = (n: number, w = 2) => String(n).padStart(w, '0')
@@ -100,7 +102,7 @@ async function * batched (parts: AsyncIterable<string>): AsyncGenerator<string> 
 function defaultSrsName (version: WfsVersion, code: string): { name: string, latFirst: boolean } {
   const n = /^EPSG:(\d+)$/.exec(code)?.[1] ?? code
   if (version === '1.0.0') return { name: `http://www.opengis.net/gml/srs/epsg.xml#${n}`, latFirst: false }
-  return { name: version === '2.0.0' ? `urn:ogc:def:crs:EPSG::${n}` : `urn:x-ogc:def:crs:EPSG:${n}`, latFirst: isGeographic(code) }
+  return { name: version === '2.0.0' ? `urn:ogc:def:crs:EPSG::${n}` : `urn:x-ogc:def:crs:EPSG:${n}`, latFirst: isNorthingFirst(code) }
 }
 
 const localName = (n: string) => n.trim().slice(n.trim().indexOf(':') + 1)
@@ -147,7 +149,7 @@ export function featureOperations (ctx: WfsContext) {
     if (q.bbox) {
       if (!geomName) throw WfsInvalidParameter('bbox', '', `${t.qualified} has no geometry`)
       const v = q.bbox.values
-      const named = q.bbox.crs ? crsName(q.bbox.crs)! : { code: t.crs ?? storage ?? 'EPSG:4326', latFirst: req.version !== '1.0.0' && isGeographic(t.crs ?? storage ?? 'EPSG:4326') }
+      const named = q.bbox.crs ? crsName(q.bbox.crs)! : { code: t.crs ?? storage ?? 'EPSG:4326', latFirst: req.version !== '1.0.0' && isNorthingFirst(t.crs ?? storage ?? 'EPSG:4326') }
       let env: Envelope = named.latFirst ? [v[1], v[0], v[3], v[2]] : [v[0], v[1], v[2], v[3]]
       if (env[0] > env[2] || env[1] > env[3]) throw WfsInvalidParameter('bbox', JSON.stringify(v.join(',')), 'the minimum must not be above the maximum on either axis')
       if (storage && normalizeCrs(named.code) !== normalizeCrs(storage)) env = transformBbox(env, named.code, storage)

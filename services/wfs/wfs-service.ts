@@ -85,7 +85,7 @@ export function createWfsService (deps: WfsDeps) {
 
     /** The version an exception report about this request is written in. */
     versionOf (kvp: Kvp, xmlText?: string): WfsVersion {
-      const fromXml = xmlText ? /\sversion\s*=\s*["']([^"']+)["']/.exec(xmlText.slice(0, 2000))?.[1] : undefined
+      const fromXml = xmlText ? rootVersion(xmlText) : undefined
       const v = fromXml ?? kvp.VERSION ?? kvp.ACCEPTVERSIONS?.split(',')[0]
       return (v && negotiate(v)) || '2.0.0'
     },
@@ -127,6 +127,17 @@ export function createWfsService (deps: WfsDeps) {
       }
     }
   }
+}
+
+/**
+ * The `version` attribute of a POSTed request's root element: past the XML declaration (whose
+ * own `version="1.0"` is XML's, not WFS's), comments, processing instructions and a DOCTYPE.
+ */
+export function rootVersion (xml: string): string | undefined {
+  const prolog = /^(?:\uFEFF|\s+|<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE(?:[^[>]|\[[\s\S]*?\])*>)*/i.exec(xml)
+  const root = /^<[^\s/>!?]+((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*\/?>/.exec(xml.slice(prolog?.[0].length ?? 0))
+  const version = root ? /(?:^|\s)version\s*=\s*(?:"([^"]*)"|'([^']*)')/.exec(root[1]) : undefined
+  return version ? (version[1] ?? version[2]) : undefined
 }
 
 function featureTypeSchemaEmpty (): string {

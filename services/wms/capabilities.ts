@@ -6,6 +6,7 @@
 import { isNorthingFirst, transformBbox } from '../render/crs.js'
 import { epsgCodes } from '../render/epsg.js'
 import { MAP_FORMATS, type WmsVersion } from './request.js'
+import { escapeXml } from '../xml-escape.js'
 
 /** The Service section: title, abstract, keywords, fees and constraints from the service settings;
  *  `onlineResource` when set stands for the service URL in Service/OnlineResource (as GeoServer's). */
@@ -57,7 +58,7 @@ export const CAPABILITIES_TYPES: Record<WmsVersion, string> = { '1.3.0': 'text/x
 /** CRSs every layer gets a BoundingBox in (every code of the root layer's list is accepted in GetMap). */
 const SERVICE_CRS = ['EPSG:4326', 'EPSG:3857', 'EPSG:900913']
 
-const x = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
+const x = (s: string) => escapeXml(s)
 const num = (n: number) => String(Math.round(n * 1e9) / 1e9)
 
 function crsBox (b: [number, number, number, number], crs: string): [number, number, number, number] | undefined {

@@ -3,8 +3,8 @@
 // WMS 1.3.0 section 6.11 / exceptions_1_3_0.xsd). The HTTP status stays the one
 // plugins/infra/errors.ts gives the failure's kind.
 import type { WmsVersion } from './request.js'
+import { escapeXml } from '../xml-escape.js'
 
-const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
 // Characters XML 1.0 cannot carry at all.
 // eslint-disable-next-line no-control-regex
 const xmlSafe = (s: string) => s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '?')

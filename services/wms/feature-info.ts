@@ -4,6 +4,7 @@
 // application/json (GeoJSON), GML 2 (application/vnd.ogc.gml, text/xml).
 import type { LayerInfo } from '../catalog/layers.js'
 import type { Feature } from '../vector/source.js'
+import { escapeXml } from '../xml-escape.js'
 
 export interface LayerValues {
   layer: LayerInfo
@@ -38,7 +39,7 @@ function vectorJson (results: LayerValues[]): unknown[] {
   })))
 }
 
-const x = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
+const x = (s: string) => escapeXml(s)
 /** XML element names may not start with a digit or hold most punctuation. */
 const xmlName = (s: string) => /^[A-Za-z_][\w.-]*$/.test(s) ? s : `_${s.replace(/[^\w.-]/g, '_')}`
 const value = (v: number) => Number.isFinite(v) ? String(v) : 'NaN'

@@ -220,7 +220,8 @@ export function createClusterSeedStore (db: PgDatabase): JobStore & { nodeWork (
     /** Ends every unfinished job (a start with resuming off, no other node live). */
     async abortUnfinished (reason: string, now: number): Promise<number> {
       return await db.transaction(async (c) => {
-        const r = await c.query(`UPDATE seed_tasks SET state = 'aborted', error = $1, finished_at = $2 WHERE ${LIVE} AND job IN (SELECT id FROM seed_jobs WHERE ${LIVE})`, [reason, now])
+        // Every unfinished task record, with a live job or none.
+        const r = await c.query(`UPDATE seed_tasks SET state = 'aborted', error = $1, finished_at = $2 WHERE ${LIVE}`, [reason, now])
         await c.query(`UPDATE seed_jobs SET state = 'aborted', finished_at = $1, cursor = NULL, outstanding = 0 WHERE ${LIVE}`, [now])
         await c.query('DELETE FROM seed_chunks')
         await notify(c, { topic: 'seed' })

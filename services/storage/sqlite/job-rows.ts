@@ -44,7 +44,8 @@ const SQL = {
       AND (@ids IS NULL OR t.id IN (SELECT value FROM json_each(@ids))) ORDER BY t.id`,
   killTask: "UPDATE seed_tasks SET state = 'aborted', killed = 1, finished_at = ? WHERE id = ?",
   setShare: 'UPDATE seed_tasks SET tiles_total = ? WHERE id = ?',
-  abortTasks: `UPDATE seed_tasks SET state = 'aborted', error = ?, finished_at = ? WHERE ${LIVE} AND job IN (SELECT id FROM seed_jobs WHERE ${LIVE})`,
+  // Every unfinished task record, with a live job or none (a record whose job is gone is no less unfinished).
+  abortTasks: `UPDATE seed_tasks SET state = 'aborted', error = ?, finished_at = ? WHERE ${LIVE}`,
   abortJobs: `UPDATE seed_jobs SET state = 'aborted', finished_at = ?, cursor = NULL, outstanding = 0 WHERE ${LIVE}`,
   dropAllChunks: 'DELETE FROM seed_chunks',
   outstanding: "SELECT c.job, c.seq FROM seed_chunks c JOIN seed_jobs j ON j.id = c.job WHERE j.state = 'running' ORDER BY c.job, c.seq",

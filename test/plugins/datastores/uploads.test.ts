@@ -187,3 +187,45 @@ t.test('PUT file.gpkg (a ZIP holding the .gpkg) and external.gpkg / external.shp
   t.equal(kind.statusCode, 400, 'a Shapefile store does not become a GeoPackage one')
   t.match(kind.body, /is a Shapefile store: a \.gpkg upload cannot change its type/)
 })
+
+t.test('a refused re-upload onto an existing store (broken ZIP, broken .prj, a charset the store refuses, a junk GeoPackage) leaves its files and the store as they were', async (t) => {
+  const s = await setup(t)
+  t.equal((await putZip(s.app, `${DS}/up/file.shp?charset=UTF-8`, shapefileItems(s.files, 'parcels'))).statusCode, 201)
+  const dir = path.join(s.dataDir, 'data', 'vx', 'up')
+  const before = fs.readdirSync(dir).sort().map((n) => [n, fs.readFileSync(path.join(dir, n)).toString('base64')])
+  const storeBefore = json(await get(s.app, `${DS}/up.json`)).dataStore
+  const unchanged = async (what: string) => {
+    t.same(fs.readdirSync(dir).sort().map((n) => [n, fs.readFileSync(path.join(dir, n)).toString('base64')]), before, `${what}: the old files are all there, unchanged`)
+    t.same(json(await get(s.app, `${DS}/up.json`)).dataStore, storeBefore, `${what}: the store is unchanged`)
+    t.same(json(await get(s.app, `${DS}/up/featuretypes.json?list=all`)), { list: { string: ['parcels'] } }, `${what}: its type is still read from the files`)
+    t.same(fs.readdirSync(path.join(s.dataDir, 'data', 'vx')), ['up'], `${what}: nothing left beside the store`)
+    t.same(leftovers(s.dataDir), [], `${what}: no staging folder left`)
+  }
+  const broken = await s.app.inject({ method: 'PUT', url: `${DS}/up/file.shp`, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: Buffer.from('PK\u0003\u0004 this is no ZIP archive at all') })
+  t.equal(broken.statusCode, 400, broken.body)
+  await unchanged('broken ZIP')
+  const prj = await putZip(s.app, `${DS}/up/file.shp`, [...shapefileItems(s.files, 'wells', ['prj']), { name: 'wells.prj', data: 'garbage' }])
+  t.equal(prj.statusCode, 400, prj.body)
+  await unchanged('broken .prj')
+  const charset = await putZip(s.app, `${DS}/up/file.shp?charset=no-such-charset`, shapefileItems(s.files, 'wells'))
+  t.equal(charset.statusCode, 400, charset.body)
+  t.match(charset.body, /connection parameter "charset" is not a character set this server knows/)
+  await unchanged('refused charset')
+
+  // A GeoPackage store: a junk GeoPackage and a broken ZIP leave it as it was.
+  t.equal((await putZip(s.app, `${DS}/city/file.gpkg?configure=all`, [{ name: 'city.gpkg', data: fs.readFileSync(path.join(s.files, 'city.gpkg')) }])).statusCode, 201)
+  const gpkg = path.join(s.dataDir, 'data', 'vx', 'city', 'city.gpkg')
+  const gpkgBefore = fs.readFileSync(gpkg)
+  const junk = await s.app.inject({ method: 'PUT', url: `${DS}/city/file.gpkg`, headers: { ...ADMIN, 'content-type': 'application/geopackage+sqlite3' }, payload: Buffer.from('this is not an SQLite database at all') })
+  t.equal(junk.statusCode, 400, junk.body)
+  const zip = await s.app.inject({ method: 'PUT', url: `${DS}/city/file.gpkg`, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: Buffer.from('not a zip') })
+  t.equal(zip.statusCode, 400, zip.body)
+  t.same(fs.readdirSync(path.dirname(gpkg)), ['city.gpkg'])
+  t.ok(fs.readFileSync(gpkg).equals(gpkgBefore), 'the GeoPackage is unchanged')
+  t.same(json(await get(s.app, `${DS}/city/featuretypes.json?list=all`)), { list: { string: ['places', 'roads'] } }, 'both types still read from the file')
+
+  // A successful overwrite still replaces the files, with nothing left aside.
+  t.equal((await putZip(s.app, `${DS}/up/file.shp?configure=none`, shapefileItems(s.files, 'wells'))).statusCode, 201)
+  t.same(fs.readdirSync(dir).sort(), ['wells.dbf', 'wells.prj', 'wells.shp', 'wells.shx'])
+  t.same(fs.readdirSync(path.join(s.dataDir, 'data', 'vx')).sort(), ['city', 'up'])
+})

@@ -162,3 +162,29 @@ t.test('a cached-only layer serves its cached tiles and answers 404 or a transpa
   t.equal(res.headers['geowebcache-cache-result'], 'MISS')
   t.ok(fs.existsSync(path.join(dataDir, 'tiles/topp/world/EPSG_4326/png/default/3')))
 })
+
+t.test('one tile request is one read of the tile file (one hit for the disk quota): a hit, a miss, an expired tile rendered again', async (t) => {
+  const dataDir = tempDir(t)
+  const app = await build(t, { dataDir })
+  const layer = await createMosaic(app, 'topp', 'world', { 'world.tif': rgbTiff(40, 40, BBOX, pattern) })
+  const res = await app.inject({ method: 'PUT', url: `${REST}/layers/${layer}.json`, headers: JSON_TYPE, payload: JSON.stringify({ layer: { expireCache: 600 } }) })
+  t.equal(res.statusCode, 200, res.body)
+  const reads: string[] = []
+  app.tileCache.store.onTileRead((e) => reads.push(`${e.z}/${e.x}/${e.y}`))
+  const url = tileUrl(layer, 2, 4, 1)
+  const get = async (expected: string) => {
+    reads.length = 0
+    const r = await app.inject({ method: 'GET', url })
+    t.equal(r.statusCode, 200)
+    t.equal(r.headers['geowebcache-cache-result'], expected)
+    t.same(reads, ['2/4/2'], `${expected}: the tile was read once`)
+  }
+  await get('MISS')
+  await get('HIT')
+  const file = tileFile(dataDir, 2, 4, 2)
+  const old = new Date(Date.now() - 601_000)
+  fs.utimesSync(file, old, old)
+  await get('MISS')
+  t.ok(fs.statSync(file).mtimeMs > old.getTime() + 1000, 'the expired tile was rendered and stored again')
+  await get('HIT')
+})

@@ -88,6 +88,16 @@ t.test('POST: Transaction is OperationNotSupported and changes nothing; a DOCTYP
   t.notMatch(doctype.body, /root:/)
 })
 
+t.test('POST: the report follows the root element\'s version, not the XML declaration\'s or a comment\'s', async (t) => {
+  const r20 = await wfsPost(app, '<?xml version="1.0" encoding="UTF-8"?>\n<wfs:GetFeature service="WFS" version="2.0.0" xmlns:wfs="http://www.opengis.net/wfs/2.0"><wfs:Query typeNames="vx:nope"/></wfs:GetFeature>')
+  t.equal(r20.statusCode, 400, r20.body)
+  t.match(r20.body, /<ows:ExceptionReport [^>]*xmlns:ows="http:\/\/www.opengis.net\/ows\/1.1" version="2.0.0"/)
+  t.same(report(r20.body), { code: 'InvalidParameterValue', locator: 'typeName', text: 'Feature type vx:nope unknown' })
+  const r11 = await wfsPost(app, "<?xml version='1.0'?><!-- version=\"2.0.0\" --><?pi version=\"2.0.0\"?><wfs:GetFeature\n  xmlns:wfs='http://www.opengis.net/wfs' service='WFS' version='1.1.0'><wfs:Query typeName='vx:nope'/></wfs:GetFeature>")
+  t.equal(r11.statusCode, 200, r11.body)
+  t.match(r11.body, /<ows:ExceptionReport [^>]*xmlns:ows="http:\/\/www.opengis.net\/ows" version="1.0.0"/)
+})
+
 t.test('layer rules: hidden from capabilities and unknown (HIDE), challenged (MIXED), readable by its role', async (t) => {
   const json = { ...ADMIN, 'content-type': 'application/json' }
   let res = await app.inject({ method: 'POST', url: `${BASE}/rest/security/acl/layers.json`, headers: json, payload: '{"vx.places.r":"ROLE_READER"}' })

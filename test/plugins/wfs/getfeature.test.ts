@@ -7,7 +7,7 @@
 import t from 'tap'
 import pg from 'pg'
 import { BASE } from '../../helper.js'
-import { lonToX, latToY } from '../../../services/render/crs.js'
+import { lonToX, latToY, transformBbox } from '../../../services/render/crs.js'
 import { wfsGet, wfsPost, wfsSetup } from './helpers.js'
 
 const { app, url: dbUrl } = await wfsSetup(t)
@@ -139,6 +139,24 @@ t.test('BBOX: EPSG order for the urn and 2.0/1.1 defaults, easting first for EPS
   t.same(await ids({ typeNames: 'vx:roads', bbox: '-21,-1,-15,1,EPSG:4326' }), ['roads.2'])
 })
 
+t.test('EPSG:3035 (projected, northing first): the urn forms read northing first in a BBOX and write it in GML; EPSG:3035 easting first', async (t) => {
+  // Gamma (5 40) inside a 3035 box around 4..6 E, 39..41 N.
+  const [e0, n0, e1, n1] = transformBbox([4, 39, 6, 41], 'EPSG:4326', 'EPSG:3035')
+  const env = (srs: string, lower: string, upper: string) => `<fes:Filter xmlns:fes="http://www.opengis.net/fes/2.0" xmlns:gml="http://www.opengis.net/gml/3.2"><fes:BBOX><fes:ValueReference>geom</fes:ValueReference><gml:Envelope srsName="${srs}"><gml:lowerCorner>${lower}</gml:lowerCorner><gml:upperCorner>${upper}</gml:upperCorner></gml:Envelope></fes:BBOX></fes:Filter>`
+  t.same(await ids({ typeNames: 'vx:places', filter: env('urn:ogc:def:crs:EPSG::3035', `${n0} ${e0}`, `${n1} ${e1}`) }), ['places.3'], 'FES 2.0 urn: northing first')
+  t.same(await ids({ typeNames: 'vx:places', filter: env('http://www.opengis.net/def/crs/EPSG/0/3035', `${n0} ${e0}`, `${n1} ${e1}`) }), ['places.3'])
+  t.same(await ids({ typeNames: 'vx:places', filter: env('EPSG:3035', `${e0} ${n0}`, `${e1} ${n1}`) }), ['places.3'], 'EPSG:n: easting first')
+  const filter11 = `<ogc:Filter xmlns:ogc="http://www.opengis.net/ogc" xmlns:gml="http://www.opengis.net/gml"><ogc:BBOX><ogc:PropertyName>geom</ogc:PropertyName><gml:Envelope srsName="urn:x-ogc:def:crs:EPSG:3035"><gml:lowerCorner>${n0} ${e0}</gml:lowerCorner><gml:upperCorner>${n1} ${e1}</gml:upperCorner></gml:Envelope></ogc:BBOX></ogc:Filter>`
+  t.same(await ids({ version: '1.1.0', typeName: 'vx:places', filter: filter11 }), ['places.3'], 'Filter 1.1 urn:x-ogc: northing first')
+  t.same(await ids({ typeNames: 'vx:places', bbox: `${n0},${e0},${n1},${e1},urn:ogc:def:crs:EPSG::3035` }), ['places.3'], 'KVP bbox urn: northing first')
+  t.same(await ids({ typeNames: 'vx:places', bbox: `${e0},${n0},${e1},${n1},EPSG:3035` }), ['places.3'])
+  const gml = await wfsGet(app, { ...W20, typeNames: 'vx:places', srsName: 'urn:ogc:def:crs:EPSG::3035', resourceId: 'places.3' })
+  const pos = /<gml:pos>([-\d.e]+) ([-\d.e]+)<\/gml:pos>/.exec(gml.body)
+  t.ok(pos, gml.body)
+  const [n, e] = transformBbox([5, 40, 5, 40], 'EPSG:4326', 'EPSG:3035').slice(1, 3)
+  t.ok(pos && Math.abs(Number(pos[1]) - n) < 1 && Math.abs(Number(pos[2]) - e) < 1, `written northing first: ${pos?.[0]}`)
+})
+
 t.test('resource ids, featureID and the GetFeatureById stored query', async (t) => {
   t.same(await ids({ resourceId: 'places.4,places.2' }), ['places.2', 'places.4'], 'type names from the ids')
   t.same(await ids({ typeNames: 'vx:places', resourceId: 'places.3,places.99,places.x' }), ['places.3'])
@@ -229,6 +247,11 @@ t.test('/ows with SERVICE=WFS (and XML bodies) is the WFS, the rest of /ows the 
   t.match(owsCaps.body, /<ows:Get xlink:href="http:\/\/localhost:80\/geoserver\/ows\?"\/>/)
   const wms = await wfsGet(app, { service: 'WMS', request: 'GetCapabilities', version: '1.3.0' }, {}, '/ows')
   t.match(wms.body, /<WMS_Capabilities/)
+  // A repeated SERVICE: the last one, as every OGC parameter is read (plugins/infra/ows-kvp.ts).
+  const lastWfs = await app.inject({ method: 'GET', url: `${BASE}/ows?service=WMS&request=GetCapabilities&SERVICE=WFS&version=2.0.0` })
+  t.match(lastWfs.body, /<wfs:WFS_Capabilities version="2.0.0"/, 'service=WMS then SERVICE=WFS: the WFS')
+  const lastWms = await app.inject({ method: 'GET', url: `${BASE}/ows?service=WFS&request=GetCapabilities&service=WMS&version=1.3.0` })
+  t.match(lastWms.body, /<WMS_Capabilities/, 'service=WFS then service=WMS: the WMS')
   const posted = await wfsPost(app, '<wfs:GetCapabilities service="WFS" version="2.0.0" xmlns:wfs="http://www.opengis.net/wfs/2.0"/>', '/ows')
   t.match(posted.body, /<wfs:WFS_Capabilities version="2.0.0"/)
   const ws = await wfsGet(app, { ...W20, typeNames: 'places', outputFormat: 'json' }, {}, '/vx/wfs')

@@ -4,7 +4,11 @@
 // vector) in one map, in order; a map in another CRS; SLD_BODY; bad SLD refused with 400.
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { build, ADMIN, BASE } from '../../helper.js'
+import fs from 'node:fs'
+import path from 'node:path'
+import { build, ADMIN, BASE, tempDir } from '../../helper.js'
+import { createWorkspace } from '../appschema/helpers.js'
+import { writeGeoPackage } from '../../fixtures/vector/files.js'
 import { postgisStore } from '../../fixtures/postgis-store.js'
 import { at, pixels, wmsUrl, worldMosaic, type Pixels } from './helpers.js'
 
@@ -281,4 +285,31 @@ t.test('MAPWARDEN_WMS_MAX_FEATURES: a map with more features of a layer is refus
   t.match(res.body, '(MAPWARDEN_WMS_MAX_FEATURES)')
   const one = await getMap(app, { layers: 'vx:towns' })
   t.same(at(one, 100, 50), [255, 0, 0, 255], 'a layer within the cap is drawn')
+})
+
+t.test('a GeoPackage DATE column: CQL_FILTER compares it as written, on WMS GetMap as on WFS GetFeature (one attribute typing)', async (t) => {
+  const app = await build(t)
+  await createWorkspace(app, 'vx')
+  const dir = tempDir(t, 'gpkg')
+  writeGeoPackage(path.join(dir, 'fields.gpkg'), [{
+    name: 'fields',
+    columns: ['founded DATE', 'stamp DATETIME'],
+    geometryColumn: 'geom',
+    geometryType: 'POLYGON',
+    rows: [
+      { values: ['1950-06-30', '1950-06-30T12:00:00.000Z'], geometry: { type: 'Polygon', coordinates: [[[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]] } },
+      { values: ['2000-01-01', '2000-01-01T00:00:00.000Z'], geometry: { type: 'Polygon', coordinates: [[[20, 0], [30, 0], [30, 10], [20, 10], [20, 0]]] } }
+    ]
+  }])
+  const up = await app.inject({ method: 'PUT', url: `${REST}/workspaces/vx/datastores/gp/file.gpkg?configure=all`, headers: { ...ADMIN, 'content-type': 'application/geopackage+sqlite3' }, payload: fs.readFileSync(path.join(dir, 'fields.gpkg')) })
+  t.equal(up.statusCode, 201, up.body)
+  const map = await getMap(app, { layers: 'vx:fields', cql_filter: "founded = '1950-06-30'" })
+  t.ok(at(map, 50, 300)[3] > 0, 'the feature founded 1950-06-30 is drawn')
+  t.equal(at(map, 250, 300)[3], 0, 'the other is not')
+  const wfs = await app.inject({ method: 'GET', url: `${BASE}/wfs?service=WFS&version=2.0.0&request=GetFeature&typeNames=vx:fields&outputFormat=application/json&cql_filter=${encodeURIComponent("founded = '1950-06-30'")}`, headers: ADMIN })
+  t.equal(wfs.statusCode, 200, wfs.body)
+  t.same(JSON.parse(wfs.body).features.map((f: { properties: { founded: string } }) => f.properties.founded), ['1950-06-30'], 'WFS reads the same filter alike')
+  const stamp = await getMap(app, { layers: 'vx:fields', cql_filter: 'stamp AFTER 1999-12-31T00:00:00Z' })
+  t.equal(at(stamp, 50, 300)[3], 0, 'a DATETIME column is an instant: AFTER keeps 2000 only')
+  t.ok(at(stamp, 250, 300)[3] > 0)
 })

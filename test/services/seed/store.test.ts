@@ -14,7 +14,7 @@ import { migratedPg } from '../../fixtures/pg.js'
 const seedStore = (o: Opened) => o.backend === 'pg' ? createPgSeedStore(o.db) : createSqliteSeedStore(o.db)
 
 for (const backend of BACKENDS) {
-  t.test(`${backend}: task records: one as stored, an unknown id; abortUnfinished ends every unfinished one and counts them`, async (t) => {
+  t.test(`${backend}: task records: one as stored, an unknown id`, async (t) => {
     const o = await openBackend(t, backend)
     const { tasks } = seedStore(o)
     const a = await insertTask(o, 'pending')
@@ -22,11 +22,8 @@ for (const backend of BACKENDS) {
     const c = await insertTask(o, 'done', { finishedAt: 10 })
     t.same(await tasks.get(a), { id: a, state: 'pending', view: view('pending'), error: undefined })
     t.equal(await tasks.get(c + 1000), undefined, 'an unknown id')
-    t.equal(await tasks.abortUnfinished('shutdown', 30), 2)
-    t.match(await tasks.get(a), { state: 'aborted', error: 'shutdown' })
-    t.match(await tasks.get(b), { state: 'aborted', error: 'shutdown' })
-    t.match(await tasks.get(c), { state: 'done', error: undefined }, 'a finished task stays as it ended')
-    t.equal(await tasks.abortUnfinished('again', 40), 0)
+    t.match(await tasks.get(b), { state: 'running', error: undefined })
+    t.match(await tasks.get(c), { state: 'done', error: undefined })
   })
 
   t.test(`${backend}: countByState counts the records of each state present (the metrics' task gauge)`, async (t) => {

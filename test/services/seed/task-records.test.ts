@@ -5,6 +5,8 @@ import t from 'tap'
 import { createTaskRecords, RESTART_REASON } from '../../../services/seed/task-records.js'
 import { createSqliteSeedStore } from '../../../services/seed/sqlite-store.js'
 import { createPgSeedStore } from '../../../services/seed/pg-store.js'
+import { createSqliteJobStore } from '../../../services/storage/sqlite/job-store.js'
+import { createClusterSeedStore } from '../../../services/storage/pg/cluster-store.js'
 import { BACKENDS, openBackend, reopen, type Opened } from '../../fixtures/backends.js'
 import { insertTask } from '../../fixtures/task-rows.js'
 
@@ -19,7 +21,9 @@ for (const backend of BACKENDS) {
     // the process dies; nothing else is written
     o = reopen(t, o)
     const records = createTaskRecords(seedStore(o).tasks)
-    t.equal(await records.abortUnfinished(), 2, 'the pending and the running task')
+    // The one abort at start: the job store's, with the jobs (job-breeder.ts start).
+    const jobs = o.backend === 'pg' ? createClusterSeedStore(o.db as any) : createSqliteJobStore(o.db as any, () => {})
+    t.equal(await jobs.abortUnfinished(RESTART_REASON, Date.now()), 2, 'the pending and the running task')
     t.match(await records.get(a), { state: 'aborted', status: -1, error: RESTART_REASON })
     t.match(await records.get(b), { state: 'aborted', error: RESTART_REASON, etaSeconds: 0 })
     t.match(await records.get(c), { state: 'done', error: undefined })
