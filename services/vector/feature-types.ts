@@ -31,6 +31,8 @@ export interface FeatureTypeDeps {
   secrets: Secrets
   /** Told after layers were deleted (the tile cache drops their files). */
   layersRemoved?: (names: string[]) => Promise<void>
+  /** Told after a feature type was changed (its CRS, bounds...: the tile cache drops its tiles). */
+  layersChanged?: (names: string[]) => Promise<void>
 }
 
 /** The kind of source of a store type, kept in the feature type for its readers. */
@@ -142,7 +144,7 @@ export function parseRecalculate (v: string | undefined): { native: boolean, lat
   return out
 }
 
-export function createFeatureTypeService ({ rows, datastores, sources, secrets, layersRemoved }: FeatureTypeDeps) {
+export function createFeatureTypeService ({ rows, datastores, sources, secrets, layersRemoved, layersChanged }: FeatureTypeDeps) {
   const serialized = createKeyedQueue()
 
   /** Runs a read of the store's database; a failure that is not ours names the store and the reason. */
@@ -332,6 +334,7 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         else delete ft.latLonBbox
         await rows.update(ft)
       })
+      await layersChanged?.([`${ws}:${name}`])
     },
 
     /** DELETE: the feature type is published as a layer, so it goes only with `recurse` (as GeoServer). */
