@@ -13,7 +13,7 @@ import { createSettingsService } from './settings/settings.js'
 import { createServiceSettings } from './settings/service-settings.js'
 import { createAbout } from './catalog/about.js'
 import { createFontList } from './render/fonts.js'
-import { createLayerCatalog, splitLayerName } from './catalog/layers.js'
+import { createLayerCatalog, isLayerGroup, splitLayerName } from './catalog/layers.js'
 import { DataStoreDisabled, WmsLayerNotDefined } from './errors.js'
 import { createLayerGroupService } from './catalog/layer-groups.js'
 import { createStyleService } from './styles/service.js'
@@ -33,6 +33,7 @@ import { createRenderQueue } from './render/render-queue.js'
 import { createRenderer } from './render/renderer.js'
 import { metatileRenderer } from './tilecache/metatile-renderer.js'
 import { createTileCache } from './tilecache/tile-cache.js'
+import { groupTiles } from './tilecache/group-tiles.js'
 import { createTaskRecords } from './seed/task-records.js'
 import { loadTileSettings } from './tilecache/layer-settings.js'
 import { isLinearStyle } from './seed/pyramid.js'
@@ -166,13 +167,18 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   // stores read files under the data directory or the harvest roots.
   // Their feature types read the tables through one vector source (a small pool, an open file) per store.
   const fileRoots = { dataDir: config.dataDir, harvestRoots: config.harvestRoots }
+  // A changed data store or feature type draws differently: its layers' cached tiles go (below).
+  let vectorDataChanged = async (_names: string[], _reason: string): Promise<void> => {}
   const sources = createSourceRegistry(masterPassword, undefined, fileRoots)
   const datastores = createDataStoreService({
     rows: stores.datastores,
     workspaces,
     secrets: masterPassword,
     fileRoots,
-    storeChanged: (ws, name) => sources.forget(ws, name),
+    async storeChanged (ws, name) {
+      await sources.forget(ws, name)
+      await vectorDataChanged((await stores.featureTypes.list(ws, name)).map((f) => `${ws}:${f.name}`), `data store ${ws}:${name} changed`)
+    },
     layersOf: async (ws, name) => (await stores.featureTypes.list(ws, name)).map((f) => `${ws}:${f.name}`),
     layersRemoved: (names) => layers.removed(names)
   })
@@ -187,7 +193,8 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
       await layerAccess.reload()
       await layers.removed([from])
       await settings.reload()
-    }
+    },
+    layersChanged: (names) => vectorDataChanged(names, 'feature type changed')
   })
   const vectorUploads = createVectorUploads({ dataDir: config.dataDir, harvestRoots: config.harvestRoots, zipLimits, datastores, featureTypes, sources, workspaces })
   if (alone) await vectorUploads.recover()
@@ -239,6 +246,13 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   const renderMetatile = metatileRenderer({
     renderer,
     rasterStyleFor: (ws, style) => styles.rasterStyleFor(ws, style),
+    vectorStyleFor: (ws, style) => styles.vectorStyleFor(ws, style),
+    // A layer group draws its enabled layers in order with the group's styles.
+    async layersOf (layer, style) {
+      const g = isLayerGroup(layer) ? await layerGroups.byRef(layer.qualifiedName) : undefined
+      if (!g) return [{ layer, style }]
+      return (await layerGroups.layersOf(g, async () => true)).map((m) => ({ layer: m.layer, style: m.style || defaultStyleOf(m.layer) || '' }))
+    },
     jpegQuality: config.jpegQuality
   })
   const tileCache = createTileCache({
@@ -259,7 +273,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     authorize: tileAuthorizer(layerAccess),
     // Seeds of a linear style are built as a pyramid (seed/pyramid.ts) unless switched off.
     linearStyle: config.seedPyramid
-      ? async (layer) => isLinearStyle(await styles.rasterStyleFor(layer.workspace, defaultStyleOf(layer) ?? ''))
+      ? async (layer) => layer.type === 'RASTER' && isLinearStyle(await styles.rasterStyleFor(layer.workspace, defaultStyleOf(layer) ?? ''))
       : undefined,
     taskSlots: config.taskSlots,
     maxPendingTasks: config.maxPendingTasks,
@@ -267,15 +281,19 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     seedQueue: stores.seedQueue,
     metatileLock: stores.metatileLock,
     seedWorkers: config.workerThreads * TASKS_PER_THREAD,
+    groups: layerGroups,
     log
   })
   workspaces.onRemoved((ws) => { settings.forgetWorkspace(ws); return tileCache.store.removeWorkspace(ws) })
   layers.onRemoved(async (layer) => { settings.forget(layer); await tileCache.invalidation.layerRemoved(layer); await tileCache.store.removeLayer(layer) })
   // Cached tiles follow their style and their data (tilecache/tile-invalidation.ts).
   const marking = (err: unknown) => log.warn({ err }, 'tile cache: could not mark the tiles of a changed style stale')
-  styles.onChanged((uses, reason) => tileCache.invalidation.stylesChanged(uses, reason).then(() => {}, marking))
-  layers.onStylesChanged((before, after) => tileCache.invalidation.layerStylesChanged(before, after).then(() => {}, marking))
-  mosaics.onDataChanged((changed, areas, reason) => tileCache.invalidation.dataChanged(changed, areas, reason))
+  // A layer group's tiles go whenever its members' data or styles, or the group, change (group-tiles.ts).
+  const groupTileSets = groupTiles({ groups: layerGroups, invalidation: tileCache.invalidation, log })
+  styles.onChanged((uses, reason) => (uses.length > 0 ? tileCache.invalidation.stylesChanged(uses, reason) : Promise.resolve(0)).then(() => groupTileSets.styleChanged(reason), marking))
+  layers.onStylesChanged((before, after) => tileCache.invalidation.layerStylesChanged(before, after).then(() => groupTileSets.layersChanged([after.qualifiedName], 'a member\'s styles changed'), marking))
+  mosaics.onDataChanged(async (changed, areas, reason) => { await tileCache.invalidation.dataChanged(changed, areas, reason); await groupTileSets.layersChanged(changed, reason) })
+  vectorDataChanged = async (names, reason) => { await tileCache.invalidation.dataChanged(names, undefined, reason); await groupTileSets.layersChanged(names, reason) }
   const drops = await tileCache.invalidation.resume()
   if (drops > 0) log.info({ drops }, 'tile cache: dropping stale tiles a stop left behind')
 

@@ -13,6 +13,8 @@ sharp.cache(false)
 
 /** A metatile rendered from its layer's granules; its tiles written here, in the worker. */
 export const renderMetatile = (p: metatile.MetatilePayload): Promise<metatile.MetatileResult> => metatile.renderMetatile(p, fault)
+/** A metatile of a vector layer or a layer group, drawn from its jobs; its tiles written here. */
+export const renderVectorMetatile = (p: metatile.VectorMetatilePayload): Promise<metatile.MetatileResult> => metatile.renderVectorMetatile(p, fault)
 /** A metatile of a pyramid level, drawn from the tiles of the level below and written like any. */
 export const pyramidMetatile = (p: metatile.PyramidPayload): Promise<metatile.MetatileResult> => metatile.pyramidMetatile(p, fault)
 export { encodeLoop } from '../services/render/tile-encode.js'

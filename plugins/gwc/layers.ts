@@ -45,7 +45,7 @@ const refuse = async (req: FastifyRequest) => { throw GwcListReadOnly(req.method
 export default async function layers (app: FastifyInstance) {
   const cache = app.tileCache
   const list = async (req: FastifyRequest, reply: FastifyReply, json: boolean) => {
-    const names = (await cache.tileLayers(req.principal)).map((l) => l.qualifiedName)
+    const names = (await cache.tileLayers(req.principal, ['list'], { groups: true })).map((l) => l.qualifiedName)
     if (json) return reply.type('application/json').send(JSON.stringify(names))
     const base = app.urls.absolute(req, `${app.prefix}/layers`)
     return reply.type('application/xml').send(['<layers>', ...names.map((n) => `  <layer>\n    <name>${esc(n)}</name>\n    <atom:link xmlns:atom="http://www.w3.org/2005/Atom" rel="alternate" href="${esc(`${base}/${formEncode(n)}.xml`)}" type="text/xml"/>\n  </layer>`), '</layers>'].join('\n'))

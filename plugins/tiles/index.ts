@@ -86,7 +86,7 @@ export default async function tiles (app: TypedApp) {
     if (q.SERVICE !== undefined && q.SERVICE.toUpperCase() !== 'WMTS') throw TileRequestInvalid(`SERVICE must be WMTS, got ${q.SERVICE}`)
     if (request === 'getcapabilities') {
       return reply.type('application/vnd.ogc.wmts+xml; charset=utf-8').header('cache-control', 'no-cache')
-        .send(wmtsDoc(req, await cache.tileLayers(req.principal)))
+        .send(wmtsDoc(req, await cache.tileLayers(req.principal, ['list'], { groups: true })))
     }
     if (request !== 'gettile') throw TileRequestInvalid(`REQUEST must be GetCapabilities or GetTile, got ${JSON.stringify(q.REQUEST ?? '')}`)
     const gs = grid(q.TILEMATRIXSET)
@@ -106,7 +106,7 @@ export default async function tiles (app: TypedApp) {
   app.get('/wmts/1.0.0/WMTSCapabilities.xml', { config: { ...PUBLIC }, schema: { summary: 'WMTS capabilities document (RESTful)', response: responses.wmtsCapabilities } }, async (req, reply) => {
     wmtsEnabled()
     return reply.type('application/vnd.ogc.wmts+xml; charset=utf-8').header('cache-control', 'no-cache')
-      .send(wmtsDoc(req, await cache.tileLayers(req.principal)))
+      .send(wmtsDoc(req, await cache.tileLayers(req.principal, ['list'], { groups: true })))
   })
 
   // --- WMTS RESTful: {layer}/{style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?format= ---
@@ -130,7 +130,7 @@ export default async function tiles (app: TypedApp) {
 
   // --- TMS 1.0.0: <layer>@<gridset>@<ext>/<z>/<x>/<y>.<ext>, y from the bottom ---
   app.get('/tms/1.0.0', { config: { ...PUBLIC }, schema: { summary: 'TMS: the tile maps', response: responses.tms } }, async (req, reply) =>
-    reply.type('text/xml; charset=utf-8').send(tmsService(await cache.tileLayers(req.principal), `${serviceUrl(req)}/tms`, cache.gridSetsOf)))
+    reply.type('text/xml; charset=utf-8').send(tmsService(await cache.tileLayers(req.principal, ['list'], { groups: true }), `${serviceUrl(req)}/tms`, cache.gridSetsOf)))
   const tileMap = (name: string) => {
     const m = /^(.+)@([A-Za-z0-9][\w.:-]*)@([\w-]+)$/.exec(name)
     const format = m ? formatOfExtension(m[3]) : undefined

@@ -55,8 +55,13 @@ export const groupRef = (g: { workspace?: string, name: string }): string => g.w
 /** A layer of a drawn group, with the style the group gives it ('' for the layer's default). */
 export interface GroupLayer { layer: LayerInfo, style: string }
 
+/** Told after groups were created, changed or removed (their refs), e.g. to drop their tiles. */
+export type GroupsChangedHook = (refs: string[]) => Promise<void> | void
+
 export function createLayerGroupService (deps: LayerGroupDeps) {
   const { store } = deps
+  const changedHooks: GroupsChangedHook[] = []
+  const changed = async (refs: string[]) => { for (const hook of changedHooks) await hook(refs) }
 
   const find = (all: LayerGroup[], workspace: string | undefined, name: string) =>
     all.find((g) => g.workspace === workspace && g.name === name)
@@ -176,12 +181,16 @@ export function createLayerGroupService (deps: LayerGroupDeps) {
       if (g.workspace !== workspace) throw LayerGroupWorkspaceChange()
       const valid = await validate(g, all)
       if (!(await store.update(valid))) throw LayerGroupNotFound(name)
+      await changed([groupRef(valid)])
       return valid
     },
     async remove (workspace: string | undefined, name: string): Promise<void> {
       await mustGet(workspace, name)
       if (!(await store.remove(workspace, name))) throw LayerGroupNotFound(name)
+      await changed([groupRef({ workspace, name })])
     },
+    /** Told after a group changed or went (not when one is created: it has no tiles yet). */
+    onChanged (hook: GroupsChangedHook) { changedHooks.push(hook) },
 
     /**
      * The layers a group draws, in drawing order (first at the bottom), nested groups expanded,
@@ -252,6 +261,7 @@ export function createLayerGroupService (deps: LayerGroupDeps) {
     }
     if (update.size + remove.size === 0) return
     await store.apply({ update: [...update.values()], remove: [...remove.values()].map((g) => ({ workspace: g.workspace, name: g.name })) })
+    await changed([...update.keys(), ...remove.keys()])
   }
 }
 export type LayerGroupService = ReturnType<typeof createLayerGroupService>

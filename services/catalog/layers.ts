@@ -8,7 +8,8 @@ export interface LayerInfo {
   name: string
   /** <workspace>:<name> */
   qualifiedName: string
-  type: 'RASTER' | 'VECTOR'
+  /** GROUP: a layer group as the tile cache serves it (tile-cache-context.ts), never a catalog row. */
+  type: 'RASTER' | 'VECTOR' | 'GROUP'
   store: string
   defaultStyle?: string
   styles: string[]
@@ -36,6 +37,17 @@ export function isDrawable (layer: Pick<LayerInfo, 'type'>): boolean {
  */
 export function isDrawnAsVector (layer: Pick<LayerInfo, 'type' | 'config'>): boolean {
   return layer.type === 'VECTOR' && ['postgis', 'geopackage', 'shapefile'].includes(layer.config.source as string)
+}
+
+/** Whether a layer has cached tiles (WMTS, TMS, XYZ, seeding) and is drawn by the WMS: a mosaic,
+ *  or a feature type drawn with its SLD. */
+export function isTileLayer (layer: Pick<LayerInfo, 'type' | 'config'>): boolean {
+  return isDrawable(layer) || isDrawnAsVector(layer)
+}
+
+/** Whether a tile layer is a layer group (drawn as its members, in order, with the group's styles). */
+export function isLayerGroup (layer: Pick<LayerInfo, 'type'>): boolean {
+  return layer.type === 'GROUP'
 }
 
 export function splitLayerName (qualified: string): { workspace: string, name: string } | undefined {

@@ -186,7 +186,7 @@ export function createDataStoreService ({ rows, workspaces, secrets, probe = pro
     async update (wsName: string, name: string, body: Record<string, unknown>): Promise<void> {
       const ws = await workspaces.get(wsName)
       const b = readBody(body)
-      return serialized(ws.name, async () => {
+      await serialized(ws.name, async () => {
         const old = await requireStore(ws.name, name)
         if (b.name !== undefined && b.name !== '' && b.name !== name) throw DataStoreChangeRefused('name', `${shown(name)} to ${shown(b.name)}`)
         const given = workspaceName(b.workspace)

@@ -44,7 +44,7 @@ export function stripOf (job: RenderJob, r0: number, r1: number): RenderJob {
 }
 
 /** Draws `src` over `dst` (both RGBA, straight alpha), pixel by pixel. */
-function over (dst: Uint8Array, dstOffset: number, src: Uint8Array): void {
+export function over (dst: Uint8Array, dstOffset: number, src: Uint8Array): void {
   for (let i = 0; i < src.length; i += 4) {
     const sa = src[i + 3]
     if (sa === 0) continue

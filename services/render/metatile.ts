@@ -11,6 +11,8 @@ import type { RenderJob } from './raster/mosaic-types.js'
 import { writeTileFile, type TileWrite } from './tile-files.js'
 import { cutAndEncode, type EncodeFormat } from './tile-encode.js'
 import { createFaults, killProcessAt, type FaultPoint, type FaultRule } from '../faults.js'
+import { drawVector, type VectorJob } from './vector/draw-vector.js'
+import { over } from './map.js'
 
 /** What the render pool gives each render thread (render-pool.ts workerData). */
 export interface RenderThreadData { nice?: number, faultKillAt?: FaultRule[] }
@@ -63,6 +65,33 @@ export async function renderMetatile (p: MetatilePayload, fault: FaultPoint): Pr
     }
     return writeTiles(await cutAndEncode(img.rgba, p.cols, p.rows, p.tileSize, p.format, p.quality), p.target, fault)
   } finally { idle.push(scratch) }
+}
+
+/** A metatile of a vector layer or a layer group's vector members: the jobs (vector/draw-vector.ts,
+ *  or a raster render plan for a group's raster member) for the metatile's box and size, drawn in
+ *  order over a transparent image, then cut and written as any metatile. */
+export interface VectorMetatilePayload extends Omit<MetatilePayload, 'job'> { jobs: Array<RenderJob | VectorJob> }
+
+export async function renderVectorMetatile (p: VectorMetatilePayload, fault: FaultPoint): Promise<MetatileResult> {
+  const width = p.cols * p.tileSize
+  const height = p.rows * p.tileSize
+  const rgba = new Uint8Array(width * height * 4)
+  for (const job of p.jobs) {
+    if (job.width !== width || job.height !== height) throw new Error(`a ${job.width}x${job.height} job for a ${width}x${height} metatile`)
+    if ((job as VectorJob).kind === 'vector') { over(rgba, 0, await drawVector(job as VectorJob)); continue }
+    if ((job as RenderJob).granules.length === 0) continue
+    const scratch = idle.pop() ?? createRenderScratch()
+    try {
+      let img
+      try { img = await renderMosaic(job as RenderJob, scratch) } catch (err) {
+        const failure = renderFailure(err)
+        if (failure) return { writes: [], ...failure }
+        throw err
+      }
+      over(rgba, 0, img.rgba)
+    } finally { idle.push(scratch) }
+  }
+  return writeTiles(await cutAndEncode(rgba, p.cols, p.rows, p.tileSize, p.format, p.quality), p.target, fault)
 }
 
 /** Writes encoded tiles to their paths (temp file and rename each); a failed write ends the list. */

@@ -97,8 +97,8 @@ export function createStyleContext ({ store, dataDir, zipLimits, fault = noFault
 
     // Awaited before the change is answered: what the listeners record (stale tile marks) is in force
     // by then, on every instance of a shared database too.
+    // Told also when no layer uses the style: a layer group may draw with it (tilecache/group-tiles.ts).
     async changed (uses: StyleUse[], reason: string) {
-      if (uses.length === 0) return
       for (const hook of changedHooks) { try { await hook(uses, reason) } catch { /* a listener never undoes a committed change */ } }
     },
 

@@ -49,6 +49,9 @@ export interface TruncateSelection {
 const gridDir = (id: string) => id.replace(':', '_')
 const PARAM_ID = /^(default|[0-9a-f]{40})$/
 
+/** The folder of the global layer groups' tiles ('@' is in no workspace name, files/names.ts). */
+export const GLOBAL_GROUPS = '@groups'
+
 export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: string, tmpDir: string, fault?: FaultPoint }) {
   const written: TileListener[] = []
   const deleted: TileListener[] = []
@@ -57,6 +60,8 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
 
   function layerDir (layer: string): string {
     const i = layer.indexOf(':')
+    // A global layer group has no workspace: its tiles go under '@groups', which no workspace name can be.
+    if (i < 0) return path.join(root, GLOBAL_GROUPS, checkName(layer, 'layer group'))
     return path.join(root, checkName(layer.slice(0, i), 'workspace'), checkName(layer.slice(i + 1), 'layer'))
   }
   function setDir (s: TileSet): string {

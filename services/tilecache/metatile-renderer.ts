@@ -1,5 +1,6 @@
 // How the tile cache draws a metatile (on a miss, and for the seed tasks): the metatile's request
-// (its bbox in the grid set, the layer's raster style and parameters) drawn through the render entry
+// (its bbox in the grid set, the layer's style and parameters; a vector layer's features, a layer
+// group's members in order) drawn through the render entry
 // (services/render/renderer.ts), which plans it from the mosaic index, runs it on the render pool
 // behind the render queue (interactive renders go ahead of seeding) and retries a vanished granule
 // once. The worker writes the tiles to the blob store's paths. A pyramid level is drawn from the
@@ -13,6 +14,7 @@ import type { Renderer } from '../render/renderer.js'
 import type { RenderPriority } from '../render/render-queue.js'
 import type { RenderRequest, RasterStyle } from '../render/render-types.js'
 import type { MetatileResult } from '../render/metatile.js'
+import type { VectorStyle } from '../render/vector/vector-style.js'
 import type { TileWrite } from '../render/tile-files.js'
 
 export interface MetatileRequest {
@@ -50,9 +52,17 @@ export function metatileKey (spec: { layer: LayerInfo, gridSet: GridSet }, forma
   return `${spec.layer.qualifiedName}/${spec.gridSet.id}/${format}/${parameterId ?? ''}/${z}/${x}/${y}`
 }
 
+/** One layer a metatile draws, with the style it is drawn with ('' : the layer's default). */
+export interface DrawnLayer { layer: LayerInfo, style: string }
+
 export interface MetatileRendererDeps {
-  renderer: Pick<Renderer, 'plan' | 'run' | 'draw'>
+  renderer: Pick<Renderer, 'plan' | 'planVector' | 'run' | 'draw'>
   rasterStyleFor (workspace: string, style: string): Promise<RasterStyle | undefined>
+  /** The vector style of a style name ('' : GeoServer's generic style). */
+  vectorStyleFor (workspace: string, style: string): Promise<VectorStyle>
+  /** The layers a tile layer draws, in order: a layer group's members with the group's styles
+   *  (tile-cache-context.ts), or the layer itself with the STYLES parameter. */
+  layersOf? (layer: LayerInfo, style: string): Promise<DrawnLayer[]>
   /** Quality of JPEG and WebP tiles, 1-100. */
   jpegQuality: number
   tileSize?: number
@@ -63,7 +73,7 @@ function writeError (out: MetatileResult): Error | undefined {
   return out.failed && Object.assign(new Error(out.failed.message), { code: out.failed.code })
 }
 
-export function metatileRenderer ({ renderer, rasterStyleFor, jpegQuality, tileSize = 256 }: MetatileRendererDeps): MetatileRenderer {
+export function metatileRenderer ({ renderer, rasterStyleFor, vectorStyleFor, layersOf, jpegQuality, tileSize = 256 }: MetatileRendererDeps): MetatileRenderer {
   return async function render (req: MetatileRequest): Promise<RenderedMetatile> {
     const cols = req.rect[2] - req.rect[0] + 1
     const rows = req.rect[3] - req.rect[1] + 1
@@ -74,10 +84,9 @@ export function metatileRenderer ({ renderer, rasterStyleFor, jpegQuality, tileS
       const out = await renderer.run<MetatileResult>({ name: 'pyramidMetatile', priority, signal: req.signal, payload: async () => ({ children: req.children, ...common }) })
       return { writes: out.writes, error: writeError(out) }
     }
-    const styleName = req.parameters.STYLES ?? req.layer.defaultStyle
-    const style = styleName ? await rasterStyleFor(req.layer.workspace, styleName) : undefined
-    const renderRequest: RenderRequest = {
-      layer: req.layer.qualifiedName,
+    const styleName = req.parameters.STYLES ?? req.layer.defaultStyle ?? ''
+    const request = (layer: LayerInfo, style?: RasterStyle): RenderRequest => ({
+      layer: layer.qualifiedName,
       crs: req.gridSet.srs,
       bbox: rectBounds(req.gridSet, req.z, req.rect),
       width: cols * tileSize,
@@ -86,10 +95,25 @@ export function metatileRenderer ({ renderer, rasterStyleFor, jpegQuality, tileS
       elevation: req.parameters.ELEVATION,
       cqlFilter: req.parameters.CQL_FILTER,
       style
+    })
+    const drawn = layersOf ? await layersOf(req.layer, styleName) : [{ layer: req.layer, style: styleName }]
+    // A mosaic alone: its render plan, drawn by the raster worker task.
+    if (drawn.length === 1 && drawn[0].layer.type === 'RASTER') {
+      const style = drawn[0].style ? await rasterStyleFor(drawn[0].layer.workspace, drawn[0].style) : undefined
+      const out = await renderer.draw<MetatileResult>({
+        name: 'renderMetatile', priority, signal: req.signal, payload: async () => ({ job: await renderer.plan(request(drawn[0].layer, style)), ...common })
+      }, req.layer.qualifiedName)
+      return { writes: out.writes, error: writeError(out) }
     }
-    const out = await renderer.draw<MetatileResult>({
-      name: 'renderMetatile', priority, signal: req.signal, payload: async () => ({ job: await renderer.plan(renderRequest), ...common })
-    }, req.layer.qualifiedName)
+    // A vector layer, or a group's layers in order: the features of the metatile and a buffer
+    // around it (vector-plan.ts's margin) read once, labels placed in the metatile only (draw-vector.ts).
+    const payload = async () => ({
+      jobs: await Promise.all(drawn.map(async ({ layer, style }) => layer.type === 'VECTOR'
+        ? await renderer.planVector(request(layer), await vectorStyleFor(layer.workspace, style || (layer.defaultStyle ?? '')))
+        : await renderer.plan(request(layer, style ? await rasterStyleFor(layer.workspace, style) : undefined)))),
+      ...common
+    })
+    const out = await renderer.draw<MetatileResult>({ name: 'renderVectorMetatile', priority, signal: req.signal, payload }, req.layer.qualifiedName)
     return { writes: out.writes, error: writeError(out) }
   }
 }

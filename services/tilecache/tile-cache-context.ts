@@ -4,7 +4,8 @@
 // settings in force.
 import path from 'node:path'
 import type { LayerInfo, LayerCatalog } from '../catalog/layers.js'
-import { isDrawable, isDrawnAsVector, splitLayerName } from '../catalog/layers.js'
+import { isLayerGroup, isTileLayer, splitLayerName } from '../catalog/layers.js'
+import { groupRef, type LayerGroup, type LayerGroupService } from '../catalog/layer-groups.js'
 import { isMapwardenError, TileLayerNotDrawable, TileLayerNotFound, UnknownTileLayer } from '../errors.js'
 import type { Principal } from '../auth/authenticator.js'
 import { noFaults, type FaultPoint } from '../faults.js'
@@ -53,6 +54,26 @@ export interface TileCacheDeps {
   metatileLock: MetatileLock
   /** Metatiles of the seed queue this node renders at once (its render threads). */
   seedWorkers?: number
+  /** Layer groups: tile layers too (drawn as their members); absent: none. */
+  groups?: Pick<LayerGroupService, 'byRef' | 'layersOf' | 'all'>
+}
+
+/** A layer group as a tile layer: its name (groupRef: 'name' global, 'ws:name'), its bounds when
+ *  they are lon/lat; no styles of its own (its members are drawn with the group's). */
+export function groupTileLayer (g: LayerGroup): LayerInfo {
+  const b = g.bounds
+  const lonLat = b && (b.crs === 'EPSG:4326' || b.crs === 'CRS:84') && [b.minx, b.miny, b.maxx, b.maxy].every(Number.isFinite)
+  return {
+    workspace: g.workspace ?? '',
+    name: g.name,
+    qualifiedName: groupRef(g),
+    type: 'GROUP',
+    store: '',
+    styles: [],
+    enabled: g.enabled,
+    ...(lonLat ? { bbox: [b.minx, b.miny, b.maxx, b.maxy] as [number, number, number, number] } : {}),
+    config: {}
+  }
 }
 
 export type TileCacheContext = ReturnType<typeof createTileCacheContext>
@@ -61,13 +82,36 @@ export function createTileCacheContext (deps: TileCacheDeps) {
   const store = createBlobStore({ root: path.join(deps.dataDir, 'tiles'), tmpDir: path.join(deps.dataDir, 'tmp', 'tiles'), fault: deps.fault ?? noFaults })
   const gridSets: GridSetLookup = deps.gridSets ?? BUILT_IN_LOOKUP
   const invalidation = createTileInvalidation({ sets: deps.tileSets, store, gridSets, log: deps.log, now: deps.now })
-  const { authorize } = deps
 
-  async function findLayer (name: string, vector = false): Promise<LayerInfo | undefined> {
+  /** An enabled layer mapwarden draws: a mosaic, or a feature type drawn with its SLD (vector); else
+   *  a layer group of that name (a layer shadows a group, as on WMS), enabled and not a CONTAINER. */
+  async function findLayer (name: string): Promise<LayerInfo | undefined> {
     const parts = splitLayerName(name)
-    if (!parts) return undefined
-    const layer = await deps.layers.get(parts.workspace, parts.name)
-    return layer && layer.enabled && (isDrawable(layer) || (vector && isDrawnAsVector(layer))) ? layer : undefined
+    const layer = parts ? await deps.layers.get(parts.workspace, parts.name) : undefined
+    if (layer) return layer.enabled && isTileLayer(layer) ? layer : undefined
+    const g = await deps.groups?.byRef(name)
+    return g && g.enabled && g.mode !== 'CONTAINER' && groupRef(g) === name ? groupTileLayer(g) : undefined
+  }
+
+  /** The layers of a group tile layer (enabled, in drawing order, nested groups expanded). */
+  async function membersOf (layer: LayerInfo): Promise<LayerInfo[]> {
+    const g = await deps.groups?.byRef(layer.qualifiedName)
+    return g ? (await deps.groups!.layersOf(g, async () => true)).map((m) => m.layer) : []
+  }
+
+  /**
+   * The one check: a layer by the rules; a layer group's tiles are shared by every reader, so the
+   * caller must be allowed the action on each of its layers (one hidden member hides the group's
+   * tiles, answered as the group unknown), never a tile drawn without the layers one may not see.
+   */
+  const authorize: TileAuthorizer = async (action, layer, principal) => {
+    if (!isLayerGroup(layer)) return await deps.authorize(action, layer, principal)
+    try {
+      for (const m of await membersOf(layer)) await deps.authorize(action, m, principal)
+    } catch (err) {
+      if (!isMapwardenError(err) || action === 'list') throw err
+      throw action === 'write' ? UnknownTileLayer(layer.qualifiedName) : TileLayerNotFound(layer.qualifiedName)
+    }
   }
 
   return {
@@ -77,6 +121,7 @@ export function createTileCacheContext (deps: TileCacheDeps) {
     authorize,
     now: deps.now ?? Date.now,
     findLayer,
+    membersOf,
     gridSets,
     /**
      * The grid sets a layer offers: the built-in ones, and each custom grid set whose extent its
@@ -95,18 +140,15 @@ export function createTileCacheContext (deps: TileCacheDeps) {
       if (!layer) throw UnknownTileLayer(name)
       return layer
     },
-    /**
-     * A tile layer for the tile services: unknown layers are 404. `opts.vector`: a vector layer
-     * is found too (the WMS draws vector layers; their tiles are not cached yet).
-     */
-    async tileLayer (name: string, principal?: Principal, action: 'read' | 'metadata' = 'read', opts: { vector?: boolean } = {}): Promise<LayerInfo> {
-      const layer = await findLayer(name, opts.vector === true)
+    /** A tile layer for the tile services (and the WMS): unknown layers are 404. */
+    async tileLayer (name: string, principal?: Principal, action: 'read' | 'metadata' = 'read'): Promise<LayerInfo> {
+      const layer = await findLayer(name)
       if (!layer) {
-        // A vector layer the caller may see is named as such (after the same access check, so a
-        // hidden one stays unknown); its tiles answer 404 as an unknown layer's do.
+        // A feature type that is served as features only (app-schema) is named as such to a caller
+        // who may see it (after the same access check, so a hidden one stays unknown); 404 still.
         const parts = splitLayerName(name)
         const other = parts ? await deps.layers.get(parts.workspace, parts.name) : undefined
-        if (other && other.enabled && !isDrawable(other)) {
+        if (other && other.enabled && !isTileLayer(other)) {
           await authorize(action, other, principal)
           throw TileLayerNotDrawable(name)
         }

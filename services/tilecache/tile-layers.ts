@@ -1,11 +1,11 @@
 // The tile layers as the tile services, the WMS, the seed API and the admin page see them (each
 // lookup through the one `authorize`), and a layer's expiry and cached-only settings.
 import type { LayerInfo } from '../catalog/layers.js'
-import { isDrawable, isDrawnAsVector } from '../catalog/layers.js'
+import { isLayerGroup, isTileLayer } from '../catalog/layers.js'
 import { isMapwardenError } from '../errors.js'
 import type { Principal } from '../auth/authenticator.js'
 import type { TileLayerSettings } from './layer-settings.js'
-import type { TileAction, TileCacheContext } from './tile-cache-context.js'
+import { groupTileLayer, type TileAction, type TileCacheContext } from './tile-cache-context.js'
 import { geoServerLayerView, type GeoServerLayerView } from './geoserver-layer.js'
 import { applyGeoServerLayer } from './geoserver-layer-update.js'
 
@@ -31,15 +31,19 @@ export function layerOperations (ctx: TileCacheContext) {
     },
 
     /**
-     * The tile layers: enabled, drawable (isDrawable: a feature type is no map) and those the
+     * The tile layers: enabled, drawn (isTileLayer: a mosaic or a vector layer; an app-schema
+     * feature type is no map) and those the
      * principal may `list` (capabilities), or may also read, etc. Every list of layers offered as
      * a map (WMTS, TMS, WMS, the admin page) comes from here.
      */
-    async tileLayers (principal?: Principal, actions: TileAction[] = ['list'], opts: { vector?: boolean } = {}): Promise<LayerInfo[]> {
+    async tileLayers (principal?: Principal, actions: TileAction[] = ['list'], opts: { groups?: boolean } = {}): Promise<LayerInfo[]> {
       const out: LayerInfo[] = []
-      for (const l of await deps.layers.list()) {
-        // `opts.vector`: the vector layers too (the WMS draws them; they have no tiles yet).
-        if (!l.enabled || !(isDrawable(l) || (opts.vector === true && isDrawnAsVector(l)))) continue
+      const layers = await deps.layers.list()
+      // `opts.groups`: the layer groups too (WMTS, TMS); the WMS lists its groups itself.
+      const named = new Set(layers.map((l) => l.qualifiedName))
+      const groups = opts.groups === true && deps.groups ? (await deps.groups.all()).filter((g) => g.enabled && g.mode !== 'CONTAINER').map(groupTileLayer) : []
+      for (const l of [...layers, ...groups.filter((g) => !named.has(g.qualifiedName))]) {
+        if (!l.enabled || !(isTileLayer(l) || isLayerGroup(l))) continue
         try {
           for (const action of actions) await ctx.authorize(action, l, principal)
           out.push(l)

@@ -34,6 +34,8 @@ export interface FeatureTypeDeps {
   layersRemoved?: (names: string[]) => Promise<void>
   /** Told after a layer was renamed (qualified names): layer groups follow, the old name's tiles go. */
   layerRenamed?: (from: string, to: string) => Promise<void>
+  /** Told after a feature type was changed (its CRS, bounds...: the tile cache drops its tiles). */
+  layersChanged?: (names: string[]) => Promise<void>
 }
 
 /** The kind of source of a store type, kept in the feature type for its readers. */
@@ -144,7 +146,7 @@ export function parseRecalculate (v: string | undefined): { native: boolean, lat
   return out
 }
 
-export function createFeatureTypeService ({ rows, datastores, sources, secrets, layersRemoved, layerRenamed }: FeatureTypeDeps) {
+export function createFeatureTypeService ({ rows, datastores, sources, secrets, layersRemoved, layerRenamed, layersChanged }: FeatureTypeDeps) {
   const serialized = createKeyedQueue()
 
   /** Runs a read of the store's database; a failure that is not ours names the store and the reason. */
@@ -349,6 +351,7 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         else await rows.rename(name, ft)
       })
       if (newName !== name) await layerRenamed?.(`${store.workspace}:${name}`, `${store.workspace}:${newName}`)
+      else await layersChanged?.([`${store.workspace}:${name}`])
     },
 
     /** DELETE: the feature type is published as a layer, so it goes only with `recurse` (as GeoServer). */

@@ -38,9 +38,10 @@ export function tileOf (gs: GridSet, bbox: [number, number, number, number], wid
 }
 
 export async function fromCache (ctx: WmsContext, s: MapSpec, format: MapFormat, principal: Principal | undefined, where: Where): Promise<MapAnswer | string> {
-  if (s.groups.length > 0) return 'layer groups are not cached'
-  if (s.layers.length !== 1) return 'a tiled request must name exactly one layer'
-  if (s.layers[0].type === 'VECTOR') return 'vector layers are not cached yet'
+  // A layer group is one tile layer: cached when the request names it alone.
+  const group = s.groups.length === 1 && s.groups[0] === s.q.LAYERS?.trim() ? s.groups[0] : undefined
+  if (s.groups.length > 0 && !group) return 'a tiled request must name exactly one layer'
+  if (!group && s.layers.length !== 1) return 'a tiled request must name exactly one layer'
   if (format === 'image/png8') return 'the tile cache holds image/png, image/jpeg and image/webp'
   if (s.q.SLD_BODY) return 'SLD_BODY maps are not cached'
   if (!where.cacheOnly && s.q.BGCOLOR) return 'BGCOLOR maps are not cached'
@@ -50,17 +51,20 @@ export async function fromCache (ctx: WmsContext, s: MapSpec, format: MapFormat,
   const t = tileOf(gs, s.bbox, s.width, s.height)
   if (typeof t === 'string') return t
   const parameters: Record<string, string> = {}
-  const dims = layerDimensions(s.layers[0])
-  if (s.styleNames[0] && s.styleNames[0] !== defaultStyleOf(s.layers[0])) parameters.STYLES = s.styleNames[0]
+  const dims = group ? new Set<string>() : layerDimensions(s.layers[0])
+  if (!group && s.styleNames[0] && s.styleNames[0] !== defaultStyleOf(s.layers[0])) parameters.STYLES = s.styleNames[0]
   if (s.q.CQL_FILTER) parameters.CQL_FILTER = s.q.CQL_FILTER
   if (s.q.TIME && dims.has('time')) parameters.TIME = s.q.TIME
   if (s.q.ELEVATION && dims.has('elevation')) parameters.ELEVATION = s.q.ELEVATION
+  const layer = !group ? s.layers[0].qualifiedName : where.workspace && !group.includes(':') ? `${where.workspace}:${group}` : group
   let tile
   try {
-    tile = await ctx.tileCache.readTile({ layer: s.layers[0].qualifiedName, gridSet: gs, format, parameters, z: t.z, x: t.x, y: t.y, asked: `WMS BBOX ${s.q.BBOX}` }, principal)
+    tile = await ctx.tileCache.readTile({ layer, gridSet: gs, format, parameters, z: t.z, x: t.x, y: t.y, asked: `WMS BBOX ${s.q.BBOX}` }, principal)
   } catch (err) {
     // Outside the layer's coverage the cache has no tile; a map of it is empty, drawn as any map.
     if ((err as { code?: string }).code === 'MW_TILES_OUT_OF_RANGE') return (err as Error).message
+    // A group's tiles are shared: a caller who may not read all its layers gets them drawn instead.
+    if (group && (err as { code?: string }).code === 'MW_TILES_LAYER_NOT_FOUND') return 'the caller may not read every layer of the group'
     throw err
   }
   return { data: tile.data, contentType: format, cacheResult: tile.cached ? 'HIT' : 'MISS' }

@@ -75,7 +75,7 @@ export function capabilitiesOperations ({ deps, tileCache }: WmsContext) {
     async capabilities (q: Kvp, principal: Principal | undefined, where: Where, onlineResource: string): Promise<{ body: string, contentType: string }> {
       const version = versionOf(q)
       const layers: WmsLayerDescription[] = []
-      for (const l of await tileCache.tileLayers(principal, ['list'], { vector: true })) {
+      for (const l of await tileCache.tileLayers(principal, ['list'])) {
         if (where.workspace && l.workspace !== where.workspace) continue
         const styles = allowedStyles(l)
         const def = defaultStyleOf(l)

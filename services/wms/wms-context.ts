@@ -1,7 +1,7 @@
 // What the WMS operations share: their collaborators, how a layer name of the request becomes a
 // layer the caller may read (through the tile cache's authorizer), and the render job of one layer.
 import type { Principal } from '../auth/authenticator.js'
-import type { LayerInfo } from '../catalog/layers.js'
+import { isLayerGroup, type LayerInfo } from '../catalog/layers.js'
 import type { GroupLayer, LayerGroup, LayerGroupService } from '../catalog/layer-groups.js'
 import type { TileCache } from '../tilecache/tile-cache.js'
 import type { Renderer } from '../render/renderer.js'
@@ -71,16 +71,18 @@ export function createWmsContext (deps: WmsDeps) {
       else if (name.slice(0, i) !== where.workspace) throw WmsLayerNotDefined(name)
     }
     let layer: LayerInfo
-    try { layer = await tileCache.tileLayer(qualified, principal, 'read', { vector: true }) } catch (err) {
+    try { layer = await tileCache.tileLayer(qualified, principal, 'read') } catch (err) {
       if ((err as { code?: string }).code === 'MW_TILES_LAYER_NOT_FOUND') throw WmsLayerNotDefined(name)
       throw err
     }
+    // A layer group is a tile layer too; the WMS draws it as its layers (readableGroup).
+    if (isLayerGroup(layer)) throw WmsLayerNotDefined(name)
     return layer // drawable: the tile cache offers no other
   }
 
   /** Whether the caller may read (and so see drawn) a layer: the same check as `readable`. */
   async function mayRead (layer: LayerInfo, principal: Principal | undefined): Promise<boolean> {
-    try { await tileCache.tileLayer(layer.qualifiedName, principal, 'read', { vector: true }); return true } catch { return false }
+    try { await tileCache.tileLayer(layer.qualifiedName, principal, 'read'); return true } catch { return false }
   }
 
   /** A group by the name a request gives it ('name' global, 'ws:name'; in a workspace's service

@@ -2,7 +2,7 @@
 // the data's CRS to the map's (crs.ts), to pixels, and written as one SVG document with the
 // style's symbolizers (render/vector/vector-style.ts), which sharp rasterizes with librsvg into
 // straight RGBA for map.ts to composite. Labels are placed after every geometry of the layer is
-// drawn, each skipped when its box meets one already placed.
+// drawn, each skipped when its box meets one already placed or is not wholly inside the image.
 import sharp from 'sharp'
 import wkx from 'wkx'
 import polylabel from 'polylabel'
@@ -213,7 +213,9 @@ export function vectorSvg (job: VectorJob): string {
     const bottom = at[1] - s.displacement[1] + s.anchor[1] * h
     const pad = s.halo?.radius ?? 0
     const box = { x0: left - pad, y0: bottom - h - pad, x1: left + w + pad, y1: bottom + pad }
-    if (box.x1 < 0 || box.y1 < 0 || box.x0 > width || box.y0 > height) continue
+    // GeoServer's partials=false: a label not wholly inside the image is not drawn, so a metatile
+    // never draws half a label its neighbour cannot complete (nor draws one its neighbour draws too).
+    if (box.x0 < 0 || box.y0 < 0 || box.x1 > width || box.y1 > height) continue
     if (placed.some((b) => meets(b, box))) continue
     placed.push(box)
     const baseline = bottom - h * 0.2

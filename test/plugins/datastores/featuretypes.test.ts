@@ -162,7 +162,7 @@ t.test('creating a feature type publishes its layer: VECTOR, the resource linked
   t.ok(xml.body.includes('  <resource class="featureType">\n    <name>vx:roads</name>\n'), xml.body)
 
   // A vector layer is drawn on WMS with its default style (test/plugins/wms/vector-map.test.ts
-  // draws every kind); its tiles are not cached yet: the tile path answers 404 naming it.
+  // draws every kind); its tiles too (test/plugins/tiles/vector-tiles.test.ts).
   const map = await app.inject({ method: 'GET', url: `${BASE}/wms?service=WMS&version=1.1.1&request=GetMap&layers=vx:places&styles=&srs=EPSG:4326&bbox=-10,-5,20,40&width=64&height=64&format=image/png&transparent=true`, headers: ADMIN })
   t.equal(map.statusCode, 200, map.body)
   t.equal(map.headers['content-type'], 'image/png')
@@ -172,8 +172,8 @@ t.test('creating a feature type publishes its layer: VECTOR, the resource linked
   t.same(px(62, 35), [255, 0, 0, 255], 'the default point style: a red square')
   t.equal(px(32, 10)[3], 0, 'transparent where there is no feature')
   const tile = await app.inject({ method: 'GET', url: `${BASE}/gwc/service/tms/1.0.0/vx:places@EPSG:4326@png/0/0/0.png`, headers: ADMIN })
-  t.equal(tile.statusCode, 404, 'its tiles answer 404 as an undrawable layer\'s always did')
-  t.match(tile.body, 'Layer vx:places is a vector layer')
+  t.equal(tile.statusCode, 200, 'its tiles are drawn')
+  t.equal(tile.headers['content-type'], 'image/png')
 })
 
 t.test('a table in another CRS: srs declared, REPROJECT_TO_DECLARED, lat/lon bounds transformed by PostGIS', async (t) => {
@@ -348,7 +348,7 @@ t.test('a workspace deleted with recurse takes its PostGIS stores, feature types
   t.same(json(await get(app, `${REST}/workspaces/vx/featuretypes.json`)), { featureTypes: '' })
 })
 
-t.test('a vector layer hidden by a layer rule answers as an unknown layer: its being vector is told only to who may read it', async (t) => {
+t.test('a vector layer hidden by a layer rule answers as an unknown layer; its tiles are drawn for who may read it', async (t) => {
   const { app } = await setup(t)
   t.equal((await postXml(app, '<featureType><name>places</name></featureType>')).statusCode, 201)
   const rule = await app.inject({ method: 'POST', url: `${REST}/security/acl/layers.json`, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: { 'vx.places.r': 'ROLE_NOBODY' } })
@@ -359,6 +359,6 @@ t.test('a vector layer hidden by a layer rule answers as an unknown layer: its b
   t.notMatch(anonymous.body, 'vector')
   t.match(anonymous.body, 'Unknown layer vx:places')
   const admin = await app.inject({ method: 'GET', url: tileUrl, headers: ADMIN })
-  t.equal(admin.statusCode, 404)
-  t.match(admin.body, 'Layer vx:places is a vector layer')
+  t.equal(admin.statusCode, 200, admin.body)
+  t.equal(admin.headers['content-type'], 'image/png')
 })

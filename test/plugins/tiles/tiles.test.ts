@@ -140,6 +140,7 @@ t.test('a mosaic replaced between planning a metatile and rendering it: planned 
       markDamaged: (path, reason) => app.mosaics.markDamaged(path, reason)
     }),
     rasterStyleFor: (ws, style) => app.styles.rasterStyleFor(ws, style),
+    vectorStyleFor: (ws, style) => app.styles.vectorStyleFor(ws, style),
     jpegQuality: app.config.jpegQuality
   })
   const set = { layer: layerName, gridSet: 'EPSG:4326', format: 'image/png' as const, parameterId: 'default' }

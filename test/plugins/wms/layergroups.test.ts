@@ -64,10 +64,14 @@ t.test('GetMap of a group draws its layers in order, with the group\'s styles', 
   t.same(features.map((f: any) => Object.values(f.properties)), [[200, 0, 0], [0, 0, 200]], 'red, then blue')
   res = await app.inject({ url: wmsUrl({ ...MAP, LAYERS: 'topp:red', REQUEST: 'GetFeatureInfo', QUERY_LAYERS: 'pair', X: 30, Y: 30 }) })
   t.match(res.body, 'code="LayerNotQueryable"', 'a group not in LAYERS')
-  // A group is drawn, not cached; a style named for it is refused; a missing group is LayerNotDefined.
+  // A group is one tile layer (issue 34): a tiled map of it comes from the tile cache; a style
+  // named for it is refused; a missing group is LayerNotDefined.
   res = await app.inject({ url: wmsUrl({ ...MAP, LAYERS: 'pair', TILED: 'true', WIDTH: 256, HEIGHT: 256, BBOX: '-180,-90,0,90' }) })
   t.equal(res.statusCode, 200)
-  t.equal(res.headers['geowebcache-miss-reason'], 'layer groups are not cached')
+  t.equal(res.headers['geowebcache-miss-reason'], undefined, 'a group is cached')
+  t.equal(res.headers['geowebcache-cache-result'], 'MISS')
+  res = await app.inject({ url: wmsUrl({ ...MAP, LAYERS: 'pair', TILED: 'true', WIDTH: 256, HEIGHT: 256, BBOX: '-180,-90,0,90' }) })
+  t.equal(res.headers['geowebcache-cache-result'], 'HIT', 'then served from the cache')
   res = await app.inject({ url: wmsUrl({ ...MAP, LAYERS: 'pair', STYLES: 'band1' }) })
   t.match(res.body, 'code="StyleNotDefined"')
   res = await app.inject({ url: wmsUrl({ ...MAP, LAYERS: 'nogroup' }) })
