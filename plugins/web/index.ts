@@ -96,7 +96,7 @@ export default async function web (app: FastifyInstance, opts: { dir?: string })
   // and layer rules, `list` and `read`): geometry type, feature count and lon/lat bounds.
   app.get('/web/vector-layers.json', { ...AUTH, schema: { summary: 'Vector layers the user may read, with geometry type, feature count and bounds' } }, async (req) => {
     const out = []
-    for (const l of await tileCache.tileLayers(req.principal, ['list', 'read'], { vector: true })) {
+    for (const l of await tileCache.tileLayers(req.principal, ['list', 'read'])) {
       const s = l.type === 'VECTOR' ? await app.vectorLayerSummary(l.workspace, l.name) : undefined
       if (s) out.push({ name: l.qualifiedName, ...s })
     }
