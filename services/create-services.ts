@@ -45,6 +45,7 @@ import { createWmsService } from './wms/wms-service.js'
 import { createWfsService } from './wfs/wfs-service.js'
 import { featuresAt, planVector, type VectorLayerData } from './render/vector/vector-plan.js'
 import { createMetrics } from './metrics.js'
+import { createResourceService } from './resource/service.js'
 
 /** The settings the services read (plugins/infra/config.ts resolves them from options and MAPWARDEN_*). */
 export interface ServicesConfig {
@@ -385,6 +386,8 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
 
   return {
     faults,
+    // The resource API: the data directory's styles/, workspaces/ and templates/ as files.
+    resources: createResourceService({ dataDir: config.dataDir }),
     globalSettings,
     serviceSettings,
     about,
