@@ -329,4 +329,5 @@ export const ResourceIsDirectory = createError('MW_RESOURCE_IS_DIRECTORY', 'not_
 export const ResourceParentIsFile = createError('MW_RESOURCE_PARENT_IS_FILE', 'conflict', 'Cannot create %s: %s is a file, not a directory')
 /** Files the catalog owns (a style's SLD): a direct write would skip the catalog (its caches, the tiles drawn with it). */
 export const ResourceOwnedByCatalog = createError('MW_RESOURCE_OWNED_BY_CATALOG', 'forbidden', 'Cannot %s %s: %s')
+export const ResourceUnknownParameter = createError('MW_RESOURCE_UNKNOWN_PARAMETER', 'invalid', 'Unknown query parameter %s; known: %s')
 export const ResourceOperationUnsupported = createError('MW_RESOURCE_OPERATION_UNSUPPORTED', 'invalid', 'Unsupported operation %s for %s; supported: %s')

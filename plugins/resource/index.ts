@@ -5,7 +5,7 @@
 // 200 replaced); DELETE: a file or a directory. Admin only (the default access of every route).
 import fs from 'node:fs'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { MethodNotAllowed, NotAcceptable, ResourceOperationUnsupported } from '../../services/errors.js'
+import { MethodNotAllowed, NotAcceptable, ResourceOperationUnsupported, ResourceUnknownParameter } from '../../services/errors.js'
 import { formatFromAccept } from '../infra/negotiate.js'
 import type { Format } from '../infra/representation.js'
 import { directoryDoc, metadataDoc, mediaTypeOf, resourceHeaders } from './views.js'
@@ -27,7 +27,11 @@ function formatFor (req: FastifyRequest): Format {
   return f === 'json' ? 'json' : 'xml'
 }
 
+const KNOWN_PARAMS = new Set(['operation', 'format'])
+
 function checkOperation (req: FastifyRequest, allowed: string[]): string {
+  const unknown = Object.keys(req.query as object).filter((k) => !KNOWN_PARAMS.has(k))
+  if (unknown.length > 0) throw ResourceUnknownParameter(unknown.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(', '), 'operation, format')
   const op = ((req.query as ResourceQuery).operation ?? 'default').toLowerCase()
   if (!allowed.includes(op)) throw ResourceOperationUnsupported(JSON.stringify(op.slice(0, 40)), req.method, allowed.join(', '))
   return op
@@ -67,6 +71,7 @@ export default async function resource (app: FastifyInstance) {
   }
 
   const remove = async (req: FastifyRequest, reply: FastifyReply) => {
+    checkOperation(req, ['default'])
     await resources.remove(pathOf(req))
     return reply.code(200).send()
   }

@@ -73,8 +73,14 @@ t.test('root and directory listings in XML and JSON; a file\'s bytes; metadata; 
   res = await app.inject({ url: `${R}/styles?operation=copy`, headers: ADMIN })
   t.equal(res.statusCode, 400)
   t.match(res.body, 'Unsupported operation "copy"')
+  res = await app.inject({ url: `${R}/styles?formt=json`, headers: ADMIN })
+  t.equal(res.statusCode, 400)
+  t.match(res.body, 'Unknown query parameter "formt"')
   res = await app.inject({ url: `${R}/styles/nope.sld`, headers: ADMIN })
   t.equal(res.statusCode, 404)
+  res = await app.inject({ url: `${REST}/openapi.json`, headers: ADMIN })
+  t.equal(res.statusCode, 200)
+  t.ok(Object.keys(res.json().paths).some((p) => p.startsWith(`${R}/`)), 'the routes are in the OpenAPI document')
 })
 
 t.test('PUT writes a file (201 new, 200 replaced), GET reads it back, DELETE removes files and folders', async (t) => {
