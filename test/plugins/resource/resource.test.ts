@@ -102,6 +102,20 @@ t.test('PUT writes a file (201 new, 200 replaced), GET reads it back, DELETE rem
 
   res = await app.inject({ method: 'PUT', url: `${R}/templates/header.ftl`, headers: ADMIN, payload: 'h' })
   t.equal(res.statusCode, 201)
+  const bytes = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0xff, 0x00, 0x80])
+  for (const type of ['application/octet-stream', 'application/zip', 'image/png']) {
+    res = await app.inject({ method: 'PUT', url: `${R}/templates/caf%C3%A9.bin`, headers: { ...ADMIN, 'content-type': type }, payload: bytes })
+    t.ok(res.statusCode === 201 || res.statusCode === 200, `${type}: ${res.statusCode}`)
+    t.same(fs.readFileSync(path.join(dataDir, 'templates', 'caf\u00e9.bin')), bytes, `${type}: stored as sent`)
+  }
+  res = await app.inject({ url: `${R}/templates/?format=json`, headers: ADMIN })
+  t.same(res.json().ResourceDirectory.children.child, [
+    { name: 'caf\u00e9.bin', link: { href: `${HOST}/templates/caf%C3%A9.bin`, rel: 'alternate', type: 'application/octet-stream' } },
+    { name: 'header.ftl', link: { href: `${HOST}/templates/header.ftl`, rel: 'alternate', type: 'text/plain' } }
+  ], 'a trailing slash lists too; non-ASCII names percent-encoded in links')
+  res = await app.inject({ method: 'HEAD', url: `${R}/templates/caf%C3%A9.bin`, headers: ADMIN })
+  t.equal(res.headers['resource-parent'], '/templates')
+  t.equal(res.headers['content-type'], 'application/octet-stream')
   res = await app.inject({ method: 'PUT', url: `${R}/templates`, headers: ADMIN, payload: 'x' })
   t.equal(res.statusCode, 405, 'PUT to a directory')
   res = await app.inject({ method: 'PUT', url: `${R}/templates/header.ftl/inner.ftl`, headers: ADMIN, payload: 'x' })
