@@ -132,6 +132,10 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   const styles = createStyleService({ store: stores.styles, dataDir: config.dataDir, fault: faults, zipLimits })
   workspaces.onRemoved((ws) => styles.removeWorkspaceFiles(ws))
   workspaces.onRemoved((ws) => serviceSettings.workspaceRemoved(ws))
+  // The resource API: the data directory's styles/, workspaces/ and templates/ as files. A removed
+  // workspace's folder goes whole (after its styles), as GeoServer's does.
+  const resources = createResourceService({ dataDir: config.dataDir })
+  workspaces.onRemoved((ws) => resources.removeWorkspaceFolder(ws))
   const layerGroups = createLayerGroupService({ store: stores.layerGroups, layers, styles, workspaces })
   // A removed layer leaves the groups that used it (a group left empty goes), as in GeoServer.
   layers.onRemoved((layer) => layerGroups.layerRemoved(layer))
@@ -386,8 +390,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
 
   return {
     faults,
-    // The resource API: the data directory's styles/, workspaces/ and templates/ as files.
-    resources: createResourceService({ dataDir: config.dataDir }),
+    resources,
     globalSettings,
     serviceSettings,
     about,

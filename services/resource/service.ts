@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises'
 import type { Stats } from 'node:fs'
 import path from 'node:path'
-import { TEMP_SUFFIX, fsyncDir, writeFileAtomic } from '../files/atomic.js'
+import { TEMP_SUFFIX, fsyncDir, within, writeFileAtomic } from '../files/atomic.js'
 import {
   ResourceIsDirectory, ResourceNotFound, ResourceOwnedByCatalog, ResourceParentIsFile, ResourcePathInvalid
 } from '../errors.js'
@@ -182,6 +182,12 @@ export function createResourceService ({ dataDir }: ResourceServiceDeps) {
       if (existing?.isDirectory()) throw ResourceIsDirectory(display(segments))
       await writeFileAtomic(target, data)
       return { created: existing === undefined }
+    },
+
+    /** For workspaces.onRemoved: whatever was put under workspaces/<ws>/ goes with the workspace. */
+    async removeWorkspaceFolder (workspace: string): Promise<void> {
+      const dir = within(dataDir, 'workspaces', workspace)
+      await fs.rm(dir, { recursive: true, force: true })
     },
 
     /** Removes a file, or a directory and everything in it. */
