@@ -148,7 +148,8 @@ export function createResourceService ({ dataDir }: ResourceServiceDeps) {
       const segments = parseResourcePath(raw)
       if (!isVisible(segments)) throw ResourceNotFound(display(segments))
       if (segments.length === 0) throw ResourceIsDirectory('/')
-      if (segments.length === 1) throw ResourceIsDirectory(display(segments))
+      // A top-level area and a workspace's folder are always directories (styles are written there).
+      if (segments.length === 1 || (segments[0] === 'workspaces' && segments.length === 2)) throw ResourceIsDirectory(display(segments))
       refuseOwned(segments, 'write')
       const r = await root()
       // Walk down from the data directory: every existing ancestor must be a visible directory that
