@@ -16,6 +16,7 @@ import mosaics from './mosaics/index.js'
 import appschema from './appschema/index.js'
 import datastores from './datastores/index.js'
 import security from './security/index.js'
+import resource from './resource/index.js'
 import seed from './seed/index.js'
 import diskquota from './diskquota/index.js'
 import massTruncate from './gwc/mass-truncate.js'
@@ -79,6 +80,7 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
     await rest.register(datastores)
     await rest.register(appschema)
     await rest.register(security, { prefix: '/security' })
+    await rest.register(resource, { prefix: '/resource' })
   }, { prefix: '/rest' })
   // GeoWebCache's REST API, under mapwarden's name and GeoServer's (/gwc).
   for (const prefix of ['/tilecache', '/gwc']) {

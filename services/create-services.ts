@@ -48,6 +48,7 @@ import { createWfsService } from './wfs/wfs-service.js'
 import { featuresAt, planVector, type VectorLayerData } from './render/vector/vector-plan.js'
 import { createVectorLayerSummary } from './vector/layer-summary.js'
 import { createMetrics } from './metrics.js'
+import { createResourceService } from './resource/service.js'
 
 /** The settings the services read (plugins/infra/config.ts resolves them from options and MAPWARDEN_*). */
 export interface ServicesConfig {
@@ -134,6 +135,10 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   const styles = createStyleService({ store: stores.styles, dataDir: config.dataDir, fault: faults, zipLimits })
   workspaces.onRemoved((ws) => styles.removeWorkspaceFiles(ws))
   workspaces.onRemoved((ws) => serviceSettings.workspaceRemoved(ws))
+  // The resource API: the data directory's styles/, workspaces/ and templates/ as files. A removed
+  // workspace's folder goes whole (after its styles), as GeoServer's does.
+  const resources = createResourceService({ dataDir: config.dataDir })
+  workspaces.onRemoved((ws) => resources.removeWorkspaceFolder(ws))
   const layerGroups = createLayerGroupService({ store: stores.layerGroups, layers, styles, workspaces })
   // A removed layer leaves the groups that used it (a group left empty goes), as in GeoServer.
   layers.onRemoved((layer) => layerGroups.layerRemoved(layer))
@@ -412,6 +417,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
 
   return {
     faults,
+    resources,
     globalSettings,
     serviceSettings,
     about,

@@ -322,3 +322,12 @@ export const WfsFeatureNotFound = createError('MW_WFS_FEATURE_NOT_FOUND', 'not_f
 // --- filters: OGC Filter 1.0/1.1 and FES 2.0 XML (services/filters/ogc-xml.ts) ---
 export const InvalidXmlFilter = createError('MW_FILTER_INVALID_XML', 'invalid', 'Invalid filter: %s')
 export const UnsupportedFilterOperator = createError('MW_FILTER_UNSUPPORTED_OPERATOR', 'invalid', 'Unsupported filter operator %s: %s')
+// --- resource API: the data directory's styles, workspaces and templates (services/resource/) ---
+export const ResourceNotFound = createError('MW_RESOURCE_NOT_FOUND', 'not_found', 'No such resource: %s')
+export const ResourcePathInvalid = createError('MW_RESOURCE_PATH_INVALID', 'invalid', 'Invalid resource path %s: %s')
+export const ResourceIsDirectory = createError('MW_RESOURCE_IS_DIRECTORY', 'not_allowed', 'Cannot PUT to %s: it is a directory')
+export const ResourceParentIsFile = createError('MW_RESOURCE_PARENT_IS_FILE', 'conflict', 'Cannot create %s: %s is a file, not a directory')
+/** Files the catalog owns (a style's SLD): a direct write would skip the catalog (its caches, the tiles drawn with it). */
+export const ResourceOwnedByCatalog = createError('MW_RESOURCE_OWNED_BY_CATALOG', 'forbidden', 'Cannot %s %s: %s')
+export const ResourceUnknownParameter = createError('MW_RESOURCE_UNKNOWN_PARAMETER', 'invalid', 'Unknown query parameter %s; known: %s')
+export const ResourceOperationUnsupported = createError('MW_RESOURCE_OPERATION_UNSUPPORTED', 'invalid', 'Unsupported operation %s for %s; supported: %s')
