@@ -13,41 +13,25 @@ import { createSettingsService } from './settings/settings.js'
 import { createServiceSettings } from './settings/service-settings.js'
 import { createAbout } from './catalog/about.js'
 import { createFontList } from './render/fonts.js'
-import { createLayerCatalog, isLayerGroup, splitLayerName } from './catalog/layers.js'
-import { DataStoreDisabled, WmsLayerNotDefined } from './errors.js'
+import { createLayerCatalog } from './catalog/layers.js'
 import { createLayerGroupService } from './catalog/layer-groups.js'
 import { createStyleService } from './styles/service.js'
 import { createLayerAccess } from './security/access.js'
 import { createAccounts } from './security/accounts.js'
 import { openMasterPassword } from './security/master-password.js'
-import { tileAuthorizer } from './security/tile-authorizer.js'
 import { createMosaicService } from './mosaics/mosaic-service.js'
 import { createAppSchemaService } from './appschema/service.js'
 import { createDataStoreService } from './datastores/service.js'
 import { createFeatureTypeService } from './vector/feature-types.js'
 import { createSourceRegistry } from './vector/sources.js'
 import { createVectorUploads } from './vector/file-uploads.js'
-import { filterType } from './filters/bindings.js'
-import { createRenderPool, TASKS_PER_THREAD } from './render/render-pool.js'
-import { createRenderQueue } from './render/render-queue.js'
-import { createRenderer } from './render/renderer.js'
-import { metatileRenderer } from './tilecache/metatile-renderer.js'
-import { createTileCache } from './tilecache/tile-cache.js'
-import { groupTiles } from './tilecache/group-tiles.js'
-import { createTaskRecords } from './seed/task-records.js'
-import { loadTileSettings } from './tilecache/layer-settings.js'
-import { isLinearStyle } from './seed/pyramid.js'
-import { defaultStyleOf } from './tilecache/parameters.js'
-import { gridSubset } from './tilecache/grid-sets.js'
-import { loadGridSets } from './tilecache/grid-set-registry.js'
-import { createDiskQuota } from './diskquota/disk-quota.js'
-import { periodMs } from './diskquota/quota-config.js'
-import { createCleanupScheduler } from './diskquota/scheduler.js'
 import { createWmsService } from './wms/wms-service.js'
 import { createWfsService } from './wfs/wfs-service.js'
-import { featuresAt, planVector, type VectorLayerData } from './render/vector/vector-plan.js'
+import { featuresAt } from './render/vector/vector-plan.js'
 import { createVectorLayerSummary } from './vector/layer-summary.js'
 import { createMetrics } from './metrics.js'
+import { buildTileServices } from './create-tile-services.js'
+import { createVectorLayerData } from './vector/layer-data.js'
 import { createResourceService } from './resource/service.js'
 
 /** The settings the services read (plugins/infra/config.ts resolves them from options and MAPWARDEN_*). */
@@ -207,135 +191,13 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   // Operators' metrics (metrics.ts): the services report through its callbacks.
   const metrics = createMetrics({ log })
 
-  // The tile cache: render pool and queue, blob store, seed tasks.
-  const pool = createRenderPool({
-    threads: config.workerThreads,
-    nice: config.renderNice,
-    faultKillAt: config.faultKillAt,
-    onError: (err) => log.error({ err }, 'render worker failed')
-  })
-  // The seed task records; the tasks a previous run left pending or running are resumed, or with
-  // MAPWARDEN_RESUME_TASKS false ABORTED "aborted: restart", once, by the breeder's start (start()).
-  const records = createTaskRecords(stores.seed.tasks)
-  const settings = await loadTileSettings(stores.seed.tileSettings)
-  // The grid sets: built-in, and the custom ones of GWC's REST from the store.
-  const gridSets = await loadGridSets(stores.gridSets, log)
-  const renderQueue = createRenderQueue({
-    slots: config.workerThreads * TASKS_PER_THREAD,
-    interactive: config.tileQueue,
-    onWait: metrics.renderWaited,
-    onRefused: metrics.renderRefused
-  })
+  // The render pool and queue, the renderer, the tile cache and its seeds, tile drops and the disk quota.
   /** The admin page's line of a vector layer (geometry type, feature count, bounds). */
   const vectorLayerSummary = createVectorLayerSummary({ featureTypes, datastores, sources })
-  /** Where a vector layer's features are read: its feature type's store, table and data CRS. */
-  async function vectorLayerData (qualified: string): Promise<VectorLayerData> {
-    const p = splitLayerName(qualified)
-    const ft = p ? await featureTypes.find(p.workspace, p.name) : undefined
-    if (!p || !ft) throw WmsLayerNotDefined(qualified)
-    const store = await datastores.get(p.workspace, ft.store)
-    if (!store.enabled) throw DataStoreDisabled(store.name)
-    const cfg = ft.config
-    const dataCrs = (cfg.projectionPolicy === 'FORCE_DECLARED' ? ft.srs : undefined) ?? cfg.nativeCRS ?? ft.srs ?? 'EPSG:4326'
-    const schema = { attributes: cfg.attributes.map((a) => ({ name: a.name, type: filterType(a.binding) })), crs: dataCrs }
-    return { source: sources.forStore(store), type: ft.nativeName, dataCrs, schema }
-  }
-  // The one render entry: the tile cache's metatiles and the WMS's maps, planned from the mosaic index.
-  const renderer = createRenderer({
-    run: pool.run,
-    queue: renderQueue,
-    plan: (req) => mosaics.prepareRender(req),
-    planVector: (req, style) => planVector({ layerData: vectorLayerData, maxFeatures: config.wmsMaxFeatures ?? 200_000 }, req, style),
-    markDamaged: (path, reason) => mosaics.markDamaged(path, reason)
-  })
-  const renderMetatile = metatileRenderer({
-    renderer,
-    rasterStyleFor: (ws, style) => styles.rasterStyleFor(ws, style),
-    vectorStyleFor: (ws, style) => styles.vectorStyleFor(ws, style),
-    // A layer group draws its enabled layers in order with the group's styles.
-    async layersOf (layer, style) {
-      const g = isLayerGroup(layer) ? await layerGroups.byRef(layer.qualifiedName) : undefined
-      if (!g) return [{ layer, style }]
-      return (await layerGroups.layersOf(g, async () => true)).map((m) => ({ layer: m.layer, style: m.style || defaultStyleOf(m.layer) || '' }))
-    },
-    jpegQuality: config.jpegQuality
-  })
-  const tileCache = createTileCache({
-    dataDir: config.dataDir,
-    tileSets: stores.seed.tileSets,
-    records,
-    resume: config.resumeTasks,
-    settings,
-    gridSets,
-    fault: faults,
-    layers,
-    // Every metatile, on demand or seeded, on this node or for a cluster's seed: counted as written.
-    async render (req) {
-      const out = await renderMetatile(req)
-      metrics.tilesRendered(req.priority ?? 'seed', out.writes.length)
-      return out
-    },
-    authorize: tileAuthorizer(layerAccess),
-    // Seeds of a linear style are built as a pyramid (seed/pyramid.ts) unless switched off.
-    linearStyle: config.seedPyramid
-      ? async (layer) => layer.type === 'RASTER' && isLinearStyle(await styles.rasterStyleFor(layer.workspace, defaultStyleOf(layer) ?? ''))
-      : undefined,
-    taskSlots: config.taskSlots,
-    maxPendingTasks: config.maxPendingTasks,
-    maxSeedThreads: config.maxSeedThreads,
-    seedQueue: stores.seedQueue,
-    metatileLock: stores.metatileLock,
-    seedWorkers: config.workerThreads * TASKS_PER_THREAD,
-    groups: layerGroups,
-    log
-  })
-  workspaces.onRemoved((ws) => { settings.forgetWorkspace(ws); return tileCache.store.removeWorkspace(ws) })
-  layers.onRemoved(async (layer) => { settings.forget(layer); await tileCache.invalidation.layerRemoved(layer); await tileCache.store.removeLayer(layer) })
-  // Cached tiles follow their style and their data (tilecache/tile-invalidation.ts).
-  const marking = (err: unknown) => log.warn({ err }, 'tile cache: could not mark the tiles of a changed style stale')
-  // A layer group's tiles go whenever its members' data or styles, or the group, change (group-tiles.ts).
-  const groupTileSets = groupTiles({ groups: layerGroups, invalidation: tileCache.invalidation, log })
-  styles.onChanged((uses, reason) => (uses.length > 0 ? tileCache.invalidation.stylesChanged(uses, reason) : Promise.resolve(0)).then(() => groupTileSets.styleChanged(reason), marking))
-  layers.onStylesChanged((before, after) => tileCache.invalidation.layerStylesChanged(before, after).then(() => groupTileSets.layersChanged([after.qualifiedName], 'a member\'s styles changed'), marking))
-  mosaics.onDataChanged(async (changed, areas, reason) => { await tileCache.invalidation.dataChanged(changed, areas, reason); await groupTileSets.layersChanged(changed, reason) })
-  vectorDataChanged = async (names, reason) => { await tileCache.invalidation.dataChanged(names, undefined, reason); await groupTileSets.layersChanged(names, reason) }
-  const drops = await tileCache.invalidation.resume()
-  if (drops > 0) log.info({ drops }, 'tile cache: dropping stale tiles a stop left behind')
-
-  // The disk quota: accounting of the tile cache's writes, clean-ups on a schedule.
-  const diskQuota = await createDiskQuota({
-    store: stores.quota,
-    blobStore: tileCache.store,
-    flushMs: 1000,
-    log,
-    fault: faults,
-    async layerExists (name) {
-      const p = splitLayerName(name)
-      return !!p && !!(await layers.get(p.workspace, p.name))
-    },
-    async coverage (layer, gridSetId, z) {
-      const gs = tileCache.findGridSet(gridSetId)
-      const p = splitLayerName(layer)
-      if (!gs || !p) return undefined
-      const info = await layers.get(p.workspace, p.name)
-      return gridSubset(gs, info?.bbox).coverage(z)
-    }
-  })
-  workspaces.onRemoved((ws) => diskQuota.forgetWorkspace(ws))
-  layers.onRemoved((layer) => diskQuota.forgetLayer(layer))
-  const scheduler = createCleanupScheduler({
-    periodMs: () => periodMs(diskQuota.config),
-    // One clean-up at a time in a cluster: the others skip this round, but still settle the pages
-    // they truncated themselves (a node that kept losing the lock would never settle them).
-    run: async () => {
-      try {
-        if (await stores.exclusive('quotaCleanup', () => diskQuota.runCleanUp()) === undefined) await diskQuota.settle()
-      } catch (err) { log.warn({ err }, 'disk quota: clean-up failed') }
-    }
-  })
-  diskQuota.onChange(() => scheduler.reschedule())
-  // Accounting starts with the services (a usage rebuild from the files, when needed, in the background).
-  await diskQuota.start({ alone, crashed })
+  const vectorLayerData = createVectorLayerData({ featureTypes, datastores, sources })
+  const { pool, records, settings, gridSets, renderQueue, renderer, tileCache, diskQuota, scheduler, vectorDataChanged: tilesOfVectorData } =
+    await buildTileServices(config, stores, { log, faults, workspaces, layers, layerGroups, styles, layerAccess, mosaics, metrics, layerData: vectorLayerData, alone, crashed })
+  vectorDataChanged = tilesOfVectorData
 
   // What this instance keeps in memory follows the changes any instance commits (a shared database):
   // credentials, rules and the catalog mode, tile settings and stale marks, grid sets, the quota configuration,
