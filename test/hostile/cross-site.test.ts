@@ -38,12 +38,12 @@ t.test('every POST, PUT and DELETE route refuses a cross-site simple request and
   }
   t.same(manifest(app.config.dataDir), before, 'nothing changed on disk')
   // The same simple requests from the page's own origin (or with no browser headers) reach the
-  // route: whatever it answers, it is not the cross-site refusal.
+  // route: whatever it answers, it is not the cross-site refusal. (A route may refuse for its own
+  // reason, with its own 403: the resource API will not delete the data directory's root.)
   for (const [method, p] of routes) {
     for (const headers of [{ origin: 'http://localhost:80', 'sec-fetch-site': 'same-origin' }, { origin: 'https://maps.example.org' }, {}]) {
       const res = await app.inject({ method: method as 'POST', url: p, headers: { ...ADMIN, ...headers, 'content-type': 'text/plain' }, payload: 'file:///tmp' })
-      t.not(res.statusCode, 403, `${method} ${p} ${JSON.stringify(headers)}: ${res.body.slice(0, 80)}`)
-      t.notMatch(res.body, /^Cross-site request refused/)
+      t.notMatch(res.body, /^Cross-site request refused/, `${method} ${p} ${JSON.stringify(headers)}: ${res.statusCode} ${res.body.slice(0, 80)}`)
     }
   }
 })
