@@ -49,6 +49,8 @@ export interface VectorUpload {
   configure: Configure
   charset?: string
   update?: string
+  /** The name of a GeoPackage sent as itself (`filename`; `.gpkg` added when it has no such ending); a ZIP keeps its names. */
+  filename?: string
 }
 
 export interface VectorUploadDeps {
@@ -170,9 +172,10 @@ export function createVectorUploads ({ dataDir, harvestRoots = [], zipLimits, da
     if (u.zipPath) {
       names = (await extractZip(u.zipPath, extracted, zipLimits)).map((e) => e.name)
     } else {
-      // The GeoPackage itself: named after the store, as GeoServer names a single-file upload.
+      // The GeoPackage itself: named `filename`, else after the store, as GeoServer names a single-file upload.
       await fs.promises.mkdir(extracted)
-      names = [`${u.store}.gpkg`]
+      const name = u.filename === undefined ? `${u.store}.gpkg` : /\.gpkg$/i.test(u.filename) ? u.filename : `${u.filename}.gpkg`
+      names = [checkName(name, 'filename')]
       await fs.promises.copyFile(u.gpkgPath!, path.join(extracted, names[0]))
     }
     return await checkExtracted(extracted, names, u.format)
