@@ -194,7 +194,9 @@ export default async function layerGroupRoutes (app: TypedApp) {
     ({ layerGroups: { layerGroup: all.map((g) => ({ name: g.name, href: new Link(groupLink(req, g)) })) } })
 
   for (const base of ['/layergroups', '/workspaces/:ws/layergroups']) {
-    for (const url of suffixed(base)) {
+    // With a trailing slash too, as GeoServer's Spring MVC matches it: the Python geoserver-rest
+    // package's create_layergroup POSTs to `/rest/layergroups/`.
+    for (const url of [...suffixed(base), `${base}/`]) {
       app.get(url, { schema: { summary: 'List layer groups (the global ones, or a workspace\'s)', params: ListParams, response: listResponse } }, async (req, reply) => {
         return reply.resource(listDoc(req, await layerGroups.list(req.params.ws)))
       })

@@ -123,7 +123,7 @@ t.test('The XML the Python geoserver-rest package sends (create_layergroup) is r
   // Lower-case mode, the workspace in the body of a global POST, a <link> in each entry, <keyword>s.
   let res = await app.inject({
     method: 'POST',
-    url: `${REST}/layergroups`,
+    url: `${REST}/layergroups/`, // its URL ends in a slash
     headers: XML_H,
     payload: '<layerGroup><name>lg</name><mode>single</mode><title>T</title><abstractTxt>A</abstractTxt><workspace><name>topo</name></workspace>' +
       '<publishables><published type="layer"><name>topo:dem</name><link>http://localhost:8080/geoserver/rest/layers/topo:dem.xml</link></published></publishables>' +
