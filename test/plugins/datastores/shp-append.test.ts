@@ -13,6 +13,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { build, ADMIN, BASE, tempDir } from '../../helper.js'
 import { createWorkspace, zipItems } from '../appschema/helpers.js'
 import { wfsGet } from '../wfs/helpers.js'
+import { xyz } from '../../fixtures/vector-tiles.js'
 import { indexFileOf, openShapefileIndex, shpStamp } from '../../../services/vector/shapefile-index.js'
 import { writeShapefile, WGS84_WKT, ESRI_UTM33N_PRJ, type ShapefileDef } from '../../fixtures/vector/files.js'
 
@@ -69,6 +70,8 @@ const gdal = !(spawnSync('ogrinfo', ['--version'], { stdio: 'ignore' }).status !
 
 t.test('update=append adds the upload\'s records to the store\'s shapefile: WFS, the spatial index, ogrinfo and the bounds see old and new', async (t) => {
   const s = await setup(t)
+  t.equal((await xyz(s.app, 'vx:wells', 0, 1, 0)).statusCode, 200)
+  t.equal((await xyz(s.app, 'vx:wells', 0, 1, 0)).headers['geowebcache-cache-result'], 'HIT', 'a cached tile')
   // The upload's fields in another order, one shorter, one missing (left null), another decimal count.
   const res = await put(s.app, `${DS}/wells/file.shp?update=append`, await upload(s, 'a', {
     wells: {
@@ -79,6 +82,7 @@ t.test('update=append adds the upload\'s records to the store\'s shapefile: WFS,
     }
   }))
   t.equal(res.statusCode, 201, res.body)
+  t.equal((await xyz(s.app, 'vx:wells', 0, 1, 0)).headers['geowebcache-cache-result'], 'MISS', 'the append dropped the layer\'s tiles')
   const all = await features(s.app, 'vx:wells')
   t.equal(all.numberMatched, 3)
   t.same(all.features.map((f: any) => [f.properties.id, f.properties.name, f.properties.depth, f.geometry.coordinates]),
