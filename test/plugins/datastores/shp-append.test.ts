@@ -136,6 +136,13 @@ t.test('a mismatching upload: 400 naming what differs; the store\'s files are by
     t.equal(r.statusCode, 400, `${tag}: ${r.body}`)
     t.equal(r.body, `Invalid data store: update=append: ${message}`, tag)
   }
+  // A torn upload: its last record runs past the end of its .shp.
+  const torn = path.join(s.files, 'torn')
+  writeShapefile(torn, 'wells', { ...WELLS, features: [{ geometry: point(1, 1), values: [2, 'B', 1] }, { geometry: point(2, 2), values: [3, 'C', 1] }] })
+  fs.truncateSync(path.join(torn, 'wells.shp'), fs.statSync(path.join(torn, 'wells.shp')).size - 4)
+  const r = await put(s.app, `${DS}/wells/file.shp?update=append`, await zipOf(torn, ['wells']))
+  t.equal(r.statusCode, 400, r.body)
+  t.equal(r.body, 'Invalid data store: update=append: the uploaded "wells.shp" is not whole at record 2')
   t.same(snapshot(s.folder), before, 'the store\'s files are as they were')
   t.equal((await features(s.app, 'vx:wells')).numberMatched, 1)
 })
