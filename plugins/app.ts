@@ -125,6 +125,12 @@ function refuseCrossSite (trusted: string[]) {
   }
 }
 
+/**
+ * The router's options. `//` in a path is one `/`, as GeoServer's Spring MVC reads it:
+ * geoserver-node-client's layer group calls build `${url}/workspaces/...` on a base URL that ends in `/`.
+ */
+export const ROUTER_OPTIONS = { maxParamLength: 1000, ignoreDuplicateSlashes: true }
+
 /** Fastify options for a standalone server (plugins/server.ts) or a host that wants the same. */
 export function serverOptions (config: Pick<MapwardenConfig, 'logLevel' | 'bodyLimit'>): FastifyServerOptions {
   return {
@@ -137,7 +143,7 @@ export function serverOptions (config: Pick<MapwardenConfig, 'logLevel' | 'bodyL
     },
     requestIdHeader: 'x-request-id',
     bodyLimit: config.bodyLimit,
-    routerOptions: { maxParamLength: 1000 },
+    routerOptions: ROUTER_OPTIONS,
     forceCloseConnections: 'idle',
     return503OnClosing: false, // mapwarden answers them itself, with Retry-After (see above)
     // Errors met before a route is found answer like every other refusal: text/plain, no internals

@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { exposedMapwarden, type MapwardenPluginOptions } from '../plugins/app.js'
+import { exposedMapwarden, ROUTER_OPTIONS, type MapwardenPluginOptions } from '../plugins/app.js'
 import { pgDatabase } from './fixtures/pg.js'
 
 export const ADMIN_PASSWORD = 'test-admin-password'
@@ -45,7 +45,8 @@ async function databaseFor (t: TestLike, dataDir: string): Promise<string> {
 export async function build (t: TestLike, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const dataDir = opts.dataDir ?? tempDir(t)
   const databaseUrl = opts.databaseUrl ?? (TEST_BACKEND === 'pg' ? await databaseFor(t, dataDir) : undefined)
-  const root = Fastify({ logger: false })
+  // The router as the standalone server has it (plugins/app.ts serverOptions).
+  const root = Fastify({ logger: false, routerOptions: ROUTER_OPTIONS })
   let app: FastifyInstance | undefined
   // The exposed variant so the tests can reach the decorators (app.db, app.workspaces) of the scope it returns;
   // inject() on that scope still goes through the whole server. The encapsulation test registers

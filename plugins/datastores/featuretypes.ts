@@ -30,7 +30,9 @@ export default async function featureTypeRoutes (app: TypedApp) {
     })
   }
 
-  for (const url of suffixed('/workspaces/:ws/datastores/:store/featuretypes')) {
+  // With a trailing slash too: the Python geoserver-rest package's publish_featurestore POSTs to
+  // `.../featuretypes/` (GeoServer's Spring MVC matches it).
+  for (const url of [...suffixed('/workspaces/:ws/datastores/:store/featuretypes'), '/workspaces/:ws/datastores/:store/featuretypes/']) {
     app.get(url, { schema: { summary: 'The feature types of a data store (list=configured), or the names of its tables (list=available, available_with_geom, all)', params: StoreParams, querystring: ListQuery, response: featureTypeResponses.featureTypes } }, async (req, reply) => {
       const { ws, store } = req.params
       const { list = 'configured' } = req.query

@@ -20,7 +20,9 @@ export async function vectorUpload (app: TypedApp, req: FastifyRequest & UploadR
   const format = req.params.format.toLowerCase()
   if (!isVectorFormat(format)) throw UnsupportedStoreFormat(req.params.format)
   const { configure, charset, update, filename } = req.query
-  if (filename !== undefined) throw InvalidBody(`filename=${JSON.stringify(filename.slice(0, 60))} is not read by ${method}.${format}`)
+  // GeoServer's `filename` names a file sent as itself (file.gpkg); a ZIP is extracted and keeps its names.
+  // The Python geoserver-rest package and geoserver-node-client send it on file.shp and file.gpkg.
+  if (filename !== undefined && method !== 'file') throw InvalidBody(`filename=${JSON.stringify(filename.slice(0, 60))} is not read by ${method}.${format}`)
   if (method === 'file' && !req.upload) throw UploadMediaType(JSON.stringify(req.headers['content-type'] ?? '(none)'))
   if (method !== 'file' && (req.upload || typeof req.body !== 'string')) throw InvalidBody(`${method}.${format} takes the location of the file as a text/plain body (a file: URL or a path)`)
   await app.vectorUploads.upload({
@@ -31,6 +33,7 @@ export async function vectorUpload (app: TypedApp, req: FastifyRequest & UploadR
     configure: parseConfigure(configure),
     ...(charset !== undefined ? { charset } : {}),
     ...(update !== undefined ? { update } : {}),
+    ...(filename !== undefined && filename !== '' ? { filename } : {}),
     ...(req.upload ? req.upload.mediaType === 'application/zip' ? { zipPath: req.upload.path } : { gpkgPath: req.upload.path } : { location: req.body as string })
   })
   const row = await app.datastores.get(ws, store)

@@ -22,7 +22,8 @@ const listResponse = { 200: representation('The layer groups', namedList('layerG
 
 /** The fields of a layerGroup body; the read-only ones GET shows are accepted and ignored. */
 const WRITABLE = ['name', 'mode', 'title', 'abstractTxt', 'workspace', 'publishables', 'layers', 'styles', 'bounds', 'keywords', 'metadataLinks', 'enabled', 'advertised']
-const IGNORED = ['dateCreated', 'dateModified']
+// geoserver-node-client's layergroups.create sends its option `layerGroupTitle` in the body: read as the title.
+const IGNORED = ['dateCreated', 'dateModified', 'layerGroupTitle']
 
 const text = (v: unknown, field: string): string | undefined => {
   if (v === undefined || v === null || v === '') return undefined
@@ -61,9 +62,10 @@ function parseBounds (v: unknown): GroupBounds | undefined {
     if (!Number.isFinite(x)) throw InvalidBody(`layerGroup bounds ${k} must be a number, got ${JSON.stringify(b[k] ?? null)}`)
     return x
   }
-  const out = { minx: n('minx'), miny: n('miny'), maxx: n('maxx'), maxy: n('maxy'), crs: text(b.crs, 'bounds crs') ?? 'EPSG:4326' }
-  if (out.minx > out.maxx || out.miny > out.maxy) throw InvalidBody(`layerGroup bounds are inverted: minx ${out.minx} maxx ${out.maxx}, miny ${out.miny} maxy ${out.maxy}`)
-  return out
+  // Sides given the wrong way round are put in order, as a JTS envelope does: geoserver-node-client's
+  // layergroups.create sends miny 180, maxy 90 by default.
+  const [x1, x2, y1, y2] = [n('minx'), n('maxx'), n('miny'), n('maxy')]
+  return { minx: Math.min(x1, x2), miny: Math.min(y1, y2), maxx: Math.max(x1, x2), maxy: Math.max(y1, y2), crs: text(b.crs, 'bounds crs') ?? 'EPSG:4326' }
 }
 
 /** A layerGroup body as the service takes it; `ws` is the path's workspace. */
@@ -134,7 +136,7 @@ function parseGroup (sent: Record<string, unknown>, ws: string | undefined, curr
     workspace: current ? (bodyWs ?? current.workspace) : ws ?? bodyWs,
     name,
     mode: mode as GroupMode,
-    title: body.title === undefined ? current?.title : text(body.title, 'title'),
+    title: body.title === undefined ? text(body.layerGroupTitle, 'layerGroupTitle') ?? current?.title : text(body.title, 'title'),
     abstractTxt: body.abstractTxt === undefined ? current?.abstractTxt : text(body.abstractTxt, 'abstractTxt'),
     publishables,
     styles,
@@ -192,7 +194,9 @@ export default async function layerGroupRoutes (app: TypedApp) {
     ({ layerGroups: { layerGroup: all.map((g) => ({ name: g.name, href: new Link(groupLink(req, g)) })) } })
 
   for (const base of ['/layergroups', '/workspaces/:ws/layergroups']) {
-    for (const url of suffixed(base)) {
+    // With a trailing slash too, as GeoServer's Spring MVC matches it: the Python geoserver-rest
+    // package's create_layergroup POSTs to `/rest/layergroups/`.
+    for (const url of [...suffixed(base), `${base}/`]) {
       app.get(url, { schema: { summary: 'List layer groups (the global ones, or a workspace\'s)', params: ListParams, response: listResponse } }, async (req, reply) => {
         return reply.resource(listDoc(req, await layerGroups.list(req.params.ws)))
       })

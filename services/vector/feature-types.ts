@@ -45,7 +45,7 @@ export type ListKind = 'available' | 'available_with_geom' | 'all'
 const POLICIES: ProjectionPolicy[] = ['FORCE_DECLARED', 'REPROJECT_TO_DECLARED', 'NONE']
 
 /** Fields of a featureType body; the rest of what GET shows may be sent back unchanged. */
-const WRITABLE = ['name', 'nativeName', 'title', 'abstract', 'keywords', 'nativeCRS', 'srs', 'projectionPolicy', 'nativeBoundingBox', 'latLonBoundingBox', 'enabled', 'attributes']
+const WRITABLE = ['name', 'nativeName', 'title', 'abstract', 'keywords', 'nativeCRS', 'srs', 'projectionPolicy', 'nativeBoundingBox', 'latLonBoundingBox', 'enabled', 'advertised', 'attributes']
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 const shown = (v: unknown) => { const s = JSON.stringify(v) ?? String(v); return s.length > 64 ? s.slice(0, 64) + '...' : s }
 
@@ -276,6 +276,8 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         ...(sentCrs ? { nativeCrsFromBody: true } : {}),
         projectionPolicy,
         enabled: b.enabled === undefined || b.enabled === '' ? true : bool(b.enabled, 'enabled'),
+        // Python's str(True) is "True" (the geoserver-rest package's publish_featurestore): any letter case.
+        ...(b.advertised !== undefined && b.advertised !== '' ? { advertised: bool(b.advertised, 'advertised') } : {}),
         attributes,
         geometry: schema.geometry
       }
@@ -319,6 +321,7 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         const kw = keywordsOf(b.keywords)
         if (kw !== undefined) config.keywords = kw
         if (b.enabled !== undefined && b.enabled !== '') config.enabled = bool(b.enabled, 'enabled')
+        if (b.advertised !== undefined && b.advertised !== '') config.advertised = bool(b.advertised, 'advertised')
         const crs = await sentNativeCrs(b.nativeCRS, old.config, old.nativeName)
         if (crs) {
           for (const k of ['nativeCRS', 'nativeWkt'] as const) { if (crs[k] === undefined) delete config[k]; else config[k] = crs[k] }

@@ -9,24 +9,26 @@
 // <dataDir>/data/<ws>/<store>/ (an update replaces them by renames, see install), the store is
 // created or changed through the data store service with GeoServer's parameters (`url`, `charset`;
 // `dbtype=geopkg`, `database`), the spatial index of each uploaded .shp is built (shapefile-index.ts),
-// and `configure=first|all|none` publishes feature types.
+// and `configure=first|all|none` publishes feature types. update=append: gpkg-append.ts writes into a
+// GeoPackage store's file; shapefile-append.ts into a staged copy of a shapefile store's folder (appendShp).
 import fs from 'node:fs'
 import path from 'node:path'
 import { extractZip, type ZipLimits } from '../files/zip.js'
-import { renameDurable, withStaging } from '../files/atomic.js'
+import { fsyncTree, renameDurable, withStaging } from '../files/atomic.js'
 import { createKeyedQueue } from '../keyed-queue.js'
 import { checkName } from '../files/names.js'
 import type { WorkspaceService } from '../catalog/workspaces.js'
 import { InvalidDataStore, isMapwardenError } from '../errors.js'
 import type { DataStoreService } from '../datastores/service.js'
 import { fileKindOfType } from '../datastores/service.js'
-import { checkGeoPackageFile, checkShapefile, resolveStoreFile, shapefileParts } from '../datastores/files.js'
+import { checkGeoPackageFile, checkShapefile, locationPath, resolveStoreFile, shapefileParts } from '../datastores/files.js'
 import type { DataStoreRow } from '../datastores/store.js'
 import { appendGeoPackage } from './gpkg-append.js'
+import { appendShapefiles } from './shapefile-append.js'
 import type { FeatureTypeService } from './feature-types.js'
 import type { SourceRegistry } from './sources.js'
 import { sridOfPrj } from './prj.js'
-import { shapefileIndexDir } from './sources.js'
+import { DEFAULT_SHAPEFILE_CHARSET, shapefileIndexDir } from './sources.js'
 import { ensureShapefileIndex } from './shapefile-index.js'
 
 export type VectorFormat = 'shp' | 'gpkg'
@@ -47,6 +49,8 @@ export interface VectorUpload {
   configure: Configure
   charset?: string
   update?: string
+  /** The name of a GeoPackage sent as itself (`filename`; `.gpkg` added when it has no such ending); a ZIP keeps its names. */
+  filename?: string
 }
 
 export interface VectorUploadDeps {
@@ -168,9 +172,10 @@ export function createVectorUploads ({ dataDir, harvestRoots = [], zipLimits, da
     if (u.zipPath) {
       names = (await extractZip(u.zipPath, extracted, zipLimits)).map((e) => e.name)
     } else {
-      // The GeoPackage itself: named after the store, as GeoServer names a single-file upload.
+      // The GeoPackage itself: named `filename`, else after the store, as GeoServer names a single-file upload.
       await fs.promises.mkdir(extracted)
-      names = [`${u.store}.gpkg`]
+      const name = u.filename === undefined ? `${u.store}.gpkg` : /\.gpkg$/i.test(u.filename) ? u.filename : `${u.filename}.gpkg`
+      names = [checkName(name, 'filename')]
       await fs.promises.copyFile(u.gpkgPath!, path.join(extracted, names[0]))
     }
     return await checkExtracted(extracted, names, u.format)
@@ -190,6 +195,54 @@ export function createVectorUploads ({ dataDir, harvestRoots = [], zipLimits, da
     const tables = new Set(appended.map((a) => a.table))
     for (const ft of await featureTypes.list(u.workspace, u.store)) {
       if (tables.has(ft.nativeName)) await featureTypes.update(u.workspace, u.store, ft.name, {}, 'nativebbox,latlonbbox')
+    }
+  }
+
+  /**
+   * update=append onto an existing Shapefile store whose files were uploaded (data/<ws>/<store>/): a
+   * copy of the store's folder is staged, the upload's records appended to it (shapefile-append.ts),
+   * fsynced, and swapped in as an overwrite is (install: the old folder aside until the new one is
+   * indexed); the readers are forgotten, the bounds of the types appended to computed again (which
+   * drops their cached tiles). A store that reads files elsewhere (external.shp) is refused.
+   */
+  const appendShp = async (u: VectorUpload, store: DataStoreRow) => {
+    const p = store.config.connectionParameters
+    const target = storeDir(u.workspace, u.store)
+    const location = locationPath(p.url ?? '', dataDir)
+    const single = location !== target
+    if (single && path.dirname(location) !== target) throw InvalidDataStore(`update=append: shapefile store ${JSON.stringify(u.store)} reads ${JSON.stringify(p.url ?? '')}, not files uploaded to it: only an uploaded store's files are appended to (upload with update=overwrite)`)
+    const { appended, created } = await withStaging(dataDir, 'vector', async (stage) => {
+      const { from } = await extractUpload(u, stage)
+      const uploadShps = (await fs.promises.readdir(from)).filter((n) => /\.shp$/i.test(n))
+      await recoverStore(target)
+      const staged = path.join(stage, 'store')
+      await fs.promises.cp(target, staged, { recursive: true })
+      const done = await appendShapefiles({
+        storeFolder: staged,
+        uploadFolder: from,
+        uploadShps,
+        storeName: u.store,
+        ...(single ? { singleType: path.basename(location).replace(/\.shp$/i, '') } : {}),
+        storeCharset: p.charset?.trim() || DEFAULT_SHAPEFILE_CHARSET,
+        ...(u.charset !== undefined && u.charset !== '' ? { uploadCharset: u.charset } : {})
+      })
+      await fsyncTree(staged)
+      await sources.forget(u.workspace, u.store)
+      const installed = await install(staged, target, stage)
+      try {
+        // The .shp files changed (new inodes): their spatial indexes are built again now.
+        await indexShapefiles(target)
+      } catch (err) {
+        await installed.rollback()
+        throw err
+      } finally { await sources.forget(u.workspace, u.store) }
+      await installed.commit()
+      return done
+    })
+    if (created.length > 0 && u.configure === 'all') await configureTypes(u.workspace, u.store, 'all')
+    const types = new Set(appended.map((a) => a.type))
+    for (const ft of await featureTypes.list(u.workspace, u.store)) {
+      if (types.has(ft.nativeName)) await featureTypes.update(u.workspace, u.store, ft.name, {}, 'nativebbox,latlonbbox')
     }
   }
 
@@ -221,11 +274,12 @@ export function createVectorUploads ({ dataDir, harvestRoots = [], zipLimits, da
           throw InvalidDataStore(`data store ${JSON.stringify(u.store)} is a ${any.type} store: a .${u.format} upload cannot change its type`)
         }
         if (update === 'append' && existing) {
-          // Appending to a shapefile would rewrite its .shp, .shx and .dbf in place, with no transaction to
-          // fall back on: refused. An upload with no store to append to creates it, as GeoServer does.
-          if (u.format === 'shp') throw InvalidDataStore(`update=append is not supported for shapefile store ${JSON.stringify(u.store)} (its files are read in place): upload with update=overwrite, or into a GeoPackage store`)
-          if (u.method !== 'file' || (!u.zipPath && !u.gpkgPath)) throw InvalidDataStore(`update=append takes an uploaded GeoPackage (file.gpkg), not ${u.method}.${u.format}`)
-          await append(u, existing)
+          // An upload with no store to append to creates it, as GeoServer does.
+          if (u.method !== 'file' || (!u.zipPath && !u.gpkgPath)) throw InvalidDataStore(`update=append takes an uploaded file (file.shp or file.gpkg), not ${u.method}.${u.format}`)
+          if (u.format === 'shp') {
+            if (!u.zipPath) throw InvalidDataStore('file.shp takes a ZIP (application/zip)')
+            await appendShp(u, existing)
+          } else await append(u, existing)
           return { created: false }
         }
         const body = (location: string) => ({ name: u.store, connectionParameters: params(u, location) })

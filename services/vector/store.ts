@@ -21,6 +21,8 @@ export interface FeatureTypeConfig {
   nativeBbox?: Envelope
   projectionPolicy: ProjectionPolicy
   enabled: boolean
+  /** GeoServer's `advertised` (listed in capabilities); absent: true. */
+  advertised?: boolean
   attributes: AttributeInfo[]
   geometry?: GeometryInfo
 }

@@ -2,7 +2,7 @@
 // into the store's tables of the same names in one transaction, the R-tree and gpkg_contents follow
 // (with the file's own GeoPackage triggers, or without), the feature types' bounds are computed again;
 // a schema that does not match is a 400 naming the table or column and the file is left as it was;
-// a shapefile store refuses update=append (400 naming it); an unknown update value is a 400.
+// append from external.shp is refused (400 naming it); an unknown update value is a 400.
 import t, { type Test } from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -88,15 +88,16 @@ t.test('a schema that does not match: 400 naming the table or column; the store\
   t.same(read(s.storeFile, 'SELECT count(*) FROM places'), [[1]])
 })
 
-t.test('update=append on a shapefile store: 400 naming it; an unknown update value: 400; append with no store creates it', async (t) => {
+t.test('update=append from external.shp: 400 naming it; an unknown update value: 400; append with no store creates it', async (t) => {
   const s = await setup(t)
   writeShapefile(s.files, 'wells', { type: 'point', fields: [{ name: 'id', type: 'N', length: 5 }], features: [{ geometry: point(1, 1), values: [1] }] })
   const items = async () => zipItems(['shp', 'shx', 'dbf'].map((e) => ({ name: `wells.${e}`, data: fs.readFileSync(path.join(s.files, `wells.${e}`)) })))
   const put = async (url: string) => s.app.inject({ method: 'PUT', url, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: await items() })
   t.equal((await put(`${DS}/wells/file.shp?update=append`)).statusCode, 201, 'no store yet: created, as GeoServer does')
-  const r = await put(`${DS}/wells/file.shp?update=append`)
-  t.equal(r.statusCode, 400)
-  t.equal(r.body, 'Invalid data store: update=append is not supported for shapefile store "wells" (its files are read in place): upload with update=overwrite, or into a GeoPackage store')
+  // The shapefile append itself: shp-append.test.ts. Not from a file elsewhere (external.shp):
+  const ext = await s.app.inject({ method: 'PUT', url: `${DS}/wells/external.shp?update=append`, headers: { ...ADMIN, 'content-type': 'text/plain' }, payload: path.join(s.files, 'wells.shp') })
+  t.equal(ext.statusCode, 400)
+  t.equal(ext.body, 'Invalid data store: update=append takes an uploaded file (file.shp or file.gpkg), not external.shp')
   const odd = await putGpkg(s.app, `${DS}/city/file.gpkg?update=sideways`, upload(s, 'odd', [places([['B', 1, 1]])]))
   t.equal(odd.statusCode, 400)
   t.equal(odd.body, 'Invalid data store: update="sideways": update is overwrite or append')

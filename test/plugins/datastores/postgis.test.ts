@@ -165,7 +165,7 @@ t.test('POST in the child-element XML form and both JSON forms; unknown keys are
   t.equal(res.body, 'entries')
   t.match((await params(app, 'vx', 'entries')).passwd, /^crypt2:/)
 
-  // geoserver-node-client's createPostgisStore sends a plain object; the Python package sends numbers.
+  // A plain connectionParameters object with numbers and booleans (geoserver-node-client's createPostgisStore: clients.test.ts).
   res = await postJson(app, 'vx', { dataStore: { name: 'plain', type: 'PostGIS', connectionParameters: { host: db.host, port: Number(db.port), database: db.database, schema: 'public', user: db.user, passwd: PASSWORD, 'Expose primary keys': true } } })
   t.equal(res.statusCode, 201, res.body)
   const p = await params(app, 'vx', 'plain')

@@ -128,11 +128,10 @@ t.test('refused uploads: no .dbf, no .shx, a broken .prj, no .shp, update=append
   t.equal(odd.statusCode, 400, odd.body)
   t.notOk(fs.existsSync(path.join(s.dataDir, 'data')))
   t.equal((await putZip(s.app, `${REST}/workspaces/nows/datastores/x/file.shp`, shapefileItems(s.files, 'parcels'))).statusCode, 404)
-  // update=append (test/plugins/datastores/append.test.ts): refused for a shapefile store that exists.
+  // update=append (shp-append.test.ts, append.test.ts): onto a shapefile store that exists, the records follow the store's.
   t.equal((await putZip(s.app, `${DS}/app/file.shp`, shapefileItems(s.files, 'parcels'))).statusCode, 201)
   const append = await putZip(s.app, `${DS}/app/file.shp?update=append`, shapefileItems(s.files, 'parcels'))
-  t.equal(append.statusCode, 400)
-  t.match(append.body, /update=append is not supported for shapefile store "app"/)
+  t.equal(append.statusCode, 201, append.body)
   const text = await putText(s.app, `${DS}/txt/file.shp`, 'hello')
   t.equal(text.statusCode, 415)
   const gpkgText = await putZip(s.app, `${DS}/g/file.gpkg`, [{ name: 'city.gpkg', data: 'not sqlite, only some text of a length' }])
