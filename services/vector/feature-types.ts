@@ -78,6 +78,13 @@ function bool (v: unknown, field: string): boolean {
   throw InvalidFeatureType(`${field} must be true or false: ${shown(v)}`)
 }
 
+/** `advertised`: true is what every layer is; false (hidden from capabilities, still served) is not
+ *  applied by mapwarden's capabilities yet, so it is refused rather than stored and ignored. */
+function advertisedOf (v: unknown): true {
+  if (bool(v, 'advertised')) return true
+  throw InvalidFeatureType('advertised=false is not supported: every enabled layer is listed in the capabilities')
+}
+
 /** `EPSG:<code>` (also `urn:ogc:def:crs:EPSG::<code>` and a bare code); returns the code. */
 export function epsgCode (v: string, field: string): number {
   const m = /^(?:EPSG:|urn:ogc:def:crs:EPSG:[0-9.]*:)?([0-9]{1,9})$/i.exec(v.trim())
@@ -277,7 +284,7 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         projectionPolicy,
         enabled: b.enabled === undefined || b.enabled === '' ? true : bool(b.enabled, 'enabled'),
         // Python's str(True) is "True" (the geoserver-rest package's publish_featurestore): any letter case.
-        ...(b.advertised !== undefined && b.advertised !== '' ? { advertised: bool(b.advertised, 'advertised') } : {}),
+        ...(b.advertised !== undefined && b.advertised !== '' ? { advertised: advertisedOf(b.advertised) } : {}),
         attributes,
         geometry: schema.geometry
       }
@@ -321,7 +328,7 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         const kw = keywordsOf(b.keywords)
         if (kw !== undefined) config.keywords = kw
         if (b.enabled !== undefined && b.enabled !== '') config.enabled = bool(b.enabled, 'enabled')
-        if (b.advertised !== undefined && b.advertised !== '') config.advertised = bool(b.advertised, 'advertised')
+        if (b.advertised !== undefined && b.advertised !== '') config.advertised = advertisedOf(b.advertised)
         const crs = await sentNativeCrs(b.nativeCRS, old.config, old.nativeName)
         if (crs) {
           for (const k of ['nativeCRS', 'nativeWkt'] as const) { if (crs[k] === undefined) delete config[k]; else config[k] = crs[k] }

@@ -93,6 +93,10 @@ t.test('Python geoserver-rest: create_featurestore (POST, then PUT with overwrit
   t.same([ft?.name, ft?.title, ft?.abstract, ft?.keywords], ['places', 'places', 'About', { string: ['one', 'two'] }])
   const wfs = await app.inject({ url: `${BASE}/wfs?service=WFS&version=2.0.0&request=GetFeature&typeNames=${WS}:places&outputFormat=application/json`, headers: ADMIN })
   t.equal(JSON.parse(wfs.body).numberMatched, 1)
+  // advertised=false would hide the layer from capabilities, which mapwarden does not do: refused, not stored.
+  const hidden = await app.inject({ method: 'PUT', url: `${REST}/workspaces/${WS}/datastores/pgstore/featuretypes/places`, headers, payload: '<featureType><advertised>False</advertised></featureType>' })
+  t.equal(hidden.statusCode, 400)
+  t.match(hidden.body, /advertised=false is not supported/)
 })
 
 t.test('Python geoserver-rest: create_shp_datastore and create_gpkg_datastore (filename=<store>)', async (t) => {
