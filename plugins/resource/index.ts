@@ -76,7 +76,7 @@ export default async function resource (app: FastifyInstance) {
     return reply.code(200).send()
   }
 
-  for (const url of ['/', '/*']) {
+  for (const url of ['', '/*']) {
     app.get(url, { schema: { summary: 'A data-directory resource: a listing, a file, or its metadata (?operation=metadata)' } }, get)
     app.put(url, { schema: { summary: 'Writes a data-directory file (201 created, 200 replaced)' } }, put)
     app.delete(url, { schema: { summary: 'Deletes a data-directory file or directory' } }, remove)
