@@ -15,6 +15,7 @@ import path from 'node:path'
 import { InvalidDataStore } from '../errors.js'
 import { shapefileParts } from '../datastores/files.js'
 import { sridOfPrj } from './prj.js'
+import { dbfLayout, readHead } from './shapefile-records.js'
 
 const shown = (s: string) => JSON.stringify(s)
 const refuse = (msg: string) => InvalidDataStore(`update=append: ${msg}`)
@@ -24,30 +25,11 @@ const shapeName = (t: number) => SHAPE_NAMES[t] ?? `shape type ${t}`
 interface Field { name: string, type: string, length: number, decimals: number, offset: number }
 interface Dbf { records: number, headerLength: number, recordLength: number, fields: Field[] }
 
-async function readHead (file: string, bytes: number): Promise<Buffer> {
-  const fh = await fs.promises.open(file, 'r')
-  try {
-    const b = Buffer.alloc(bytes)
-    const { bytesRead } = await fh.read(b, 0, bytes, 0)
-    return b.subarray(0, bytesRead)
-  } finally { await fh.close() }
-}
-
 async function readDbf (file: string, decoder: TextDecoder): Promise<Dbf> {
   const first = await readHead(file, 32)
   if (first.length < 32) throw refuse(`${shown(path.basename(file))} is not a .dbf file`)
-  const headerLength = first.readUInt16LE(8)
-  const head = await readHead(file, headerLength)
-  const fields: Field[] = []
-  let offset = 1
-  for (let at = 32; at + 32 <= head.length && head[at] !== 0x0d; at += 32) {
-    let j = 0
-    while (j < 11 && head[at + j] !== 0) j++
-    const f = { name: decoder.decode(head.subarray(at, at + j)).trim(), type: String.fromCharCode(head[at + 11]).toUpperCase(), length: head[at + 16], decimals: head[at + 17], offset }
-    fields.push(f)
-    offset += f.length
-  }
-  return { records: first.readUInt32LE(4), headerLength, recordLength: first.readUInt16LE(10), fields }
+  const layout = dbfLayout(await readHead(file, first.readUInt16LE(8)), decoder)
+  return { ...layout, fields: layout.fields.map((f) => ({ ...f, name: f.name.trim(), type: f.type.toUpperCase() })) }
 }
 
 const charsetLabel = async (cpg: string | undefined, fallback: string): Promise<string> => {

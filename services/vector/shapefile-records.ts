@@ -3,6 +3,17 @@
 // exactly as the `shapefile` package decodes them on a full read (its parsers ported: rings by their
 // winding, clockwise shells and the holes they contain; dBase values trimmed, numbers or null, dates
 // at local midnight, logicals Y/T and N/F), so an indexed read and a scan give the same features.
+import fs from 'node:fs'
+
+/** The first `bytes` bytes of a file (fewer when it is shorter): the .shp, .shx and .dbf headers. */
+export async function readHead (file: string, bytes: number): Promise<Buffer> {
+  const fh = await fs.promises.open(file, 'r')
+  try {
+    const b = Buffer.alloc(bytes)
+    const { bytesRead } = await fh.read(b, 0, bytes, 0)
+    return b.subarray(0, bytesRead)
+  } finally { await fh.close() }
+}
 
 /** A .shp record's content (from its shape type on) as GeoJSON; null for a null shape. */
 export function decodeShape (rec: Buffer): any {
@@ -80,17 +91,20 @@ export interface DbfLayout {
   records: number
   headerLength: number
   recordLength: number
-  fields: Array<{ name: string, type: string, length: number }>
+  /** Each field with its byte offset in a row (the deletion flag is byte 0). */
+  fields: Array<{ name: string, type: string, length: number, decimals: number, offset: number }>
 }
 
 /** The .dbf layout from its header bytes (the whole header: 32 bytes, the field descriptors, 0x0D). */
 export function dbfLayout (head: Buffer, decoder: TextDecoder): DbfLayout {
   const fields: DbfLayout['fields'] = []
   const headerLength = head.readUInt16LE(8)
+  let offset = 1
   for (let at = 32; at + 32 <= head.length && head[at] !== 0x0d; at += 32) {
     let j = 0
     while (j < 11 && head[at + j] !== 0) j++
-    fields.push({ name: decoder.decode(head.subarray(at, at + j)), type: String.fromCharCode(head[at + 11]), length: head[at + 16] })
+    fields.push({ name: decoder.decode(head.subarray(at, at + j)), type: String.fromCharCode(head[at + 11]), length: head[at + 16], decimals: head[at + 17], offset })
+    offset += head[at + 16]
   }
   return { records: head.readUInt32LE(4), headerLength, recordLength: head.readUInt16LE(10), fields }
 }

@@ -25,7 +25,7 @@ import { geometryBinding } from './postgis-source.js'
 import { sridOfPrj } from './prj.js'
 import type { AttributeInfo, Feature, ReadQuery, TypeName, TypeSchema, VectorSource } from './source.js'
 import { dropShapefileIndex, ensureShapefileIndex, readRuns, recordsMeeting, type IndexedRecord } from './shapefile-index.js'
-import { dbfLayout, decodeRow, decodeShape } from './shapefile-records.js'
+import { dbfLayout, decodeRow, decodeShape, readHead } from './shapefile-records.js'
 
 export interface ShapefileSourceOptions {
   /** A .shp file or a folder of them. */
@@ -76,15 +76,6 @@ export function dbfBinding (f: DbfField): string {
     case '@': return 'java.sql.Timestamp'
   }
   return 'java.lang.String'
-}
-
-async function readHead (file: string, bytes: number): Promise<Buffer> {
-  const fh = await fs.promises.open(file, 'r')
-  try {
-    const b = Buffer.alloc(bytes)
-    const { bytesRead } = await fh.read(b, 0, bytes, 0)
-    return b.subarray(0, bytesRead)
-  } finally { await fh.close() }
 }
 
 /** The fields of a .dbf header; names decoded with `charset`. */
