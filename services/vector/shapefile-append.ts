@@ -15,7 +15,7 @@ import path from 'node:path'
 import { InvalidDataStore } from '../errors.js'
 import { shapefileParts } from '../datastores/files.js'
 import { sridOfPrj } from './prj.js'
-import { dbfLayout, readHead } from './shapefile-records.js'
+import { readDbfHeader, readHead } from './shapefile-records.js'
 
 const shown = (s: string) => JSON.stringify(s)
 const refuse = (msg: string) => InvalidDataStore(`update=append: ${msg}`)
@@ -26,10 +26,9 @@ interface Field { name: string, type: string, length: number, decimals: number, 
 interface Dbf { records: number, headerLength: number, recordLength: number, fields: Field[] }
 
 async function readDbf (file: string, decoder: TextDecoder): Promise<Dbf> {
-  const first = await readHead(file, 32)
-  if (first.length < 32) throw refuse(`${shown(path.basename(file))} is not a .dbf file`)
-  const layout = dbfLayout(await readHead(file, first.readUInt16LE(8)), decoder)
-  return { ...layout, fields: layout.fields.map((f) => ({ ...f, name: f.name.trim(), type: f.type.toUpperCase() })) }
+  const dbf = await readDbfHeader(file, decoder)
+  if (!dbf) throw refuse(`${shown(path.basename(file))} is not a .dbf file`)
+  return dbf
 }
 
 const charsetLabel = async (cpg: string | undefined, fallback: string): Promise<string> => {

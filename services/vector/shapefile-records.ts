@@ -109,6 +109,15 @@ export function dbfLayout (head: Buffer, decoder: TextDecoder): DbfLayout {
   return { records: head.readUInt32LE(4), headerLength, recordLength: head.readUInt16LE(10), fields }
 }
 
+/** A .dbf file's layout with field names trimmed and types upper-cased, as the schema and an append
+ *  compare them; undefined when the file is too short to be a .dbf (each caller says why it matters). */
+export async function readDbfHeader (file: string, decoder: TextDecoder): Promise<DbfLayout | undefined> {
+  const first = await readHead(file, 32)
+  if (first.length < 32) return undefined
+  const layout = dbfLayout(await readHead(file, first.readUInt16LE(8)), decoder)
+  return { ...layout, fields: layout.fields.map((f) => ({ ...f, name: f.name.trim(), type: f.type.toUpperCase() })) }
+}
+
 const number = (v: string): number | null => { const s = v.trim(); const n = +s; return !s || isNaN(n) ? null : n }
 const VALUES: Record<string, (v: string) => unknown> = {
   B: number,

@@ -25,7 +25,7 @@ import { geometryBinding } from './postgis-source.js'
 import { sridOfPrj } from './prj.js'
 import type { AttributeInfo, Feature, ReadQuery, TypeName, TypeSchema, VectorSource } from './source.js'
 import { dropShapefileIndex, ensureShapefileIndex, readRuns, recordsMeeting, type IndexedRecord } from './shapefile-index.js'
-import { dbfLayout, decodeRow, decodeShape, readHead } from './shapefile-records.js'
+import { dbfLayout, decodeRow, decodeShape, readDbfHeader, readHead } from './shapefile-records.js'
 
 export interface ShapefileSourceOptions {
   /** A .shp file or a folder of them. */
@@ -80,23 +80,9 @@ export function dbfBinding (f: DbfField): string {
 
 /** The fields of a .dbf header; names decoded with `charset`. */
 export async function readDbfFields (dbf: string, charset: string): Promise<DbfField[]> {
-  const head = await readHead(dbf, 32)
-  if (head.length < 32) throw InvalidDataStore(`${path.basename(dbf)} is not a dBase file (too short)`)
-  const headerLength = head.readUInt16LE(8)
-  const all = await readHead(dbf, headerLength)
-  const decoder = new TextDecoder(charset)
-  const fields: DbfField[] = []
-  for (let at = 32; at + 32 <= all.length && all[at] !== 0x0d; at += 32) {
-    const raw = all.subarray(at, at + 11)
-    const end = raw.indexOf(0)
-    fields.push({
-      name: decoder.decode(end >= 0 ? raw.subarray(0, end) : raw).trim(),
-      type: String.fromCharCode(all[at + 11]).toUpperCase(),
-      length: all[at + 16],
-      decimals: all[at + 17]
-    })
-  }
-  return fields
+  const header = await readDbfHeader(dbf, new TextDecoder(charset))
+  if (!header) throw InvalidDataStore(`${path.basename(dbf)} is not a dBase file (too short)`)
+  return header.fields.map(({ name, type, length, decimals }) => ({ name, type, length, decimals }))
 }
 
 interface ShpHeader { shapeType: number, bbox?: Envelope }
