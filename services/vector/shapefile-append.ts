@@ -15,15 +15,14 @@ import path from 'node:path'
 import { InvalidDataStore } from '../errors.js'
 import { shapefileParts } from '../datastores/files.js'
 import { sridOfPrj } from './prj.js'
-import { readDbfHeader, readHead } from './shapefile-records.js'
+import { readDbfHeader, readHead, type DbfLayout } from './shapefile-records.js'
 
 const shown = (s: string) => JSON.stringify(s)
 const refuse = (msg: string) => InvalidDataStore(`update=append: ${msg}`)
 const SHAPE_NAMES: Record<number, string> = { 0: 'Null', 1: 'Point', 3: 'PolyLine', 5: 'Polygon', 8: 'MultiPoint', 11: 'PointZ', 13: 'PolyLineZ', 15: 'PolygonZ', 18: 'MultiPointZ', 21: 'PointM', 23: 'PolyLineM', 25: 'PolygonM', 28: 'MultiPointM', 31: 'MultiPatch' }
 const shapeName = (t: number) => SHAPE_NAMES[t] ?? `shape type ${t}`
 
-interface Field { name: string, type: string, length: number, decimals: number, offset: number }
-interface Dbf { records: number, headerLength: number, recordLength: number, fields: Field[] }
+type Dbf = DbfLayout
 
 async function readDbf (file: string, decoder: TextDecoder): Promise<Dbf> {
   const dbf = await readDbfHeader(file, decoder)
