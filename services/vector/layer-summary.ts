@@ -1,7 +1,6 @@
 // What the admin page shows of a vector layer: its geometry type (as the source declares it), its
-// feature count and its bounds (the feature type's lat/lon bounding box). The count is the source's
-// own where it has one (PostGIS: count(*)); a file source's features are counted by reading them in
-// batches (memory bounded, the event loop yielded between batches, as readFeatures does).
+// feature count and its bounds (the feature type's lat/lon bounding box). The count is the
+// source's own count (PostGIS and GeoPackage: COUNT in SQL; a shapefile: its .shx).
 import type { Envelope } from '../filters/tree.js'
 import type { VectorSource } from './source.js'
 import type { VectorFeatureType } from './store.js'
@@ -20,16 +19,10 @@ export interface VectorLayerSummary {
   srs: string | null
 }
 
-export async function countFeatures (source: Pick<VectorSource, 'readFeatures' | 'count'>, type: string): Promise<number> {
-  if (source.count) return await source.count({ type })
-  let n = 0
-  for await (const _ of source.readFeatures({ type, properties: [] })) n++
-  return n
-}
 
-export async function summarizeVectorLayer (ft: VectorFeatureType, source: (() => Promise<Pick<VectorSource, 'readFeatures' | 'count'>>)): Promise<VectorLayerSummary> {
+export async function summarizeVectorLayer (ft: VectorFeatureType, source: (() => Promise<Pick<VectorSource, 'count'>>)): Promise<VectorLayerSummary> {
   let featureCount: number | null = null
-  try { featureCount = await countFeatures(await source(), ft.nativeName) } catch { featureCount = null }
+  try { featureCount = await (await source()).count({ type: ft.nativeName }) } catch { featureCount = null }
   return { title: ft.title, geometryType: ft.config.geometry?.type ?? null, featureCount, bounds: ft.latLonBbox ?? null, srs: ft.srs ?? null }
 }
 

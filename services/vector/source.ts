@@ -71,9 +71,9 @@ export interface VectorSource {
   toLatLon (env: Envelope, srid: number): Promise<Envelope>
   /** The features matching the query, streamed in batches of the store's fetch size. */
   readFeatures (query: ReadQuery): AsyncIterable<Feature>
-  /** How many features match the query's bbox and filter (its page, order and properties aside);
-   *  a source without it is counted by reading (services/wfs does so). */
-  count? (query: ReadQuery): Promise<number>
+  /** How many features match the query's bbox and filter (its page, order and properties aside),
+   *  without reading them where the source can (SQL COUNT, a shapefile's .shx). */
+  count (query: ReadQuery): Promise<number>
   /** Closes the source's connections. */
   close (): Promise<void>
 }

@@ -108,13 +108,9 @@ function defaultSrsName (version: WfsVersion, code: string): { name: string, lat
 const localName = (n: string) => n.trim().slice(n.trim().indexOf(':') + 1)
 
 export function featureOperations (ctx: WfsContext) {
-  /** The features a read matches: the source's count, or (a source without one) counted by reading. */
+  /** The features a read matches: its bbox and filter, counted by the source. */
   async function countOf (source: VectorSource, read: ReadQuery): Promise<number> {
-    const q: ReadQuery = { type: read.type, ...(read.bbox ? { bbox: read.bbox } : {}), ...(read.filter ? { filter: read.filter } : {}), properties: [] }
-    if (source.count) return await source.count(q)
-    let n = 0
-    for await (const _ of source.readFeatures(q)) n++
-    return n
+    return await source.count({ type: read.type, ...(read.bbox ? { bbox: read.bbox } : {}), ...(read.filter ? { filter: read.filter } : {}), properties: [] })
   }
 
   /** A database's refusal of a value (a filter's literal that is no valid date for the column...) is the client's. */
