@@ -9,6 +9,7 @@ import { StyleResourceExists } from '../errors.js'
 import { parseSld } from './sld.js'
 import { styleRef, type StyleImage, type StyleRow } from './store.js'
 import { unpackStylePackage } from './package.js'
+import { checkStyleGraphics } from './style-graphics.js'
 import { checkFilename, copyFiles, exists, fileForRevision, folderOf, inFolder, moveImages, sameBytes } from './style-files.js'
 import type { StyleContext } from './style-context.js'
 
@@ -40,6 +41,7 @@ export function styleContent (ctx: StyleContext) {
   const create = async (workspace: string | undefined, sld: string, opts: { name?: string, stage?: string, images?: string[] }) => {
     await requireWorkspace(workspace)
     const parsed = await parseSld(sld)
+    checkStyleGraphics(parsed.root)
     const name = checkName(opts.name ?? parsed.styleName ?? `style-${randomUUID().slice(0, 7)}`, 'style')
     const filename = checkFilename(`${name}.sld`)
     const images = opts.images ?? []
@@ -65,6 +67,7 @@ export function styleContent (ctx: StyleContext) {
   const replace = async (workspace: string | undefined, name: string, sld: string, pkg?: { stage: string, images: string[] }) => {
     await get(workspace, name)
     const parsed = await parseSld(sld)
+    checkStyleGraphics(parsed.root)
     return serial(async () => {
       const s = await get(workspace, name) // again: it may have changed while we waited
       const dir = dirOf(workspace)

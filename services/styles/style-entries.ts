@@ -8,6 +8,7 @@ import { checkName } from '../files/names.js'
 import { InvalidStyleEntry, StyleExists, StyleInUse, StyleResourceExists, StyleToDeleteNotFound } from '../errors.js'
 import { checkFields, unchanged, unifyShape } from '../body-fields.js'
 import { parseSld } from './sld.js'
+import { checkStyleGraphics } from './style-graphics.js'
 import { styleRef, type StyleRow } from './store.js'
 import { checkFilename, copyFiles, exists, fileForRevision, folderOf, inFolder, sameBytes } from './style-files.js'
 import type { StyleContext } from './style-context.js'
@@ -41,7 +42,9 @@ export function styleEntries (ctx: StyleContext) {
         let file: string | undefined
         let revision = 0
         if (await exists(onDisk)) {
-          languageVersion = (await parseSld(await fs.readFile(onDisk, 'utf8'))).version
+          const parsed = await parseSld(await fs.readFile(onDisk, 'utf8'))
+          checkStyleGraphics(parsed.root)
+          languageVersion = parsed.version
           file = filename
           revision = 1
         }

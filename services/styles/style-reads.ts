@@ -1,10 +1,13 @@
 // Reading the catalog: style lists and rows, a style's SLD and package files, and the compiled
 // RasterSymbolizer the renderer asks for on every tile (kept per style revision).
+import path from 'node:path'
 import { within } from '../files/atomic.js'
 import type { RasterStyle } from '../render/render-types.js'
 import { StyleHasNoContent, StyleNotFound } from '../errors.js'
 import { parseSld, rasterStyleOf } from './sld.js'
 import { vectorStyleOf } from './vector-sld.js'
+import { embedGraphics } from './style-graphics.js'
+import { folderOf } from './style-files.js'
 import { BUILT_IN_VECTOR_STYLES, type VectorStyle } from '../render/vector/vector-style.js'
 import type { StyleRow } from './store.js'
 import type { StyleContext } from './style-context.js'
@@ -79,7 +82,8 @@ export function styleReads (ctx: StyleContext) {
       const key = `${s.id}:${s.revision}`
       const had = compiledVector.get(key)
       if (had) return had
-      const style = await vectorStyleOf(await readText(s))
+      // Its images embedded, read from the style's own folder (a package's sub-folder when it has one).
+      const style = await embedGraphics(await vectorStyleOf(await readText(s)), path.join(dirOf(s.workspace), folderOf(s.file)))
       if (compiledVector.size >= 1000) compiledVector.clear()
       compiledVector.set(key, style)
       return style

@@ -12,13 +12,14 @@ import type { XmlValue } from '../files/xml.js'
 import { children, text } from '../files/xml-nodes.js'
 import { InvalidStyle } from '../errors.js'
 import { parseOgcFilter } from '../filters/ogc-filter.js'
-import type { MarkName, Stroke, Symbolizer, VectorRule, VectorStyle } from '../render/vector/vector-style.js'
+import { SHAPE_MARKS, type Graphic, type MarkName, type Stroke, type Symbolizer, type VectorRule, type VectorStyle } from '../render/vector/vector-style.js'
+import { checkGraphicHref } from './style-graphics.js'
 import { parseSld } from './sld.js'
 
 type GsSymbolizer = Record<string, unknown> & { kind: string }
 interface GsRule { symbolizers?: GsSymbolizer[] }
 
-const MARKS: MarkName[] = ['circle', 'square', 'triangle', 'star', 'cross', 'x']
+const MARKS: MarkName[] = ['circle', 'square', 'triangle', 'star', 'cross', 'x', ...SHAPE_MARKS]
 
 function colour (v: unknown, what: string, dflt?: string): string | undefined {
   if (v === undefined || v === null) return dflt
@@ -71,27 +72,49 @@ function anchorOf (ts: XmlValue | undefined): [number, number] {
   return ap === undefined ? [0, 0.5] : [read('AnchorPointX', 0), read('AnchorPointY', 0.5)]
 }
 
+/** A Graphic from geostyler's Mark or Icon (ExternalGraphic) symbolizer; `what` names it in errors. */
+function graphicOf (s: GsSymbolizer, what: string): Graphic {
+  const common = { rotation: number(s.rotate, `${what} Rotation`, 0), opacity: number(s.opacity, `${what} Opacity`, 1, 0, 1) }
+  if (s.kind === 'Icon') {
+    checkGraphicHref(s.image)
+    const href = String(s.image).trim()
+    const ownSize = s.size === undefined || s.size === null
+    // The mark drawn when the image cannot be read: GeoServer's default square.
+    return { mark: 'square', image: ownSize ? { href, ownSize } : { href }, size: number(s.size, `${what} Size`, 16, 0, 1000), ...common, fill: { color: '#808080', opacity: 1 } }
+  }
+  if (s.kind !== 'Mark') throw InvalidStyle(` a ${what} must be a Mark or an ExternalGraphic`)
+  const name = typeof s.wellKnownName === 'string' ? s.wellKnownName.toLowerCase() : 'square'
+  if (!MARKS.includes(name as MarkName)) throw InvalidStyle(` the mark ${JSON.stringify(s.wellKnownName)} is not drawn; well-known names: ${MARKS.join(', ')}`)
+  const fillColour = colour(s.color, `${what} Mark fill`)
+  const hasStroke = s.strokeColor !== undefined || s.strokeWidth !== undefined
+  const shape = name.startsWith('shape://')
+  return {
+    mark: name as MarkName,
+    // GeoServer's default mark size is 16 pixels (SLD's 6 is the spec's, GeoTools draws 16).
+    size: number(s.radius, `${what} Mark size`, 8, 0, 1000) * 2,
+    ...common,
+    // SLD's defaults for a mark: grey fill, black outline of one pixel; shape:// marks are lines, stroked only.
+    ...(shape && fillColour === undefined ? {} : { fill: { color: fillColour ?? '#808080', opacity: number(s.fillOpacity, `${what} Mark fill-opacity`, 1, 0, 1) } }),
+    ...(hasStroke || shape || fillColour === undefined ? { stroke: stroke(s.strokeColor, s.strokeWidth, s.strokeOpacity, undefined, undefined, undefined, `${what} Mark`) } : {})
+  }
+}
+
 function symbolizer (s: GsSymbolizer, textNode: () => XmlValue | undefined): Symbolizer | undefined {
   switch (s.kind) {
-    case 'Mark': {
-      const name = typeof s.wellKnownName === 'string' ? s.wellKnownName.toLowerCase() : 'square'
-      if (!MARKS.includes(name as MarkName)) throw InvalidStyle(` the mark ${JSON.stringify(s.wellKnownName)} is not drawn; well-known names: ${MARKS.join(', ')}`)
-      const fillColour = colour(s.color, 'Mark fill')
-      const hasStroke = s.strokeColor !== undefined || s.strokeWidth !== undefined
-      return {
-        kind: 'point',
-        mark: name as MarkName,
-        // GeoServer's default mark size is 16 pixels (SLD's 6 is the spec's, GeoTools draws 16).
-        size: number(s.radius, 'Mark size', 8, 0, 1000) * 2,
-        rotation: number(s.rotate, 'Mark rotation', 0),
-        opacity: number(s.opacity, 'Mark opacity', 1, 0, 1),
-        // SLD's defaults for a mark: grey fill, black outline of one pixel.
-        fill: { color: fillColour ?? '#808080', opacity: number(s.fillOpacity, 'Mark fill-opacity', 1, 0, 1) },
-        ...(hasStroke || fillColour === undefined ? { stroke: stroke(s.strokeColor, s.strokeWidth, s.strokeOpacity, undefined, undefined, undefined, 'Mark') } : {})
+    case 'Mark': case 'Icon':
+      return { kind: 'point', ...graphicOf(s, 'PointSymbolizer') }
+    case 'Line': {
+      if (s.graphicFill !== undefined) throw InvalidStyle(' a LineSymbolizer\'s Stroke GraphicFill is not drawn yet (GraphicStroke is)')
+      const out: Symbolizer = { kind: 'line', stroke: stroke(s.color, s.width, s.opacity, s.dasharray, s.cap, s.join, 'LineSymbolizer') }
+      if (s.dashOffset !== undefined) out.stroke.dashoffset = number(s.dashOffset, 'LineSymbolizer stroke-dashoffset', 0)
+      if (s.perpendicularOffset !== undefined) out.offset = number(s.perpendicularOffset, 'LineSymbolizer PerpendicularOffset', 0, -1000, 1000)
+      if (s.graphicStroke !== undefined) {
+        out.graphicStroke = graphicOf(s.graphicStroke as GsSymbolizer, 'GraphicStroke')
+        // A Stroke of a GraphicStroke draws no line of its own unless it gives a colour.
+        if (s.color === undefined) out.stroke.width = 0
       }
+      return out
     }
-    case 'Line':
-      return { kind: 'line', stroke: stroke(s.color, s.width, s.opacity, s.dasharray, s.cap, s.join, 'LineSymbolizer') }
     case 'Fill': {
       const out: Symbolizer = { kind: 'polygon' }
       const fill = colour(s.color, 'PolygonSymbolizer fill')
@@ -99,7 +122,7 @@ function symbolizer (s: GsSymbolizer, textNode: () => XmlValue | undefined): Sym
       if (s.outlineColor !== undefined || s.outlineWidth !== undefined) {
         out.stroke = stroke(s.outlineColor, s.outlineWidth, s.outlineOpacity, s.outlineDasharray, s.outlineCap, s.outlineJoin, 'PolygonSymbolizer')
       }
-      if (s.graphicFill !== undefined && out.fill === undefined) out.fill = { color: '#808080', opacity: 1 }
+      if (s.graphicFill !== undefined) out.graphicFill = graphicOf(s.graphicFill as GsSymbolizer, 'GraphicFill')
       return out
     }
     case 'Text': {
@@ -129,7 +152,7 @@ function symbolizer (s: GsSymbolizer, textNode: () => XmlValue | undefined): Sym
       return out
     }
     default:
-      return undefined // RasterSymbolizer (drawn by the raster renderer), Icon: not drawn on vectors yet
+      return undefined // RasterSymbolizer: drawn by the raster renderer
   }
 }
 

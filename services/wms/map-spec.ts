@@ -5,6 +5,7 @@ import type { LayerInfo } from '../catalog/layers.js'
 import { allowedStyles, defaultStyleOf } from '../tilecache/parameters.js'
 import { parseSld, rasterStyleOf } from '../styles/sld.js'
 import { vectorStyleOf } from '../styles/vector-sld.js'
+import { embedGraphics } from '../styles/style-graphics.js'
 import type { VectorStyle } from '../render/vector/vector-style.js'
 import { children, text } from '../files/xml-nodes.js'
 import { isMapwardenError, WmsInvalidParameter, WmsLayerNotDefined, WmsMissingParameter, WmsStyleNotDefined } from '../errors.js'
@@ -54,7 +55,8 @@ async function sldStyles (sld: string): Promise<Map<string, SldLayerStyle>> {
 
 /** The vector style SLD_BODY gives a layer; a style that cannot be drawn is a 400 naming SLD_BODY. */
 async function sldVectorStyle (sld: string, layer: string | undefined): Promise<VectorStyle> {
-  try { return await vectorStyleOf(sld, layer) } catch (err) {
+  // Its ExternalGraphics can only be data: URIs: a style sent with the request has no folder.
+  try { return await embedGraphics(await vectorStyleOf(sld, layer), undefined) } catch (err) {
     if (isMapwardenError(err)) throw WmsInvalidParameter('SLD_BODY', '', err.message)
     throw err
   }

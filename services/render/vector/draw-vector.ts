@@ -8,7 +8,8 @@ import wkx from 'wkx'
 import polylabel from 'polylabel'
 import { matches, recordView } from '../../filters/evaluate.js'
 import { pointTransform } from '../crs.js'
-import { inScale, type MarkName, type Paint, type Stroke, type Symbolizer, type TextSymbolizer, type VectorRule, type VectorStyle } from './vector-style.js'
+import { alongLine, fillAttrs, f2, offsetLine, pathOf, strokeAttrs, svgGraphics, type Xy } from './svg-graphics.js'
+import { inScale, type Symbolizer, type TextSymbolizer, type VectorRule, type VectorStyle } from './vector-style.js'
 
 export interface VectorFeature {
   /** WKB of the feature's default geometry. */
@@ -34,13 +35,8 @@ export interface VectorJob {
   features: VectorFeature[]
 }
 
-type Xy = [number, number]
 interface PixelGeometry { points: Xy[], lines: Xy[][], polygons: Xy[][][] }
 
-/** Pixel coordinates further than this from the map are clamped: cairo's fixed-point range. */
-const FAR = 100_000
-const clamp = (v: number) => v < -FAR ? -FAR : v > FAR ? FAR : v
-const f2 = (v: number) => (Math.round(v * 100) / 100).toString()
 
 function toPixels (g: wkx.Geometry, project: (x: number, y: number) => Xy | undefined, out: PixelGeometry): void {
   const ring = (pts: wkx.Point[]): Xy[] => {
@@ -54,48 +50,8 @@ function toPixels (g: wkx.Geometry, project: (x: number, y: number) => Xy | unde
   } else if (g instanceof wkx.MultiPolygon) { for (const p of g.polygons) toPixels(p, project, out) } else if (g instanceof wkx.GeometryCollection) { for (const c of g.geometries) toPixels(c, project, out) }
 }
 
-const pathOf = (line: Xy[], close: boolean) => 'M' + line.map(([x, y]) => `${f2(clamp(x))} ${f2(clamp(y))}`).join('L') + (close ? 'Z' : '')
 
 const esc = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`)
-
-function fillAttrs (p: Paint | undefined): string {
-  return p ? `fill="${p.color}"${p.opacity < 1 ? ` fill-opacity="${p.opacity}"` : ''}` : 'fill="none"'
-}
-function strokeAttrs (s: Stroke | undefined): string {
-  if (!s || s.width <= 0) return ''
-  let a = ` stroke="${s.color}" stroke-width="${s.width}"`
-  if (s.opacity < 1) a += ` stroke-opacity="${s.opacity}"`
-  if (s.dasharray) a += ` stroke-dasharray="${s.dasharray.join(' ')}"`
-  a += ` stroke-linecap="${s.linecap ?? 'butt'}" stroke-linejoin="${s.linejoin ?? 'miter'}"`
-  return a
-}
-
-/** The outline of a well-known mark of `size` pixels centred on 0,0 (y down). */
-function markPath (mark: MarkName, size: number): string {
-  const h = size / 2
-  const poly = (pts: Xy[]) => pathOf(pts.map(([x, y]) => [x * size, y * size]), true)
-  switch (mark) {
-    case 'circle': return `M${f2(-h)} 0A${f2(h)} ${f2(h)} 0 1 0 ${f2(h)} 0A${f2(h)} ${f2(h)} 0 1 0 ${f2(-h)} 0Z`
-    case 'square': return poly([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
-    case 'triangle': return poly([[0, -0.5], [0.5, 0.5], [-0.5, 0.5]])
-    case 'star': {
-      const pts: Xy[] = []
-      for (let i = 0; i < 10; i++) {
-        const r = i % 2 === 0 ? 0.5 : 0.191
-        const a = -Math.PI / 2 + i * Math.PI / 5
-        pts.push([r * Math.cos(a), r * Math.sin(a)])
-      }
-      return poly(pts)
-    }
-    case 'cross': case 'x': {
-      const t = 0.1 // half the arm's width
-      const plus: Xy[] = [[-t, -0.5], [t, -0.5], [t, -t], [0.5, -t], [0.5, t], [t, t], [t, 0.5], [-t, 0.5], [-t, t], [-0.5, t], [-0.5, -t], [-t, -t]]
-      if (mark === 'cross') return poly(plus)
-      const c = Math.SQRT1_2
-      return poly(plus.map(([x, y]) => [(x - y) * c, (x + y) * c]))
-    }
-  }
-}
 
 /** The label text of a feature: the template's {{property}} placeholders filled in. */
 export function labelText (template: string, props: Record<string, unknown>): string {
@@ -137,34 +93,52 @@ function labelPoint (g: PixelGeometry): Xy | undefined {
 interface Box { x0: number, y0: number, x1: number, y1: number }
 const meets = (a: Box, b: Box) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1
 
+/** Most graphics one line repeats (GraphicStroke): a bound on the SVG a long line at a small step makes. */
+const MAX_ALONG = 10_000
+
 /** The SVG elements of one symbolizer on one geometry. */
-function drawn (s: Exclude<Symbolizer, TextSymbolizer>, g: PixelGeometry): string {
+function drawn (s: Exclude<Symbolizer, TextSymbolizer>, g: PixelGeometry, graphics: ReturnType<typeof svgGraphics>): string {
   if (s.kind === 'polygon') {
     if (g.polygons.length === 0) return ''
     const d = g.polygons.map((p) => p.map((r) => pathOf(r, true)).join('')).join('')
-    return `<path d="${d}" fill-rule="evenodd" ${fillAttrs(s.fill)}${strokeAttrs(s.stroke)}/>`
+    if (!s.graphicFill) return `<path d="${d}" fill-rule="evenodd" ${fillAttrs(s.fill)}${strokeAttrs(s.stroke)}/>`
+    // A colour under the graphic fill when the SLD gives both, the outline over it.
+    return (s.fill ? `<path d="${d}" fill-rule="evenodd" ${fillAttrs(s.fill)}/>` : '') +
+      `<path d="${d}" fill-rule="evenodd" fill="${graphics.fill(s.graphicFill)}"${strokeAttrs(s.stroke)}/>`
   }
   if (s.kind === 'line') {
-    const parts = [...g.lines.map((l) => pathOf(l, false)), ...g.polygons.flatMap((p) => p.map((r) => pathOf(r, true)))]
-    return parts.length === 0 ? '' : `<path d="${parts.join('')}" fill="none"${strokeAttrs(s.stroke)}/>`
+    const off = (l: Xy[], closed: boolean) => s.offset ? offsetLine(l, s.offset, closed) : l
+    const lines = [...g.lines.map((l) => ({ l: off(l, false), closed: false })), ...g.polygons.flatMap((p) => p.map((r) => ({ l: off(r, true), closed: true })))]
+    if (lines.length === 0) return ''
+    let out = s.stroke.width > 0 ? `<path d="${lines.map(({ l, closed }) => pathOf(l, closed)).join('')}" fill="none"${strokeAttrs(s.stroke)}/>` : ''
+    if (s.graphicStroke) {
+      const gs = s.graphicStroke
+      const step = gs.image?.data && gs.image.width && gs.image.height ? (gs.image.ownSize ? gs.image.width : gs.size * gs.image.width / gs.image.height) : gs.size
+      let left = MAX_ALONG
+      for (const { l, closed } of lines) {
+        const at = alongLine(closed ? [...l, l[0]] : l, step, left)
+        left -= at.length
+        out += at.map(([x, y, angle]) => graphics.place(gs, x, y, angle)).join('')
+      }
+    }
+    return out
   }
   // A point symbolizer marks the points; a line or polygon at its label point, as GeoServer's centroid.
   const at = g.points.length > 0 ? g.points : [labelPoint(g)].filter((p): p is Xy => p !== undefined)
-  const d = markPath(s.mark, s.size)
-  const attrs = `${fillAttrs(s.fill)}${strokeAttrs(s.stroke)}${s.opacity < 1 ? ` opacity="${s.opacity}"` : ''}`
-  return at.map(([x, y]) => `<path transform="translate(${f2(x)} ${f2(y)})${s.rotation ? ` rotate(${f2(s.rotation)})` : ''}" d="${d}" ${attrs}/>`).join('')
+  return at.map(([x, y]) => graphics.place(s, x, y)).join('')
 }
 
 function kindOf (g: PixelGeometry): 'point' | 'line' | 'polygon' {
   return g.polygons.length > 0 ? 'polygon' : g.lines.length > 0 ? 'line' : 'point'
 }
 
-/** The SVG document of a vector layer. */
-export function vectorSvg (job: VectorJob): string {
+/** The SVG document of a vector layer; `idPrefix` keeps its ids apart from another's it is nested with. */
+export function vectorSvg (job: VectorJob, idPrefix = ''): string {
   const { width, height, bbox } = job
   const [x0, y0, x1, y1] = bbox
   const sx = width / (x1 - x0)
   const sy = height / (y1 - y0)
+  const graphics = svgGraphics(idPrefix, [-x0 * sx, y1 * sy])
   const transform = pointTransform(job.dataCrs, job.crs, job.proj4Defs)
   const project = (x: number, y: number): Xy | undefined => {
     const [px, py] = transform(x, y)
@@ -196,7 +170,7 @@ export function vectorSvg (job: VectorJob): string {
             const text = labelText(s.label, props)
             const at = text === '' ? undefined : labelPoint(g)
             if (at) labels.push({ s, at, text })
-          } else body.push(drawn(s, g))
+          } else body.push(drawn(s, g, graphics))
         }
       }
       let any = false
@@ -226,7 +200,7 @@ export function vectorSvg (job: VectorJob): string {
       : ''
     body.push(`<text x="${f2(left)}" y="${f2(baseline)}" ${font} ${fillAttrs(s.fill)}${halo}${rot}>${esc(text)}</text>`)
   }
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${body.join('')}</svg>`
+  return `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${graphics.defs()}${body.join('')}</svg>`
 }
 
 /** The layer drawn: straight RGBA, width x height. */

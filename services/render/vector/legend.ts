@@ -57,12 +57,12 @@ export async function drawLegend (p: LegendPayload): Promise<Uint8Array> {
       kind: 'vector', layer: '', crs: 'EPSG:3857', dataCrs: 'EPSG:3857', bbox: [0, 0, w, h], width: w, height: h, scale: 1,
       style: { featureTypeStyles: [{ rules: [rule] }] },
       features: [{ geometry: sampleOf(r, w, h), properties: {} }]
-    })
+    }, `r${i}`)
     // Sample coordinates have y up as map units; the swatch is symmetric enough for that not to matter.
     parts.push(`<g transform="translate(0 ${top})">${svg.replace(/^<svg[^>]*>/, '').replace(/<\/svg>$/, '')}</g>`)
     if (labels[i]) parts.push(`<text x="${w + 4}" y="${top + h / 2 + FONT_SIZE * 0.35}" font-family="DejaVu Sans, sans-serif" font-size="${FONT_SIZE}" fill="#000000">${esc(labels[i])}</text>`)
   })
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${total.width}" height="${total.height}">${parts.join('')}</svg>`
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${total.width}" height="${total.height}">${parts.join('')}</svg>`
   const raw = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer()
   const data = await encodeMap(new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength), total.width, total.height, p.format, p.transparent, [255, 255, 255])
   const out = new Uint8Array(data.byteLength)

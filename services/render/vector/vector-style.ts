@@ -10,13 +10,37 @@ export interface Stroke extends Paint {
   dasharray?: number[]
   linecap?: 'butt' | 'round' | 'square'
   linejoin?: 'miter' | 'round' | 'bevel'
+  /** stroke-dashoffset: pixels into the dash pattern where the line starts. */
+  dashoffset?: number
 }
 
-export type MarkName = 'circle' | 'square' | 'triangle' | 'star' | 'cross' | 'x'
+/** GeoServer's shape:// marks are strokes only (hatching); the others are filled and outlined. */
+export const SHAPE_MARKS = ['shape://horline', 'shape://vertline', 'shape://slash', 'shape://backslash', 'shape://dot', 'shape://plus', 'shape://times'] as const
+export type MarkName = 'circle' | 'square' | 'triangle' | 'star' | 'cross' | 'x' | typeof SHAPE_MARKS[number]
 
-export interface PointSymbolizer { kind: 'point', mark: MarkName, size: number, rotation: number, opacity: number, fill?: Paint, stroke?: Stroke }
-export interface LineSymbolizer { kind: 'line', stroke: Stroke }
-export interface PolygonSymbolizer { kind: 'polygon', fill?: Paint, stroke?: Stroke }
+/**
+ * An ExternalGraphic. `href` is the SLD's OnlineResource, relative to the style's folder (or a
+ * data: URI); the style's reader (services/styles/style-graphics.ts) embeds the image as the data:
+ * URI `data` with its own size in pixels. Without `data` (a file missing or not an image) the
+ * Graphic's mark is drawn, as GeoServer falls back to it. `ownSize`: the Graphic has no Size, the
+ * image is drawn at its own size.
+ */
+export interface ExternalImage { href: string, data?: string, width?: number, height?: number, ownSize?: boolean }
+
+/** A Graphic: its image when it has one that could be read, else its mark; `size` is its height in pixels. */
+export interface Graphic { mark: MarkName, image?: ExternalImage, size: number, rotation: number, opacity: number, fill?: Paint, stroke?: Stroke }
+
+export interface PointSymbolizer extends Graphic { kind: 'point' }
+export interface LineSymbolizer {
+  kind: 'line'
+  stroke: Stroke
+  /** SE 1.1 PerpendicularOffset in pixels: left of the line's direction when positive. */
+  offset?: number
+  /** GraphicStroke: the graphic repeated along the line, turned with it, one after the other. */
+  graphicStroke?: Graphic
+}
+/** `graphicFill`: the polygon filled with the graphic repeated edge to edge (GraphicFill), over `fill` when both are given. */
+export interface PolygonSymbolizer { kind: 'polygon', fill?: Paint, graphicFill?: Graphic, stroke?: Stroke }
 export interface TextSymbolizer {
   kind: 'text'
   /** Label template: literal text with {{property}} placeholders. */

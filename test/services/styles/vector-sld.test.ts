@@ -68,9 +68,28 @@ t.test('filters: comparisons as numbers or text, And/Or/Not, Between, Null; a nu
 })
 
 t.test('what cannot be drawn is refused naming it', async (t) => {
-  await t.rejects(vectorStyleOf(sld(`<FeatureTypeStyle><Rule><PointSymbolizer><Graphic><Mark><WellKnownName>shape://vertline</WellKnownName></Mark></Graphic></PointSymbolizer></Rule></FeatureTypeStyle>`)), /shape:\/\/vertline/)
+  await t.rejects(vectorStyleOf(sld(`<FeatureTypeStyle><Rule><PointSymbolizer><Graphic><Mark><WellKnownName>shape://oarrow</WellKnownName></Mark></Graphic></PointSymbolizer></Rule></FeatureTypeStyle>`)), /shape:\/\/oarrow/)
+  await t.rejects(vectorStyleOf(sld(`<FeatureTypeStyle><Rule><LineSymbolizer><Stroke><GraphicFill><Graphic><Mark/></Graphic></GraphicFill></Stroke></LineSymbolizer></Rule></FeatureTypeStyle>`)), /Stroke GraphicFill is not drawn/)
+  await t.rejects(vectorStyleOf(sld(`<FeatureTypeStyle><Rule><PointSymbolizer><Graphic><ExternalGraphic><OnlineResource xmlns:xlink="http://www.w3.org/1999/xlink" xlink:href="https://example.com/a.png"/><Format>image/png</Format></ExternalGraphic></Graphic></PointSymbolizer></Rule></FeatureTypeStyle>`)), /"https:\/\/example.com\/a.png" is not fetched/)
   await t.rejects(vectorStyleOf(sld(`<FeatureTypeStyle><Rule><ogc:Filter><ogc:PropertyIsGreaterThan><ogc:PropertyName>a</ogc:PropertyName></ogc:PropertyIsGreaterThan></ogc:Filter>${line}</Rule></FeatureTypeStyle>`)), /PropertyIsGreaterThan needs two expressions/)
   await t.rejects(vectorStyleOf(sld(`<FeatureTypeStyle><Rule><LineSymbolizer><Stroke><CssParameter name="stroke-width">wide</CssParameter></Stroke></LineSymbolizer></Rule></FeatureTypeStyle>`)), /stroke-width/)
+})
+
+t.test('graphics: ExternalGraphic, GraphicFill of a shape:// mark, GraphicStroke, PerpendicularOffset and stroke-dashoffset', async (t) => {
+  const style = await vectorStyleOf(sld(`<FeatureTypeStyle>
+    <Rule><PointSymbolizer><Graphic><ExternalGraphic><OnlineResource xmlns:xlink="http://www.w3.org/1999/xlink" xlink:href="icons/a.svg"/><Format>image/svg+xml</Format></ExternalGraphic><Opacity>0.5</Opacity><Rotation>30</Rotation></Graphic></PointSymbolizer></Rule>
+    <Rule><PolygonSymbolizer><Fill><GraphicFill><Graphic><Mark><WellKnownName>shape://slash</WellKnownName><Stroke><CssParameter name="stroke">#0000ff</CssParameter></Stroke></Mark><Size>8</Size></Graphic></GraphicFill></Fill></PolygonSymbolizer></Rule>
+    <Rule><LineSymbolizer><Stroke><GraphicStroke><Graphic><Mark><WellKnownName>circle</WellKnownName></Mark><Size>6</Size></Graphic></GraphicStroke><CssParameter name="stroke-dasharray">4 2</CssParameter><CssParameter name="stroke-dashoffset">3</CssParameter></Stroke><PerpendicularOffset>-2.5</PerpendicularOffset></LineSymbolizer></Rule>
+  </FeatureTypeStyle>`))
+  const [point, polygon, line] = style.featureTypeStyles[0].rules.map((r) => r.symbolizers[0])
+  t.same(point, { kind: 'point', mark: 'square', image: { href: 'icons/a.svg', ownSize: true }, size: 16, rotation: 30, opacity: 0.5, fill: { color: '#808080', opacity: 1 } }, 'an image without Size keeps its own; the square is its fallback')
+  t.same(polygon, { kind: 'polygon', graphicFill: { mark: 'shape://slash', size: 8, rotation: 0, opacity: 1, stroke: { color: '#0000FF', width: 1, opacity: 1 } } }, 'a hatch: strokes only, no fill colour')
+  t.same(line, {
+    kind: 'line',
+    stroke: { color: '#000000', width: 0, opacity: 1, dasharray: [4, 2], dashoffset: 3 },
+    offset: -2.5,
+    graphicStroke: { mark: 'circle', size: 6, rotation: 0, opacity: 1, fill: { color: '#808080', opacity: 1 }, stroke: { color: '#000000', width: 1, opacity: 1 } }
+  }, 'a GraphicStroke without a stroke colour draws no line of its own')
 })
 
 t.test('SLD_BODY: the UserLayer or NamedLayer of the layer asked for', async (t) => {
