@@ -1,7 +1,8 @@
 // Graphics on vector layers, through HTTP: a style package's PNG and SVG images as point symbols
-// (size, rotation, opacity), graphic fills of a shape:// hatch and of an SVG image, a line's
+// (size, rotation, opacity), graphic fills of a shape:// hatch, a circle mark and an SVG image, a line's
 // PerpendicularOffset, dash offset and GraphicStroke, on WMS GetMap, a cached tile and
-// GetLegendGraphic; a remote or out-of-folder image refused with 400 and nothing stored. The
+// GetLegendGraphic; a remote or out-of-folder image refused with 400 and nothing stored, an SVG
+// image's own references to the network or files not followed. The
 // layers are GeoPackage tables, so the test runs alike on both catalog backends.
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
@@ -12,7 +13,8 @@ import { build, ADMIN, BASE, tempDir } from '../../helper.js'
 import { createWorkspace } from '../appschema/helpers.js'
 import { writeGeoPackage } from '../../fixtures/vector/files.js'
 import { manifest, zip } from '../styles/helpers.js'
-import { tilePixels } from '../../fixtures/vector-tiles.js'
+import { differing, getMap as mapOf, tileBox, tilePixels } from '../../fixtures/vector-tiles.js'
+import { canary } from '../../manifest.js'
 import { at, pixels, wmsUrl, type Pixels } from './helpers.js'
 
 const REST = `${BASE}/rest`
@@ -28,7 +30,7 @@ async function setup (t: Test): Promise<FastifyInstance> {
   await createWorkspace(app, 'vx')
   const file = path.join(tempDir(t, 'gpkg'), 'data.gpkg')
   writeGeoPackage(file, [
-    { name: 'shapes', columns: ['kind TEXT'], geometryColumn: 'geom', geometryType: 'POLYGON', rows: [{ values: ['hatch'], geometry: square(0, 0, 10, 10) }, { values: ['image'], geometry: square(20, 0, 30, 10) }] },
+    { name: 'shapes', columns: ['kind TEXT'], geometryColumn: 'geom', geometryType: 'POLYGON', rows: [{ values: ['hatch'], geometry: square(0, 0, 10, 10) }, { values: ['image'], geometry: square(20, 0, 30, 10) }, { values: ['dots'], geometry: square(0, 12, 10, 17) }] },
     { name: 'roads', columns: ['kind TEXT'], geometryColumn: 'geom', geometryType: 'LINESTRING', rows: [{ values: ['offset'], geometry: line(20) }, { values: ['dash'], geometry: line(15) }, { values: ['ticks'], geometry: line(25) }] },
     { name: 'towns', columns: ['kind TEXT'], geometryColumn: 'geom', geometryType: 'POINT', rows: [{ values: ['png'], geometry: { type: 'Point', coordinates: [5, 30] } }, { values: ['svg'], geometry: { type: 'Point', coordinates: [25, 30] } }] }
   ])
@@ -49,6 +51,8 @@ const ICONS = doc(`
 const FILLS = doc(`
   <Rule><Name>hatch</Name>${kind('hatch')}<PolygonSymbolizer><Fill><GraphicFill><Graphic><Mark><WellKnownName>shape://horline</WellKnownName>
     <Stroke><CssParameter name="stroke">#00FF00</CssParameter><CssParameter name="stroke-width">2</CssParameter></Stroke></Mark><Size>10</Size></Graphic></GraphicFill></Fill></PolygonSymbolizer></Rule>
+  <Rule><Name>dots</Name>${kind('dots')}<PolygonSymbolizer><Fill><GraphicFill><Graphic><Mark><WellKnownName>circle</WellKnownName>
+    <Fill><CssParameter name="fill">#FF0000</CssParameter></Fill></Mark><Size>10</Size></Graphic></GraphicFill></Fill></PolygonSymbolizer></Rule>
   <Rule><Name>image</Name>${kind('image')}<PolygonSymbolizer><Fill><GraphicFill>${external('half.svg', 'image/svg+xml')}</GraphicFill></Fill></PolygonSymbolizer></Rule>`)
 const stroke = (c: string, more = '') => `<Stroke><CssParameter name="stroke">${c}</CssParameter><CssParameter name="stroke-width">2</CssParameter>${more}</Stroke>`
 const LINES = doc(`
@@ -116,6 +120,14 @@ t.test('GraphicFill: a shape:// hatch and an SVG image tile the polygons, anchor
   // Polygon 2 (pixels 250..350): 10 pixel tiles, left half blue.
   for (const x of [250, 254, 262, 344]) t.same(at(p, x, 300), [0, 0, 255, 255], `image tile's blue half at column ${x}`)
   for (const x of [255, 259, 266, 349]) t.equal(at(p, x, 300)[3], 0, `its empty half at column ${x}`)
+
+  // Polygon 3 (pixels 50..150 x 180..230): red circles of 10 pixels, one a tile, centred at x 55, 65... and rows 185, 195...
+  for (const [x, y] of [[55, 185], [65, 195], [145, 225]]) t.same(at(p, x, y), [255, 0, 0, 255], `a circle centred at ${x},${y}`)
+  for (const [x, y] of [[50, 190], [60, 200], [140, 220]]) t.equal(at(p, x, y)[3], 0, `the corners between circles at ${x},${y}`)
+
+  // A cached tile (cut from its metatile) equals the WMS map of its box: the pattern is anchored to the CRS origin in both.
+  const tile = await tilePixels(app, 'vx:shapes', 2, 4, 1)
+  t.equal(differing(await mapOf(app, 'vx:shapes', tileBox(2, 4, 1)), tile, 0, 0, 8), 0, 'the tile\'s hatching is the map\'s')
 
   // The legend: the hatch in a 20x20 swatch (tiles from its corner).
   const res = await app.inject({ method: 'GET', url: wmsUrl({ service: 'WMS', version: '1.1.1', request: 'GetLegendGraphic', format: 'image/png', transparent: 'true', layer: 'vx:shapes', rule: 'hatch' }), headers: ADMIN })
@@ -192,3 +204,18 @@ t.test('SLD_BODY: a data: URI image is drawn', async (t) => {
   t.equal(at(p, 100, 58)[3], 0, 'and 10 high')
 })
 
+t.test('an SVG image of a package that refers to a remote image or file: drawn without fetching it', async (t) => {
+  const app = await setup(t)
+  const c = await canary()
+  t.teardown(c.close)
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="20" height="20"><rect width="20" height="20" fill="#0000FF"/>
+    <image width="20" height="20" xlink:href="${c.url}/pixel.png"/><image width="20" height="20" xlink:href="file:///etc/passwd"/><image width="20" height="20" xlink:href="../../catalog.db"/></svg>`
+  const sld = doc(`<Rule><PointSymbolizer>${external('remote.svg', 'image/svg+xml', '<Size>16</Size>')}</PointSymbolizer></Rule>`)
+  let res = await app.inject({ method: 'POST', url: `${REST}/workspaces/vx/styles?name=remote`, headers: ZIP, payload: await zip([['remote.sld', sld], ['remote.svg', svg]]) })
+  t.equal(res.statusCode, 201, res.body)
+  res = await app.inject({ method: 'PUT', url: `${REST}/layers/vx:towns`, headers: JSON_TYPE, payload: { layer: { defaultStyle: { name: 'vx:remote' } } } })
+  t.equal(res.statusCode, 200, res.body)
+  const p = await getMap(app, 'vx:towns')
+  t.same(at(p, 100, 50), [0, 0, 255, 255], 'the SVG is drawn')
+  t.equal(c.hits(), 0, `the canary was not reached: ${c.paths().join(', ')}`)
+})
