@@ -74,7 +74,12 @@ function anchorOf (ts: XmlValue | undefined): [number, number] {
 
 /** A Graphic from geostyler's Mark or Icon (ExternalGraphic) symbolizer; `what` names it in errors. */
 function graphicOf (s: GsSymbolizer, what: string): Graphic {
-  const common = { rotation: number(s.rotate, `${what} Rotation`, 0), opacity: number(s.opacity, `${what} Opacity`, 1, 0, 1) }
+  const common: Pick<Graphic, 'rotation' | 'opacity' | 'displacement'> = { rotation: number(s.rotate, `${what} Rotation`, 0), opacity: number(s.opacity, `${what} Opacity`, 1, 0, 1) }
+  // geostyler's offset is the Displacement in screen direction (y down), as on a TextSymbolizer.
+  if (Array.isArray(s.offset)) {
+    const [dx, dy] = [number(s.offset[0], `${what} DisplacementX`, 0), number(s.offset[1], `${what} DisplacementY`, 0)]
+    if (dx !== 0 || dy !== 0) common.displacement = [dx, dy]
+  }
   if (s.kind === 'Icon') {
     checkGraphicHref(s.image)
     const href = String(s.image).trim()

@@ -99,7 +99,8 @@ export function svgGraphics (prefix: string, origin: Xy) {
   const place = (g: Graphic, x: number, y: number, angle = 0): string => {
     const { id } = define(g)
     const r = g.rotation + angle
-    return `<use xlink:href="#${id}" transform="translate(${f2(x)} ${f2(y)})${r ? ` rotate(${f2(r)})` : ''}"/>`
+    const [dx, dy] = g.displacement ?? [0, 0]
+    return `<use xlink:href="#${id}" transform="translate(${f2(x + dx)} ${f2(y + dy)})${r ? ` rotate(${f2(r)})` : ''}"/>`
   }
 
   return {

@@ -27,8 +27,11 @@ export type MarkName = 'circle' | 'square' | 'triangle' | 'star' | 'cross' | 'x'
  */
 export interface ExternalImage { href: string, data?: string, width?: number, height?: number, ownSize?: boolean }
 
-/** A Graphic: its image when it has one that could be read, else its mark; `size` is its height in pixels. */
-export interface Graphic { mark: MarkName, image?: ExternalImage, size: number, rotation: number, opacity: number, fill?: Paint, stroke?: Stroke }
+/**
+ * A Graphic: its image when it has one that could be read, else its mark; `size` is its height in
+ * pixels; `displacement` its Displacement in pixels on the screen (x right, y down).
+ */
+export interface Graphic { mark: MarkName, image?: ExternalImage, size: number, rotation: number, opacity: number, fill?: Paint, stroke?: Stroke, displacement?: [number, number] }
 
 export interface PointSymbolizer extends Graphic { kind: 'point' }
 export interface LineSymbolizer {

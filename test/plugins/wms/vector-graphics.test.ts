@@ -195,13 +195,17 @@ t.test('a remote or out-of-folder ExternalGraphic is refused with 400 naming it,
   t.match(res.body, 'names a file')
 })
 
-t.test('SLD_BODY: a data: URI image is drawn', async (t) => {
+t.test('SLD_BODY: a data: URI image is drawn, at its own size and Displacement', async (t) => {
   const app = await setup(t)
   const uri = `data:image/png;base64,${(await widePng()).toString('base64')}`
-  const body = doc(`<Rule><PointSymbolizer>${external(uri, 'image/png')}</PointSymbolizer></Rule>`).replace('<Name>x</Name>', '<Name>vx:towns</Name>')
+  const displaced = '<Displacement><DisplacementX>10</DisplacementX><DisplacementY>5</DisplacementY></Displacement>'
+  const body = doc(`<Rule><PointSymbolizer>${external(uri, 'image/png', displaced)}</PointSymbolizer></Rule>`).replace('<Name>x</Name>', '<Name>vx:towns</Name>')
   const p = await getMap(app, 'vx:towns', { sld_body: body })
-  t.same(at(p, 108, 50), [255, 0, 0, 255], 'the image at its own size, 20 pixels wide')
-  t.equal(at(p, 100, 58)[3], 0, 'and 10 high')
+  // Centred 10 pixels right of and 5 up from (100, 50): pixels 100..120 x 40..50.
+  t.same(at(p, 101, 41), [255, 0, 0, 255], 'the image, 20 pixels wide from its displaced centre')
+  t.same(at(p, 119, 49), [255, 0, 0, 255])
+  t.equal(at(p, 98, 45)[3], 0, 'not left of it')
+  t.equal(at(p, 110, 51)[3], 0, '10 pixels high, not below')
 })
 
 t.test('an SVG image of a package that refers to a remote image or file: drawn without fetching it', async (t) => {
