@@ -104,7 +104,18 @@ function graphicOf (s: GsSymbolizer, what: string): Graphic {
   }
 }
 
-function symbolizer (s: GsSymbolizer, textNode: () => XmlValue | undefined): Symbolizer | undefined {
+/** GeoServer's graphic-margin VendorOption of a PolygonSymbolizer node: CSS-like top, right, bottom, left. */
+function graphicMargin (node: XmlValue | undefined): [number, number, number, number] | undefined {
+  const option = children(node, 'VendorOption').find((o) => typeof o === 'object' && !Array.isArray(o) && (o.$ as unknown as Record<string, string> | undefined)?.name === 'graphic-margin')
+  const t = text(option)?.trim()
+  if (option === undefined || t === undefined || t === '') return undefined
+  const v = t.split(/[\s,]+/).map((n) => number(n, 'VendorOption graphic-margin', 0, 0, 1000))
+  if (v.length > 4) throw InvalidStyle(` VendorOption graphic-margin takes 1 to 4 numbers, found ${JSON.stringify(t)}`)
+  const [top, right = top, bottom = top, left = right] = v
+  return [top, right, bottom, left]
+}
+
+function symbolizer (s: GsSymbolizer, textNode: () => XmlValue | undefined, polygonNode: () => XmlValue | undefined): Symbolizer | undefined {
   switch (s.kind) {
     case 'Mark': case 'Icon':
       return { kind: 'point', ...graphicOf(s, 'PointSymbolizer') }
@@ -127,7 +138,9 @@ function symbolizer (s: GsSymbolizer, textNode: () => XmlValue | undefined): Sym
       if (s.outlineColor !== undefined || s.outlineWidth !== undefined) {
         out.stroke = stroke(s.outlineColor, s.outlineWidth, s.outlineOpacity, s.outlineDasharray, s.outlineCap, s.outlineJoin, 'PolygonSymbolizer')
       }
+      const margin = graphicMargin(polygonNode())
       if (s.graphicFill !== undefined) out.graphicFill = graphicOf(s.graphicFill as GsSymbolizer, 'GraphicFill')
+      if (s.graphicFill !== undefined && margin !== undefined) out.graphicMargin = margin
       return out
     }
     case 'Text': {
@@ -205,8 +218,10 @@ export async function vectorStyleOf (sld: string, layer?: string): Promise<Vecto
           const gs = gsRules[index++]
           if (l !== wanted || us !== chosen) continue
           const textNodes = children(rule, 'TextSymbolizer')
+          const polygonNodes = children(rule, 'PolygonSymbolizer')
+          let pn = 0
           let t = 0
-          const symbolizers = (gs?.symbolizers ?? []).map((s) => symbolizer(s, () => textNodes[t++])).filter((s): s is Symbolizer => s !== undefined)
+          const symbolizers = (gs?.symbolizers ?? []).map((s) => symbolizer(s, () => textNodes[t++], () => polygonNodes[pn++])).filter((s): s is Symbolizer => s !== undefined)
           const r: VectorRule = { symbolizers }
           const name = nameOf(rule); if (name) r.name = name
           const title = text(children(rule, 'Title')[0])?.trim(); if (title) r.title = title

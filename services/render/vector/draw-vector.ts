@@ -104,7 +104,7 @@ function drawn (s: Exclude<Symbolizer, TextSymbolizer>, g: PixelGeometry, graphi
     if (!s.graphicFill) return `<path d="${d}" fill-rule="evenodd" ${fillAttrs(s.fill)}${strokeAttrs(s.stroke)}/>`
     // A colour under the graphic fill when the SLD gives both, the outline over it.
     return (s.fill ? `<path d="${d}" fill-rule="evenodd" ${fillAttrs(s.fill)}/>` : '') +
-      `<path d="${d}" fill-rule="evenodd" fill="${graphics.fill(s.graphicFill)}"${strokeAttrs(s.stroke)}/>`
+      `<path d="${d}" fill-rule="evenodd" fill="${graphics.fill(s.graphicFill, s.graphicMargin)}"${strokeAttrs(s.stroke)}/>`
   }
   if (s.kind === 'line') {
     const off = (l: Xy[], closed: boolean) => s.offset ? offsetLine(l, s.offset, closed) : l

@@ -105,16 +105,22 @@ export function svgGraphics (prefix: string, origin: Xy) {
 
   return {
     place,
-    /** The url() of a pattern tiling the graphic edge to edge (tiles of its size, as GeoTools' GraphicFill). */
-    fill (g: Graphic): string {
+    /**
+     * The url() of a pattern tiling the graphic edge to edge (tiles of its size, as GeoTools'
+     * GraphicFill), `margin` (top, right, bottom, left) pixels of space around each.
+     */
+    fill (g: Graphic, margin: [number, number, number, number] = [0, 0, 0, 0]): string {
       let id = patterns.get(g)
       if (!id) {
-        const { w, h } = define(g)
+        const { w: gw, h: gh } = define(g)
+        const [top, right, bottom, left] = margin
+        const w = gw + left + right
+        const h = gh + top + bottom
         id = `${prefix}p${patterns.size}`
         if (w >= 0.5 && h >= 0.5) {
           // The tile's neighbours too: what overflows a tile (a stroke, a diagonal's end) shows in the next one.
           const uses: string[] = []
-          for (const dx of [-w, 0, w]) for (const dy of [-h, 0, h]) uses.push(place(g, w / 2 + dx, h / 2 + dy))
+          for (const dx of [-w, 0, w]) for (const dy of [-h, 0, h]) uses.push(place(g, left + gw / 2 + dx, top + gh / 2 + dy))
           const at = (o: number, s: number) => f2(((o % s) + s) % s)
           defs.push(`<pattern id="${id}" patternUnits="userSpaceOnUse" x="${at(origin[0], w)}" y="${at(origin[1], h)}" width="${f2(w)}" height="${f2(h)}">${uses.join('')}</pattern>`)
         }

@@ -42,8 +42,12 @@ export interface LineSymbolizer {
   /** GraphicStroke: the graphic repeated along the line, turned with it, one after the other. */
   graphicStroke?: Graphic
 }
-/** `graphicFill`: the polygon filled with the graphic repeated edge to edge (GraphicFill), over `fill` when both are given. */
-export interface PolygonSymbolizer { kind: 'polygon', fill?: Paint, graphicFill?: Graphic, stroke?: Stroke }
+/**
+ * `graphicFill`: the polygon filled with the graphic repeated edge to edge (GraphicFill), over `fill`
+ * when both are given; `graphicMargin`: GeoServer's graphic-margin, pixels of space around each
+ * graphic (top, right, bottom, left).
+ */
+export interface PolygonSymbolizer { kind: 'polygon', fill?: Paint, graphicFill?: Graphic, graphicMargin?: [number, number, number, number], stroke?: Stroke }
 export interface TextSymbolizer {
   kind: 'text'
   /** Label template: literal text with {{property}} placeholders. */

@@ -223,3 +223,17 @@ t.test('an SVG image of a package that refers to a remote image or file: drawn w
   t.same(at(p, 100, 50), [0, 0, 255, 255], 'the SVG is drawn')
   t.equal(c.hits(), 0, `the canary was not reached: ${c.paths().join(', ')}`)
 })
+
+t.test('GeoServer\'s graphic-margin VendorOption spaces a GraphicFill\'s graphics; a bad one is refused naming it', async (t) => {
+  const app = await setup(t)
+  const body = (margin: string) => doc(`<Rule><PolygonSymbolizer><Fill><GraphicFill><Graphic><Mark><WellKnownName>circle</WellKnownName>
+    <Fill><CssParameter name="fill">#FF0000</CssParameter></Fill></Mark><Size>10</Size></Graphic></GraphicFill></Fill>
+    <VendorOption name="graphic-margin">${margin}</VendorOption></PolygonSymbolizer></Rule>`).replace('<Name>x</Name>', '<Name>vx:shapes</Name>')
+  const p = await getMap(app, 'vx:shapes', { sld_body: body('5') })
+  // Tiles of 10 + 5 + 5 pixels from the world origin (pixel 50, 350): circles centred at x 60, 80... and rows 260, 280...
+  for (const [x, y] of [[60, 260], [80, 280], [140, 340]]) t.same(at(p, x, y), [255, 0, 0, 255], `a circle at ${x},${y}`)
+  for (const [x, y] of [[70, 260], [60, 270], [70, 270]]) t.equal(at(p, x, y)[3], 0, `the margin at ${x},${y}`)
+  const res = await app.inject({ method: 'GET', url: wmsUrl({ service: 'WMS', version: '1.1.1', request: 'GetMap', srs: 'EPSG:4326', bbox: '-5,-5,35,35', width: 40, height: 40, format: 'image/png', layers: 'vx:shapes', sld_body: body('1 2 3 4 5') }), headers: ADMIN })
+  t.match(res.body, 'SLD_BODY')
+  t.match(res.body, 'graphic-margin takes 1 to 4 numbers')
+})
