@@ -102,6 +102,7 @@ export async function buildTileServices (config: ServicesConfig, stores: Stores,
       metrics.tilesRendered(req.priority ?? 'seed', out.writes.length)
       return out
     },
+    hurry: renderQueue.hurry,
     authorize: tileAuthorizer(layerAccess),
     // Seeds of a linear style are built as a pyramid (seed/pyramid.ts) unless switched off.
     linearStyle: config.seedPyramid

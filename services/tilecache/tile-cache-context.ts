@@ -31,6 +31,9 @@ export interface TileCacheDeps {
   tileSets: TileSetStore
   layers: LayerCatalog
   render: MetatileRenderer
+  /** A request waits for metatile `key` (its lock): its render, a seed's maybe, goes ahead of seeding
+   *  until the returned release is called (render-queue.ts's hurry). */
+  hurry?: (key: string) => () => void
   /** The one check of every tile read, listing, metadata read and seed (the security area's rules). */
   authorize: TileAuthorizer
   taskSlots: number

@@ -78,11 +78,17 @@ export function readOperations (ctx: TileCacheContext) {
         // may write the metatile while this one waits for its lock; then it is not drawn again.
         p = (async () => {
           const before = storedMs ?? (settings.expireCache === -1 ? await store.mtime(key) : undefined)
-          await deps.metatileLock.run(metatileKey({ layer, gridSet: req.gridSet }, req.format, key.parameterId, req.z, rect[0], rect[1]), async () => {
-            const written = await store.mtime(key)
-            if (written !== undefined && written !== before && !invalidation.isStale(key.layer, key.parameterId, written, invalidation.inForce(key.layer))) return
-            await renderIntoStore(deps.render, store, key, { layer, gridSet: req.gridSet, z: req.z, rect, format: req.format, parameters: params, priority: 'interactive' })
-          })
+          const lockKey = metatileKey({ layer, gridSet: req.gridSet }, req.format, key.parameterId, req.z, rect[0], rect[1])
+          // A seed render holding the lock must not wait behind the requests that come after this one.
+          const release = deps.hurry?.(lockKey) ?? (() => {})
+          try {
+            await deps.metatileLock.run(lockKey, async () => {
+              release()
+              const written = await store.mtime(key)
+              if (written !== undefined && written !== before && !invalidation.isStale(key.layer, key.parameterId, written, invalidation.inForce(key.layer))) return
+              await renderIntoStore(deps.render, store, key, { layer, gridSet: req.gridSet, z: req.z, rect, format: req.format, parameters: params, priority: 'interactive' })
+            })
+          } finally { release() }
         })().finally(() => inflight.delete(mkey))
         inflight.set(mkey, p)
       }
