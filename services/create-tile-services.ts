@@ -146,6 +146,7 @@ export async function buildTileServices (config: ServicesConfig, stores: Stores,
       const p = splitLayerName(layer)
       if (!gs || !p) return undefined
       const info = await layers.get(p.workspace, p.name)
+      // The layer's bounds, not its configured subset: tiles cached before a subset changed stay in the pages.
       return gridSubset(gs, info?.bbox).coverage(z)
     }
   })
