@@ -1,7 +1,8 @@
 // Labels of a vector layer placed after its geometries are drawn, GeoServer's way:
 // - Priority first (higher first, GeoServer's default 1000), then feature order;
-// - group: one label per symbolizer and distinct text, on the longest line, the largest polygon or
-//   the first point of all the features carrying it (labelAllGroup: every line of the group);
+// - group: one label per symbolizer and distinct text, on the longest line (lines joined end to end
+//   first, GeoServer's network), the largest polygon or the first point of all the features
+//   carrying it (labelAllGroup: every joined line of the group);
 // - PointPlacement at the point, polylabel's pole of the largest polygon or the middle of the
 //   longest line; maxDisplacement tries positions around it (8 directions, rings of half the font
 //   size; inside the polygon for a polygon);
@@ -14,7 +15,7 @@
 //   labels placed before), a negative spaceAround places the label whatever it overlaps;
 // - partials=false (the default): a footprint not wholly inside the image is not drawn, so no label
 //   is cut at a metatile's edge nor drawn twice by neighbours; partials=true draws it cut.
-import { along, insidePolygon, labelPoint, largestPolygon, lineLength, longestLine, type PixelGeometry, type Xy } from './pixel-geometry.js'
+import { along, insidePolygon, joinLines, labelPoint, largestPolygon, lineLength, longestLine, type PixelGeometry, type Xy } from './pixel-geometry.js'
 import { glyphWidth, textWidth } from './text-metrics.js'
 import type { Paint, TextSymbolizer } from './vector-style.js'
 
@@ -169,6 +170,7 @@ function grouped (requests: LabelRequest[]): LabelRequest[] {
     first.g.points.push(...r.g.points); first.g.lines.push(...r.g.lines); first.g.polygons.push(...r.g.polygons)
     first.priority = Math.max(first.priority, r.priority)
   }
+  for (const byText of groups.values()) for (const r of byText.values()) if (r.g.lines.length > 1) r.g.lines = joinLines(r.g.lines)
   return out
 }
 

@@ -65,3 +65,42 @@ export function labelPoint (g: PixelGeometry): Xy | undefined {
   if (line) return along(line, lineLength(line) / 2).at
   return g.points[0]
 }
+
+/**
+ * Lines joined end to end where one ends where another starts or ends (within half a pixel), as
+ * GeoServer networks the lines of a label group; at a junction of several, one continues.
+ */
+export function joinLines (lines: Xy[][]): Xy[][] {
+  const key = (p: Xy) => `${Math.round(p[0] * 2)},${Math.round(p[1] * 2)}`
+  const pool = lines.map((l) => [...l])
+  const alive = pool.map(() => true)
+  const ends = new Map<string, number[]>()
+  const register = (i: number) => {
+    for (const p of [pool[i][0], pool[i][pool[i].length - 1]]) { const k = key(p); const at = ends.get(k); if (at) at.push(i); else ends.set(k, [i]) }
+  }
+  pool.forEach((_, i) => register(i))
+  for (let i = 0; i < pool.length; i++) {
+    if (!alive[i]) continue
+    for (let grew = true; grew;) {
+      grew = false
+      for (const atEnd of [true, false]) {
+        const line = pool[i]
+        const p = atEnd ? line[line.length - 1] : line[0]
+        const j = ends.get(key(p))?.find((j) => j !== i && alive[j])
+        if (j === undefined) continue
+        let other = pool[j]
+        if (atEnd) {
+          if (key(other[0]) !== key(p)) other = [...other].reverse()
+          pool[i] = [...line, ...other.slice(1)]
+        } else {
+          if (key(other[other.length - 1]) !== key(p)) other = [...other].reverse()
+          pool[i] = [...other, ...line.slice(1)]
+        }
+        alive[j] = false
+        register(i)
+        grew = true
+      }
+    }
+  }
+  return pool.filter((_, i) => alive[i])
+}

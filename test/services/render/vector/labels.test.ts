@@ -70,6 +70,12 @@ t.test('group, labelAllGroup, Priority, spaceAround, maxDisplacement, partials',
   t.equal(texts(grouped).length, 1, 'group: one label for the name')
   t.match(grouped, /translate\(120 100\)/, 'on the middle of the longest line')
   t.equal(texts(await svgOf(LINE('<VendorOption name="group">true</VendorOption><VendorOption name="labelAllGroup">true</VendorOption>'), segments)).length, 3, 'labelAllGroup: every line of the group')
+  // Two segments meeting at (60, 50), the second drawn backwards: joined, labelled at the middle of both.
+  const touching: Array<[string, Record<string, unknown>]> = [['LINESTRING(10 50, 60 50)', { name: 'Joined' }], ['LINESTRING(190 50, 60 50)', { name: 'Joined' }]]
+  t.match(await svgOf(LINE(''), touching), /translate\(125 150\)/, 'without group: the longer segment\'s middle')
+  const joined = await svgOf(LINE('<VendorOption name="group">true</VendorOption>'), touching)
+  t.equal(texts(joined).length, 1)
+  t.match(joined, /translate\(100 150\)/, 'group: the middle of the two joined')
 
   const close: Array<[string, Record<string, unknown>]> = [['POINT(100 100)', { name: 'Low', rank: 1 }], ['POINT(104 100)', { name: 'High', rank: 9 }]]
   t.same(texts(await svgOf(`<TextSymbolizer>${NAME}${CENTRE}</TextSymbolizer>`, close)), ['Low'], 'in feature order the first label wins')
