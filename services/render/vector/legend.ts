@@ -52,7 +52,7 @@ export async function drawLegend (p: LegendPayload): Promise<Uint8Array> {
     const top = i * (h + ROW_GAP)
     // The swatch: the rule alone (no filter, no scale range), its labels drawn as "Abc".
     const rule: VectorRule = { ...r, filter: undefined, else: undefined, minScale: undefined, maxScale: undefined, geometry: undefined,
-      symbolizers: r.symbolizers.map((s) => s.kind === 'text' ? { ...s, label: 'Abc', anchor: [0.5, 0.5], displacement: [0, 0] } : s) }
+      symbolizers: r.symbolizers.map((s) => s.kind === 'text' ? { ...s, label: { lit: 'Abc' }, priority: undefined, line: undefined, group: false, anchor: [0.5, 0.5], displacement: [0, 0] } : s) }
     const svg = vectorSvg({
       kind: 'vector', layer: '', crs: 'EPSG:3857', dataCrs: 'EPSG:3857', bbox: [0, 0, w, h], width: w, height: h, scale: 1,
       style: { featureTypeStyles: [{ rules: [rule] }] },

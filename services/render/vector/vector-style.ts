@@ -3,6 +3,7 @@
 // over all features; in each, every rule whose filter and scale range match draws the feature
 // (an ElseFilter rule only when no other rule of its FeatureTypeStyle did).
 import type { Filter } from '../../filters/tree.js'
+import type { Expr } from './expression.js'
 
 export interface Paint { color: string, opacity: number }
 export interface Stroke extends Paint {
@@ -14,13 +15,40 @@ export interface Stroke extends Paint {
 
 export type MarkName = 'circle' | 'square' | 'triangle' | 'star' | 'cross' | 'x'
 
-export interface PointSymbolizer { kind: 'point', mark: MarkName, size: number, rotation: number, opacity: number, fill?: Paint, stroke?: Stroke }
-export interface LineSymbolizer { kind: 'line', stroke: Stroke }
-export interface PolygonSymbolizer { kind: 'polygon', fill?: Paint, stroke?: Stroke }
+/**
+ * Parameters given by an expression, evaluated per feature (symbolizer-values.ts); the literal
+ * fields beside them hold the defaults used where an expression gives nothing usable.
+ */
+export type DynamicField = 'fill' | 'fill-opacity' | 'stroke' | 'stroke-width' | 'stroke-opacity' | 'size' | 'rotation' | 'opacity' | 'font-size' | 'halo-radius'
+export type Dynamic = Partial<Record<DynamicField, Expr>>
+
+export interface PointSymbolizer { kind: 'point', mark: MarkName, size: number, rotation: number, opacity: number, fill?: Paint, stroke?: Stroke, dynamic?: Dynamic }
+export interface LineSymbolizer { kind: 'line', stroke: Stroke, dynamic?: Dynamic }
+export interface PolygonSymbolizer { kind: 'polygon', fill?: Paint, stroke?: Stroke, dynamic?: Dynamic }
+
+/** LinePlacement: along the line (followLine) or straight, rotated to the line at its middle. */
+export interface LinePlacement {
+  /** PerpendicularOffset in pixels (positive: left of the line's direction, as GeoServer). */
+  offset: number
+  followLine: boolean
+  /** followLine's largest turn in degrees between two characters' segments (GeoServer's 22.5). */
+  maxAngleDelta: number
+}
+
 export interface TextSymbolizer {
   kind: 'text'
-  /** Label template: literal text with {{property}} placeholders. */
-  label: string
+  label: Expr
+  /** Priority: labels with higher values are placed first (GeoServer's default 1000). */
+  priority?: Expr
+  /** Absent: PointPlacement. */
+  line?: LinePlacement
+  /** GeoServer's vendor options. */
+  group: boolean
+  labelAllGroup: boolean
+  maxDisplacement: number
+  spaceAround: number
+  partials: boolean
+  dynamic?: Dynamic
   font: { family: string, size: number, style: 'normal' | 'italic' | 'oblique', weight: 'normal' | 'bold' }
   fill: Paint
   halo?: { radius: number, fill: Paint }
