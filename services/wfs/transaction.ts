@@ -91,7 +91,8 @@ export function transactionOperation (ctx: WfsContext) {
     if (binding === 'java.lang.String') return text
     const v = text.trim()
     if (v === '') return null
-    if (/Integer|Short|Long|Byte|BigInteger/.test(binding)) return /^[-+]?\d{1,18}$/.test(v) ? Number(v) : bad('a whole number')
+    // Past 2^53 the text goes as it is: the database reads it exactly.
+    if (/Integer|Short|Long|Byte|BigInteger/.test(binding)) return /^[-+]?\d{1,19}$/.test(v) ? (Number.isSafeInteger(Number(v)) ? Number(v) : v) : bad('a whole number')
     if (/Double|Float|BigDecimal/.test(binding)) return v !== '' && Number.isFinite(Number(v)) ? Number(v) : bad('a number')
     if (binding === 'java.lang.Boolean') return ['true', '1'].includes(v) ? true : ['false', '0'].includes(v) ? false : bad('true or false')
     if (binding === 'java.sql.Date') return /^\d{4}-\d{2}-\d{2}Z?$/.test(v) && !Number.isNaN(Date.parse(v.replace(/Z$/, ''))) ? v.replace(/Z$/, '') : bad('a date (yyyy-mm-dd)')
@@ -141,7 +142,7 @@ export function transactionOperation (ctx: WfsContext) {
               values[name] = v
             }
             const last = out[out.length - 1]
-            if (last && last.edit.kind === 'insert' && last.t === t) last.edit.features.push(values)
+            if (last && last.edit.kind === 'insert' && last.t.qualified === t.qualified) last.edit.features.push(values)
             else out.push({ t, edit: { kind: 'insert', type: t.ft.nativeName, features: [values] } })
           }
           break

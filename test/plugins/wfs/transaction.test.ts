@@ -77,6 +77,26 @@ t.test('WFS 1.0.0: GML 2 polygon into a MultiPolygon column (made multi), Delete
   t.equal((await features('parcels', { sortBy: 'value' })).length, 1)
 })
 
+t.test('GML 3.2 MultiSurface with a hole (surfaceMember, interior) and GML 3.1.1 MultiPolygon with polygonMember update a geometry', async (t) => {
+  const ring = (x: number) => `${x} ${x} ${x + 4} ${x} ${x + 4} ${x + 4} ${x} ${x + 4} ${x} ${x}`
+  const r = await tx(`<wfs:Transaction service="WFS" version="2.0.0" ${W20}><wfs:Update typeName="vx:parcels"><wfs:Property><wfs:ValueReference>geom</wfs:ValueReference><wfs:Value>
+    <gml:MultiSurface srsName="EPSG:4326"><gml:surfaceMember><gml:Polygon><gml:exterior><gml:LinearRing><gml:posList>${ring(0)}</gml:posList></gml:LinearRing></gml:exterior>
+    <gml:interior><gml:LinearRing><gml:posList>1 1 2 1 2 2 1 2 1 1</gml:posList></gml:LinearRing></gml:interior></gml:Polygon></gml:surfaceMember>
+    <gml:surfaceMember><gml:Polygon><gml:exterior><gml:LinearRing><gml:posList>${ring(10)}</gml:posList></gml:LinearRing></gml:exterior></gml:Polygon></gml:surfaceMember></gml:MultiSurface>
+    </wfs:Value></wfs:Property><fes:Filter><fes:ResourceId rid="parcels.1"/></fes:Filter></wfs:Update></wfs:Transaction>`)
+  t.equal(r.statusCode, 200, r.body)
+  t.match(r.body, '<wfs:totalUpdated>1</wfs:totalUpdated>')
+  let g = (await features('parcels', { sortBy: 'value' }))[0].geometry
+  t.same(g.coordinates.map((p: number[][][]) => p.length), [2, 1], 'two polygons, the first with its hole')
+  t.same(g.coordinates[1][0][2], [14, 14])
+  const m = await tx(`<wfs:Transaction service="WFS" version="1.1.0" ${W11}><wfs:Update typeName="vx:parcels"><wfs:Property><wfs:Name>geom</wfs:Name><wfs:Value>
+    <gml:MultiPolygon srsName="EPSG:4326"><gml:polygonMember><gml:Polygon><gml:exterior><gml:LinearRing><gml:posList>${ring(1)}</gml:posList></gml:LinearRing></gml:exterior></gml:Polygon></gml:polygonMember></gml:MultiPolygon>
+    </wfs:Value></wfs:Property><ogc:Filter><ogc:FeatureId fid="parcels.1"/></ogc:Filter></wfs:Update></wfs:Transaction>`)
+  t.match(m.body, '<wfs:totalUpdated>1</wfs:totalUpdated>')
+  g = (await features('parcels', { sortBy: 'value' }))[0].geometry
+  t.same(g.coordinates, [[[[1, 1], [5, 1], [5, 5], [1, 5], [1, 1]]]])
+})
+
 t.test('all or nothing: the database refusing the 2nd action undoes the 1st', async (t) => {
   const before = await features('places')
   const r = await tx(`<wfs:Transaction service="WFS" version="2.0.0" ${W20}>
