@@ -2,6 +2,7 @@
 // GP header and the column's srs_id, the R-tree kept in step, the contents' extent grown), all or
 // nothing when an action fails, GeoServer's responses; shapefile layers refused with the OGC code
 // (their files untouched).
+import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
@@ -109,4 +110,33 @@ t.test('a shapefile layer is OperationNotSupported and its files are untouched',
   t.match(r.body, 'exceptionCode="OperationNotSupported" locator="Transaction"')
   t.match(r.body, /vx:pts is read from Shapefile files/)
   t.same(fs.readdirSync(shp).map((f) => [f, fs.readFileSync(path.join(shp, f)).toString('base64')]), before)
+})
+
+t.test('a GeoPackage written by GDAL (R-tree kept by its triggers) stays whole for GDAL after a Transaction', async (t) => {
+  if (spawnSync('ogr2ogr', ['--version'], { stdio: 'ignore' }).status !== 0) return t.fail('ogr2ogr is missing: run scripts/install-gdal.sh')
+  const src = path.join(dir, 'towns.geojson')
+  fs.writeFileSync(src, JSON.stringify({ type: 'FeatureCollection', features: [
+    { type: 'Feature', properties: { label: 'A' }, geometry: { type: 'Point', coordinates: [1, 1] } },
+    { type: 'Feature', properties: { label: 'B' }, geometry: { type: 'Point', coordinates: [2, 2] } }
+  ] }))
+  const gpkg = path.join(dir, 'towns.gpkg')
+  execFileSync('ogr2ogr', ['-f', 'GPKG', gpkg, src, '-nln', 'towns', '-a_srs', 'EPSG:4326'])
+  const res = await app.inject({ method: 'PUT', url: `${BASE}/rest/workspaces/vx/datastores/towns/file.gpkg?configure=all`, headers: { ...ADMIN, 'content-type': 'application/geopackage+sqlite3' }, payload: fs.readFileSync(gpkg) })
+  t.equal(res.statusCode, 201, res.body)
+  const r = await tx(`<wfs:Transaction service="WFS" version="2.0.0" ${W20}>
+    <wfs:Insert><s:towns><s:label>C</s:label><s:geom><gml:Point srsName="EPSG:4326"><gml:pos>7 8</gml:pos></gml:Point></s:geom></s:towns></wfs:Insert>
+    <wfs:Delete typeName="s:towns"><fes:Filter><fes:ResourceId rid="towns.1"/></fes:Filter></wfs:Delete></wfs:Transaction>`)
+  t.equal(r.statusCode, 200, r.body)
+  t.match(r.body, '<fes:ResourceId rid="towns.3"/>')
+  const stored = path.join(dataDir, 'data', 'vx', 'towns')
+  const file = path.join(stored, fs.readdirSync(stored).find((f) => f.endsWith('.gpkg'))!)
+  // GDAL reads the file back: the features, and through its spatial index the new one where it is.
+  const all = execFileSync('ogrinfo', ['-ro', '-q', file, 'towns', '-sql', 'SELECT label FROM towns ORDER BY label'], { encoding: 'utf8' })
+  t.same([...all.matchAll(/label \(String\) = (\w)/g)].map((m) => m[1]), ['B', 'C'])
+  const near = execFileSync('ogrinfo', ['-ro', '-q', file, 'towns', '-spat', '6', '7', '8', '9'], { encoding: 'utf8' })
+  t.same([...near.matchAll(/label \(String\) = (\w)/g)].map((m) => m[1]), ['C'])
+  const db = new Database(file, { readonly: true })
+  try {
+    t.same(db.prepare('SELECT id FROM rtree_towns_geom ORDER BY id').pluck().all(), [2, 3], 'the triggers kept the R-tree in step')
+  } finally { db.close() }
 })
