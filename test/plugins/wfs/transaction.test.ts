@@ -97,6 +97,18 @@ t.test('GML 3.2 MultiSurface with a hole (surfaceMember, interior) and GML 3.1.1
   t.same(g.coordinates, [[[[1, 1], [5, 1], [5, 5], [1, 5], [1, 1]]]])
 })
 
+t.test('a workspace\'s service (/vx/ows, an XML body) takes bare type names; a feature\'s gml:name and gml:boundedBy are GML\'s, not properties', async (t) => {
+  const r = await wfsPost(app, `<wfs:Transaction service="WFS" version="2.0.0" xmlns:wfs="http://www.opengis.net/wfs/2.0" xmlns:gml="http://www.opengis.net/gml/3.2">
+    <wfs:Insert><places xmlns="http://mapwarden.org/ns/vx" gml:id="x1"><gml:name>ignored</gml:name><gml:boundedBy><gml:Envelope><gml:lowerCorner>0 0</gml:lowerCorner><gml:upperCorner>1 1</gml:upperCorner></gml:Envelope></gml:boundedBy>
+      <name>Theta</name><pop>9</pop></places></wfs:Insert></wfs:Transaction>`, '/vx/ows', ADMIN)
+  t.equal(r.statusCode, 200, r.body)
+  t.match(r.body, /<fes:ResourceId rid="places\.\d+"\/>/)
+  const d = await wfsPost(app, `<wfs:Transaction service="WFS" version="1.1.0" xmlns:wfs="http://www.opengis.net/wfs" xmlns:ogc="http://www.opengis.net/ogc">
+    <wfs:Delete typeName="places"><ogc:Filter><ogc:PropertyIsEqualTo><ogc:PropertyName>name</ogc:PropertyName><ogc:Literal>Theta</ogc:Literal></ogc:PropertyIsEqualTo></ogc:Filter></wfs:Delete></wfs:Transaction>`, '/vx/wfs', ADMIN)
+  t.match(d.body, '<wfs:totalDeleted>1</wfs:totalDeleted>')
+  t.notOk((await features('places')).some((f) => f.properties.name === 'Theta'))
+})
+
 t.test('all or nothing: the database refusing the 2nd action undoes the 1st', async (t) => {
   const before = await features('places')
   const r = await tx(`<wfs:Transaction service="WFS" version="2.0.0" ${W20}>
