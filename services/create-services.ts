@@ -157,7 +157,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   // Their feature types read the tables through one vector source (a small pool, an open file) per store.
   const fileRoots = { dataDir: config.dataDir, harvestRoots: config.harvestRoots }
   // A changed data store or feature type draws differently: its layers' cached tiles go (below).
-  let vectorDataChanged = async (_names: string[], _reason: string): Promise<void> => {}
+  let vectorDataChanged = async (_names: string[], _reason: string, _areas?: Array<[number, number, number, number]>): Promise<void> => {}
   const sources = createSourceRegistry(masterPassword, undefined, fileRoots)
   const datastores = createDataStoreService({
     rows: stores.datastores,
@@ -241,7 +241,9 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     namespaces: workspaces.namespaces,
     access: layerAccess,
     maxFeatures: config.wfsMaxFeatures,
-    serviceSettings
+    serviceSettings,
+    // A committed Transaction: the tiles over what it touched go; a failed drop is logged, the edit stands.
+    dataChanged: (names, areas, reason) => vectorDataChanged(names, reason, areas).catch((err) => { log.warn({ err, layers: names }, 'tile cache: could not drop the tiles of an edited layer') })
   })
 
   metrics.readFrom({

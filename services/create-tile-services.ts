@@ -21,7 +21,7 @@ import { createTileCache } from './tilecache/tile-cache.js'
 import { groupTiles } from './tilecache/group-tiles.js'
 import { loadTileSettings } from './tilecache/layer-settings.js'
 import { defaultStyleOf } from './tilecache/parameters.js'
-import { gridSubset } from './tilecache/grid-sets.js'
+import { gridSubset, type BBox } from './tilecache/grid-sets.js'
 import { loadGridSets } from './tilecache/grid-set-registry.js'
 import { createTaskRecords } from './seed/task-records.js'
 import { isLinearStyle } from './seed/pyramid.js'
@@ -102,6 +102,7 @@ export async function buildTileServices (config: ServicesConfig, stores: Stores,
       metrics.tilesRendered(req.priority ?? 'seed', out.writes.length)
       return out
     },
+    hurry: renderQueue.hurry,
     authorize: tileAuthorizer(layerAccess),
     // Seeds of a linear style are built as a pyramid (seed/pyramid.ts) unless switched off.
     linearStyle: config.seedPyramid
@@ -125,7 +126,7 @@ export async function buildTileServices (config: ServicesConfig, stores: Stores,
   styles.onChanged((uses, reason) => (uses.length > 0 ? tileCache.invalidation.stylesChanged(uses, reason) : Promise.resolve(0)).then(() => groupTileSets.styleChanged(reason), marking))
   layers.onStylesChanged((before, after) => tileCache.invalidation.layerStylesChanged(before, after).then(() => groupTileSets.layersChanged([after.qualifiedName], 'a member\'s styles changed'), marking))
   mosaics.onDataChanged(async (changed, areas, reason) => { await tileCache.invalidation.dataChanged(changed, areas, reason); await groupTileSets.layersChanged(changed, reason) })
-  const vectorDataChanged = async (names: string[], reason: string): Promise<void> => { await tileCache.invalidation.dataChanged(names, undefined, reason); await groupTileSets.layersChanged(names, reason) }
+  const vectorDataChanged = async (names: string[], reason: string, areas?: BBox[]): Promise<void> => { await tileCache.invalidation.dataChanged(names, areas, reason); await groupTileSets.layersChanged(names, reason) }
   const drops = await tileCache.invalidation.resume()
   if (drops > 0) log.info({ drops }, 'tile cache: dropping stale tiles a stop left behind')
 
@@ -145,6 +146,7 @@ export async function buildTileServices (config: ServicesConfig, stores: Stores,
       const p = splitLayerName(layer)
       if (!gs || !p) return undefined
       const info = await layers.get(p.workspace, p.name)
+      // The layer's bounds, not its configured subset: tiles cached before a subset changed stay in the pages.
       return gridSubset(gs, info?.bbox).coverage(z)
     }
   })

@@ -226,6 +226,7 @@ export const TileRequestInvalid = createError('MW_TILES_INVALID', 'invalid', '%s
 // GeoServer's GWCServiceEnablementInterceptor: a WMTS request while WMTS is disabled (400, its words).
 export const TileServiceDisabled = createError('MW_TILES_SERVICE_DISABLED', 'invalid', 'Service is disabled')
 export const TileParameterInvalid = createError('MW_TILES_PARAMETER_INVALID', 'invalid', 'Invalid tile request: %s %s: %s')
+export const GridSetNotOffered = createError('MW_TILES_GRID_SET_NOT_OFFERED', 'invalid', 'Layer %s is not cached in grid set %s (its grid sets: %s)')
 export const TileOutOfRange = createError('MW_TILES_OUT_OF_RANGE', 'not_found', 'Tile %s is outside the coverage of layer %s in grid set %s')
 export const ServerClosing = createError('MW_SERVER_CLOSING', 'unavailable', 'The server is shutting down; try again later')
 export const TileCacheClosing = createError('MW_TILES_CLOSING', 'unavailable', 'The tile cache is shutting down')

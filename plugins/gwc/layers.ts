@@ -23,7 +23,14 @@ function layerXml (v: GeoServerLayerView): string {
       enabled: String(v.enabled),
       name: v.name,
       mimeFormats: { string: v.mimeFormats },
-      gridSubsets: { gridSubset: v.gridSubsets.map((g) => ({ gridSetName: g.gridSetName, zoomStart: String(g.zoomStart), zoomStop: String(g.zoomStop) })) },
+      gridSubsets: {
+        gridSubset: v.gridSubsets.map((g) => ({
+          gridSetName: g.gridSetName,
+          ...(g.extent ? { extent: { coords: { double: g.extent.coords.map(String) } } } : {}),
+          zoomStart: String(g.zoomStart),
+          zoomStop: String(g.zoomStop)
+        }))
+      },
       metaWidthHeight: { int: v.metaWidthHeight.map(String) },
       expireCache: String(v.expireCache),
       expireClients: String(v.expireClients),
@@ -67,7 +74,7 @@ export default async function layers (app: FastifyInstance) {
   // GWC: PUT adds a tile layer, POST changes one; every drawable layer already is one here, so both
   // change it and answer 200 (GWC's status for a change) with an empty body.
   for (const method of ['put', 'post'] as const) {
-    app[method]('/layers/:layer', { schema: { summary: 'Change a tile layer from a GeoServerLayer (expireCache, expireClients; the other fields must match what mapwarden serves)' } }, async (req, reply) => {
+    app[method]('/layers/:layer', { schema: { summary: 'Change a tile layer from a GeoServerLayer (expireCache, expireClients, gridSubsets; the other fields must match what mapwarden serves)' } }, async (req, reply) => {
       await cache.updateGeoServerLayer((req.params as { layer: string }).layer, bodyRoot(req.body, 'GeoServerLayer', 'wmsLayer'), req.principal)
       return reply.code(200).type('text/plain; charset=utf-8').send('')
     })

@@ -2,11 +2,13 @@
 // tile matrix ids `<gridset>:<z>`, TileMatrixSetLimits from each layer's coverage, KVP and a
 // RESTful ResourceURL) and the TMS 1.0.0 TileMapService and TileMap documents.
 import type { LayerInfo } from '../../services/catalog/layers.js'
-import { GRID_SETS, gridOrigin, gridSubset, tilesHigh, tilesWide, type GridSet } from '../../services/tilecache/grid-sets.js'
+import { builtInGrids, GRID_SETS, gridOrigin, tilesHigh, tilesWide, type GridSet, type GridSubset, type LayerGrids } from '../../services/tilecache/grid-sets.js'
 
-/** The grid sets a layer offers (the tile cache's gridSetsOf); the built-in ones by default. */
-export type GridSetsOf = (layer: LayerInfo) => GridSet[]
-const BUILT_IN: GridSetsOf = () => Object.values(GRID_SETS)
+/** The grid sets a layer offers and its subset of each (the tile cache's gridsOf); the built-in ones by default. */
+export type GridsOf = (layer: LayerInfo) => LayerGrids
+const BUILT_IN: GridsOf = (l) => builtInGrids(l.bbox)
+/** Each grid set the layer offers with its subset. */
+const subsets = (g: LayerGrids): GridSubset[] => g.gridSets.map((gs) => g.subsetOf(gs)).filter((s): s is GridSubset => s !== undefined)
 import { FORMATS, TILE_FORMATS } from '../../services/tilecache/formats.js'
 import { allowedStyles, defaultStyleOf } from '../../services/tilecache/parameters.js'
 import { escapeXml as x } from '../infra/representation.js'
@@ -21,10 +23,10 @@ function topLeft (gs: GridSet, z: number): [number, number] {
 }
 
 /** `service`: what the WMTS settings say (title, abstract, keywords, fees, constraints; onlineResource as the ProviderSite). */
-export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string, service: ServiceDescription, gridSetsOf: GridSetsOf = BUILT_IN): string {
+export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string, service: ServiceDescription, gridsOf: GridsOf = BUILT_IN): string {
   // Every TileMatrixSet a listed layer links to, the built-in ones always, each once.
   const matrixSets = new Map<string, GridSet>(Object.values(GRID_SETS).map((g) => [g.id, g]))
-  for (const l of layers) for (const g of gridSetsOf(l)) matrixSets.set(g.id, g)
+  for (const l of layers) for (const g of gridsOf(l).gridSets) matrixSets.set(g.id, g)
   const kvp = `${serviceUrl}/wmts?`
   const op = (name: string) => `    <ows:Operation name="${name}">
       <ows:DCP>
@@ -75,8 +77,8 @@ export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string, servi
     if (styles.length === 0) out.push('      <Style isDefault="true">', '        <ows:Identifier></ows:Identifier>', '      </Style>')
     for (const s of styles) out.push(`      <Style${s === defaultStyleOf(l) ? ' isDefault="true"' : ''}>`, `        <ows:Identifier>${x(s)}</ows:Identifier>`, '      </Style>')
     for (const f of TILE_FORMATS) out.push(`      <Format>${f}</Format>`)
-    for (const gs of gridSetsOf(l)) {
-      const sub = gridSubset(gs, l.bbox)
+    for (const sub of subsets(gridsOf(l))) {
+      const gs = sub.gridSet
       out.push('      <TileMatrixSetLink>', `        <TileMatrixSet>${gs.id}</TileMatrixSet>`, '        <TileMatrixSetLimits>')
       for (let z = 0; z < gs.resolutions.length; z++) {
         const c = sub.coverage(z)
@@ -126,11 +128,11 @@ const PROFILES: Record<string, string> = { 'EPSG:4326': 'global-geodetic', 'EPSG
 const profileOf = (gs: GridSet) => gs.builtIn ? PROFILES[gs.id] : 'local'
 export const tileMapName = (layer: string, gs: string, ext: string) => `${layer}@${gs}@${ext}`
 
-export function tmsService (layers: LayerInfo[], tmsUrl: string, gridSetsOf: GridSetsOf = BUILT_IN): string {
+export function tmsService (layers: LayerInfo[], tmsUrl: string, gridsOf: GridsOf = BUILT_IN): string {
   const out = ['<?xml version="1.0" encoding="UTF-8"?>', `<TileMapService version="1.0.0" services="${x(tmsUrl)}">`,
     '  <Title>mapwarden Tile Map Service</Title>', '  <Abstract></Abstract>', '  <TileMaps>']
   for (const l of layers) {
-    for (const gs of gridSetsOf(l)) {
+    for (const gs of gridsOf(l).gridSets) {
       for (const f of TILE_FORMATS) {
         const name = tileMapName(l.qualifiedName, gs.id, FORMATS[f].ext)
         out.push(`    <TileMap title="${x(l.qualifiedName)}" srs="${x(gs.builtIn ? gs.id : gs.srs)}" profile="${profileOf(gs)}" href="${x(`${tmsUrl}/1.0.0/${encodeURIComponent(name)}`)}"/>`)
@@ -141,8 +143,9 @@ export function tmsService (layers: LayerInfo[], tmsUrl: string, gridSetsOf: Gri
   return out.join('\n')
 }
 
-export function tmsTileMap (l: LayerInfo, gs: GridSet, ext: string, mime: string, tmsUrl: string): string {
-  const sub = gridSubset(gs, l.bbox)
+/** `sub`: the layer's subset of the grid set (its extent and levels). */
+export function tmsTileMap (l: LayerInfo, sub: GridSubset, ext: string, mime: string, tmsUrl: string): string {
+  const gs = sub.gridSet
   const name = encodeURIComponent(tileMapName(l.qualifiedName, gs.id, ext))
   const out = ['<?xml version="1.0" encoding="UTF-8"?>', `<TileMap version="1.0.0" tilemapservice="${x(tmsUrl)}/1.0.0/">`,
     `  <Title>${x(l.qualifiedName)}</Title>`, '  <Abstract></Abstract>', `  <SRS>${x(gs.builtIn ? gs.id : gs.srs)}</SRS>`,
@@ -150,7 +153,7 @@ export function tmsTileMap (l: LayerInfo, gs: GridSet, ext: string, mime: string
     `  <Origin x="${num(gridOrigin(gs, 0)[0])}" y="${num(gridOrigin(gs, 0)[1])}"/>`,
     `  <TileFormat width="${gs.tileWidth}" height="${gs.tileHeight}" mime-type="${mime}" extension="${ext}"/>`,
     `  <TileSets profile="${profileOf(gs)}">`]
-  for (let z = 0; z < gs.resolutions.length; z++) {
+  for (let z = sub.zoomStart; z <= sub.zoomStop; z++) {
     out.push(`    <TileSet href="${x(`${tmsUrl}/1.0.0/${name}/${z}`)}" units-per-pixel="${gs.resolutions[z]}" order="${z}"/>`)
   }
   out.push('  </TileSets>', '</TileMap>')

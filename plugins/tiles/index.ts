@@ -10,7 +10,7 @@ import type { TypedApp } from '../infra/routes.js'
 import { TmsMapParams, TmsTileParams, WmtsTileParams, XyzTileParams, responses } from '../../schemas/tiles.js'
 import { tilesHigh, type GridSet } from '../../services/tilecache/grid-sets.js'
 import { FORMATS, formatOfExtension, isTileFormat, mediaTypeOf, TILE_FORMATS, type TileFormat } from '../../services/tilecache/formats.js'
-import { TileRequestInvalid, TileServiceDisabled } from '../../services/errors.js'
+import { GridSetNotOffered, TileRequestInvalid, TileServiceDisabled } from '../../services/errors.js'
 import { tmsService, tmsTileMap, wmtsCapabilities } from './capabilities.js'
 import { NEVER_EXPIRES_SECONDS } from '../../services/tilecache/layer-settings.js'
 import type { TileService } from '../../services/metrics.js'
@@ -53,7 +53,7 @@ export default async function tiles (app: TypedApp) {
   const wmtsEnabled = () => { if (!app.serviceSettings.get('wmts').enabled) throw TileServiceDisabled() }
   const wmtsDoc = (req: FastifyRequest, layers: Parameters<typeof wmtsCapabilities>[0]) => {
     const s = app.serviceSettings.get('wmts')
-    return wmtsCapabilities(layers, serviceUrl(req), { title: s.title ?? '', abstract: s.abstrct, keywords: s.keywords, onlineResource: s.onlineResource, fees: s.fees, accessConstraints: s.accessConstraints }, cache.gridSetsOf)
+    return wmtsCapabilities(layers, serviceUrl(req), { title: s.title ?? '', abstract: s.abstrct, keywords: s.keywords, onlineResource: s.onlineResource, fees: s.fees, accessConstraints: s.accessConstraints }, cache.gridsOf)
   }
 
   /** `asked`: the tile in the request's own terms, for messages ("XYZ 3/8/0"); y here counts from the bottom. */
@@ -130,7 +130,7 @@ export default async function tiles (app: TypedApp) {
 
   // --- TMS 1.0.0: <layer>@<gridset>@<ext>/<z>/<x>/<y>.<ext>, y from the bottom ---
   app.get('/tms/1.0.0', { config: { ...PUBLIC }, schema: { summary: 'TMS: the tile maps', response: responses.tms } }, async (req, reply) =>
-    reply.type('text/xml; charset=utf-8').send(tmsService(await cache.tileLayers(req.principal, ['list'], { groups: true }), `${serviceUrl(req)}/tms`, cache.gridSetsOf)))
+    reply.type('text/xml; charset=utf-8').send(tmsService(await cache.tileLayers(req.principal, ['list'], { groups: true }), `${serviceUrl(req)}/tms`, cache.gridsOf)))
   const tileMap = (name: string) => {
     const m = /^(.+)@([A-Za-z0-9][\w.:-]*)@([\w-]+)$/.exec(name)
     const format = m ? formatOfExtension(m[3]) : undefined
@@ -140,7 +140,9 @@ export default async function tiles (app: TypedApp) {
   app.get('/tms/1.0.0/:map', { config: { ...PUBLIC }, schema: { summary: 'TMS: one tile map', params: TmsMapParams, response: responses.tms } }, async (req, reply) => {
     const t = tileMap(req.params.map)
     const layer = await cache.tileLayer(t.layer, req.principal, 'metadata')
-    return reply.type('text/xml; charset=utf-8').send(tmsTileMap(layer, t.gs, t.ext, t.format, `${serviceUrl(req)}/tms`))
+    const sub = cache.subsetOf(layer, t.gs)
+    if (!sub) throw GridSetNotOffered(layer.qualifiedName, t.gs.id, cache.gridSetsOf(layer).map((g) => g.id).join(', '))
+    return reply.type('text/xml; charset=utf-8').send(tmsTileMap(layer, sub, t.ext, t.format, `${serviceUrl(req)}/tms`))
   })
   app.get('/tms/1.0.0/:map/:z/:x/:y', { config: { ...PUBLIC }, schema: { summary: 'TMS tile', params: TmsTileParams, response: responses.tile } }, async (req, reply) => {
     const t = tileMap(req.params.map)

@@ -1,4 +1,4 @@
-// WFS 2.0.0 / 1.1.0 / 1.0.0 (read-only) at {base}/wfs, per workspace at {base}/<ws>/wfs, and at
+// WFS 2.0.0 / 1.1.0 / 1.0.0 (with Transaction) at {base}/wfs, per workspace at {base}/<ws>/wfs, and at
 // {base}/ows and {base}/<ws>/ows for requests that say SERVICE=WFS or POST a WFS XML document (a
 // route constraint sends those here and leaves the rest of /ows to the WMS). KVP by GET or by POST
 // as a form; XML by POST. The routes are public at the HTTP level: every feature type goes through
@@ -10,7 +10,7 @@ import { Readable } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { statusOf } from '../infra/errors.js'
 import { isXmlBody, owsKvp, urlKvp } from '../infra/ows-kvp.js'
-import { isMapwardenError, NulCharacter, WfsInvalidParameter, WorkspaceNotFound } from '../../services/errors.js'
+import { DoctypeNotAllowed, isMapwardenError, MalformedXml, NulCharacter, TooDeep, WfsInvalidParameter, WorkspaceNotFound } from '../../services/errors.js'
 import type { Kvp, WfsVersion, Where } from '../../services/wfs/wfs-service.js'
 import { EXCEPTION_TYPE, exceptionReport, ogcFailure, statusOfCode } from '../../services/wfs/exceptions.js'
 
@@ -18,6 +18,7 @@ const PUBLIC = { config: { access: 'public' as const } }
 const CONSTRAINT = 'mapwardenOwsService'
 
 const kState = Symbol('wfs request')
+const BODY_ERRORS = new Set([NulCharacter.code, MalformedXml.code, DoctypeNotAllowed.code, TooDeep.code])
 type WithState = FastifyRequest & { [kState]?: { kvp: Kvp, version: WfsVersion } }
 
 /**
@@ -46,7 +47,10 @@ export default async function wfs (app: FastifyInstance) {
   }
 
   app.setErrorHandler(async (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const state = (req as WithState)[kState] ?? ((err as FastifyError).code === NulCharacter.code ? { kvp: owsKvp(req), version: service.versionOf(owsKvp(req)) } : undefined)
+    // A body the XML parser refused (malformed, a DOCTYPE, too deep, a NUL) is the WFS request's own
+    // fault: its report, in the version its root names where that can be read (OperationParsingFailed).
+    const bodyRefused = BODY_ERRORS.has(String((err as FastifyError).code))
+    const state = (req as WithState)[kState] ?? (bodyRefused ? { kvp: owsKvp(req), version: service.versionOf(owsKvp(req), req.rawText) } : undefined)
     // Refused before the WFS read the request (credentials, a cross-site POST): answered as every
     // other route answers it, by the parent handler (plugins/infra/errors.ts).
     if (state === undefined) throw err
@@ -93,7 +97,7 @@ export default async function wfs (app: FastifyInstance) {
   const perWsOws = handler((req) => ({ workspace: (req as WsReq).params.ws }), (req) => `/${encodeURIComponent((req as WsReq).params.ws)}/ows`)
   const wfsOnly = { constraints: { [CONSTRAINT]: 'WFS' } }
   const routes: Array<[string, typeof global, string, object]> = [
-    ['/wfs', global, 'WFS 2.0.0/1.1.0/1.0.0: GetCapabilities, DescribeFeatureType, GetFeature, GetPropertyValue, stored queries', {}],
+    ['/wfs', global, 'WFS 2.0.0/1.1.0/1.0.0: GetCapabilities, DescribeFeatureType, GetFeature, GetPropertyValue, stored queries, Transaction', {}],
     ['/ows', ows, 'OWS endpoint (SERVICE=WFS, or a WFS XML document)', wfsOnly],
     ['/:ws/wfs', perWs, "A workspace's WFS: its feature types only", {}],
     ['/:ws/ows', perWsOws, "A workspace's OWS endpoint (SERVICE=WFS, or a WFS XML document)", wfsOnly]

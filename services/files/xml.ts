@@ -67,15 +67,20 @@ const localName = (n: string) => n.slice(n.indexOf(':') + 1)
 
 /**
  * Parses XML keeping the order of child elements (an OGC filter's operands, a GetFeature's
- * queries): the same safety rules as parseXml (no DOCTYPE, bounded depth, strict).
+ * queries): the same safety rules as parseXml (no DOCTYPE, bounded depth, strict). With `mixed`,
+ * text is kept as it stands (untrimmed, whitespace included) and also as children named '#text'
+ * between the elements, in order, a CDATA section as a child named '#cdata': an SLD Label's text
+ * around its PropertyNames (GeoTools trims the text but not CDATA).
  */
-export async function parseXmlElements (text: string, { maxDepth = MAX_DEPTH } = {}): Promise<XmlElement> {
+export async function parseXmlElements (text: string, { maxDepth = MAX_DEPTH, mixed = false } = {}): Promise<XmlElement> {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
   assertNoDoctype(text)
   assertDepth(text, maxDepth)
+  const CDATA = '__mapwarden_cdata__'
+  if (mixed) text = text.replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, (_, t: string) => `<${CDATA}>${t.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</${CDATA}>`)
   const parser = new Parser({
-    explicitArray: true, explicitRoot: true, explicitChildren: true, preserveChildrenOrder: true, charsAsChildren: false,
-    trim: true, includeWhiteChars: false, normalize: false, async: false, strict: true
+    explicitArray: true, explicitRoot: true, explicitChildren: true, preserveChildrenOrder: true, charsAsChildren: mixed,
+    trim: !mixed, includeWhiteChars: mixed, normalize: false, async: false, strict: true
   })
   type Raw = { '#name'?: string, $?: Record<string, string>, _?: string, $$?: Raw[] } | string
   const convert = (name: string, raw: Raw): XmlElement => {
@@ -85,7 +90,9 @@ export async function parseXmlElements (text: string, { maxDepth = MAX_DEPTH } =
       local: localName(name),
       attrs: raw.$ ?? {},
       text: raw._ ?? '',
-      children: (raw.$$ ?? []).map((c) => convert(typeof c === 'string' ? '' : c['#name'] ?? '', c))
+      children: (raw.$$ ?? []).map((c) => typeof c !== 'string' && (c['#name'] === '__text__' || c['#name'] === CDATA)
+        ? { name: c['#name'] === CDATA ? '#cdata' : '#text', local: c['#name'] === CDATA ? '#cdata' : '#text', attrs: {}, text: c._ ?? '', children: [] }
+        : convert(typeof c === 'string' ? '' : c['#name'] ?? '', c))
     }
   }
   let out: Record<string, Raw>

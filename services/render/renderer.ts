@@ -36,6 +36,8 @@ export interface RenderTask {
    * writes would leave tiles on disk that the disk quota never heard of.
    */
   signal?: AbortSignal
+  /** The metatile's lock key (tile cache): a request waiting for that metatile hurries it (render-queue.ts). */
+  key?: string
 }
 
 /** What a worker answers instead of a picture when a granule's file is gone or cannot be decoded. */
@@ -47,7 +49,7 @@ export function createRenderer (deps: RendererDeps) {
       const payload = await task.payload()
       task.signal?.throwIfAborted()
       return await deps.run(payload, { name: task.name }) as T
-    })
+    }, task.key)
   }
 
   return {

@@ -121,5 +121,12 @@ export const seedMigrations: Migration[] = [
       UPDATE seed_tasks SET state = 'aborted', error = 'aborted: restart', finished_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000
         WHERE state IN ('pending', 'running');
     `
+  },
+  {
+    // A tile layer's grid subsets (GWC's gridSubsets: grid sets, levels, extent) as JSON; null: all.
+    id: 'seed/006-tile-grid-subsets',
+    sql: `
+      ALTER TABLE tile_layer_settings ADD COLUMN grid_subsets TEXT;
+    `
   }
 ]

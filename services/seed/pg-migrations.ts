@@ -69,5 +69,12 @@ export const seedPgMigrations: Migration[] = [
     sql: `
       CREATE INDEX IF NOT EXISTS seed_tasks_job ON seed_tasks (job);
     `
+  },
+  {
+    // A tile layer's grid subsets (GWC's gridSubsets: grid sets, levels, extent) as JSON; null: all.
+    id: 'seed/006-tile-grid-subsets',
+    sql: `
+      ALTER TABLE tile_layer_settings ADD COLUMN grid_subsets TEXT;
+    `
   }
 ]

@@ -42,15 +42,16 @@ async function changed (c: PgClient, rows: number | null, layer: string): Promis
 function tileSettings (db: PgDatabase): TileSettingsStore {
   return {
     async all () {
-      const r = await db.query<TileSettingsRow>(`SELECT workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing
+      const r = await db.query<TileSettingsRow>(`SELECT workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets
         FROM tile_layer_settings ORDER BY workspace COLLATE "C", name COLLATE "C"`)
       return r.rows.map(tileSettingsRow)
     },
     async put (workspace, name, s) {
       await db.transaction(async (c) => {
-        const r = await c.query(`INSERT INTO tile_layer_settings (workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing)
-          VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (workspace, name) DO UPDATE SET expire_cache = EXCLUDED.expire_cache,
-          expire_clients = EXCLUDED.expire_clients, cached_only = EXCLUDED.cached_only, cached_only_missing = EXCLUDED.cached_only_missing`,
+        const r = await c.query(`INSERT INTO tile_layer_settings (workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets)
+          VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (workspace, name) DO UPDATE SET expire_cache = EXCLUDED.expire_cache,
+          expire_clients = EXCLUDED.expire_clients, cached_only = EXCLUDED.cached_only, cached_only_missing = EXCLUDED.cached_only_missing,
+          grid_subsets = EXCLUDED.grid_subsets`,
         [workspace, name, ...tileSettingsValues(s)])
         await changed(c, r.rowCount, `${workspace}:${name}`)
       })

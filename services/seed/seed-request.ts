@@ -3,7 +3,7 @@
 // value, and nothing is created. GWC answers 200 and lets the task die instead.
 import type { LayerInfo } from '../catalog/layers.js'
 import { SeedFieldInvalid, SeedFieldMissing, SeedUnknownField } from '../errors.js'
-import { GRID_SETS, gridSubset, maxZoom, type BBox, type GridSet, type GridSubset } from '../tilecache/grid-sets.js'
+import { builtInGrids, maxZoom, type BBox, type GridSet, type GridSubset, type LayerGrids } from '../tilecache/grid-sets.js'
 import { isTileFormat, TILE_FORMATS, type TileFormat } from '../tilecache/formats.js'
 import { normaliseParameters, type ParameterSet } from '../tilecache/parameters.js'
 import { parseArea, type Area } from './area.js'
@@ -85,8 +85,9 @@ function parameterMap (v: unknown): Record<string, unknown> {
   return out
 }
 
-/** `gridSets`: the grid sets the layer offers (the built-in ones unless told). */
-export function parseSeedRequest (body: Record<string, unknown>, layer: LayerInfo, maxThreads: number, gridSets: GridSet[] = Object.values(GRID_SETS)): SeedSpec {
+/** `grids`: the grid sets the layer offers and its subsets of them (the built-in ones unless told). */
+export function parseSeedRequest (body: Record<string, unknown>, layer: LayerInfo, maxThreads: number, grids: LayerGrids = builtInGrids(layer.bbox)): SeedSpec {
+  const { gridSets } = grids
   for (const k of Object.keys(body)) {
     if (k === '$') throw SeedUnknownField(`attribute ${Object.keys(body.$ as object).join(', ')}`)
     if (!KNOWN.has(k)) throw SeedUnknownField(k)
@@ -121,7 +122,10 @@ export function parseSeedRequest (body: Record<string, unknown>, layer: LayerInf
     const n = integer('srs', typeof body.srs === 'object' && body.srs !== null ? (body.srs as any).number : body.srs)
     gs = gridSets.find((g) => n !== undefined && g.srsNumbers.includes(n))
     if (!gs) throw SeedFieldInvalid('srs', String(n), 'no grid set of the layer has this SRS')
-  } else gs = GRID_SETS['EPSG:4326']
+  } else {
+    gs = gridSets.find((g) => g.id === 'EPSG:4326')
+    if (!gs) throw SeedFieldMissing(`gridSetId: the layer is not cached in EPSG:4326; its grid sets are ${gridSets.map((g) => g.id).join(', ')}`)
+  }
 
   const zoomStart = integer('zoomStart', body.zoomStart)
   const zoomStop = integer('zoomStop', body.zoomStop)
@@ -132,7 +136,7 @@ export function parseSeedRequest (body: Record<string, unknown>, layer: LayerInf
   if (zoomStop < 0 || zoomStop > top) throw SeedFieldInvalid('zoomStop', String(zoomStop), `must be from 0 to ${top} in grid set ${gs.id}`)
   if (zoomStart > zoomStop) throw SeedFieldInvalid('zoomStart', String(zoomStart), `is greater than zoomStop ${zoomStop}`)
 
-  const subset = gridSubset(gs, layer.bbox)
+  const subset = grids.subsetOf(gs)! // (gs is one of grids.gridSets)
   let bounds: BBox | undefined
   if (body.bounds !== undefined && body.bounds !== '') {
     bounds = coords(body.bounds)
@@ -172,12 +176,12 @@ function dateField (field: string, v: unknown): number {
  * seed request as on seed/<layer>.json plus a GeoJSON Polygon or MultiPolygon (required) and, for
  * a reseed, `olderThan` (also as a query parameter). The request's bounds, when given, still apply.
  */
-export function parseAreaRequest (body: unknown, layer: LayerInfo, maxThreads: number, olderThanQuery?: string, gridSets?: GridSet[]): SeedSpec {
+export function parseAreaRequest (body: unknown, layer: LayerInfo, maxThreads: number, olderThanQuery?: string, grids?: LayerGrids): SeedSpec {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw SeedFieldMissing('seedRequest (a JSON object with seedRequest and geometry)')
   const b = body as Record<string, unknown>
   for (const k of Object.keys(b)) if (!AREA_FIELDS.has(k)) throw SeedUnknownField(k)
   if (b.seedRequest === null || typeof b.seedRequest !== 'object' || Array.isArray(b.seedRequest)) throw SeedFieldMissing('seedRequest')
-  const spec = parseSeedRequest(b.seedRequest as Record<string, unknown>, layer, maxThreads, gridSets)
+  const spec = parseSeedRequest(b.seedRequest as Record<string, unknown>, layer, maxThreads, grids)
   const area = parseArea(b.geometry, spec.gridSet)
   if (b.olderThan !== undefined && olderThanQuery !== undefined) throw SeedFieldInvalid('olderThan', olderThanQuery, 'is given both in the body and as a query parameter')
   const older = b.olderThan ?? olderThanQuery

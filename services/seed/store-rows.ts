@@ -2,7 +2,7 @@
 // PostgreSQL (pg-store.ts) implementations: one table definition, one reading of its rows.
 import { parseExact } from '../exact-json.js'
 import type { BBox } from '../tilecache/grid-sets.js'
-import type { TileLayerSettings } from '../tilecache/layer-settings.js'
+import type { GridSubsetSetting, TileLayerSettings } from '../tilecache/layer-settings.js'
 import type { ParameterSet } from '../tilecache/parameters.js'
 import type { TaskView } from './task.js'
 import type { StoredTask } from './store.js'
@@ -16,13 +16,14 @@ export interface TileSettingsRow {
   expire_clients: number
   cached_only: number
   cached_only_missing: TileLayerSettings['cachedOnlyMissing']
+  grid_subsets: string | null
 }
 export interface ParameterSetRow { parameter_id: string, parameters: string }
 export interface DropMarkRow { id: number, layer: string, parameter_id: string | null, area: string | null, before_ms: number, reason: string }
 
 /** The columns of tile_layer_settings after (workspace, name), as written. */
-export function tileSettingsValues (s: TileLayerSettings): [number, number, number, string] {
-  return [s.expireCache, s.expireClients, s.cachedOnly ? 1 : 0, s.cachedOnlyMissing]
+export function tileSettingsValues (s: TileLayerSettings): [number, number, number, string, string | null] {
+  return [s.expireCache, s.expireClients, s.cachedOnly ? 1 : 0, s.cachedOnlyMissing, s.gridSubsets ? JSON.stringify(s.gridSubsets) : null]
 }
 
 /** The columns of tile_drops after its id, as written. */
@@ -36,7 +37,13 @@ export const storedTask = (r: TaskRow): StoredTask =>
 export const tileSettings = (r: TileSettingsRow): { workspace: string, name: string, settings: TileLayerSettings } => ({
   workspace: r.workspace,
   name: r.name,
-  settings: { expireCache: r.expire_cache, expireClients: r.expire_clients, cachedOnly: r.cached_only === 1, cachedOnlyMissing: r.cached_only_missing }
+  settings: {
+    expireCache: r.expire_cache,
+    expireClients: r.expire_clients,
+    cachedOnly: r.cached_only === 1,
+    cachedOnlyMissing: r.cached_only_missing,
+    ...(r.grid_subsets ? { gridSubsets: JSON.parse(r.grid_subsets) as GridSubsetSetting[] } : {})
+  }
 })
 
 export const parameterSet = (layer: string, r: ParameterSetRow): { layer: string, parameterId: string, parameters: ParameterSet } =>

@@ -7,11 +7,24 @@ import { withStaging, within } from '../files/atomic.js'
 import { checkName } from '../files/names.js'
 import { StyleResourceExists } from '../errors.js'
 import { parseSld } from './sld.js'
+import { vectorStyleOf } from './vector-sld.js'
 import { styleRef, type StyleImage, type StyleRow } from './store.js'
 import { unpackStylePackage } from './package.js'
 import { checkStyleGraphics } from './style-graphics.js'
 import { checkFilename, copyFiles, exists, fileForRevision, folderOf, inFolder, moveImages, sameBytes } from './style-files.js'
 import type { StyleContext } from './style-context.js'
+
+/**
+ * The SLD read and checked: its ExternalGraphics (a remote or out-of-folder href) and its vector
+ * symbolizers too (an unknown function, a vendor option not applied, a mark not drawn is a 400
+ * when the style is saved, not a blank map later).
+ */
+async function checkedSld (sld: string): Promise<Awaited<ReturnType<typeof parseSld>>> {
+  const parsed = await parseSld(sld)
+  checkStyleGraphics(parsed.root)
+  if (/<(?:[\w.-]+:)?(?:Point|Line|Polygon|Text)Symbolizer\b/.test(sld)) await vectorStyleOf(sld, undefined, { every: true })
+  return parsed
+}
 
 export function styleContent (ctx: StyleContext) {
   const { store, fault, get, requireWorkspace, serial, dirOf, settle, undoOnFailure, writeSld } = ctx
@@ -40,8 +53,7 @@ export function styleContent (ctx: StyleContext) {
   /** Creates a style from SLD text and staged images; everything is validated before the first write. */
   const create = async (workspace: string | undefined, sld: string, opts: { name?: string, stage?: string, images?: string[] }) => {
     await requireWorkspace(workspace)
-    const parsed = await parseSld(sld)
-    checkStyleGraphics(parsed.root)
+    const parsed = await checkedSld(sld)
     const name = checkName(opts.name ?? parsed.styleName ?? `style-${randomUUID().slice(0, 7)}`, 'style')
     const filename = checkFilename(`${name}.sld`)
     const images = opts.images ?? []
@@ -66,8 +78,7 @@ export function styleContent (ctx: StyleContext) {
   /** Writes a new revision of a style's SLD, then switches the catalog pointer to it. */
   const replace = async (workspace: string | undefined, name: string, sld: string, pkg?: { stage: string, images: string[] }) => {
     await get(workspace, name)
-    const parsed = await parseSld(sld)
-    checkStyleGraphics(parsed.root)
+    const parsed = await checkedSld(sld)
     return serial(async () => {
       const s = await get(workspace, name) // again: it may have changed while we waited
       const dir = dirOf(workspace)

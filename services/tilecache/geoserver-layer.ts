@@ -2,7 +2,7 @@
 // gwc module): read from the settings mapwarden keeps (the catalog layer, its tile settings and
 // parameter filters), never a copy of them. Key order is GWC's XStream order.
 import type { LayerInfo } from '../catalog/layers.js'
-import { GRID_SETS, maxZoom, type GridSet } from './grid-sets.js'
+import { GRID_SETS, gridSet, maxZoom, type GridSet } from './grid-sets.js'
 import { TILE_FORMATS } from './formats.js'
 import type { TileLayerSettings } from './layer-settings.js'
 import { allowedStyles, defaultStyleOf, layerDimensions } from './parameters.js'
@@ -15,7 +15,7 @@ export interface GeoServerLayerView {
   enabled: boolean
   name: string
   mimeFormats: string[]
-  gridSubsets: Array<{ gridSetName: string, zoomStart: number, zoomStop: number }>
+  gridSubsets: Array<{ gridSetName: string, extent?: { coords: number[] }, zoomStart: number, zoomStop: number }>
   metaWidthHeight: number[]
   expireCache: number
   expireClients: number
@@ -23,8 +23,11 @@ export interface GeoServerLayerView {
   gutter: number
 }
 
-/** `gridSets`: the ones the layer offers (tile-cache-context.ts gridSetsOf). */
-export function geoServerLayerView (layer: LayerInfo, settings: TileLayerSettings, gridSets: GridSet[] = Object.values(GRID_SETS)): GeoServerLayerView {
+/** The grid sets of a layer while its settings name none (tile-cache-context.ts defaultGridSetsOf), and every grid set by name. */
+export interface GridChoice { defaults: GridSet[], find (name: string): GridSet | undefined }
+const BUILT_IN: GridChoice = { defaults: Object.values(GRID_SETS), find: gridSet }
+
+export function geoServerLayerView (layer: LayerInfo, settings: TileLayerSettings, grids: GridChoice = BUILT_IN): GeoServerLayerView {
   const filters: GeoServerLayerView['parameterFilters'] = [
     { kind: 'styleParameterFilter', key: 'STYLES', defaultValue: '', allowedStyles: allowedStyles(layer).filter((s) => s !== defaultStyleOf(layer)) }
   ]
@@ -37,7 +40,11 @@ export function geoServerLayerView (layer: LayerInfo, settings: TileLayerSetting
     enabled: layer.enabled,
     name: layer.qualifiedName,
     mimeFormats: [...TILE_FORMATS],
-    gridSubsets: gridSets.map((gs) => ({ gridSetName: gs.id, zoomStart: 0, zoomStop: maxZoom(gs) })),
+    // A configured grid set deleted since (gridsets DELETE) is left out, as GWC drops its subsets.
+    gridSubsets: settings.gridSubsets?.flatMap((s) => {
+      const gs = grids.find(s.gridSetName)
+      return gs ? [{ gridSetName: gs.id, ...(s.extent ? { extent: { coords: s.extent } } : {}), zoomStart: s.zoomStart ?? 0, zoomStop: s.zoomStop ?? maxZoom(gs) }] : []
+    }) ?? grids.defaults.map((gs) => ({ gridSetName: gs.id, zoomStart: 0, zoomStop: maxZoom(gs) })),
     metaWidthHeight: META_WIDTH_HEIGHT,
     expireCache: settings.expireCache,
     expireClients: settings.expireClients,

@@ -183,25 +183,53 @@ export function fromLonLat (gs: GridSet, b: BBox): BBox {
   return [x(b[0]), y(b[1]), x(b[2]), y(b[3])]
 }
 
+/** What a tile layer's configuration narrows a grid set to (GWC's XMLGridSubset): its levels and extent. */
+export interface SubsetLimits {
+  zoomStart?: number
+  zoomStop?: number
+  /** In the grid set's CRS; in place of the layer's bounds, as GWC's configured extent is. */
+  extent?: BBox
+}
+
 /**
- * A layer's grid subset: the tiles its lon/lat bounds touch at each level, clamped to the grid
- * (GridSubsetFactory with the layer's extent). Layers without bounds cover the whole grid.
+ * A layer's grid subset: the tiles its lon/lat bounds (or the configured extent) touch at each
+ * level from zoomStart to zoomStop, clamped to the grid (GridSubsetFactory with the layer's extent).
+ * Layers without bounds cover the whole grid.
  */
 export interface GridSubset {
   gridSet: GridSet
   /** Subset extent in the grid set's CRS. */
   extent: BBox
+  zoomStart: number
+  zoomStop: number
   coverage (z: number): Rect | undefined
 }
 
-export function gridSubset (gs: GridSet, lonLatBounds: BBox | undefined): GridSubset {
-  const extent = lonLatBounds ? fromLonLat(gs, lonLatBounds) : [...gs.extent] as BBox
+export function gridSubset (gs: GridSet, lonLatBounds: BBox | undefined, limits: SubsetLimits = {}): GridSubset {
+  const e = gs.extent
+  const extent: BBox = limits.extent
+    ? [Math.max(e[0], limits.extent[0]), Math.max(e[1], limits.extent[1]), Math.min(e[2], limits.extent[2]), Math.min(e[3], limits.extent[3])]
+    : lonLatBounds ? fromLonLat(gs, lonLatBounds) : [...e]
+  const zoomStart = Math.max(0, limits.zoomStart ?? 0)
+  const zoomStop = Math.min(maxZoom(gs), limits.zoomStop ?? maxZoom(gs))
   return {
     gridSet: gs,
     extent,
+    zoomStart,
+    zoomStop,
     coverage (z) {
-      if (z < 0 || z > maxZoom(gs)) return undefined
+      if (z < zoomStart || z > zoomStop || extent[0] > extent[2] || extent[1] > extent[3]) return undefined
       return intersectRect(closestRectangle(gs, z, extent), fullRect(gs, z))
     }
   }
 }
+
+/** The grid sets a tile layer offers, and its subset of each (tile-cache-context.ts gridsOf). */
+export interface LayerGrids {
+  gridSets: GridSet[]
+  /** Undefined when the layer does not offer the grid set. */
+  subsetOf (gs: GridSet): GridSubset | undefined
+}
+/** A layer with no grid subsets configured: the built-in grid sets over its bounds. */
+export const builtInGrids = (lonLatBounds: BBox | undefined): LayerGrids =>
+  ({ gridSets: Object.values(GRID_SETS), subsetOf: (gs) => gridSubset(gs, lonLatBounds) })

@@ -7,8 +7,12 @@
 //   server's MAPWARDEN_TILE_MAX_AGE, -1 sends no-cache, -2 "never expires" (one year, RFC 9111 5.3);
 // - cachedOnly: a missing tile is never rendered on request; it answers 404 (`cachedOnlyMissing`
 //   notFound) or a transparent tile (`transparent`; white for JPEG, which has no alpha).
+// - gridSubsets: the grid sets the layer is cached in, each narrowed to levels and an extent
+//   (GWC's gridSubsets, written through GWC's REST layers resource); absent: every grid set the
+//   layer lies in, all its levels, the layer's bounds.
 // Rows exist only for layers that changed a default; they go with their layer (foreign key).
 import type { TileSettingsStore } from './store.js'
+import type { SubsetLimits } from './grid-sets.js'
 import { TileSettingInvalid } from '../errors.js'
 import { createKeyedQueue } from '../keyed-queue.js'
 
@@ -18,7 +22,9 @@ export interface TileLayerSettings {
   expireClients: number
   cachedOnly: boolean
   cachedOnlyMissing: MissingTile
+  gridSubsets?: GridSubsetSetting[]
 }
+export interface GridSubsetSetting extends SubsetLimits { gridSetName: string }
 export const DEFAULT_TILE_SETTINGS: Readonly<TileLayerSettings> = Object.freeze({ expireCache: 0, expireClients: 0, cachedOnly: false, cachedOnlyMissing: 'notFound' })
 export const TILE_SETTING_FIELDS = ['expireCache', 'expireClients', 'cachedOnly', 'cachedOnlyMissing'] as const
 /** What expireClients -2 ("never expires") sends: one year. */
@@ -67,7 +73,7 @@ export function parseTileSettings (layer: string, body: Record<string, unknown>,
 }
 
 export function isDefault (s: TileLayerSettings): boolean {
-  return TILE_SETTING_FIELDS.every((f) => s[f] === DEFAULT_TILE_SETTINGS[f])
+  return TILE_SETTING_FIELDS.every((f) => s[f] === DEFAULT_TILE_SETTINGS[f]) && s.gridSubsets === undefined
 }
 
 /**

@@ -28,6 +28,8 @@ export interface MetatileRequest {
   signal?: AbortSignal
   /** 'interactive' for a tile requested and not cached (rendered ahead of seeding); default 'seed'. */
   priority?: RenderPriority
+  /** The metatile's lock key (metatileKey): a request waiting for it hurries its render. */
+  key?: string
   /** Where the tiles go (the blob store's files of `rect`, image order). */
   target: MetatileTarget
   /**
@@ -42,7 +44,8 @@ export type MetatileRenderer = (req: MetatileRequest) => Promise<RenderedMetatil
 
 /** Renders a metatile into the store and reports its tiles (disk quota), also after a failed write. */
 export async function renderIntoStore (render: MetatileRenderer, store: BlobStore, set: TileSet, req: Omit<MetatileRequest, 'target'>): Promise<void> {
-  const out = await render({ ...req, target: store.metatileTarget(set, req.z, req.rect) })
+  const key = metatileKey(req, set.format, set.parameterId, req.z, req.rect[0], req.rect[1])
+  const out = await render({ ...req, key, target: store.metatileTarget(set, req.z, req.rect) })
   store.recordMetatile(set, req.z, req.rect, out.writes)
   if (out.error) throw out.error
 }
@@ -81,7 +84,7 @@ export function metatileRenderer ({ renderer, rasterStyleFor, vectorStyleFor, la
     const common = { cols, rows, tileSize, format: req.format, quality: jpegQuality, target: req.target }
     // A pyramid level: drawn from the tiles under it (the worker's pyramidMetatile).
     if (req.children) {
-      const out = await renderer.run<MetatileResult>({ name: 'pyramidMetatile', priority, signal: req.signal, payload: async () => ({ children: req.children, ...common }) })
+      const out = await renderer.run<MetatileResult>({ name: 'pyramidMetatile', priority, key: req.key, signal: req.signal, payload: async () => ({ children: req.children, ...common }) })
       return { writes: out.writes, error: writeError(out) }
     }
     const styleName = req.parameters.STYLES ?? req.layer.defaultStyle ?? ''
@@ -101,7 +104,7 @@ export function metatileRenderer ({ renderer, rasterStyleFor, vectorStyleFor, la
     if (drawn.length === 1 && drawn[0].layer.type === 'RASTER') {
       const style = drawn[0].style ? await rasterStyleFor(drawn[0].layer.workspace, drawn[0].style) : undefined
       const out = await renderer.draw<MetatileResult>({
-        name: 'renderMetatile', priority, signal: req.signal, payload: async () => ({ job: await renderer.plan(request(drawn[0].layer, style)), ...common })
+        name: 'renderMetatile', priority, key: req.key, signal: req.signal, payload: async () => ({ job: await renderer.plan(request(drawn[0].layer, style)), ...common })
       }, req.layer.qualifiedName)
       return { writes: out.writes, error: writeError(out) }
     }
@@ -113,7 +116,7 @@ export function metatileRenderer ({ renderer, rasterStyleFor, vectorStyleFor, la
         : await renderer.plan(request(layer, style ? await rasterStyleFor(layer.workspace, style) : undefined)))),
       ...common
     })
-    const out = await renderer.draw<MetatileResult>({ name: 'renderVectorMetatile', priority, signal: req.signal, payload }, req.layer.qualifiedName)
+    const out = await renderer.draw<MetatileResult>({ name: 'renderVectorMetatile', priority, key: req.key, signal: req.signal, payload }, req.layer.qualifiedName)
     return { writes: out.writes, error: writeError(out) }
   }
 }

@@ -16,7 +16,7 @@ import { createBlobStore } from './blob-store.js'
 import type { MetatileRenderer } from './metatile-renderer.js'
 import { createTileInvalidation } from './tile-invalidation.js'
 import { DEFAULT_TILE_SETTINGS, type TileLayerSettings, type TileSettings } from './layer-settings.js'
-import { BUILT_IN_LOOKUP, GRID_SETS, gridSubset, type GridSet, type GridSetLookup } from './grid-sets.js'
+import { BUILT_IN_LOOKUP, GRID_SETS, gridSubset, type GridSet, type GridSetLookup, type GridSubset, type LayerGrids } from './grid-sets.js'
 import type { GridSetRegistry } from './grid-set-registry.js'
 
 /** 'list': whether a capabilities document shows the layer; 'metadata': a description of one layer
@@ -31,6 +31,9 @@ export interface TileCacheDeps {
   tileSets: TileSetStore
   layers: LayerCatalog
   render: MetatileRenderer
+  /** A request waits for metatile `key` (its lock): its render, a seed's maybe, goes ahead of seeding
+   *  until the returned release is called (render-queue.ts's hurry). */
+  hurry?: (key: string) => () => void
   /** The one check of every tile read, listing, metadata read and seed (the security area's rules). */
   authorize: TileAuthorizer
   taskSlots: number
@@ -99,6 +102,29 @@ export function createTileCacheContext (deps: TileCacheDeps) {
     return g ? (await deps.groups!.layersOf(g, async () => true)).map((m) => m.layer) : []
   }
 
+  const settingsOf = (layer: LayerInfo): TileLayerSettings => deps.settings?.get(layer.workspace, layer.name) ?? DEFAULT_TILE_SETTINGS
+  /**
+   * The grid sets a layer offers: those its grid subsets name (GWC's REST layers resource), else
+   * the built-in ones and each custom grid set whose extent its bounds meet (a layer without
+   * bounds: every one). GeoServer adds a custom grid set to a layer by hand; here, until a
+   * layer's subsets say otherwise, it serves every grid set it lies in, as it serves both built-ins.
+   */
+  function gridSetsOf (layer: LayerInfo): GridSet[] {
+    const subsets = settingsOf(layer).gridSubsets
+    if (subsets) return subsets.map((s) => gridSets.get(s.gridSetName)).filter((gs): gs is GridSet => gs !== undefined)
+    return defaultGridSetsOf(layer)
+  }
+  function defaultGridSetsOf (layer: LayerInfo): GridSet[] {
+    const custom = deps.gridSets?.custom() ?? []
+    return [...Object.values(GRID_SETS), ...custom.filter((gs) => !layer.bbox || gridSubset(gs, layer.bbox).coverage(0) !== undefined)]
+  }
+  /** The layer's subset of a grid set (its levels and extent); undefined when it does not offer that grid set. */
+  function subsetOf (layer: LayerInfo, gs: GridSet): GridSubset | undefined {
+    const subsets = settingsOf(layer).gridSubsets
+    if (!subsets) return gridSubset(gs, layer.bbox)
+    const s = subsets.find((v) => v.gridSetName === gs.id)
+    return s && gridSubset(gs, layer.bbox, s)
+  }
   /**
    * The one check: a layer by the rules; a layer group's tiles are shared by every reader, so the
    * caller must be allowed the action on each of its layers (one hidden member hides the group's
@@ -123,16 +149,13 @@ export function createTileCacheContext (deps: TileCacheDeps) {
     findLayer,
     membersOf,
     gridSets,
-    /**
-     * The grid sets a layer offers: the built-in ones, and each custom grid set whose extent its
-     * bounds meet (a layer without bounds: every one). GeoServer adds a custom grid set to a layer by
-     * hand; here every layer serves every grid set it lies in, as every layer serves both built-ins.
-     */
-    gridSetsOf (layer: LayerInfo): GridSet[] {
-      const custom = deps.gridSets?.custom() ?? []
-      return [...Object.values(GRID_SETS), ...custom.filter((gs) => !layer.bbox || gridSubset(gs, layer.bbox).coverage(0) !== undefined)]
-    },
-    settingsOf: (layer: LayerInfo): TileLayerSettings => deps.settings?.get(layer.workspace, layer.name) ?? DEFAULT_TILE_SETTINGS,
+    gridSetsOf,
+    /** The grid sets a layer offers while it has no grid subsets of its own. */
+    defaultGridSetsOf,
+    subsetOf,
+    /** Both of the above, for the seed requests. */
+    gridsOf: (layer: LayerInfo): LayerGrids => ({ gridSets: gridSetsOf(layer), subsetOf: (gs) => subsetOf(layer, gs) }),
+    settingsOf,
 
     /** A tile layer for the seed API: unknown layers are 400, not 404 (the seed resource exists; its body names a layer that does not). */
     async seedLayer (name: string): Promise<LayerInfo> {

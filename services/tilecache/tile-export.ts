@@ -3,8 +3,8 @@
 // holds what the cache holds.
 import path from 'node:path'
 import type { Principal } from '../auth/authenticator.js'
-import { ExportInvalid } from '../errors.js'
-import { gridSet, gridSubset, maxZoom } from './grid-sets.js'
+import { ExportInvalid, GridSetNotOffered } from '../errors.js'
+import { gridSet, maxZoom } from './grid-sets.js'
 import { exportTiles, highestCachedZoom, parseExportQuery, tableName, type ExportKind } from './export.js'
 import { isTileFormat } from './formats.js'
 import { normaliseParameters, parameterId } from './parameters.js'
@@ -18,7 +18,8 @@ export function exportOperations (ctx: TileCacheContext) {
       const q = parseExportQuery(kind, query, { gridSet, maxZoom, isFormat: isTileFormat, invalid: ExportInvalid })
       const params = normaliseParameters(layer, q.parameters, 'parameter', (_f, name, why) => ExportInvalid('parameter', name, why))
       const set = { layer: layer.qualifiedName, gridSet: q.gridSet.id, format: q.format, parameterId: parameterId(params) }
-      const subset = gridSubset(q.gridSet, layer.bbox)
+      const subset = ctx.subsetOf(layer, q.gridSet)
+      if (!subset) throw GridSetNotOffered(layer.qualifiedName, q.gridSet.id, ctx.gridSetsOf(layer).map((g) => g.id).join(', '))
       if (q.bounds) {
         const e = subset.extent
         if (q.bounds[2] <= e[0] || q.bounds[0] >= e[2] || q.bounds[3] <= e[1] || q.bounds[1] >= e[3]) {

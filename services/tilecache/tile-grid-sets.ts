@@ -42,8 +42,11 @@ export function gridSetOperations (ctx: TileCacheContext, breeder?: Pick<Breeder
     },
     /** A grid set by name (also a WMTS TileMatrixSet or a TMS srs), or undefined. */
     findGridSet: (name: string): GridSet | undefined => ctx.gridSets.get(name),
-    /** The grid sets a layer offers (built-in, and the custom ones its bounds meet). */
+    /** The grid sets a layer offers (its grid subsets', else built-in and the custom ones its bounds meet). */
     gridSetsOf: ctx.gridSetsOf,
+    /** A layer's subset of a grid set (levels, extent), undefined when it does not offer it. */
+    subsetOf: ctx.subsetOf,
+    gridsOf: ctx.gridsOf,
     /** PUT gridsets/<name>: validated whole (400 naming the field), stored, then in force here and,
      *  on a shared database, on every instance. True when created (201), false when replaced (200). */
     async putGridSet (name: string, body: Record<string, unknown>): Promise<{ created: boolean, definition: GridSetDefinition }> {

@@ -6,11 +6,12 @@ import { isMapwardenError } from '../errors.js'
 import type { Principal } from '../auth/authenticator.js'
 import type { TileLayerSettings } from './layer-settings.js'
 import { groupTileLayer, type TileAction, type TileCacheContext } from './tile-cache-context.js'
-import { geoServerLayerView, type GeoServerLayerView } from './geoserver-layer.js'
+import { geoServerLayerView, type GeoServerLayerView, type GridChoice } from './geoserver-layer.js'
 import { applyGeoServerLayer } from './geoserver-layer-update.js'
 
 export function layerOperations (ctx: TileCacheContext) {
   const { deps } = ctx
+  const grids = (layer: LayerInfo): GridChoice => ({ defaults: ctx.defaultGridSetsOf(layer), find: (n) => ctx.gridSets.get(n) })
   return {
     seedLayer: ctx.seedLayer,
     tileLayer: ctx.tileLayer,
@@ -19,15 +20,15 @@ export function layerOperations (ctx: TileCacheContext) {
     /** A tile layer as GeoWebCache's REST shows it (GeoServerLayer); unknown layers are 404. */
     async geoServerLayer (name: string, principal?: Principal): Promise<GeoServerLayerView> {
       const layer = await ctx.tileLayer(name, principal, 'metadata')
-      return geoServerLayerView(layer, ctx.settingsOf(layer), ctx.gridSetsOf(layer))
+      return geoServerLayerView(layer, ctx.settingsOf(layer), grids(layer))
     },
 
     /** A GeoServerLayer written (PUT/POST): its expiry goes to the layer's tile settings; the rest must match. */
     async updateGeoServerLayer (name: string, body: Record<string, unknown>, principal?: Principal): Promise<GeoServerLayerView> {
       const layer = await ctx.tileLayer(name, principal, 'metadata')
-      const next = applyGeoServerLayer(layer, body, ctx.settingsOf(layer), ctx.gridSetsOf(layer))
+      const next = applyGeoServerLayer(layer, body, ctx.settingsOf(layer), grids(layer))
       await deps.settings?.set(layer.workspace, layer.name, next)
-      return geoServerLayerView(layer, ctx.settingsOf(layer), ctx.gridSetsOf(layer))
+      return geoServerLayerView(layer, ctx.settingsOf(layer), grids(layer))
     },
 
     /**

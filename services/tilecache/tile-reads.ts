@@ -3,10 +3,10 @@
 // demand, once per metatile however many reads ask at once (here, and across nodes by the metatile
 // lock); a cached-only layer answers a missing tile with a blank or a 404 instead.
 import type { Principal } from '../auth/authenticator.js'
-import { TileNotCached, TileOutOfRange, TileParameterInvalid } from '../errors.js'
+import { GridSetNotOffered, TileNotCached, TileOutOfRange, TileParameterInvalid } from '../errors.js'
 import type { StoredTile, TileKey } from './blob-store.js'
 import { metatileKey, renderIntoStore } from './metatile-renderer.js'
-import { gridSubset, type GridSet } from './grid-sets.js'
+import type { GridSet } from './grid-sets.js'
 import type { TileFormat } from './formats.js'
 import { metaTileOf } from './tile-range.js'
 import { normaliseParameters, parameterId } from './parameters.js'
@@ -63,7 +63,8 @@ export function readOperations (ctx: TileCacheContext) {
         if (hit) return { ...hit, cached: true, public: isPublic, settings }
       }
       await invalidation.recordSet(key.layer, key.parameterId, params)
-      const subset = gridSubset(req.gridSet, layer.bbox)
+      const subset = ctx.subsetOf(layer, req.gridSet)
+      if (!subset) throw GridSetNotOffered(layer.qualifiedName, req.gridSet.id, ctx.gridSetsOf(layer).map((g) => g.id).join(', '))
       const rect = metaTileOf(subset, req.z, req.x, req.y)
       if (!rect) throw TileOutOfRange(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
       if (settings.cachedOnly) {
@@ -78,11 +79,17 @@ export function readOperations (ctx: TileCacheContext) {
         // may write the metatile while this one waits for its lock; then it is not drawn again.
         p = (async () => {
           const before = storedMs ?? (settings.expireCache === -1 ? await store.mtime(key) : undefined)
-          await deps.metatileLock.run(metatileKey({ layer, gridSet: req.gridSet }, req.format, key.parameterId, req.z, rect[0], rect[1]), async () => {
-            const written = await store.mtime(key)
-            if (written !== undefined && written !== before && !invalidation.isStale(key.layer, key.parameterId, written, invalidation.inForce(key.layer))) return
-            await renderIntoStore(deps.render, store, key, { layer, gridSet: req.gridSet, z: req.z, rect, format: req.format, parameters: params, priority: 'interactive' })
-          })
+          const lockKey = metatileKey({ layer, gridSet: req.gridSet }, req.format, key.parameterId, req.z, rect[0], rect[1])
+          // A seed render holding the lock must not wait behind the requests that come after this one.
+          const release = deps.hurry?.(lockKey) ?? (() => {})
+          try {
+            await deps.metatileLock.run(lockKey, async () => {
+              release()
+              const written = await store.mtime(key)
+              if (written !== undefined && written !== before && !invalidation.isStale(key.layer, key.parameterId, written, invalidation.inForce(key.layer))) return
+              await renderIntoStore(deps.render, store, key, { layer, gridSet: req.gridSet, z: req.z, rect, format: req.format, parameters: params, priority: 'interactive' })
+            })
+          } finally { release() }
         })().finally(() => inflight.delete(mkey))
         inflight.set(mkey, p)
       }

@@ -32,7 +32,7 @@ export async function storedSpec (ctx: TileCacheContext, req: StoredRequest): Pr
   const layer = await ctx.findLayer(req.layer)
   if (!layer) throw UnknownTileLayer(req.layer)
   const { maxSeedThreads } = ctx.deps
-  return await complete(ctx, req.area ? parseAreaRequest(req.body, layer, maxSeedThreads, req.area.olderThan, ctx.gridSetsOf(layer)) : parseSeedRequest(req.body, layer, maxSeedThreads, ctx.gridSetsOf(layer)))
+  return await complete(ctx, req.area ? parseAreaRequest(req.body, layer, maxSeedThreads, req.area.olderThan, ctx.gridsOf(layer)) : parseSeedRequest(req.body, layer, maxSeedThreads, ctx.gridsOf(layer)))
 }
 
 export function seedingOperations (ctx: TileCacheContext, breeder: Breeder) {
@@ -46,8 +46,8 @@ export function seedingOperations (ctx: TileCacheContext, breeder: Breeder) {
       const layer = await ctx.seedLayer(layerName)
       await ctx.authorize('write', layer, principal)
       const spec = await complete(ctx, area
-        ? parseAreaRequest(body, layer, deps.maxSeedThreads, area.olderThan, ctx.gridSetsOf(layer))
-        : parseSeedRequest(body, layer, deps.maxSeedThreads, ctx.gridSetsOf(layer)))
+        ? parseAreaRequest(body, layer, deps.maxSeedThreads, area.olderThan, ctx.gridsOf(layer))
+        : parseSeedRequest(body, layer, deps.maxSeedThreads, ctx.gridsOf(layer)))
       if (spec.parameters) await invalidation.recordSet(layer.qualifiedName, parameterId(spec.parameters), spec.parameters)
       const request: StoredRequest = { layer: layer.qualifiedName, body, area }
       return await breeder.submit(spec, JSON.stringify(request))

@@ -117,3 +117,19 @@ export function geometryMeets (g: any, e: Envelope): boolean {
 export function checkEnvelope (env: Envelope): boolean {
   return env.every(Number.isFinite) && env[0] <= env[2] && env[1] <= env[3]
 }
+
+/**
+ * A GeoPackage geometry blob of a WKB geometry (GeoPackage 1.2, 2.1.3): GP, version 0, flags (little
+ * endian, an xy envelope; the empty bit and no envelope for an empty geometry), srs_id, the WKB.
+ */
+export function writeGpkgBlob (wkb: Buffer, srsId: number): Buffer {
+  const env = geojsonEnvelope(wkbToGeojson(wkb))
+  const head = Buffer.alloc(env ? 40 : 8)
+  head.write('GP', 0, 'latin1')
+  head[3] = env ? 0b00000011 : 0b00010001
+  head.writeInt32LE(srsId, 4)
+  if (env) {
+    head.writeDoubleLE(env[0], 8); head.writeDoubleLE(env[2], 16); head.writeDoubleLE(env[1], 24); head.writeDoubleLE(env[3], 32)
+  }
+  return Buffer.concat([head, wkb])
+}

@@ -17,6 +17,7 @@ import { InvalidFeatureQuery } from '../errors.js'
 import { builtinProj4Def, transformBbox } from '../render/crs.js'
 import { blobEnvelope, checkEnvelope, geometryMeets, readGpkgBlob, wkbToGeojson } from './geometry.js'
 import { geometryBinding } from './postgis-source.js'
+import { writeGeoPackage } from './gpkg-write.js'
 import type { AttributeInfo, Feature, ReadQuery, TypeName, TypeSchema, VectorSource } from './source.js'
 
 export interface GeoPackageSourceOptions {
@@ -38,29 +39,19 @@ export function gpkgColumnBinding (declared: string): string {
   return TYPE_BINDINGS[declared.toUpperCase().replace(/\s*\(.*$/, '').trim()] ?? 'java.lang.Object'
 }
 
-interface Described extends TypeSchema {
+export interface Described extends TypeSchema {
   /** The integer primary key (the R-tree's id), else rowid. */
   key: string
   keyIsColumn: boolean
   rtree?: string
+  /** The geometry column's srs_id (gpkg_geometry_columns). */
+  srsId?: number
 }
 
-/** The SELECT of a read and its bound values (property names checked against the schema). */
-export function gpkgSelectSql (d: Described, q: ReadQuery, exposePrimaryKeys: boolean): { text: string, values: unknown[] } {
-  const values: unknown[] = []
-  const known = new Set(d.attributes.map((a) => a.name))
-  if (d.keyIsColumn) known.add(d.key)
-  const check = (name: string) => {
-    if (!known.has(name)) throw InvalidFeatureQuery(`${d.name} has no attribute ${JSON.stringify(name)}`)
-    return quoteSqliteName(name)
-  }
-  const geom = d.geometry
-  const g = geom ? quoteSqliteName(geom.name) : undefined
+/** The WHERE conditions of a query (the R-tree and the exact test for a bbox, the filter), values pushed on `values`. */
+export function gpkgWhere (d: Described, q: Pick<ReadQuery, 'bbox' | 'filter'>, check: (name: string) => string, values: unknown[]): string[] {
+  const g = d.geometry ? quoteSqliteName(d.geometry.name) : undefined
   const key = d.keyIsColumn ? quoteSqliteName(d.key) : 'rowid'
-  const columns = (q.properties ?? d.attributes.filter((a) => a.name !== geom?.name).map((a) => a.name))
-    .filter((n) => n !== geom?.name).map(check)
-  if (!exposePrimaryKeys || !columns.includes(key)) columns.push(`${key} AS mw_fid`)
-  if (g) columns.push(`${g} AS mw_geom`)
   const where: string[] = []
   if (q.bbox) {
     if (!g) throw InvalidFeatureQuery(`${d.name} has no geometry to compare with a bounding box`)
@@ -86,6 +77,26 @@ export function gpkgSelectSql (d: Described, q: ReadQuery, exposePrimaryKeys: bo
     where.push(f.sql)
     values.push(...f.params)
   }
+  return where
+}
+
+/** The SELECT of a read and its bound values (property names checked against the schema). */
+export function gpkgSelectSql (d: Described, q: ReadQuery, exposePrimaryKeys: boolean): { text: string, values: unknown[] } {
+  const values: unknown[] = []
+  const known = new Set(d.attributes.map((a) => a.name))
+  if (d.keyIsColumn) known.add(d.key)
+  const check = (name: string) => {
+    if (!known.has(name)) throw InvalidFeatureQuery(`${d.name} has no attribute ${JSON.stringify(name)}`)
+    return quoteSqliteName(name)
+  }
+  const geom = d.geometry
+  const g = geom ? quoteSqliteName(geom.name) : undefined
+  const key = d.keyIsColumn ? quoteSqliteName(d.key) : 'rowid'
+  const columns = (q.properties ?? d.attributes.filter((a) => a.name !== geom?.name).map((a) => a.name))
+    .filter((n) => n !== geom?.name).map(check)
+  if (!exposePrimaryKeys || !columns.includes(key)) columns.push(`${key} AS mw_fid`)
+  if (g) columns.push(`${g} AS mw_geom`)
+  const where = gpkgWhere(d, q, check, values)
   let text = `SELECT ${columns.join(', ')} FROM ${quoteSqliteName(d.name)}`
   if (where.length > 0) text += ` WHERE ${where.join(' AND ')}`
   const order = (q.sortBy ?? []).map((s) => `${check(s.name)} ${s.descending ? 'DESC' : 'ASC'}`)
@@ -114,7 +125,7 @@ function envelopeOf (blob: unknown): Envelope | undefined {
 }
 
 /** The functions a read's SQL calls: the envelope parts of a geometry and the exact bbox test. */
-function addFunctions (db: BetterSqlite3.Database): void {
+export function addFunctions (db: BetterSqlite3.Database): void {
   const part = (i: number) => (blob: unknown) => envelopeOf(blob)?.[i] ?? null
   db.function('mw_minx', { deterministic: true }, part(0))
   db.function('mw_miny', { deterministic: true }, part(1))
@@ -168,6 +179,7 @@ export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSourc
     const out: Described = { name: type, attributes, key: pk ?? 'rowid', keyIsColumn: pk !== undefined }
     if (g) {
       out.geometry = { name: g.column_name, type: g.geometry_type_name.toUpperCase(), srid }
+      out.srsId = g.srs_id
       const rtree = `rtree_${type}_${g.column_name}`
       if (db().prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(rtree)) out.rtree = rtree
     }
@@ -202,7 +214,7 @@ export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSourc
     async describe (type) {
       const d = describeFull(type)
       if (!d) return undefined
-      const { key: _k, keyIsColumn: _c, rtree: _r, ...schema } = d
+      const { key: _k, keyIsColumn: _c, rtree: _r, srsId: _s, ...schema } = d
       return schema
     },
 
@@ -290,6 +302,8 @@ export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSourc
         return n
       } finally { conn.close() }
     },
+
+    async write (edits) { return writeGeoPackage(o.file, edits, describeFull, o.exposePrimaryKeys) },
 
     async close () { meta?.close(); meta = undefined }
   }

@@ -70,7 +70,7 @@ function plan (db: InstanceType<typeof Database>, storeName: string): Array<Geom
 }
 
 /** The ST_ functions GeoPackage's R-tree triggers call (GeoPackage 1.2, F.3), over the blob's envelope. */
-function registerSpatialFunctions (db: InstanceType<typeof Database>): void {
+export function registerSpatialFunctions (db: InstanceType<typeof Database>): void {
   const env = (b: unknown) => Buffer.isBuffer(b) ? blobEnvelope(b) : undefined
   db.function('ST_IsEmpty', { deterministic: true }, (b) => env(b) === undefined ? 1 : 0)
   db.function('ST_MinX', { deterministic: true }, (b) => env(b)?.[0] ?? null)

@@ -9,6 +9,7 @@ import { quotePgName, toPg, type PgTarget } from '../filters/pg.js'
 import type { Envelope } from '../filters/tree.js'
 import { InvalidFeatureQuery } from '../errors.js'
 import { pgConnectionConfig, type ConnectionSettings } from '../datastores/params.js'
+import { createPostgisWriter } from './postgis-write.js'
 import type { AttributeInfo, Feature, ReadQuery, TypeName, TypeSchema, VectorSource } from './source.js'
 
 export interface PostgisSourceOptions extends ConnectionSettings {
@@ -56,6 +57,44 @@ export const qualifiedTable = (schema: string, table: string) => `${quotePgName(
 export interface SqlStatement { text: string, values: unknown[] }
 
 /**
+ * The WHERE conditions of a query on `type`: the bounding box (&& on the index, and ST_Intersects
+ * unless loose) and the filter, values bound through `bind`, names checked by `check`.
+ */
+export function whereSql (type: TypeSchema, q: Pick<ReadQuery, 'bbox' | 'filter'>, keys: string[], looseBbox: boolean,
+  bind: (v: unknown) => string, check: (name: string) => string): string[] {
+  const geom = type.geometry
+  const g = geom ? quotePgName(geom.name) : undefined
+  const where: string[] = []
+  if (q.bbox) {
+    if (!g || !geom) throw InvalidFeatureQuery(`${type.name} has no geometry to compare with a bounding box`)
+    if (!q.bbox.every(Number.isFinite) || q.bbox[0] > q.bbox[2] || q.bbox[1] > q.bbox[3]) throw InvalidFeatureQuery(`bounding box ${JSON.stringify(q.bbox)} is not minx, miny, maxx, maxy`)
+    const env = `ST_MakeEnvelope(${q.bbox.map((v) => `${bind(v)}::double precision`).join(', ')}, ${bind(geom.srid)}::integer)`
+    where.push(looseBbox ? `${g} && ${env}` : `(${g} && ${env} AND ST_Intersects(${g}, ${env}))`)
+  }
+  if (q.filter) {
+    const target: PgTarget = {
+      property: (name) => check(name),
+      propertyText: (name) => `${check(name)}::text`,
+      value: (v, b) => b(v),
+      footprint: g ? [`ST_XMin(${g})`, `ST_YMin(${g})`, `ST_XMax(${g})`, `ST_YMax(${g})`] : ['NULL', 'NULL', 'NULL', 'NULL'],
+      // An id is the key's value as text (several keys joined by '.'): compared as text, so an id
+      // that cannot be the key's type matches nothing instead of failing.
+      featureId: (ids, b) => {
+        if (keys.length === 0) throw InvalidFeatureQuery(`${type.name} has no primary key: its features have no ids to match`)
+        const one = (id: string) => {
+          const parts = keys.length === 1 ? [id] : id.split('.')
+          if (parts.length !== keys.length) return 'FALSE'
+          return `(${keys.map((k, i) => `${quotePgName(k)}::text = ${b(parts[i])}::text`).join(' AND ')})`
+        }
+        return `(${ids.map(one).join(' OR ')})`
+      }
+    }
+    where.push(toPg(q.filter, target, bind))
+  }
+  return where
+}
+
+/**
  * The SELECT of a read: the asked attributes and the default geometry of `schema`, restricted to
  * the bounding box (&& on the index, and ST_Intersects unless loose), the filter, the order and
  * the page. Property names are checked against the schema (unknown: InvalidFeatureQuery).
@@ -74,33 +113,7 @@ export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opt
     .filter((n) => n !== geom?.name).map(check)
   for (const k of opts.keys) if (!columns.includes(quotePgName(k))) columns.push(quotePgName(k))
   if (g) columns.push(q.geometryFormat === 'geojson' ? `ST_AsGeoJSON(${g}) AS ${g}` : `ST_AsBinary(${g}) AS ${g}`)
-  const where: string[] = []
-  if (q.bbox) {
-    if (!g || !geom) throw InvalidFeatureQuery(`${type.name} has no geometry to compare with a bounding box`)
-    if (!q.bbox.every(Number.isFinite) || q.bbox[0] > q.bbox[2] || q.bbox[1] > q.bbox[3]) throw InvalidFeatureQuery(`bounding box ${JSON.stringify(q.bbox)} is not minx, miny, maxx, maxy`)
-    const env = `ST_MakeEnvelope(${q.bbox.map((v) => `${bind(v)}::double precision`).join(', ')}, ${bind(geom.srid)}::integer)`
-    where.push(opts.looseBbox ? `${g} && ${env}` : `(${g} && ${env} AND ST_Intersects(${g}, ${env}))`)
-  }
-  if (q.filter) {
-    const target: PgTarget = {
-      property: (name) => check(name),
-      propertyText: (name) => `${check(name)}::text`,
-      value: (v, b) => b(v),
-      footprint: g ? [`ST_XMin(${g})`, `ST_YMin(${g})`, `ST_XMax(${g})`, `ST_YMax(${g})`] : ['NULL', 'NULL', 'NULL', 'NULL'],
-      // An id is the key's value as text (several keys joined by '.'): compared as text, so an id
-      // that cannot be the key's type matches nothing instead of failing.
-      featureId: (ids, b) => {
-        if (opts.keys.length === 0) throw InvalidFeatureQuery(`${type.name} has no primary key: its features have no ids to match`)
-        const one = (id: string) => {
-          const parts = opts.keys.length === 1 ? [id] : id.split('.')
-          if (parts.length !== opts.keys.length) return 'FALSE'
-          return `(${opts.keys.map((k, i) => `${quotePgName(k)}::text = ${b(parts[i])}::text`).join(' AND ')})`
-        }
-        return `(${ids.map(one).join(' OR ')})`
-      }
-    }
-    where.push(toPg(q.filter, target, bind))
-  }
+  const where = whereSql(type, q, opts.keys, opts.looseBbox, bind, check)
   let text = `SELECT ${opts.count ? 'count(*) AS n' : columns.join(', ')} FROM ${qualifiedTable(dbSchema, type.name)}`
   if (where.length > 0) text += ` WHERE ${where.join(' AND ')}`
   if (opts.count) return { text, values }
@@ -259,6 +272,8 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
       const r = await pool.query<{ n: string }>(sql.text, sql.values)
       return Number(r.rows[0].n)
     },
+
+    write: createPostgisWriter(pool, o, describeFull),
 
     async close () { await pool.end() }
   }

@@ -76,4 +76,25 @@ export interface VectorSource {
   count (query: ReadQuery): Promise<number>
   /** Closes the source's connections. */
   close (): Promise<void>
+  /** Applies edits all or nothing, in one database transaction (PostGIS, GeoPackage); a source
+   *  without it (shapefiles) is read-only. */
+  write?: (edits: Edit[]) => Promise<EditResult[]>
+}
+
+/** A value of an edit: text, a number or boolean as the attribute's binding says, null, or a
+ *  geometry as WKB (in the type's native CRS, of the column's type). */
+export type EditValue = string | number | boolean | Buffer | null
+
+export type Edit =
+  | { kind: 'insert', type: string, features: Array<Record<string, EditValue>> }
+  | { kind: 'update', type: string, values: Record<string, EditValue>, filter?: Filter }
+  | { kind: 'delete', type: string, filter: Filter }
+
+export interface EditResult {
+  /** Features inserted, updated or deleted. */
+  count: number
+  /** The ids of inserted features (as readFeatures gives them), in order. */
+  ids: string[]
+  /** The native envelope of the geometries touched, before and after; undefined: none. */
+  area?: Envelope
 }

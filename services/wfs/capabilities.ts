@@ -17,6 +17,8 @@ export interface CapabilitiesInput {
   url: string
   workspace?: string
   maxFeatures: number
+  /** Whether Transaction is offered (the settings' serviceLevel TRANSACTIONAL). */
+  transactional: boolean
   /** What the WFS settings say of the service (the workspace's own on its virtual service). */
   service: ServiceDescription
 }
@@ -91,9 +93,10 @@ function capabilities20 (c: CapabilitiesInput): string {
     owsOperation('ListStoredQueries', u, []),
     owsOperation('DescribeStoredQueries', u, []),
     owsOperation('GetFeature', u, [['resultType', ['results', 'hits']], ['outputFormat', OUTPUT_FORMATS], ['resolve', ['none']]]),
+    ...(c.transactional ? [owsOperation('Transaction', u, [['inputFormat', [FORMAT_NAMES.gml32]], ['releaseAction', ['ALL', 'SOME']]], false)] : []),
     '<ows:Parameter name="version"><ows:AllowedValues><ows:Value>2.0.0</ows:Value><ows:Value>1.1.0</ows:Value><ows:Value>1.0.0</ows:Value></ows:AllowedValues></ows:Parameter>',
     constraint('ows', 'ImplementsBasicWFS', 'TRUE'),
-    constraint('ows', 'ImplementsTransactionalWFS', 'FALSE'),
+    constraint('ows', 'ImplementsTransactionalWFS', c.transactional ? 'TRUE' : 'FALSE'),
     constraint('ows', 'ImplementsLockingWFS', 'FALSE'),
     constraint('ows', 'KVPEncoding', 'TRUE'),
     constraint('ows', 'XMLEncoding', 'TRUE'),
@@ -148,8 +151,9 @@ function capabilities11 (c: CapabilitiesInput): string {
     owsOperation('GetCapabilities', u, [['AcceptVersions', VERSIONS], ['AcceptFormats', ['text/xml']]]),
     owsOperation('DescribeFeatureType', u, [['outputFormat', [DESCRIBE_TYPES['1.1.0']]]]),
     owsOperation('GetFeature', u, [['resultType', ['results', 'hits']], ['outputFormat', formats]]),
+    ...(c.transactional ? [owsOperation('Transaction', u, [['inputFormat', [FORMAT_NAMES.gml31]], ['idgen', ['GenerateNew']], ['releaseAction', ['ALL', 'SOME']]], false)] : []),
     '</ows:OperationsMetadata>',
-    '<wfs:FeatureTypeList><wfs:Operations><wfs:Operation>Query</wfs:Operation></wfs:Operations>'
+    `<wfs:FeatureTypeList><wfs:Operations>${(c.transactional ? ['Query', 'Insert', 'Update', 'Delete'] : ['Query']).map((o) => `<wfs:Operation>${o}</wfs:Operation>`).join('')}</wfs:Operations>`
   ]
   for (const t of c.types) {
     const b = wgs84(t)
@@ -185,8 +189,9 @@ function capabilities10 (c: CapabilitiesInput): string {
     `<GetCapabilities>${dcp}</GetCapabilities>`,
     `<DescribeFeatureType><SchemaDescriptionLanguage><XMLSCHEMA/></SchemaDescriptionLanguage>${dcp}</DescribeFeatureType>`,
     `<GetFeature><ResultFormat><GML2/><GML3/><JSON/><CSV/></ResultFormat>${dcp}</GetFeature>`,
+    ...(c.transactional ? [`<Transaction><DCPType><HTTP><Post onlineResource="${x(u.replace(/\?$/, ''))}"/></HTTP></DCPType></Transaction>`] : []),
     '</Request></Capability>',
-    '<FeatureTypeList><Operations><Query/></Operations>'
+    `<FeatureTypeList><Operations><Query/>${c.transactional ? '<Insert/><Update/><Delete/>' : ''}</Operations>`
   ]
   for (const t of c.types) {
     const b = wgs84(t)

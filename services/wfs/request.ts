@@ -10,10 +10,10 @@ export type Kvp = Record<string, string>
 export type WfsVersion = '2.0.0' | '1.1.0' | '1.0.0'
 export const VERSIONS: WfsVersion[] = ['2.0.0', '1.1.0', '1.0.0']
 
-export type Operation = 'GetCapabilities' | 'DescribeFeatureType' | 'GetFeature' | 'GetPropertyValue' | 'ListStoredQueries' | 'DescribeStoredQueries'
-const OPERATIONS: Operation[] = ['GetCapabilities', 'DescribeFeatureType', 'GetFeature', 'GetPropertyValue', 'ListStoredQueries', 'DescribeStoredQueries']
-/** Operations of the WFS specification this read-only service does not offer. */
-const WRITE_OPERATIONS = ['Transaction', 'LockFeature', 'GetFeatureWithLock', 'GetGmlObject', 'CreateStoredQuery', 'DropStoredQuery']
+export type Operation = 'GetCapabilities' | 'DescribeFeatureType' | 'GetFeature' | 'GetPropertyValue' | 'ListStoredQueries' | 'DescribeStoredQueries' | 'Transaction'
+const OPERATIONS: Operation[] = ['GetCapabilities', 'DescribeFeatureType', 'GetFeature', 'GetPropertyValue', 'ListStoredQueries', 'DescribeStoredQueries', 'Transaction']
+/** Operations of the WFS specification this service does not offer. */
+const UNOFFERED = ['LockFeature', 'GetFeatureWithLock', 'GetGmlObject', 'CreateStoredQuery', 'DropStoredQuery']
 
 export type OutputFormat = 'gml32' | 'gml31' | 'gml2' | 'json' | 'csv'
 export const GET_FEATURE_ID = 'urn:ogc:def:query:OGC-WFS::GetFeatureById'
@@ -46,14 +46,14 @@ export interface FeatureRequest {
   valueReference?: string
 }
 
-/** The operation of a request; Transaction and the others that write are OperationNotSupported. */
+/** The operation of a request; locks, GetGmlObject and stored query management are OperationNotSupported. */
 export function operationOf (name: string | undefined): Operation {
   if (name === undefined || name.trim() === '') throw WfsMissingParameter('request')
   const n = name.trim().toLowerCase()
   const op = OPERATIONS.find((o) => o.toLowerCase() === n)
   if (op) return op
-  const write = WRITE_OPERATIONS.find((o) => o.toLowerCase() === n)
-  if (write) throw WfsOperationNotSupported(write, 'this server\'s WFS is read-only (no transactions or locks)')
+  const other = UNOFFERED.find((o) => o.toLowerCase() === n)
+  if (other) throw WfsOperationNotSupported(other, 'this server\'s WFS offers no locks, GetGmlObject or stored query management')
   throw WfsOperationNotSupported(JSON.stringify(name.slice(0, 60)), `supported: ${OPERATIONS.join(', ')}`)
 }
 

@@ -10,6 +10,7 @@ import type { LayerAccess } from '../security/access.js'
 import type { AttributeInfo, GeometryInfo, VectorSource } from '../vector/source.js'
 import type { VectorFeatureType } from '../vector/store.js'
 import type { ServiceSettings } from '../settings/service-settings.js'
+import type { Envelope } from '../filters/tree.js'
 import { WfsUnknownType } from '../errors.js'
 
 export interface WfsDeps {
@@ -22,6 +23,9 @@ export interface WfsDeps {
   maxFeatures: number
   /** The WFS settings ({base}/rest/services/wfs/settings, a workspace's own for its virtual service). */
   serviceSettings: { get (service: 'wfs', workspace?: string): ServiceSettings, local (service: 'wfs', workspace: string): ServiceSettings | undefined }
+  /** A Transaction changed the layers' data under `areas` (lon/lat boxes; undefined: anywhere): their
+   *  cached tiles there go, and the groups' drawing them. */
+  dataChanged (layers: string[], areas: Envelope[] | undefined, reason: string): Promise<void>
 }
 
 export interface Where {

@@ -1,13 +1,14 @@
-// The Web Feature Service (WFS 2.0.0, 1.1.0 and 1.0.0, read-only) over the catalog's vector
+// The Web Feature Service (WFS 2.0.0, 1.1.0 and 1.0.0, transactional) over the catalog's vector
 // layers, assembled from its operations: GetCapabilities and the stored-query listings
 // (capabilities.ts), DescribeFeatureType (describe.ts), GetFeature, GetPropertyValue and
 // GetFeatureById (get-feature.ts). They share one context (wfs-context.ts): every feature type is
 // read under the layer rules and through its store's VectorSource. Requests come as KVP
 // (request.ts) or XML (xml-request.ts) and meet the same code; answers are a content type and a
-// body, a stream for features. Transaction and locking are OperationNotSupported.
+// body, a stream for features. Transaction (transaction.ts) edits PostGIS and GeoPackage layers
+// under the write rules while the settings' serviceLevel is TRANSACTIONAL; locking is OperationNotSupported.
 import type { Principal } from '../auth/authenticator.js'
 import { parseXmlElements } from '../files/xml.js'
-import { WfsInvalidParameter, WfsServiceDisabled } from '../errors.js'
+import { WfsInvalidParameter, WfsOperationNotSupported, WfsServiceDisabled } from '../errors.js'
 import { capabilities, CAPABILITIES_TYPE, describeStoredQueries, listStoredQueries, type ServiceDescription } from './capabilities.js'
 import { DESCRIBE_TYPES, featureTypeSchema, importingSchema } from './describe.js'
 import { featureOperations, type FeatureAnswer } from './get-feature.js'
@@ -15,6 +16,7 @@ import {
   capabilitiesVersion, featureRequest, list, negotiate, operationOf, requestVersion, type Kvp, type Operation, type WfsVersion
 } from './request.js'
 import { parseXmlRequest } from './xml-request.js'
+import { transactionOperation } from './transaction.js'
 import { createWfsContext, maxFeaturesOf, type ServedType, type WfsDeps, type Where } from './wfs-context.js'
 
 export type { WfsDeps, Where } from './wfs-context.js'
@@ -36,6 +38,9 @@ export interface WfsUrls {
 export function createWfsService (deps: WfsDeps) {
   const ctx = createWfsContext(deps)
   const features = featureOperations(ctx)
+  const transaction = transactionOperation(ctx)
+  /** Whether the WFS (a workspace's own settings on its virtual service) takes transactions: serviceLevel TRANSACTIONAL. */
+  const transactional = (where: Where) => (deps.serviceSettings.get('wfs', where.workspace).serviceLevel ?? 'BASIC') !== 'BASIC'
 
   async function describe (version: WfsVersion, kvp: Kvp, principal: Principal | undefined, where: Where, url: string): Promise<WfsAnswer> {
     const names = list(kvp.TYPENAMES ?? kvp.TYPENAME)
@@ -96,12 +101,14 @@ export function createWfsService (deps: WfsDeps) {
       let version: WfsVersion
       let q = kvp
       let feature
+      let root
       if (xmlText !== undefined) {
         const r = await parseXmlRequest(xmlText)
         op = r.operation
         version = r.version
         q = r.kvp
         feature = r.feature
+        root = r.root
       } else {
         op = operationOf(kvp.REQUEST)
         version = op === 'GetCapabilities' ? capabilitiesVersion(kvp) : requestVersion(kvp)
@@ -109,7 +116,7 @@ export function createWfsService (deps: WfsDeps) {
       switch (op) {
         case 'GetCapabilities': {
           const types = await ctx.listed(principal, where)
-          return { contentType: CAPABILITIES_TYPE, body: capabilities({ version, types, url: urls.service, ...(where.workspace ? { workspace: where.workspace } : {}), maxFeatures: maxFeaturesOf(deps, where), service: description(where) }) }
+          return { contentType: CAPABILITIES_TYPE, body: capabilities({ version, types, url: urls.service, transactional: transactional(where), ...(where.workspace ? { workspace: where.workspace } : {}), maxFeatures: maxFeaturesOf(deps, where), service: description(where) }) }
         }
         case 'DescribeFeatureType': return await describe(version, q, principal, where, urls.service)
         case 'ListStoredQueries': return { contentType: 'application/xml', body: listStoredQueries(await ctx.listed(principal, where)) }
@@ -123,6 +130,11 @@ export function createWfsService (deps: WfsDeps) {
           }
           const a: FeatureAnswer = await features.getFeature(req, principal, where, featureLinks(urls, req.version))
           return a
+        }
+        case 'Transaction': {
+          if (!root) throw WfsOperationNotSupported('Transaction', 'a Transaction is a wfs:Transaction document sent by POST')
+          if (!transactional(where)) throw WfsOperationNotSupported('Transaction', 'the WFS settings\' serviceLevel is BASIC (read-only)')
+          return await transaction(version, root, principal, where)
         }
       }
     }

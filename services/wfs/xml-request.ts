@@ -1,8 +1,8 @@
 // WFS requests sent as XML by POST (WFS 2.0.0, 1.1.0 and 1.0.0 schemas alike, read by local
 // names): GetCapabilities (AcceptVersions), DescribeFeatureType (TypeName), GetFeature and
 // GetPropertyValue (wfs:Query with its typeNames, srsName, PropertyName, Filter and SortBy; the
-// GetFeatureById wfs:StoredQuery), ListStoredQueries and DescribeStoredQueries; the rest is
-// OperationNotSupported. GetFeature becomes the same FeatureRequest KVP gives (request.ts).
+// GetFeatureById wfs:StoredQuery), ListStoredQueries and DescribeStoredQueries, Transaction (its
+// document handed to transaction.ts); the rest is OperationNotSupported. GetFeature becomes the same FeatureRequest KVP gives (request.ts).
 import { parseXmlElements, type XmlElement } from '../files/xml.js'
 import { WfsInvalidParameter, WfsMissingParameter } from '../errors.js'
 import {
@@ -16,6 +16,8 @@ export interface XmlRequest {
   /** The request's parameters as KVP names (GetCapabilities, DescribeFeatureType). */
   kvp: Kvp
   feature?: FeatureRequest
+  /** A Transaction's document (transaction.ts reads its actions). */
+  root?: XmlElement
 }
 
 const child = (el: XmlElement, name: string) => el.children.find((c) => c.local === name)
@@ -69,6 +71,7 @@ export async function parseXmlRequest (text: string): Promise<XmlRequest> {
     return { operation, version, kvp: { ...(names.length > 0 ? { TYPENAME: names.join(',') } : {}), ...(a.outputFormat ? { OUTPUTFORMAT: a.outputFormat } : {}) } }
   }
   if (operation === 'ListStoredQueries' || operation === 'DescribeStoredQueries') return { operation, version, kvp: {} }
+  if (operation === 'Transaction') return { operation, version, kvp: {}, root }
   // GetFeature, GetPropertyValue
   const queries = children(root, 'Query').map(query)
   let byId = false

@@ -5,10 +5,13 @@
 // drawn, each skipped when its box meets one already placed or is not wholly inside the image.
 import sharp from 'sharp'
 import wkx from 'wkx'
-import polylabel from 'polylabel'
 import { matches, recordView } from '../../filters/evaluate.js'
 import { pointTransform } from '../crs.js'
-import { alongLine, fillAttrs, f2, offsetLine, pathOf, strokeAttrs, svgGraphics, type Xy } from './svg-graphics.js'
+import { asNumber, asText, evaluate } from './expression.js'
+import { placeLabels, type LabelRequest } from './labels.js'
+import { labelPoint, type PixelGeometry, type Xy } from './pixel-geometry.js'
+import { alongLine, fillAttrs, offsetLine, pathOf, strokeAttrs, svgGraphics } from './svg-graphics.js'
+import { resolved } from './symbolizer-values.js'
 import { inScale, type Symbolizer, type TextSymbolizer, type VectorRule, type VectorStyle } from './vector-style.js'
 
 export interface VectorFeature {
@@ -35,9 +38,6 @@ export interface VectorJob {
   features: VectorFeature[]
 }
 
-interface PixelGeometry { points: Xy[], lines: Xy[][], polygons: Xy[][][] }
-
-
 function toPixels (g: wkx.Geometry, project: (x: number, y: number) => Xy | undefined, out: PixelGeometry): void {
   const ring = (pts: wkx.Point[]): Xy[] => {
     const r: Xy[] = []
@@ -49,49 +49,6 @@ function toPixels (g: wkx.Geometry, project: (x: number, y: number) => Xy | unde
     if (rings.length > 0) out.polygons.push(rings)
   } else if (g instanceof wkx.MultiPolygon) { for (const p of g.polygons) toPixels(p, project, out) } else if (g instanceof wkx.GeometryCollection) { for (const c of g.geometries) toPixels(c, project, out) }
 }
-
-
-const esc = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`)
-
-/** The label text of a feature: the template's {{property}} placeholders filled in. */
-export function labelText (template: string, props: Record<string, unknown>): string {
-  return template.replace(/\{\{\s*([^{}]+?)\s*\}\}/g, (_, name: string) => {
-    const v = props[name] ?? Object.entries(props).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1]
-    return v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : String(v)
-  }).trim()
-}
-
-function polygonArea (ring: Xy[]): number {
-  let a = 0
-  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) a += (ring[j][0] + ring[i][0]) * (ring[j][1] - ring[i][1])
-  return Math.abs(a / 2)
-}
-
-/** Where a feature's label goes: the point, polylabel's pole of the largest polygon, the middle of the longest line. */
-function labelPoint (g: PixelGeometry): Xy | undefined {
-  if (g.polygons.length > 0) {
-    let best = g.polygons[0]; let area = -1
-    for (const p of g.polygons) { const a = polygonArea(p[0]); if (a > area) { area = a; best = p } }
-    const q = polylabel(best, 1)
-    return [q[0], q[1]]
-  }
-  if (g.lines.length > 0) {
-    const length = (l: Xy[]) => { let s = 0; for (let i = 1; i < l.length; i++) s += Math.hypot(l[i][0] - l[i - 1][0], l[i][1] - l[i - 1][1]); return s }
-    let best = g.lines[0]; let len = -1
-    for (const l of g.lines) { const s = length(l); if (s > len) { len = s; best = l } }
-    let half = len / 2
-    for (let i = 1; i < best.length; i++) {
-      const d = Math.hypot(best[i][0] - best[i - 1][0], best[i][1] - best[i - 1][1])
-      if (d >= half && d > 0) { const t = half / d; return [best[i - 1][0] + (best[i][0] - best[i - 1][0]) * t, best[i - 1][1] + (best[i][1] - best[i - 1][1]) * t] }
-      half -= d
-    }
-    return best[0]
-  }
-  return g.points[0]
-}
-
-interface Box { x0: number, y0: number, x1: number, y1: number }
-const meets = (a: Box, b: Box) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1
 
 /** Most graphics one line repeats (GraphicStroke): a bound on the SVG a long line at a small step makes. */
 const MAX_ALONG = 10_000
@@ -153,7 +110,7 @@ export function vectorSvg (job: VectorJob, idPrefix = ''): string {
     } catch { return undefined } // a geometry that cannot be read is left out, as GeoServer skips it
   })
   const body: string[] = []
-  const labels: Array<{ s: TextSymbolizer, at: Xy, text: string }> = []
+  const labels: LabelRequest[] = []
   const applies = (r: VectorRule, g: PixelGeometry, props: Record<string, unknown>) => (!r.geometry || r.geometry === kindOf(g)) && (!r.filter || matches(r.filter, recordView(props), { twoValued: true }))
   for (const fts of job.style.featureTypeStyles) {
     const rules = fts.rules.filter((r) => inScale(r, job.scale))
@@ -167,10 +124,9 @@ export function vectorSvg (job: VectorJob, idPrefix = ''): string {
       const draw = (r: VectorRule) => {
         for (const s of r.symbolizers) {
           if (s.kind === 'text') {
-            const text = labelText(s.label, props)
-            const at = text === '' ? undefined : labelPoint(g)
-            if (at) labels.push({ s, at, text })
-          } else body.push(drawn(s, g, graphics))
+            const text = asText(evaluate(s.label, props))?.trim() ?? ''
+            if (text !== '') labels.push({ key: s, s: resolved(s, props), g, text, priority: s.priority ? asNumber(evaluate(s.priority, props)) ?? 1000 : 1000 })
+          } else body.push(drawn(resolved(s, props), g, graphics))
         }
       }
       let any = false
@@ -178,28 +134,7 @@ export function vectorSvg (job: VectorJob, idPrefix = ''): string {
       if (!any) for (const r of otherwise) if (!r.geometry || r.geometry === kindOf(g)) draw(r)
     }
   }
-  const placed: Box[] = []
-  for (const { s, at, text } of labels) {
-    const size = s.font.size
-    const w = text.length * size * (s.font.weight === 'bold' ? 0.66 : 0.6)
-    const h = size
-    const left = at[0] + s.displacement[0] - s.anchor[0] * w
-    const bottom = at[1] - s.displacement[1] + s.anchor[1] * h
-    const pad = s.halo?.radius ?? 0
-    const box = { x0: left - pad, y0: bottom - h - pad, x1: left + w + pad, y1: bottom + pad }
-    // GeoServer's partials=false: a label not wholly inside the image is not drawn, so a metatile
-    // never draws half a label its neighbour cannot complete (nor draws one its neighbour draws too).
-    if (box.x0 < 0 || box.y0 < 0 || box.x1 > width || box.y1 > height) continue
-    if (placed.some((b) => meets(b, box))) continue
-    placed.push(box)
-    const baseline = bottom - h * 0.2
-    const font = `font-family="${esc(s.font.family)}, DejaVu Sans, sans-serif" font-size="${size}" font-style="${s.font.style}" font-weight="${s.font.weight}"`
-    const rot = s.rotation ? ` transform="rotate(${f2(-s.rotation)} ${f2(at[0])} ${f2(at[1])})"` : ''
-    const halo = s.halo && s.halo.radius > 0
-      ? ` stroke="${s.halo.fill.color}" stroke-width="${f2(s.halo.radius * 2)}" stroke-linejoin="round"${s.halo.fill.opacity < 1 ? ` stroke-opacity="${s.halo.fill.opacity}"` : ''} paint-order="stroke"`
-      : ''
-    body.push(`<text x="${f2(left)}" y="${f2(baseline)}" ${font} ${fillAttrs(s.fill)}${halo}${rot}>${esc(text)}</text>`)
-  }
+  body.push(...placeLabels(labels, width, height))
   return `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${graphics.defs()}${body.join('')}</svg>`
 }
 

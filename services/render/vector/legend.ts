@@ -5,6 +5,7 @@
 import sharp from 'sharp'
 import { encodeMap, type MapFormat } from '../map.js'
 import { vectorSvg } from './draw-vector.js'
+import { esc } from './svg-graphics.js'
 import type { VectorRule, VectorStyle } from './vector-style.js'
 import wkx from 'wkx'
 
@@ -21,7 +22,6 @@ export interface LegendPayload {
 
 const ROW_GAP = 2
 const FONT_SIZE = 12
-const esc = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** The sample geometry a rule's swatch is drawn on: the kind its symbolizers draw. */
 function sampleOf (rule: VectorRule, w: number, h: number): Uint8Array {
@@ -52,7 +52,7 @@ export async function drawLegend (p: LegendPayload): Promise<Uint8Array> {
     const top = i * (h + ROW_GAP)
     // The swatch: the rule alone (no filter, no scale range), its labels drawn as "Abc".
     const rule: VectorRule = { ...r, filter: undefined, else: undefined, minScale: undefined, maxScale: undefined, geometry: undefined,
-      symbolizers: r.symbolizers.map((s) => s.kind === 'text' ? { ...s, label: 'Abc', anchor: [0.5, 0.5], displacement: [0, 0] } : s) }
+      symbolizers: r.symbolizers.map((s) => s.kind === 'text' ? { ...s, label: { lit: 'Abc' }, priority: undefined, line: undefined, group: false, anchor: [0.5, 0.5], displacement: [0, 0] } : s) }
     const svg = vectorSvg({
       kind: 'vector', layer: '', crs: 'EPSG:3857', dataCrs: 'EPSG:3857', bbox: [0, 0, w, h], width: w, height: h, scale: 1,
       style: { featureTypeStyles: [{ rules: [rule] }] },

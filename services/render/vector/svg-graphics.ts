@@ -2,14 +2,15 @@
 // attributes, well-known and shape:// marks, and Graphics (a mark or an ExternalGraphic's image)
 // defined once per document and placed with <use>: at points, repeated along lines (GraphicStroke)
 // and tiled in a <pattern> (GraphicFill). Lines offset sideways for PerpendicularOffset here too.
+import type { Xy } from './pixel-geometry.js'
 import type { Graphic, MarkName, Paint, Stroke } from './vector-style.js'
-
-export type Xy = [number, number]
 
 /** Pixel coordinates further than this from the map are clamped: cairo's fixed-point range. */
 const FAR = 100_000
 export const clamp = (v: number) => v < -FAR ? -FAR : v > FAR ? FAR : v
 export const f2 = (v: number) => (Math.round(v * 100) / 100).toString()
+/** Text escaped for SVG content and attribute values. */
+export const esc = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 export const pathOf = (line: Xy[], close: boolean) => 'M' + line.map(([x, y]) => `${f2(clamp(x))} ${f2(clamp(y))}`).join('L') + (close ? 'Z' : '')
 
@@ -61,7 +62,6 @@ export function markPath (mark: MarkName, size: number): string {
   }
 }
 
-
 /**
  * The Graphics of one SVG document: each defined once in <defs> (a data: URI is written once however
  * many features use it), ids prefixed with `prefix` so documents can be nested (legend.ts).
@@ -70,12 +70,17 @@ export function markPath (mark: MarkName, size: number): string {
  */
 export function svgGraphics (prefix: string, origin: Xy) {
   const defs: string[] = []
-  const ids = new Map<Graphic, { id: string, w: number, h: number }>()
+  // Keyed by what a definition draws (not its rotation or displacement, applied where it is
+  // placed): a point symbolizer with expression values is a new object per feature (symbolizer-
+  // values.ts), and features that evaluate alike share one definition.
+  const ids = new Map<string, { id: string, w: number, h: number }>()
   const patterns = new Map<Graphic, string>()
+  const keyOf = (g: Graphic) => JSON.stringify([g.mark, g.image?.href, g.image?.ownSize, g.size, g.opacity, g.fill, g.stroke])
 
   /** The graphic centred on 0,0, its size w x h (an image keeps its aspect ratio). */
   const define = (g: Graphic) => {
-    let d = ids.get(g)
+    const key = keyOf(g)
+    let d = ids.get(key)
     if (d) return d
     const id = `${prefix}g${ids.size}`
     const img = g.image
@@ -91,7 +96,7 @@ export function svgGraphics (prefix: string, origin: Xy) {
       defs.push(`<path id="${id}" d="${markPath(g.mark, g.size)}" ${fillAttrs(paint)}${strokeAttrs(g.stroke)}${op}/>`)
       d = { id, w: g.size, h: g.size }
     }
-    ids.set(g, d)
+    ids.set(key, d)
     return d
   }
 

@@ -3,6 +3,7 @@
 // over all features; in each, every rule whose filter and scale range match draws the feature
 // (an ElseFilter rule only when no other rule of its FeatureTypeStyle did).
 import type { Filter } from '../../filters/tree.js'
+import type { Expr } from './expression.js'
 
 export interface Paint { color: string, opacity: number }
 export interface Stroke extends Paint {
@@ -28,12 +29,20 @@ export type MarkName = 'circle' | 'square' | 'triangle' | 'star' | 'cross' | 'x'
 export interface ExternalImage { href: string, data?: string, width?: number, height?: number, ownSize?: boolean }
 
 /**
+ * Parameters given by an expression, evaluated per feature (symbolizer-values.ts); the literal
+ * fields beside them hold the defaults used where an expression gives nothing usable.
+ */
+export type DynamicField = 'fill' | 'fill-opacity' | 'stroke' | 'stroke-width' | 'stroke-opacity' | 'size' | 'rotation' | 'opacity' | 'font-size' | 'halo-radius'
+export type Dynamic = Partial<Record<DynamicField, Expr>>
+
+/**
  * A Graphic: its image when it has one that could be read, else its mark; `size` is its height in
- * pixels; `displacement` its Displacement in pixels on the screen (x right, y down).
+ * pixels; `displacement` its Displacement in pixels on the screen (x right, y down). The Graphics
+ * of GraphicFill and GraphicStroke are literal; a point symbolizer's may have `dynamic` values.
  */
 export interface Graphic { mark: MarkName, image?: ExternalImage, size: number, rotation: number, opacity: number, fill?: Paint, stroke?: Stroke, displacement?: [number, number] }
 
-export interface PointSymbolizer extends Graphic { kind: 'point' }
+export interface PointSymbolizer extends Graphic { kind: 'point', dynamic?: Dynamic }
 export interface LineSymbolizer {
   kind: 'line'
   stroke: Stroke
@@ -41,17 +50,38 @@ export interface LineSymbolizer {
   offset?: number
   /** GraphicStroke: the graphic repeated along the line, turned with it, one after the other. */
   graphicStroke?: Graphic
+  dynamic?: Dynamic
 }
 /**
  * `graphicFill`: the polygon filled with the graphic repeated edge to edge (GraphicFill), over `fill`
  * when both are given; `graphicMargin`: GeoServer's graphic-margin, pixels of space around each
  * graphic (top, right, bottom, left).
  */
-export interface PolygonSymbolizer { kind: 'polygon', fill?: Paint, graphicFill?: Graphic, graphicMargin?: [number, number, number, number], stroke?: Stroke }
+export interface PolygonSymbolizer { kind: 'polygon', fill?: Paint, graphicFill?: Graphic, graphicMargin?: [number, number, number, number], stroke?: Stroke, dynamic?: Dynamic }
+
+/** LinePlacement: along the line (followLine) or straight, rotated to the line at its middle. */
+export interface LinePlacement {
+  /** PerpendicularOffset in pixels (positive: left of the line's direction, as GeoServer). */
+  offset: number
+  followLine: boolean
+  /** followLine's largest turn in degrees between two characters' segments (GeoServer's 22.5). */
+  maxAngleDelta: number
+}
+
 export interface TextSymbolizer {
   kind: 'text'
-  /** Label template: literal text with {{property}} placeholders. */
-  label: string
+  label: Expr
+  /** Priority: labels with higher values are placed first (GeoServer's default 1000). */
+  priority?: Expr
+  /** Absent: PointPlacement. */
+  line?: LinePlacement
+  /** GeoServer's vendor options. */
+  group: boolean
+  labelAllGroup: boolean
+  maxDisplacement: number
+  spaceAround: number
+  partials: boolean
+  dynamic?: Dynamic
   font: { family: string, size: number, style: 'normal' | 'italic' | 'oblique', weight: 'normal' | 'bold' }
   fill: Paint
   halo?: { radius: number, fill: Paint }

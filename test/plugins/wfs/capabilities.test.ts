@@ -18,9 +18,9 @@ t.test('2.0.0: operations with their URLs, constraints, feature types, FES filte
   for (const op of ['GetCapabilities', 'DescribeFeatureType', 'GetPropertyValue', 'ListStoredQueries', 'DescribeStoredQueries', 'GetFeature']) {
     t.ok(b.includes(`<ows:Operation name="${op}"><ows:DCP><ows:HTTP><ows:Get xlink:href="http://localhost:80/geoserver/wfs?"/><ows:Post xlink:href="http://localhost:80/geoserver/wfs"/></ows:HTTP></ows:DCP>`), op)
   }
-  t.notOk(b.includes('name="Transaction"'), 'no Transaction')
+  t.ok(b.includes('<ows:Operation name="Transaction"><ows:DCP><ows:HTTP><ows:Post xlink:href="http://localhost:80/geoserver/wfs"/></ows:HTTP></ows:DCP>'), 'Transaction by POST')
   t.ok(b.includes('<ows:Constraint name="ImplementsBasicWFS"><ows:NoValues/><ows:DefaultValue>TRUE</ows:DefaultValue></ows:Constraint>'))
-  t.ok(b.includes('<ows:Constraint name="ImplementsTransactionalWFS"><ows:NoValues/><ows:DefaultValue>FALSE</ows:DefaultValue></ows:Constraint>'))
+  t.ok(b.includes('<ows:Constraint name="ImplementsTransactionalWFS"><ows:NoValues/><ows:DefaultValue>TRUE</ows:DefaultValue></ows:Constraint>'))
   t.ok(b.includes('<ows:Constraint name="CountDefault"><ows:NoValues/><ows:DefaultValue>1000000</ows:DefaultValue></ows:Constraint>'))
   t.ok(b.includes('<ows:Value>application/json</ows:Value>') && b.includes('<ows:Value>text/xml; subtype=gml/3.1.1</ows:Value>') && b.includes('<ows:Value>csv</ows:Value>'))
   t.same([...b.matchAll(/<wfs:Name>([^<]+)<\/wfs:Name>/g)].map((m) => m[1]), ['vx:parcels', 'vx:places', 'vx:roads'])

@@ -41,12 +41,17 @@ t.test('rules keep their FeatureTypeStyle, ElseFilter, scales, names and titles;
   const label = style.featureTypeStyles[1].rules[0].symbolizers[0]
   t.same(label, {
     kind: 'text',
-    label: 'n:{{name}}', // text around properties is trimmed, as GeoTools does outside CDATA
+    label: { cat: [{ lit: 'n:' }, { prop: 'name' }] }, // text around properties is trimmed, as GeoTools does outside CDATA
     font: { family: 'Serif', size: 11, style: 'italic', weight: 'normal' },
     fill: { color: '#000000', opacity: 1 },
     anchor: [0.5, 0],
     displacement: [1, 4],
     rotation: 0,
+    group: false,
+    labelAllGroup: false,
+    maxDisplacement: 0,
+    spaceAround: 0,
+    partials: false,
     halo: { radius: 1.5, fill: { color: '#FFFFFF', opacity: 1 } }
   })
 })

@@ -1,0 +1,198 @@
+// Labels of a vector layer placed after its geometries are drawn, GeoServer's way:
+// - Priority first (higher first, GeoServer's default 1000), then feature order;
+// - group: one label per symbolizer and distinct text, on the longest line (lines joined end to end
+//   first, GeoServer's network), the largest polygon or the first point of all the features
+//   carrying it (labelAllGroup: every joined line of the group);
+// - PointPlacement at the point, polylabel's pole of the largest polygon or the middle of the
+//   longest line; maxDisplacement tries positions around it (8 directions, rings of half the font
+//   size; inside the polygon for a polygon);
+// - LinePlacement: centred on the middle of the longest line, upright, rotated to the line there,
+//   PerpendicularOffset above it; followLine sets it glyph by glyph along the line (librsvg draws no
+//   <textPath>), dropped when the line is shorter than the text or when two neighbouring glyphs
+//   turn by more than maxAngleDelta; maxDisplacement tries positions along the line;
+// - a label whose footprint (its box, or a box per glyph along a line, with the halo) meets one
+//   already placed is skipped; spaceAround grows the footprint for that test (the distance kept to
+//   labels placed before), a negative spaceAround places the label whatever it overlaps;
+// - partials=false (the default): a footprint not wholly inside the image is not drawn, so no label
+//   is cut at a metatile's edge nor drawn twice by neighbours; partials=true draws it cut.
+import { along, insidePolygon, joinLines, labelPoint, largestPolygon, lineLength, longestLine, type PixelGeometry, type Xy } from './pixel-geometry.js'
+import { esc, f2, fillAttrs } from './svg-graphics.js'
+import { glyphWidth, textWidth } from './text-metrics.js'
+import type { TextSymbolizer } from './vector-style.js'
+
+export interface LabelRequest {
+  /** The style's symbolizer: labels group per symbolizer and text. */
+  key: object
+  /** The symbolizer with its values for the feature. */
+  s: TextSymbolizer
+  g: PixelGeometry
+  text: string
+  priority: number
+}
+
+interface Box { x0: number, y0: number, x1: number, y1: number }
+interface Candidate { boxes: Box[], svg: string }
+
+const meets = (a: Box, b: Box) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1
+const grow = (b: Box, d: number): Box => ({ x0: b.x0 - d, y0: b.y0 - d, x1: b.x1 + d, y1: b.y1 + d })
+const deg = (a: number) => a * 180 / Math.PI
+
+const fontAttrs = (s: TextSymbolizer) => `font-family="${esc(s.font.family)}, DejaVu Sans, sans-serif" font-size="${f2(s.font.size)}" font-style="${s.font.style}" font-weight="${s.font.weight}"`
+function haloAttrs (s: TextSymbolizer): string {
+  if (!s.halo || s.halo.radius <= 0) return ''
+  return ` stroke="${s.halo.fill.color}" stroke-width="${f2(s.halo.radius * 2)}" stroke-linejoin="round"${s.halo.fill.opacity < 1 ? ` stroke-opacity="${s.halo.fill.opacity}"` : ''} paint-order="stroke"`
+}
+/** Box of a square of side `side` centred on c. */
+const square = (c: Xy, side: number): Box => ({ x0: c[0] - side / 2, y0: c[1] - side / 2, x1: c[0] + side / 2, y1: c[1] + side / 2 })
+
+/** A label at a point (PointPlacement): its box rotated with it, as drawn. */
+function pointCandidate (s: TextSymbolizer, text: string, at: Xy): Candidate {
+  const size = s.font.size
+  const w = textWidth(text, s.font)
+  const left = at[0] + s.displacement[0] - s.anchor[0] * w
+  const bottom = at[1] - s.displacement[1] + s.anchor[1] * size
+  const pad = s.halo?.radius ?? 0
+  let box: Box = { x0: left - pad, y0: bottom - size - pad, x1: left + w + pad, y1: bottom + pad }
+  if (s.rotation) {
+    const a = -s.rotation * Math.PI / 180; const c = Math.cos(a); const sn = Math.sin(a)
+    const corners: Xy[] = [[box.x0, box.y0], [box.x1, box.y0], [box.x1, box.y1], [box.x0, box.y1]].map(([x, y]) => [at[0] + (x - at[0]) * c - (y - at[1]) * sn, at[1] + (x - at[0]) * sn + (y - at[1]) * c])
+    box = { x0: Math.min(...corners.map((p) => p[0])), y0: Math.min(...corners.map((p) => p[1])), x1: Math.max(...corners.map((p) => p[0])), y1: Math.max(...corners.map((p) => p[1])) }
+  }
+  const rot = s.rotation ? ` transform="rotate(${f2(-s.rotation)} ${f2(at[0])} ${f2(at[1])})"` : ''
+  return { boxes: [box], svg: `<text x="${f2(left)}" y="${f2(bottom - size * 0.2)}" ${fontAttrs(s)} ${fillAttrs(s.fill)}${haloAttrs(s)}${rot}>${esc(text)}</text>` }
+}
+
+/** Text centred on the line at distance d, straight and upright, rotated to the line there. */
+function straightCandidate (s: TextSymbolizer, text: string, line: Xy[], d: number): Candidate {
+  const size = s.font.size
+  const w = textWidth(text, s.font)
+  const { at, angle: raw } = along(line, d)
+  const angle = raw > Math.PI / 2 ? raw - Math.PI : raw < -Math.PI / 2 ? raw + Math.PI : raw
+  const cos = Math.cos(angle); const sin = Math.sin(angle)
+  const offset = s.line?.offset ?? 0
+  const place = (x: number, y: number): Xy => [at[0] + x * cos - y * sin, at[1] + x * sin + y * cos]
+  const pad = s.halo?.radius ?? 0
+  const n = Math.max(1, Math.ceil(w / size))
+  const boxes = Array.from({ length: n }, (_, i) => square(place(-w / 2 + (i + 0.5) * w / n, -offset), Math.max(w / n, size) + 2 * pad))
+  const svg = `<text x="0" y="${f2(size * 0.35 - offset)}" text-anchor="middle" ${fontAttrs(s)} ${fillAttrs(s.fill)}${haloAttrs(s)} transform="translate(${f2(at[0])} ${f2(at[1])}) rotate(${f2(deg(angle))})">${esc(text)}</text>`
+  return { boxes, svg }
+}
+
+/** Text set glyph by glyph along the line, centred at distance d; undefined where it cannot follow. */
+function followCandidate (s: TextSymbolizer, text: string, line: Xy[], length: number, d: number): Candidate | undefined {
+  const w = textWidth(text, s.font)
+  if (d - w / 2 < 0 || d + w / 2 > length) return undefined
+  // Upright: read left to right, so a line drawn right to left is followed backwards.
+  const a = along(line, d - w / 2).at; const b = along(line, d + w / 2).at
+  const path = b[0] < a[0] ? [...line].reverse() : line
+  const start = (b[0] < a[0] ? length - d : d) - w / 2
+  const size = s.font.size
+  const offset = s.line?.offset ?? 0
+  const pad = s.halo?.radius ?? 0
+  const maxTurn = (s.line?.maxAngleDelta ?? 22.5) * Math.PI / 180
+  const boxes: Box[] = []
+  const halos: string[] = []
+  const glyphs: string[] = []
+  let advance = 0
+  let previous: number | undefined
+  for (const c of text) {
+    const gw = glyphWidth(c, s.font)
+    const { at, angle } = along(path, start + advance + gw / 2)
+    advance += gw
+    if (previous !== undefined) {
+      let turn = Math.abs(angle - previous)
+      if (turn > Math.PI) turn = 2 * Math.PI - turn
+      if (turn > maxTurn) return undefined
+    }
+    previous = angle
+    // The glyph's centre line sits `offset` above the line (left of the direction of reading).
+    const centre: Xy = [at[0] + Math.sin(angle) * offset, at[1] - Math.cos(angle) * offset]
+    boxes.push(square(centre, Math.max(gw, size) + 2 * pad))
+    if (c.trim() === '') continue
+    const place = `x="0" y="${f2(size * 0.35)}" text-anchor="middle" transform="translate(${f2(centre[0])} ${f2(centre[1])}) rotate(${f2(deg(angle))})"`
+    if (haloAttrs(s)) halos.push(`<text ${place} ${fontAttrs(s)} ${fillAttrs(s.halo!.fill)}${haloAttrs(s)}>${esc(c)}</text>`)
+    glyphs.push(`<text ${place} ${fontAttrs(s)} ${fillAttrs(s.fill)}>${esc(c)}</text>`)
+  }
+  return { boxes, svg: `<g>${halos.join('')}${glyphs.join('')}</g>` }
+}
+
+/** Positions tried: the centre first, then up to maxDisplacement away in steps of half the font size. */
+function steps (s: TextSymbolizer): number[] {
+  const step = Math.max(2, s.font.size / 2)
+  const out = [0]
+  for (let r = step; r <= s.maxDisplacement; r += step) out.push(r)
+  return out
+}
+
+function * candidates (r: LabelRequest, line: Xy[] | undefined): Generator<Candidate> {
+  const { s, text, g } = r
+  if (s.line && line) {
+    const length = lineLength(line)
+    for (const off of steps(s)) {
+      for (const d of off === 0 ? [length / 2] : [length / 2 + off, length / 2 - off]) {
+        if (d < 0 || d > length) continue
+        const c = s.line.followLine ? followCandidate(s, text, line, length, d) : straightCandidate(s, text, line, d)
+        if (c) yield c
+      }
+    }
+    return
+  }
+  const at = g.points.length > 0 ? g.points[0] : labelPoint(g)
+  if (!at) return
+  const polygon = g.points.length === 0 ? largestPolygon(g.polygons) : undefined
+  for (const off of steps(s)) {
+    if (off === 0) { yield pointCandidate(s, text, at); continue }
+    for (let k = 0; k < 8; k++) {
+      const p: Xy = [at[0] + off * Math.cos(k * Math.PI / 4), at[1] + off * Math.sin(k * Math.PI / 4)]
+      if (polygon && !insidePolygon(p, polygon)) continue
+      yield pointCandidate(s, text, p)
+    }
+  }
+}
+
+/** The requests of grouped symbolizers merged: one per symbolizer and text. */
+function grouped (requests: LabelRequest[]): LabelRequest[] {
+  const out: LabelRequest[] = []
+  const groups = new Map<object, Map<string, LabelRequest>>()
+  for (const r of requests) {
+    if (!r.s.group) { out.push(r); continue }
+    let byText = groups.get(r.key)
+    if (!byText) { byText = new Map(); groups.set(r.key, byText) }
+    const first = byText.get(r.text)
+    if (!first) {
+      const copy = { ...r, g: { points: [...r.g.points], lines: [...r.g.lines], polygons: [...r.g.polygons] } }
+      byText.set(r.text, copy)
+      out.push(copy)
+      continue
+    }
+    first.g.points.push(...r.g.points); first.g.lines.push(...r.g.lines); first.g.polygons.push(...r.g.polygons)
+    first.priority = Math.max(first.priority, r.priority)
+  }
+  for (const byText of groups.values()) for (const r of byText.values()) if (r.g.lines.length > 1) r.g.lines = joinLines(r.g.lines)
+  return out
+}
+
+/** The SVG of the labels placed, in the order they were placed. */
+export function placeLabels (requests: LabelRequest[], width: number, height: number): string[] {
+  const order = grouped(requests).map((r, i) => ({ r, i })).sort((a, b) => b.r.priority - a.r.priority || a.i - b.i).map((x) => x.r)
+  const placed: Box[] = []
+  const out: string[] = []
+  const fits = (c: Candidate, s: TextSymbolizer) =>
+    (s.partials || c.boxes.every((b) => b.x0 >= 0 && b.y0 >= 0 && b.x1 <= width && b.y1 <= height)) &&
+    (s.partials ? c.boxes.some((b) => b.x1 > 0 && b.y1 > 0 && b.x0 < width && b.y0 < height) : true) &&
+    (s.spaceAround < 0 || !c.boxes.some((b) => { const g = grow(b, s.spaceAround); return placed.some((p) => meets(p, g)) }))
+  for (const r of order) {
+    const lines = r.s.line && r.g.polygons.length === 0 && r.g.lines.length > 0
+      ? (r.s.group && r.s.labelAllGroup ? r.g.lines : [longestLine(r.g.lines)!])
+      : [undefined]
+    for (const line of lines) {
+      for (const c of candidates(r, line)) {
+        if (!fits(c, r.s)) continue
+        placed.push(...c.boxes)
+        out.push(c.svg)
+        break
+      }
+    }
+  }
+  return out
+}
