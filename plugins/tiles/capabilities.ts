@@ -7,7 +7,7 @@ import { GRID_SETS, gridOrigin, gridSubset, tilesHigh, tilesWide, type GridSet }
 /** The grid sets a layer offers (the tile cache's gridSetsOf); the built-in ones by default. */
 export type GridSetsOf = (layer: LayerInfo) => GridSet[]
 const BUILT_IN: GridSetsOf = () => Object.values(GRID_SETS)
-import { FORMATS, TILE_FORMATS } from '../../services/tilecache/formats.js'
+import { FORMATS, formatsOf } from '../../services/tilecache/formats.js'
 import { allowedStyles, defaultStyleOf } from '../../services/tilecache/parameters.js'
 import { escapeXml as x } from '../infra/representation.js'
 import type { ServiceDescription } from '../../services/wms/capabilities.js'
@@ -74,7 +74,7 @@ export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string, servi
     const styles = allowedStyles(l)
     if (styles.length === 0) out.push('      <Style isDefault="true">', '        <ows:Identifier></ows:Identifier>', '      </Style>')
     for (const s of styles) out.push(`      <Style${s === defaultStyleOf(l) ? ' isDefault="true"' : ''}>`, `        <ows:Identifier>${x(s)}</ows:Identifier>`, '      </Style>')
-    for (const f of TILE_FORMATS) out.push(`      <Format>${f}</Format>`)
+    for (const f of formatsOf(l)) out.push(`      <Format>${f}</Format>`)
     for (const gs of gridSetsOf(l)) {
       const sub = gridSubset(gs, l.bbox)
       out.push('      <TileMatrixSetLink>', `        <TileMatrixSet>${gs.id}</TileMatrixSet>`, '        <TileMatrixSetLimits>')
@@ -92,7 +92,7 @@ export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string, servi
       }
       out.push('        </TileMatrixSetLimits>', '      </TileMatrixSetLink>')
     }
-    for (const f of TILE_FORMATS) {
+    for (const f of formatsOf(l)) {
       const template = `${serviceUrl}/wmts/rest/${encodeURIComponent(l.qualifiedName)}/{style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?format=${f}`
       out.push(`      <ResourceURL format="${f}" resourceType="tile" template="${x(template)}"/>`)
     }
@@ -131,7 +131,7 @@ export function tmsService (layers: LayerInfo[], tmsUrl: string, gridSetsOf: Gri
     '  <Title>mapwarden Tile Map Service</Title>', '  <Abstract></Abstract>', '  <TileMaps>']
   for (const l of layers) {
     for (const gs of gridSetsOf(l)) {
-      for (const f of TILE_FORMATS) {
+      for (const f of formatsOf(l)) {
         const name = tileMapName(l.qualifiedName, gs.id, FORMATS[f].ext)
         out.push(`    <TileMap title="${x(l.qualifiedName)}" srs="${x(gs.builtIn ? gs.id : gs.srs)}" profile="${profileOf(gs)}" href="${x(`${tmsUrl}/1.0.0/${encodeURIComponent(name)}`)}"/>`)
       }
