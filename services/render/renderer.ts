@@ -30,7 +30,7 @@ export interface RendererDeps {
 
 /** One worker task: what it is called in the entry file, its lane in the queue, its payload. */
 export interface RenderTask {
-  /** A task of workers/render-metatile.ts (renderMetatile, pyramidMetatile, renderMap, pixelValues, exceptionImage). */
+  /** A task of workers/render-metatile.ts (renderMetatile, renderVectorMetatile, renderVectorTiles, pyramidMetatile, renderMap, pixelValues, exceptionImage). */
   name: string
   priority: RenderPriority
   /** Built when the queue gives the task its slot; for `draw`, built (planned) again on a retry. */

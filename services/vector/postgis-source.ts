@@ -137,7 +137,8 @@ export function vectorTileSql (dbSchema: string, type: TypeSchema, q: VectorTile
   const grid = `${bind(q.gridSrid)}::integer`
   const env = `ST_MakeEnvelope(${q.tile.map((v) => `${bind(v)}::double precision`).join(', ')}, ${grid})`
   const attrs = type.attributes.filter((a) => a.name !== geom.name).map((a) => `s.${quotePgName(a.name)}`)
-  const mvtGeom = `ST_AsMVTGeom(ST_Transform(ST_SetSRID(${g}, ${bind(q.dataSrid)}::integer), ${grid}), ${env}::box2d, ${bind(q.extent)}::integer, ${bind(q.buffer)}::integer, true) AS ${quotePgName(MVT_GEOMETRY)}`
+  const native = q.dataSrid !== undefined ? `ST_SetSRID(${g}, ${bind(q.dataSrid)}::integer)` : g
+  const mvtGeom = `ST_AsMVTGeom(ST_Transform(${native}, ${grid}), ${env}::box2d, ${bind(q.extent)}::integer, ${bind(q.buffer)}::integer, true) AS ${quotePgName(MVT_GEOMETRY)}`
   const rows = `SELECT ${[...attrs, mvtGeom].join(', ')} FROM (${inner.text}) s`
   const text = `SELECT ST_AsMVT(t, ${bind(q.name)}::text, ${bind(q.extent)}::integer, ${bind(MVT_GEOMETRY)}::text) AS mvt FROM (${rows}) t WHERE t.${quotePgName(MVT_GEOMETRY)} IS NOT NULL`
   return { text, values }

@@ -65,8 +65,9 @@ export interface VectorTileQuery {
   /** The tile's bounds in the grid's CRS (EPSG code `gridSrid`). */
   tile: Envelope
   gridSrid: number
-  /** The CRS the data is in (its declared one where it is forced) and the tile and buffer there. */
-  dataSrid: number
+  /** The CRS the data is in where it is an EPSG code (its declared one where it is forced; else the
+   *  column's SRID stands), and the tile with its buffer there. */
+  dataSrid?: number
   area: Envelope
   /** Tile units across a tile, and the buffer around it kept by the clip. */
   extent: number

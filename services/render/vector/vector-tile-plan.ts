@@ -48,10 +48,10 @@ export function drawnFilter (style: VectorStyle, scale: number): Filter | undefi
   return anyOf(filters) ?? { k: 'const', v: false }
 }
 
-const srid = (crs: string) => {
+/** The EPSG number of a CRS, undefined for one named otherwise (a WKT). */
+const srid = (crs: string): number | undefined => {
   const n = Number(epsgNumber(crs))
-  if (!Number.isSafeInteger(n)) throw new Error(`${crs} has no EPSG code for the database`)
-  return n
+  return Number.isSafeInteger(n) ? n : undefined
 }
 
 export async function planVectorTiles (deps: VectorPlanDeps, req: VectorTilesRequest): Promise<VectorTilesPlan> {
@@ -70,11 +70,14 @@ export async function planVectorTiles (deps: VectorPlanDeps, req: VectorTilesReq
     if (drawn?.k === 'const' && !drawn.v) continue
     const filter = allOf([drawn, cql].filter((f): f is Filter => f !== undefined))
     const vectorTile = data.source.vectorTile?.bind(data.source)
-    if (vectorTile) {
+    const gridSrid = srid(req.crs)
+    // The database encodes in the grid's CRS when it is an EPSG one (every grid set's is).
+    if (vectorTile && gridSrid !== undefined) {
+      const dataSrid = srid(data.dataCrs)
       for (const t of tiles) {
         const area = transformBbox(widen(t.bbox), req.crs, data.dataCrs, req.proj4Defs)
         if (!area.every(Number.isFinite)) continue
-        const mvt = await vectorTile({ type: data.type, name: l.name, tile: t.bbox, gridSrid: srid(req.crs), dataSrid: srid(data.dataCrs), area, extent: MVT_EXTENT, buffer: MVT_BUFFER, ...(filter ? { filter } : {}) })
+        const mvt = await vectorTile({ type: data.type, name: l.name, tile: t.bbox, gridSrid, ...(dataSrid !== undefined ? { dataSrid } : {}), area, extent: MVT_EXTENT, buffer: MVT_BUFFER, ...(filter ? { filter } : {}) })
         if (mvt.length > 0) t.parts.push({ mvt })
       }
       continue

@@ -2,7 +2,7 @@
 // back by GDAL's MVT driver: PostGIS encodes them (ST_AsMVT), a GeoPackage's and a shapefile's are
 // encoded by the render pool, alike; the features no rule of the style draws are left out; a group's
 // tile holds one layer per member; WMTS (KVP and REST), TMS and XYZ serve them, the capabilities
-// list the format, a seed writes one .pbf per tile, the disk quota counts them and a truncate drops them.
+// list the format (for vector layers and groups, never a mosaic), a seed writes one .pbf per tile, the disk quota counts them and a truncate drops them.
 import t, { type Test } from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -14,6 +14,7 @@ import { writeGeoPackage, writeShapefile, WGS84_WKT } from '../../fixtures/vecto
 import { createWorkspace, zipItems } from '../appschema/helpers.js'
 import { GRID_SETS, gridSubset } from '../../../services/tilecache/grid-sets.js'
 import { countTiles, tileRange } from '../../../services/tilecache/tile-range.js'
+import { createMosaic, pattern, rgbTiff } from '../../fixtures/seed/mosaic.js'
 
 const MVT = 'application/vnd.mapbox-vector-tile'
 /** One tile unit at zoom 2 (4096 across) is 2446 m: coordinates come back within a unit. */
@@ -136,4 +137,23 @@ t.test('a GeoPackage\'s and a shapefile\'s tiles are encoded by the render pool,
   const none = await pbf(app, 'vx:shapes', 6, 34, 31)
   t.equal(none.statusCode, 200)
   t.equal(none.rawPayload.length, 0, 'a tile without features is empty')
+})
+
+t.test('a mosaic has no vector tiles: not offered, refused with a 400 naming the format, nothing seeded', async (t) => {
+  const app = await build(t)
+  const layer = await createMosaic(app, 'topo', 'm', { 'm.tif': rgbTiff(160, 160, [-20, -10, 20, 30], pattern) })
+  const xyz = await app.inject({ url: `${G}/xyz/${layer}/EPSG:4326/4/16/7.pbf`, headers: ADMIN })
+  t.equal(xyz.statusCode, 400)
+  t.match(xyz.body, `Format ${MVT} is not offered by layer ${layer}`)
+  t.equal((await app.inject({ url: `${G}/wmts?service=WMTS&request=GetTile&layer=${layer}&tilematrixset=EPSG:4326&tilematrix=EPSG:4326:4&tilerow=7&tilecol=16&format=${MVT}` })).statusCode, 400, 'on WMTS')
+  t.equal((await app.inject({ url: `${G}/tms/1.0.0/${layer}@EPSG:4326@pbf` })).statusCode, 400, 'on TMS')
+  const caps = (await app.inject({ url: `${G}/wmts?service=WMTS&request=GetCapabilities` })).body
+  t.match(caps, '<Format>image/png</Format>')
+  t.notMatch(caps, MVT, 'the capabilities do not offer it')
+  t.notMatch((await app.inject({ url: `${G}/tms/1.0.0` })).body, '%40pbf', 'nor TMS')
+  const seed = await app.inject({ method: 'POST', url: `${BASE}/gwc/rest/seed/${layer}.json`, headers: JSON_TYPE, payload: { seedRequest: { name: layer, gridSetId: 'EPSG:4326', zoomStart: 0, zoomStop: 2, format: MVT, type: 'seed' } } })
+  t.equal(seed.statusCode, 400)
+  t.match(seed.body, 'format')
+  const gwc = await app.inject({ url: `${BASE}/gwc/rest/layers/${layer}.json`, headers: ADMIN })
+  t.notMatch(gwc.body, MVT, 'nor its GWC layer')
 })
