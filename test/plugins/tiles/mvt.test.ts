@@ -2,7 +2,8 @@
 // back by GDAL's MVT driver: PostGIS encodes them (ST_AsMVT), a GeoPackage's and a shapefile's are
 // encoded by the render pool, alike; the features no rule of the style draws are left out; a group's
 // tile holds one layer per member; WMTS (KVP and REST), TMS and XYZ serve them, the capabilities
-// list the format (for vector layers and groups, never a mosaic), a seed writes one .pbf per tile, the disk quota counts them and a truncate drops them.
+// list the format (for vector layers and groups, never a mosaic), a seed writes one .pbf per tile, the disk quota counts them,
+// an MBTiles export holds them and a truncate drops them.
 import t, { type Test } from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -15,6 +16,7 @@ import { createWorkspace, zipItems } from '../appschema/helpers.js'
 import { GRID_SETS, gridSubset } from '../../../services/tilecache/grid-sets.js'
 import { countTiles, tileRange } from '../../../services/tilecache/tile-range.js'
 import { createMosaic, pattern, rgbTiff } from '../../fixtures/seed/mosaic.js'
+import { Database } from '../../../services/storage/sqlite/sqlite-driver.js'
 
 const MVT = 'application/vnd.mapbox-vector-tile'
 /** One tile unit at zoom 2 (4096 across) is 2446 m: coordinates come back within a unit. */
@@ -97,6 +99,17 @@ t.test('a seed writes one .pbf per tile, the disk quota counts them, a truncate 
   const usage = JSON.parse((await app.inject({ url: `${BASE}/tilecache/rest/diskquota/usage.json`, headers: ADMIN })).body)
   t.equal(usage.diskQuotaUsage.layers?.layer?.find((l: { name: string }) => l.name === 'vx:shapes')?.tiles, expected, 'the disk quota counts them')
   t.equal((await pbf(app, 'vx:shapes')).headers['geowebcache-cache-result'], 'HIT', 'a seeded tile is served from the cache')
+  const mbtiles = await app.inject({ url: `${BASE}/gwc/rest/export/vx:shapes.mbtiles?gridSetId=EPSG:900913&zoomStart=0&zoomStop=4&format=${MVT}`, headers: ADMIN })
+  t.equal(mbtiles.statusCode, 200, 'an MBTiles export of the vector tiles')
+  t.equal(mbtiles.headers['x-tile-count'], String(expected))
+  const file = path.join(tempDir(t, 'mvt-export'), 'shapes.mbtiles')
+  fs.writeFileSync(file, mbtiles.rawPayload)
+  const db = new Database(file, { readonly: true })
+  t.teardown(() => db.close())
+  t.equal((db.prepare("SELECT value FROM metadata WHERE name = 'format'").get() as { value: string }).value, 'pbf', 'its format is pbf')
+  const row = db.prepare('SELECT tile_data FROM tiles WHERE zoom_level = 2 AND tile_column = 2 AND tile_row = 2').get() as { tile_data: Buffer }
+  t.same(kinds(decodeMvt(t, row.tile_data, 2, 2, 1).get('shapes')), ['a', 'b'], 'holding the tiles as served')
+  t.equal((await app.inject({ url: `${BASE}/gwc/rest/export/vx:shapes.gpkg?gridSetId=EPSG:900913&zoomStart=0&zoomStop=4&format=${MVT}`, headers: ADMIN })).statusCode, 400, 'a GeoPackage export holds images only')
   res = await app.inject({ method: 'POST', url: `${SEED}/vx:shapes.json`, headers: JSON_TYPE, payload: body('truncate') })
   t.equal(res.statusCode, 200, res.body)
   await app.tileCache.breeder.idle()
