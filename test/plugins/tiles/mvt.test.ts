@@ -56,6 +56,9 @@ t.test('PostGIS encodes a vector layer\'s tiles: attributes, geometry, the style
   const span = 40075016.69 / 16
   near(t, extentOf(clipped), [0, mercator(0, 20)[1], span + span / 16, mercator(0, 20)[1]], 'a line is clipped at the tile\'s buffer', span / 4096)
 
+  const cql = await app.inject({ url: `${G}/xyz/vx:shapes/EPSG:900913/2/2/1.pbf?CQL_FILTER=${encodeURIComponent("kind = 'b' OR kind = 'a'")}`, headers: ADMIN })
+  t.same(kinds(decodeMvt(t, cql.rawPayload, 2, 2, 1).get('shapes')), ['a'], 'CQL_FILTER and the style\'s rules both apply')
+
   let res = await app.inject({ method: 'POST', url: `${REST}/workspaces/vx/layergroups`, headers: JSON_TYPE, payload: { layerGroup: { name: 'pair', publishables: { published: [{ '@type': 'layer', name: 'vx:shapes' }, { '@type': 'layer', name: 'vx:roads' }] } } } })
   t.equal(res.statusCode, 201, res.body)
   tile = decodeMvt(t, (await pbf(app, 'vx:pair')).rawPayload, 2, 2, 1)
@@ -143,6 +146,13 @@ t.test('a GeoPackage\'s and a shapefile\'s tiles are encoded by the render pool,
     near(t, extentOf(tile.get(layer)!), [0, 0, ...mercator(30, 10)], `${layer}: their extent`)
     t.same(tile.get(layer)!.map((f) => f.geometry.type), ['Polygon', 'Polygon'], `${layer}: polygons`)
   }
+  const cql = await app.inject({ url: `${G}/xyz/vx:parcels/EPSG:900913/2/2/1.pbf?CQL_FILTER=${encodeURIComponent("kind = 'b'")}`, headers: ADMIN })
+  t.same(kinds(decodeMvt(t, cql.rawPayload, 2, 2, 1).get('parcels')), ['b'], 'CQL_FILTER applies')
+  // Clipped at the tile's buffer: the z4 tile of lon 0..22.5 cuts polygon b (lon 20..30) 1/16 of a tile past its edge.
+  const cut = decodeMvt(t, (await pbf(app, 'vx:shapes', 4, 8, 7)).rawPayload, 4, 8, 7).get('shapes')!
+  const span = 40075016.69 / 16
+  t.equal(cut.length, 2)
+  near(t, extentOf(cut), [0, 0, span + span / 16, mercator(0, 10)[1]], 'a polygon is clipped at the tile\'s buffer', span / 4096)
   await styleLayer(t, app, 'vx:parcels', 'onlya', ONLY_A)
   const tile = decodeMvt(t, (await pbf(app, 'vx:parcels')).rawPayload, 2, 2, 1)
   t.same(kinds(tile.get('parcels')), ['a'], 'a feature no rule draws is left out')
