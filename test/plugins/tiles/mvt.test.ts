@@ -12,7 +12,7 @@ import { ADMIN, BASE, build, tempDir } from '../../helper.js'
 import { G, JSON_TYPE, REST, fill, styleLayer, vectorSetup } from '../../fixtures/vector-tiles.js'
 import { decodeMvt, extentOf, mercator, type MvtFeature } from '../../fixtures/mvt.js'
 import { writeGeoPackage, writeShapefile, WGS84_WKT } from '../../fixtures/vector/files.js'
-import { createWorkspace, zipItems } from '../appschema/helpers.js'
+import { zipItems } from '../appschema/helpers.js'
 import { GRID_SETS, gridSubset } from '../../../services/tilecache/grid-sets.js'
 import { countTiles, tileRange } from '../../../services/tilecache/tile-range.js'
 import { createMosaic, pattern, rgbTiff } from '../../fixtures/seed/mosaic.js'
@@ -124,19 +124,18 @@ const POLYGONS = [
   { kind: 'b', geometry: { type: 'Polygon', coordinates: [[[20, 0], [30, 0], [30, 10], [20, 10], [20, 0]]] } }
 ]
 
-t.test('a GeoPackage\'s and a shapefile\'s tiles are encoded by the render pool, as PostGIS\'', async (t) => {
-  const app = await build(t)
-  await createWorkspace(app, 'vx')
+t.test('a GeoPackage\'s and a shapefile\'s tiles are encoded by the render pool, as PostGIS\'; a group mixes them', async (t) => {
+  const app = await vectorSetup(t)
   const dir = tempDir(t, 'mvt-files')
-  writeGeoPackage(path.join(dir, 'shapes.gpkg'), [{ name: 'shapes', columns: ['kind TEXT'], geometryColumn: 'geom', geometryType: 'POLYGON', rtree: true, rows: POLYGONS.map((p) => ({ values: [p.kind], geometry: p.geometry })) }])
-  let res = await app.inject({ method: 'PUT', url: `${REST}/workspaces/vx/datastores/gp/file.gpkg?configure=all`, headers: { ...ADMIN, 'content-type': 'application/geopackage+sqlite3' }, payload: fs.readFileSync(path.join(dir, 'shapes.gpkg')) })
+  writeGeoPackage(path.join(dir, 'blocks.gpkg'), [{ name: 'blocks', columns: ['kind TEXT'], geometryColumn: 'geom', geometryType: 'POLYGON', rtree: true, rows: POLYGONS.map((p) => ({ values: [p.kind], geometry: p.geometry })) }])
+  let res = await app.inject({ method: 'PUT', url: `${REST}/workspaces/vx/datastores/gp/file.gpkg?configure=all`, headers: { ...ADMIN, 'content-type': 'application/geopackage+sqlite3' }, payload: fs.readFileSync(path.join(dir, 'blocks.gpkg')) })
   t.equal(res.statusCode, 201, res.body)
   writeShapefile(dir, 'parcels', { type: 'polygon', fields: [{ name: 'kind', type: 'C', length: 4 }], features: POLYGONS.map((p) => ({ geometry: p.geometry, values: [p.kind] })), prj: WGS84_WKT })
   const zip = await zipItems(['shp', 'shx', 'dbf', 'prj'].map((e) => ({ name: `parcels.${e}`, data: fs.readFileSync(path.join(dir, `parcels.${e}`)) })))
   res = await app.inject({ method: 'PUT', url: `${REST}/workspaces/vx/datastores/sh/file.shp?configure=all`, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: zip })
   t.equal(res.statusCode, 201, res.body)
 
-  for (const layer of ['shapes', 'parcels']) {
+  for (const layer of ['blocks', 'parcels']) {
     const got = await pbf(app, `vx:${layer}`)
     t.equal(got.statusCode, 200, `${layer} is served`)
     t.equal(got.headers['content-type'], MVT)
@@ -149,15 +148,21 @@ t.test('a GeoPackage\'s and a shapefile\'s tiles are encoded by the render pool,
   const cql = await app.inject({ url: `${G}/xyz/vx:parcels/EPSG:900913/2/2/1.pbf?CQL_FILTER=${encodeURIComponent("kind = 'b'")}`, headers: ADMIN })
   t.same(kinds(decodeMvt(t, cql.rawPayload, 2, 2, 1).get('parcels')), ['b'], 'CQL_FILTER applies')
   // Clipped at the tile's buffer: the z4 tile of lon 0..22.5 cuts polygon b (lon 20..30) 1/16 of a tile past its edge.
-  const cut = decodeMvt(t, (await pbf(app, 'vx:shapes', 4, 8, 7)).rawPayload, 4, 8, 7).get('shapes')!
+  const cut = decodeMvt(t, (await pbf(app, 'vx:blocks', 4, 8, 7)).rawPayload, 4, 8, 7).get('blocks')!
   const span = 40075016.69 / 16
   t.equal(cut.length, 2)
   near(t, extentOf(cut), [0, 0, span + span / 16, mercator(0, 10)[1]], 'a polygon is clipped at the tile\'s buffer', span / 4096)
+  // A group of a PostGIS, a GeoPackage and a shapefile layer: the database's layer and the pool's in one tile, in order.
+  res = await app.inject({ method: 'POST', url: `${REST}/workspaces/vx/layergroups`, headers: JSON_TYPE, payload: { layerGroup: { name: 'mixed', publishables: { published: ['vx:roads', 'vx:blocks', 'vx:parcels'].map((name) => ({ '@type': 'layer', name })) } } } })
+  t.equal(res.statusCode, 201, res.body)
+  const mixed = decodeMvt(t, (await pbf(app, 'vx:mixed')).rawPayload, 2, 2, 1)
+  t.same([...mixed.keys()], ['roads', 'blocks', 'parcels'], 'a mixed group\'s tile: each member\'s layer, in order')
+  t.same([mixed.get('roads')!.length, mixed.get('blocks')!.length, mixed.get('parcels')!.length], [1, 2, 2])
   await styleLayer(t, app, 'vx:parcels', 'onlya', ONLY_A)
   const tile = decodeMvt(t, (await pbf(app, 'vx:parcels')).rawPayload, 2, 2, 1)
   t.same(kinds(tile.get('parcels')), ['a'], 'a feature no rule draws is left out')
   // A tile between the polygons (lon 11.25..16.875, lat 0..5.6): no layer, no bytes.
-  const none = await pbf(app, 'vx:shapes', 6, 34, 31)
+  const none = await pbf(app, 'vx:blocks', 6, 34, 31)
   t.equal(none.statusCode, 200)
   t.equal(none.rawPayload.length, 0, 'a tile without features is empty')
 })
