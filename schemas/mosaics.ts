@@ -29,7 +29,7 @@ const Granules = {
 /** POST coveragestores: a store reading a file (GeoTIFF) or folder (ImageMosaic) under the harvest roots. */
 export const CoverageStoreBody = rootBody(['coverageStore'], fields({
   name: field('The store name (required)', Type.String({ minLength: 1 })),
-  type: field('GeoTIFF or ImageMosaic', OneOf(['GeoTIFF', 'ImageMosaic'])),
+  type: field('GeoTIFF, WorldImage or ImageMosaic', OneOf(['GeoTIFF', 'WorldImage', 'ImageMosaic'])),
   url: field('file: URL or absolute path of the file (GeoTIFF) or folder (ImageMosaic), under MAPWARDEN_HARVEST_ROOTS', Type.String({ minLength: 1 })),
   enabled: field('true (a coverage store is always enabled)', BooleanText),
   workspace: field('The workspace of the URL, by name or as { name }', Type.Union([Type.String(), Type.Object({ name: Type.String() })]))

@@ -11,7 +11,7 @@ export const XyzTileParams = Type.Object({ layer: Type.String(), gridset: Type.S
 const binary = Binary
 const Tile = {
   description: 'The tile (304 when If-None-Match or If-Modified-Since still holds)',
-  content: { 'image/png': { schema: binary }, 'image/jpeg': { schema: binary }, 'image/webp': { schema: binary } }
+  content: { 'image/png': { schema: binary }, 'image/jpeg': { schema: binary }, 'image/webp': { schema: binary }, 'application/vnd.mapbox-vector-tile': { schema: binary } }
 }
 const xml = (description: string, type: string) => ({ description, content: { [type]: { schema: Type.String() } } })
 

@@ -33,6 +33,7 @@ import { createMetrics } from './metrics.js'
 import { buildTileServices } from './create-tile-services.js'
 import { createVectorLayerData } from './vector/layer-data.js'
 import { createResourceService } from './resource/service.js'
+import { createRemoteFetch } from './files/remote-fetch.js'
 
 /** The settings the services read (plugins/infra/config.ts resolves them from options and MAPWARDEN_*). */
 export interface ServicesConfig {
@@ -42,6 +43,11 @@ export interface ServicesConfig {
   zipMaxEntries: number
   zipMaxBytes: number
   harvestRoots: string[]
+  /** url.* uploads over http(s): the hosts allowed, whether private addresses are (test only), the deadline. */
+  remoteUploadHosts?: string[]
+  remoteUploadAllowPrivate?: boolean
+  remoteUploadTimeout?: number
+  uploadLimit?: number
   adminPassword?: string
   authCacheSeconds: number
   workerThreads: number
@@ -95,6 +101,13 @@ export async function createServices (config: ServicesConfig, deps: ServicesDeps
 
 async function buildServices (config: ServicesConfig, stores: Stores, { log, announce, passwordHint, faults }: ServicesDeps, alone: boolean, crashed?: boolean) {
   const zipLimits = { maxEntries: config.zipMaxEntries, maxBytes: config.zipMaxBytes }
+  // url.* uploads from http(s) URLs: allow-listed hosts, public addresses, capped and timed (files/remote-fetch.ts).
+  const remoteFetch = createRemoteFetch({
+    allowedHosts: config.remoteUploadHosts ?? [],
+    allowPrivateAddresses: config.remoteUploadAllowPrivate ?? false,
+    maxBytes: config.uploadLimit ?? 2 * 2 ** 30,
+    timeoutSeconds: config.remoteUploadTimeout ?? 300
+  })
 
   // Users and credentials.
   const users = stores.users
@@ -144,7 +157,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   const mosaics = createMosaicService({
     store: stores.mosaics, dataDir: config.dataDir, harvestRoots: config.harvestRoots, workspaces, log, fault: faults,
     layersRemoved: (names) => layers.removed(names),
-    zipLimits
+    zipLimits, remoteFetch
   })
   workspaces.onRemoved((name) => mosaics.workspaceRemoved(name))
   if (alone) await mosaics.reconcile()
@@ -185,7 +198,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     },
     layersChanged: (names) => vectorDataChanged(names, 'feature type changed')
   })
-  const vectorUploads = createVectorUploads({ dataDir: config.dataDir, harvestRoots: config.harvestRoots, zipLimits, datastores, featureTypes, sources, workspaces })
+  const vectorUploads = createVectorUploads({ dataDir: config.dataDir, harvestRoots: config.harvestRoots, zipLimits, remoteFetch, datastores, featureTypes, sources, workspaces })
   if (alone) await vectorUploads.recover()
 
   // Operators' metrics (metrics.ts): the services report through its callbacks.

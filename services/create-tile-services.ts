@@ -16,6 +16,7 @@ import { createRenderPool, TASKS_PER_THREAD } from './render/render-pool.js'
 import { createRenderQueue } from './render/render-queue.js'
 import { createRenderer } from './render/renderer.js'
 import { planVector, type VectorLayerData } from './render/vector/vector-plan.js'
+import { planVectorTiles } from './render/vector/vector-tile-plan.js'
 import { metatileRenderer } from './tilecache/metatile-renderer.js'
 import { createTileCache } from './tilecache/tile-cache.js'
 import { groupTiles } from './tilecache/group-tiles.js'
@@ -73,6 +74,7 @@ export async function buildTileServices (config: ServicesConfig, stores: Stores,
     queue: renderQueue,
     plan: (req) => mosaics.prepareRender(req),
     planVector: (req, style) => planVector({ layerData, maxFeatures: config.wmsMaxFeatures ?? 200_000 }, req, style),
+    planVectorTiles: (req) => planVectorTiles({ layerData, maxFeatures: config.wmsMaxFeatures ?? 200_000 }, req),
     markDamaged: (path, reason) => mosaics.markDamaged(path, reason)
   })
   const renderMetatile = metatileRenderer({

@@ -277,7 +277,7 @@ export const InvalidPurge = createError('MW_MOSAIC_INVALID_PURGE', 'invalid', 'I
 export const TooManyGranules = createError('MW_MOSAIC_TOO_MANY_GRANULES', 'invalid', 'More than %d granules in one request; harvest the sub-folders one at a time')
 export const GranulePagingOnDelete = createError('MW_MOSAIC_PAGING_ON_DELETE', 'invalid', 'offset and limit do not apply when deleting granules; narrow the filter instead (got %s)')
 export const GranuleFilterRequired = createError('MW_MOSAIC_FILTER_REQUIRED', 'invalid', 'A filter is required to delete granules (use filter=INCLUDE to delete all of them)')
-export const UnsupportedUploadFormat = createError('MW_MOSAIC_UNSUPPORTED_FORMAT', 'invalid', 'Unsupported format: %s, available formats are: [geotiff, imagemosaic]')
+export const UnsupportedUploadFormat = createError('MW_MOSAIC_UNSUPPORTED_FORMAT', 'invalid', 'Unsupported format: %s, available formats are: [geotiff, imagemosaic, worldimage]')
 export const UnsupportedUploadMethod = createError('MW_MOSAIC_UNSUPPORTED_METHOD', 'invalid', 'Unsupported upload method: %s, use file.imagemosaic or file.geotiff (PUT), external.geotiff or external.imagemosaic (PUT), external.imagemosaic (POST)')
 export const NoMosaicInArchive = createError('MW_MOSAIC_NO_MOSAIC', 'invalid', 'Could not find appropriate imagemosaic file in archive: %s')
 export const InvalidMosaicConfig = createError('MW_MOSAIC_INVALID_CONFIG', 'invalid', 'Invalid mosaic configuration: %s')
@@ -291,6 +291,11 @@ export const EmptyMosaic = createError('MW_MOSAIC_EMPTY', 'invalid', 'Cannot con
 export const InvalidCoverage = createError('MW_MOSAIC_INVALID_COVERAGE', 'invalid', 'Invalid coverage: %s')
 /** A file.geotiff body, or the file an external.geotiff or a store url names, that is not a readable GeoTIFF. */
 export const NotAGeoTiff = createError('MW_MOSAIC_NOT_A_GEOTIFF', 'invalid', '%s is not a GeoTIFF mapwarden can serve: %s')
+export const NotAWorldImage = createError('MW_MOSAIC_NOT_A_WORLD_IMAGE', 'invalid', '%s is not a WorldImage mapwarden can serve: %s')
+// url.* uploads from a remote URL (services/files/remote-fetch.ts).
+export const RemoteUploadRefused = createError('MW_UPLOAD_REMOTE_REFUSED', 'forbidden', 'Remote upload from %s refused: %s')
+export const RemoteUploadFailed = createError('MW_UPLOAD_REMOTE_FAILED', 'invalid', 'Could not fetch %s: %s')
+export const RemoteUploadTooLarge = createError('MW_UPLOAD_REMOTE_TOO_LARGE', 'too_large', '%s is larger than the upload limit of %d bytes (MAPWARDEN_UPLOAD_LIMIT)')
 /** GeoServer's StructuredCoverageController on a coverage of a single-file store. */
 export const NotStructured = createError('MW_MOSAIC_NOT_STRUCTURED', 'not_found', 'Coverage %s is not a structured coverage: it has no granule index')
 export const CoverageStoreExists = createError('MW_MOSAIC_STORE_EXISTS', 'conflict', "Store '%s' already exists in workspace '%s'")
@@ -332,3 +337,9 @@ export const ResourceParentIsFile = createError('MW_RESOURCE_PARENT_IS_FILE', 'c
 export const ResourceOwnedByCatalog = createError('MW_RESOURCE_OWNED_BY_CATALOG', 'forbidden', 'Cannot %s %s: %s')
 export const ResourceUnknownParameter = createError('MW_RESOURCE_UNKNOWN_PARAMETER', 'invalid', 'Unknown query parameter %s; known: %s')
 export const ResourceOperationUnsupported = createError('MW_RESOURCE_OPERATION_UNSUPPORTED', 'invalid', 'Unsupported operation %s for %s; supported: %s')
+// PUT ?operation=copy|move: GeoServer's 'Unable to locate' (404) and 'Cannot copy directory.' (405).
+export const ResourceSourceNotFound = createError('MW_RESOURCE_SOURCE_NOT_FOUND', 'not_found', 'Unable to locate %s.')
+export const ResourceCopyDirectory = createError('MW_RESOURCE_COPY_DIRECTORY', 'not_allowed', 'Cannot copy directory %s: copy its files one by one, or move it')
+export const ResourceSamePath = createError('MW_RESOURCE_SAME_PATH', 'invalid', 'Cannot %s %s onto itself (%s)')
+export const ResourceTargetExists = createError('MW_RESOURCE_TARGET_EXISTS', 'conflict', 'Cannot move directory %s to %s: something is there already')
+export const ResourceMoveIntoItself = createError('MW_RESOURCE_MOVE_INTO_ITSELF', 'invalid', 'Cannot move directory %s into itself (%s)')

@@ -15,6 +15,8 @@ sharp.cache(false)
 export const renderMetatile = (p: metatile.MetatilePayload): Promise<metatile.MetatileResult> => metatile.renderMetatile(p, fault)
 /** A metatile of a vector layer or a layer group, drawn from its jobs; its tiles written here. */
 export const renderVectorMetatile = (p: metatile.VectorMetatilePayload): Promise<metatile.MetatileResult> => metatile.renderVectorMetatile(p, fault)
+/** The vector tiles (MVT) of a vector layer or a layer group, each encoded alone; written here. */
+export const renderVectorTiles = async (p: metatile.VectorTilesPayload): Promise<metatile.MetatileResult> => metatile.renderVectorTiles(p, fault)
 /** A metatile of a pyramid level, drawn from the tiles of the level below and written like any. */
 export const pyramidMetatile = (p: metatile.PyramidPayload): Promise<metatile.MetatileResult> => metatile.pyramidMetatile(p, fault)
 export { encodeLoop } from '../services/render/tile-encode.js'

@@ -1,7 +1,8 @@
 // {base}/rest/workspaces/<ws>/datastores/<ds>/{file,external,url}.{shp,gpkg}: GeoServer's
 // DataStoreFileController for Shapefile and GeoPackage stores (services/vector/file-uploads.ts).
 // file.* takes a ZIP (application/zip); external.* and url.* take the file's location as a
-// text/plain body (a file: URL or a path under the harvest roots or the data directory). 201 and
+// text/plain body (a file: URL or a path under the harvest roots or the data directory; for url.*
+// also an http(s) URL on an allowed host, fetched and uploaded as file.*). 201 and
 // the store, as GeoServer answers. `file.appschema` stays plugins/appschema's route, which hands
 // file.shp and file.gpkg here.
 import type { FastifyReply, FastifyRequest } from 'fastify'

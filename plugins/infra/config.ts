@@ -28,6 +28,9 @@ export interface MapwardenConfig {
   maxPendingTasks: number     // past this, seed requests are answered 429
   resumeTasks: boolean        // seed tasks pending or running at a stop resume after the next start
   harvestRoots: string[]      // absolute directories that external.imagemosaic may read
+  remoteUploadHosts: string[] // hosts url.* uploads may fetch from over http(s); empty: none
+  remoteUploadAllowPrivate: boolean // test only: url.* uploads may reach loopback and private addresses
+  remoteUploadTimeout: number // seconds a url.* upload's remote transfer may take
   adminPassword?: string      // used once, on first start with an empty catalog
   authCacheSeconds: number    // how long a verified password is remembered (0 = never)
   tileMaxAge: number          // Cache-Control max-age of tiles, seconds
@@ -132,6 +135,19 @@ export const SETTINGS: Setting[] = [
     describe: 'Directories (separated by ' + path.delimiter + ') that harvesting may read; empty = no external harvesting'
   },
   {
+    key: 'remoteUploadHosts',
+    env: 'MAPWARDEN_REMOTE_UPLOAD_HOSTS',
+    parse: (s) => s.split(/[\s,]+/).filter(Boolean).map((h) => {
+      const host = h.toLowerCase().replace(/^\[|\]$/g, '')
+      if (!/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(host) && !/^[0-9a-f:.]+$/.test(host)) throw new Error(`entries must be host names such as data.example.org or *.example.org, got "${h}"`)
+      return host
+    }),
+    default: [],
+    describe: 'Hosts (separated by commas; *.example.org: its subdomains) that url.* uploads may fetch from over http: or https:; empty = remote URLs refused'
+  },
+  { key: 'remoteUploadAllowPrivate', env: 'MAPWARDEN_REMOTE_UPLOAD_ALLOW_PRIVATE', parse: bool, default: false, describe: 'Test only: url.* uploads may reach loopback, private and link-local addresses (never set it in production)' },
+  { key: 'remoteUploadTimeout', env: 'MAPWARDEN_REMOTE_UPLOAD_TIMEOUT', parse: int(1, 86400), default: 300, describe: 'Seconds a url.* upload\'s remote transfer may take, redirects included; past it 400 and the partial file removed' },
+  {
     // Never logged: it may hold a password.
     key: 'databaseUrl',
     env: 'MAPWARDEN_DATABASE_URL',
@@ -206,6 +222,6 @@ export function resolveConfig (options: MapwardenOptions = {}): MapwardenConfig 
 function checkTyped (s: Setting, value: unknown): unknown {
   // Programmatic options arrive typed; re-validate them through the same parser.
   if (s.key === 'faultKillAt' && Array.isArray(value)) return s.parse(value.map((r: FaultRule | string) => typeof r === 'string' ? r : `${r.name}@${r.nth}`).join(','))
-  if (Array.isArray(value)) return s.parse(value.join(s.key === 'trustedOrigins' ? ',' : path.delimiter))
+  if (Array.isArray(value)) return s.parse(value.join(s.key === 'trustedOrigins' || s.key === 'remoteUploadHosts' ? ',' : path.delimiter))
   return s.parse(String(value))
 }

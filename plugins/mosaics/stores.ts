@@ -1,6 +1,7 @@
-// Coverage stores (ImageMosaic and GeoTIFF, both served by the mosaic machinery): the ZIP upload
-// (PUT file.imagemosaic), a GeoTIFF upload (PUT file.geotiff), stores reading server files in place
-// (PUT external.geotiff, PUT external.imagemosaic, POST coveragestores with a url), harvesting
+// Coverage stores (ImageMosaic, GeoTIFF and WorldImage, all served by the mosaic machinery): the ZIP
+// upload (PUT file.imagemosaic), a GeoTIFF or WorldImage upload (PUT file.geotiff, file.worldimage),
+// stores reading server files in place (PUT external.geotiff|worldimage|imagemosaic, POST
+// coveragestores with a url), harvesting
 // (POST file.imagemosaic, POST external.imagemosaic), and GET/DELETE of the store.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Link, type Document } from '../infra/representation.js'
@@ -56,7 +57,7 @@ export default async function stores (app: TypedApp) {
     const m = /^(file|external|url|remote)\.(.+)$/.exec(upload)
     if (!m) throw UnsupportedUploadMethod(JSON.stringify(upload.slice(0, 60)))
     const format = m[2].toLowerCase()
-    if (format !== 'imagemosaic' && format !== 'geotiff') throw UnsupportedUploadFormat(m[2].slice(0, 60))
+    if (format !== 'imagemosaic' && format !== 'geotiff' && format !== 'worldimage') throw UnsupportedUploadFormat(m[2].slice(0, 60))
     return { method: m[1], format }
   }
   const configureOf = (q: Record<string, unknown>) => {
@@ -65,42 +66,41 @@ export default async function stores (app: TypedApp) {
     return configure as 'none' | 'first' | 'all'
   }
 
-  app.put(`${STORE}/:upload`, { schema: { summary: 'Create or replace a coverage store: an image mosaic from a ZIP (file.imagemosaic) or a server folder (external.imagemosaic), a GeoTIFF store from the file (file.geotiff) or a server file (external.geotiff)', params: UploadParams, querystring: UploadQuery, response: { ...responses.store, 201: responses.store[200] } } }, async (req, reply) => {
+  app.put(`${STORE}/:upload`, { schema: { summary: 'Create or replace a coverage store: an image mosaic from a ZIP (file.imagemosaic) or a server folder (external.imagemosaic), a GeoTIFF store from the file (file.geotiff) or a server file (external.geotiff), a WorldImage store from a ZIP of an image with its world file (file.worldimage) or a server image (external.worldimage); url.* fetches the body\'s URL (http(s) from MAPWARDEN_REMOTE_UPLOAD_HOSTS, or a file under the harvest roots) and uploads it as file.* does', params: UploadParams, querystring: UploadQuery, response: { ...responses.store, 201: responses.store[200] } } }, async (req, reply) => {
     const { ws, store, upload } = req.params
     const { method, format } = parseUpload(upload)
-    if (method !== 'file' && method !== 'external') throw UnsupportedUploadMethod(`${method} with PUT`)
+    if (method === 'remote') throw UnsupportedUploadMethod(`${method} with PUT`)
     const q = req.query
-    if (format === 'geotiff' || method === 'external') {
-      // GeoServer's CoverageStoreFileController: 201 and the store; configure=none, no body.
-      onlyParams(q, upload, method === 'file' ? ['configure', 'coverageName', 'filename'] : ['configure', 'coverageName'])
-      const opts = { configure: configureOf(q), coverageName: one(q.coverageName) }
-      let result
-      if (method === 'file') {
-        if (req.upload?.mediaType !== 'image/tiff' && req.upload?.mediaType !== 'application/zip') throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'image/tiff, application/zip')
-        result = await mosaics.uploadGeoTiff(ws, store, { path: req.upload.path, zip: req.upload.mediaType === 'application/zip' }, { ...opts, filename: one(q.filename) })
-      } else {
-        if (typeof req.body !== 'string') throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'text/plain')
-        result = await mosaics.external(ws, store, format === 'geotiff' ? 'GeoTIFF' : 'ImageMosaic', req.body, opts)
-      }
-      warn(reply, result.skipped)
-      if (opts.configure === 'none') return reply.code(201).send()
-      return reply.resource(storeDoc(req, await mosaics.getStore(ws, store), false), 201)
+    const type = format === 'geotiff' ? 'GeoTIFF' : format === 'worldimage' ? 'WorldImage' : 'ImageMosaic'
+    const mosaicZip = type === 'ImageMosaic' && method !== 'external'
+    onlyParams(q, upload, mosaicZip ? ['configure', 'coverageName', 'verify'] : method === 'external' ? ['configure', 'coverageName'] : ['configure', 'coverageName', 'filename'])
+    const opts = { configure: configureOf(q), coverageName: one(q.coverageName), ...(mosaicZip ? { verify: flag(q, 'verify') } : { filename: one(q.filename) }) }
+    let result
+    if (method === 'url' || method === 'external') {
+      if (typeof req.body !== 'string') throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'text/plain')
+      result = method === 'url' ? await mosaics.uploadFromUrl(type, ws, store, req.body, opts) : await mosaics.external(ws, store, type, req.body, opts)
+    } else if (type !== 'ImageMosaic') {
+      // A WorldImage is an image with sidecars: only a ZIP carries them (GeoServer's recipe).
+      const accepted = type === 'WorldImage' ? ['application/zip'] : ['image/tiff', 'application/zip']
+      if (!req.upload || !accepted.includes(req.upload.mediaType)) throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', accepted.join(', '))
+      result = await mosaics.uploadSingle(type, ws, store, { path: req.upload.path, zip: req.upload.mediaType === 'application/zip' }, opts)
+    } else {
+      if (!req.upload || req.upload.mediaType !== 'application/zip') throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'application/zip')
+      result = await mosaics.upload(ws, store, req.upload.path, opts)
     }
-    if (!req.upload || req.upload.mediaType !== 'application/zip') throw UnsupportedMediaType(req.headers['content-type'] ?? '(none)', 'application/zip')
-    onlyParams(q, upload, ['configure', 'coverageName', 'verify'])
-    const configure = configureOf(q)
-    const result = await mosaics.upload(ws, store, req.upload.path, { configure: configure as 'none', coverageName: one(q.coverageName), verify: flag(q, 'verify') })
     warn(reply, result.skipped)
-    // 200; configure=none answers without a body, as GeoServer does.
-    if (configure === 'none') return reply.code(200).send()
-    return reply.resource(storeDoc(req, result.store, false), 200)
+    // GeoServer's CoverageStoreFileController: 201 and the store, no body with configure=none; a
+    // mosaic ZIP (file.imagemosaic, url.imagemosaic) answers 200 (the owner's text).
+    const status = mosaicZip ? 200 : 201
+    if (opts.configure === 'none') return reply.code(status).send()
+    return reply.resource(storeDoc(req, await mosaics.getStore(ws, store), false), status)
   })
 
   app.post(`${STORE}/:upload`, { schema: { summary: 'Harvest granules into a mosaic: a ZIP (file.imagemosaic) or a server path (external.imagemosaic)', params: UploadParams, querystring: HarvestQuery } }, async (req, reply) => {
     const { ws, store, upload } = req.params
     const { method, format } = parseUpload(upload)
-    // A GeoTIFF store holds one file: nothing to harvest (GeoServer: 405).
-    if (format === 'geotiff') throw HarvestNotSupported()
+    // A GeoTIFF or WorldImage store holds one file: nothing to harvest (GeoServer: 405).
+    if (format !== 'imagemosaic') throw HarvestNotSupported()
     onlyParams(req.query, upload, ['verify'])
     const verify = flag(req.query, 'verify')
     if (method === 'file') {
@@ -127,7 +127,7 @@ export default async function stores (app: TypedApp) {
       })
     })
     // gsconfig and GeoNode: a store naming a server file, then POST coverages publishes it.
-    app.post(url, { schema: { summary: 'Create a GeoTIFF or ImageMosaic store reading a file or folder under the harvest roots (201, body = its name)', params: WsParams, body: CoverageStoreBody, response: responses.created } }, async (req, reply) => {
+    app.post(url, { schema: { summary: 'Create a GeoTIFF, WorldImage or ImageMosaic store reading a file or folder under the harvest roots (201, body = its name)', params: WsParams, body: CoverageStoreBody, response: responses.created } }, async (req, reply) => {
       const { ws } = req.params
       const name = await mosaics.createStore(ws, bodyRoot(req.body, 'coverageStore'))
       return reply.code(201).header('Location', urls.rest(req, 'workspaces', ws, 'coveragestores', name)).type('text/plain').send(name)

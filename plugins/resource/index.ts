@@ -1,8 +1,9 @@
 // {base}/rest/resource/<path>: GeoServer's ResourceController over the data directory's styles/,
 // workspaces/ and templates/ (services/resource/service.ts says what is shown and what is owned).
 // GET: a directory's listing (XML or JSON: ?format= or Accept), a file's bytes, or with
-// ?operation=metadata its ResourceMetadata; HEAD: the same headers; PUT: writes a file (201 new,
-// 200 replaced); DELETE: a file or a directory. Admin only (the default access of every route).
+// ?operation=metadata its ResourceMetadata; HEAD: the same headers; PUT: writes a file, or with
+// ?operation=copy|move copies or moves the file the body names (201 new, 200 replaced); DELETE: a
+// file or a directory. Admin only (the default access of every route).
 import fs from 'node:fs'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { MethodNotAllowed, NotAcceptable, ResourceOperationUnsupported, ResourceUnknownParameter } from '../../services/errors.js'
@@ -64,9 +65,12 @@ export default async function resource (app: FastifyInstance) {
   }
 
   const put = async (req: FastifyRequest, reply: FastifyReply) => {
-    checkOperation(req, ['default'])
+    const op = checkOperation(req, ['default', 'copy', 'move'])
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
-    const { created } = await resources.write(pathOf(req), body)
+    // copy and move (GeoServer's ResourceController): the body is the source's path, e.g. /templates/a.ftl.
+    const { created } = op === 'default'
+      ? await resources.write(pathOf(req), body)
+      : await resources[op === 'copy' ? 'copy' : 'move'](pathOf(req), body.toString('utf8'))
     return reply.code(created ? 201 : 200).send()
   }
 
@@ -78,7 +82,7 @@ export default async function resource (app: FastifyInstance) {
 
   for (const url of ['', '/*']) {
     app.get(url, { schema: { summary: 'A data-directory resource: a listing, a file, or its metadata (?operation=metadata)' } }, get)
-    app.put(url, { schema: { summary: 'Writes a data-directory file (201 created, 200 replaced)' } }, put)
+    app.put(url, { schema: { summary: 'Writes a data-directory file, or with ?operation=copy|move copies or moves the one the body names (201 created, 200 replaced)' } }, put)
     app.delete(url, { schema: { summary: 'Deletes a data-directory file or directory' } }, remove)
     app.post(url, { schema: { summary: 'Not allowed: answers 405 (as GeoServer)' } }, async (req) => { throw MethodNotAllowed(req.method) })
   }

@@ -9,7 +9,7 @@ export type GridsOf = (layer: LayerInfo) => LayerGrids
 const BUILT_IN: GridsOf = (l) => builtInGrids(l.bbox)
 /** Each grid set the layer offers with its subset. */
 const subsets = (g: LayerGrids): GridSubset[] => g.gridSets.map((gs) => g.subsetOf(gs)).filter((s): s is GridSubset => s !== undefined)
-import { FORMATS, TILE_FORMATS } from '../../services/tilecache/formats.js'
+import { FORMATS, formatsOf } from '../../services/tilecache/formats.js'
 import { allowedStyles, defaultStyleOf } from '../../services/tilecache/parameters.js'
 import { escapeXml as x } from '../infra/representation.js'
 import type { ServiceDescription } from '../../services/wms/capabilities.js'
@@ -76,7 +76,7 @@ export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string, servi
     const styles = allowedStyles(l)
     if (styles.length === 0) out.push('      <Style isDefault="true">', '        <ows:Identifier></ows:Identifier>', '      </Style>')
     for (const s of styles) out.push(`      <Style${s === defaultStyleOf(l) ? ' isDefault="true"' : ''}>`, `        <ows:Identifier>${x(s)}</ows:Identifier>`, '      </Style>')
-    for (const f of TILE_FORMATS) out.push(`      <Format>${f}</Format>`)
+    for (const f of formatsOf(l)) out.push(`      <Format>${f}</Format>`)
     for (const sub of subsets(gridsOf(l))) {
       const gs = sub.gridSet
       out.push('      <TileMatrixSetLink>', `        <TileMatrixSet>${gs.id}</TileMatrixSet>`, '        <TileMatrixSetLimits>')
@@ -94,7 +94,7 @@ export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string, servi
       }
       out.push('        </TileMatrixSetLimits>', '      </TileMatrixSetLink>')
     }
-    for (const f of TILE_FORMATS) {
+    for (const f of formatsOf(l)) {
       const template = `${serviceUrl}/wmts/rest/${encodeURIComponent(l.qualifiedName)}/{style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?format=${f}`
       out.push(`      <ResourceURL format="${f}" resourceType="tile" template="${x(template)}"/>`)
     }
@@ -133,7 +133,7 @@ export function tmsService (layers: LayerInfo[], tmsUrl: string, gridsOf: GridsO
     '  <Title>mapwarden Tile Map Service</Title>', '  <Abstract></Abstract>', '  <TileMaps>']
   for (const l of layers) {
     for (const gs of gridsOf(l).gridSets) {
-      for (const f of TILE_FORMATS) {
+      for (const f of formatsOf(l)) {
         const name = tileMapName(l.qualifiedName, gs.id, FORMATS[f].ext)
         out.push(`    <TileMap title="${x(l.qualifiedName)}" srs="${x(gs.builtIn ? gs.id : gs.srs)}" profile="${profileOf(gs)}" href="${x(`${tmsUrl}/1.0.0/${encodeURIComponent(name)}`)}"/>`)
       }

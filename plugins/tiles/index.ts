@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { TypedApp } from '../infra/routes.js'
 import { TmsMapParams, TmsTileParams, WmtsTileParams, XyzTileParams, responses } from '../../schemas/tiles.js'
 import { tilesHigh, type GridSet } from '../../services/tilecache/grid-sets.js'
-import { FORMATS, formatOfExtension, isTileFormat, mediaTypeOf, TILE_FORMATS, type TileFormat } from '../../services/tilecache/formats.js'
+import { FORMATS, formatOfExtension, formatsOf, isTileFormat, mediaTypeOf, TILE_FORMATS, type TileFormat } from '../../services/tilecache/formats.js'
 import { GridSetNotOffered, TileRequestInvalid, TileServiceDisabled } from '../../services/errors.js'
 import { tmsService, tmsTileMap, wmtsCapabilities } from './capabilities.js'
 import { NEVER_EXPIRES_SECONDS } from '../../services/tilecache/layer-settings.js'
@@ -140,6 +140,7 @@ export default async function tiles (app: TypedApp) {
   app.get('/tms/1.0.0/:map', { config: { ...PUBLIC }, schema: { summary: 'TMS: one tile map', params: TmsMapParams, response: responses.tms } }, async (req, reply) => {
     const t = tileMap(req.params.map)
     const layer = await cache.tileLayer(t.layer, req.principal, 'metadata')
+    if (!formatsOf(layer).includes(t.format)) throw TileRequestInvalid(`Format ${t.format} is not offered by layer ${layer.qualifiedName}: vector tiles are for vector layers and layer groups`)
     const sub = cache.subsetOf(layer, t.gs)
     if (!sub) throw GridSetNotOffered(layer.qualifiedName, t.gs.id, cache.gridSetsOf(layer).map((g) => g.id).join(', '))
     return reply.type('text/xml; charset=utf-8').send(tmsTileMap(layer, sub, t.ext, t.format, `${serviceUrl(req)}/tms`))
@@ -157,7 +158,7 @@ export default async function tiles (app: TypedApp) {
     const gs = grid(req.params.gridset)
     const ym = /^(\d{1,10})\.([\w-]+)$/.exec(req.params.y)
     const format = ym ? formatOfExtension(ym[2]) : undefined
-    if (!ym || !format) throw TileRequestInvalid(`tile must be <y>.png, .jpeg or .webp, got ${req.params.y}`)
+    if (!ym || !format) throw TileRequestInvalid(`tile must be <y>.<${TILE_FORMATS.map((f) => FORMATS[f].ext).join('|')}>, got ${req.params.y}`)
     const z = int('z', req.params.z)
     if (z >= gs.resolutions.length) throw TileRequestInvalid(`zoom level ${z} is not in grid set ${gs.id}`)
     const x = int('x', req.params.x)

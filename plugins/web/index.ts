@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isAdmin } from '../infra/auth.js'
 import { GRID_SETS, maxZoom } from '../../services/tilecache/grid-sets.js'
-import { TILE_FORMATS } from '../../services/tilecache/formats.js'
+import { formatsOf } from '../../services/tilecache/formats.js'
 import { allowedStyles, defaultStyleOf } from '../../services/tilecache/parameters.js'
 import { LayerNotFound, LegendLayerMissing, UnknownField, LegendStyleInvalid, WebPageNotBuilt } from '../../services/errors.js'
 
@@ -80,7 +80,7 @@ export default async function web (app: FastifyInstance, opts: { dir?: string })
         bbox: l.bbox,
         defaultStyle: defaultStyleOf(l),
         styles: allowedStyles(l),
-        formats: TILE_FORMATS,
+        formats: formatsOf(l),
         dimensions: l.type === 'RASTER' ? await mosaics.dimensionValues(l.workspace, l.store, l.name) : {}
       })
     }

@@ -43,6 +43,22 @@ export async function writeFileAtomic (target: string, data: string | Uint8Array
   stage?.('afterRename')
 }
 
+/** Copies a file over `target` durably: a temp copy beside it, fsynced, renamed over it. */
+export async function copyFileAtomic (source: string, target: string): Promise<void> {
+  await fs.mkdir(path.dirname(target), { recursive: true })
+  const tmp = tempNameFor(target)
+  try {
+    await fs.copyFile(source, tmp, fs.constants.COPYFILE_EXCL)
+    const fh = await fs.open(tmp, 'r+')
+    try { await fh.sync() } finally { await fh.close() }
+    await fs.rename(tmp, target)
+  } catch (err) {
+    await fs.rm(tmp, { force: true })
+    throw err
+  }
+  await fsyncDir(path.dirname(target))
+}
+
 /** Moves a finished file or directory into place durably (same filesystem). */
 export async function renameDurable (from: string, to: string): Promise<void> {
   await fs.mkdir(path.dirname(to), { recursive: true })

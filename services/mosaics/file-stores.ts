@@ -2,6 +2,9 @@
 // - a GeoTIFF store (GeoServer's format "GeoTIFF") is a mosaic of its one granule: PUT file.geotiff
 //   keeps the uploaded file in the store's folder, PUT external.geotiff and a POSTed store with a
 //   file: url read a file under the harvest roots in place;
+// - a WorldImage store is the same for a PNG, JPEG, GIF or TIFF placed by its world file (.pgw, .jgw,
+//   .gfw, .tfw, .wld) with an optional .prj: PUT file.worldimage takes a ZIP of them, external.worldimage
+//   names the image on the server. The renderer reads these images as they are (no conversion);
 // - PUT external.imagemosaic and a POSTed ImageMosaic store with a url index a server folder in
 //   place (its indexer.properties, if any, says how), the index kept in the catalog database.
 // Every path creates or replaces the store through installStore (store-install.ts): the old folder
@@ -12,7 +15,8 @@ import { pathToFileURL } from 'node:url'
 import { checkName } from '../files/names.js'
 import { withStaging } from '../files/atomic.js'
 import { extractZip } from '../files/zip.js'
-import { CoverageStoreExists, HarvestBadLocation, InvalidCoverage, InvalidCoverageStore, NoGoodGranules, NotAGeoTiff } from '../errors.js'
+import { CoverageStoreExists, HarvestBadLocation, InvalidCoverage, InvalidCoverageStore, NoGoodGranules, NotAGeoTiff, NotAWorldImage } from '../errors.js'
+import { isPlacedImage } from './world-file.js'
 import { parseMosaicDefinition, type MosaicSettings } from './indexer.js'
 import { findGranules, readGranules, type Skipped } from './scan.js'
 import { harvestTarget, isUnder, posixRel, readDefinition, realRoots } from './mosaic-files.js'
@@ -22,7 +26,9 @@ import type { MosaicContext } from './mosaic-context.js'
 import type { MosaicRecord, NewGranule } from './store.js'
 
 export type Configure = 'none' | 'first' | 'all'
-export type StoreType = 'GeoTIFF' | 'ImageMosaic'
+export type StoreType = 'GeoTIFF' | 'ImageMosaic' | 'WorldImage'
+/** The store types made of one file. */
+export type SingleFileType = Exclude<StoreType, 'ImageMosaic'>
 export interface FileStoreOptions { configure: Configure, coverageName?: string }
 export interface FileStoreResult { configured: string[], skipped: Skipped[] }
 
@@ -54,27 +60,31 @@ export function fileStoreOperations (ctx: MosaicContext) {
     const existing = await store.store(ws, name)
     if (existing && opts.mustBeNew) throw CoverageStoreExists(name, ws)
     if (!existing) await store.checkNewStoreName(ws, name)
-    if (existing && existing.type !== type) throw InvalidCoverage(`store ${name} exists and is a ${existing.type} store, not ${type === 'GeoTIFF' ? 'a GeoTIFF' : 'an ImageMosaic'}`)
+    if (existing && existing.type !== type) throw InvalidCoverage(`store ${name} exists and is a ${existing.type} store, not ${type === 'ImageMosaic' ? 'an' : 'a'} ${type}`)
     return existing !== undefined
   }
 
-  /** The settings of a GeoTIFF store: a mosaic's defaults, marked as a single file. */
-  async function geotiffSettings (): Promise<MosaicSettings> {
+  /** The settings of a single-file store: a mosaic's defaults, marked with its format. */
+  async function singleSettings (type: SingleFileType): Promise<MosaicSettings> {
     const { hasIndexer: _, ...def } = await parseMosaicDefinition(new Map())
-    return { ...def, format: 'GeoTIFF' }
+    return { ...def, format: type }
   }
 
-  /** Reads one GeoTIFF into its index row; `shown` names it in a refusal. */
-  async function readGeoTiff (file: string, shown: string, finalPath: string, settings: MosaicSettings): Promise<{ granule: NewGranule, crs?: string }> {
-    if (!(await startsLikeTiff(file))) throw NotAGeoTiff(shown, 'it does not start with a TIFF header')
+  /** Reads the one file of a GeoTIFF or WorldImage store into its index row; `shown` names it in a refusal. */
+  async function readSingle (type: SingleFileType, file: string, shown: string, finalPath: string, settings: MosaicSettings): Promise<{ granule: NewGranule, crs?: string }> {
+    const refuse = type === 'GeoTIFF' ? NotAGeoTiff : NotAWorldImage
+    if (type === 'GeoTIFF' && !(await startsLikeTiff(file))) throw NotAGeoTiff(shown, 'it does not start with a TIFF header')
+    if (type === 'WorldImage' && !isPlacedImage(path.basename(file), new Set(await fs.promises.readdir(path.dirname(file))))) {
+      throw NotAWorldImage(shown, 'it is not a PNG, JPEG, GIF or TIFF with its world file (.pgw, .jgw, .gfw, .tfw or .wld) beside it')
+    }
     const read = await readGranules([file], settings, { displayName: () => shown, locationOf: () => path.basename(finalPath), finalPath: () => finalPath, now: ctx.now() })
-    if (read.granules.length === 0) throw NotAGeoTiff(shown, read.skipped[0]?.reason ?? 'it cannot be read')
+    if (read.granules.length === 0) throw refuse(shown, read.skipped[0]?.reason ?? 'it cannot be read')
     return { granule: read.granules[0], crs: read.crs }
   }
 
-  /** The native coverage name of a GeoTIFF store: kept across replaces (its coverage keeps
+  /** The native coverage name of a single-file store: kept across replaces (its coverage keeps
    *  pointing at it), else the file's name without its extension, as GeoTools' reader names it. */
-  async function geotiffTypeName (ws: string, name: string, file: string): Promise<string> {
+  async function singleTypeName (ws: string, name: string, file: string): Promise<string> {
     const old = await store.getMosaic(ws, name)
     if (old) return old.typeName
     const base = path.basename(file).replace(/\.[^.]+$/, '')
@@ -84,21 +94,21 @@ export function fileStoreOperations (ctx: MosaicContext) {
   const configureOf = (opts: FileStoreOptions, typeName: string) =>
     (opts.configure !== 'none' ? { configure: { name: opts.coverageName ?? typeName, nativeName: typeName } } : {})
 
-  /** A GeoTIFF store reading `file` (a real path under the harvest roots) in place. */
-  async function geotiffInPlace (ws: string, name: string, file: string, opts: FileStoreOptions & { mustBeNew?: boolean }): Promise<FileStoreResult> {
-    const existed = await checkTarget(ws, name, 'GeoTIFF', opts)
-    if (!TIFF_NAME.test(file)) throw NotAGeoTiff(JSON.stringify(path.basename(file).slice(0, 80)), 'its name does not end with .tif, .tiff, .gtif or .geotiff')
-    return await exclusive(ws, name, () => withStaging(dataDir, 'geotiff', async (staging) => {
-      const settings = await geotiffSettings()
-      const { granule, crs } = await readGeoTiff(file, JSON.stringify(path.basename(file)), file, settings)
+  /** A GeoTIFF or WorldImage store reading `file` (a real path under the harvest roots) in place. */
+  async function singleInPlace (type: SingleFileType, ws: string, name: string, file: string, opts: FileStoreOptions & { mustBeNew?: boolean }): Promise<FileStoreResult> {
+    const existed = await checkTarget(ws, name, type, opts)
+    if (type === 'GeoTIFF' && !TIFF_NAME.test(file)) throw NotAGeoTiff(JSON.stringify(path.basename(file).slice(0, 80)), 'its name does not end with .tif, .tiff, .gtif or .geotiff')
+    return await exclusive(ws, name, () => withStaging(dataDir, 'single', async (staging) => {
+      const settings = await singleSettings(type)
+      const { granule, crs } = await readSingle(type, file, JSON.stringify(path.basename(file)), file, settings)
       granule.location = file
       granule.attrs[settings.locationAttribute] = file
-      const typeName = await geotiffTypeName(ws, name, file)
+      const typeName = await singleTypeName(ws, name, file)
       const record: MosaicRecord = { workspace: ws, store: name, dir: ctx.storeDir(ws, name), typeName, crs, settings }
       // An empty folder takes the store's place, so a store that had an uploaded file loses it
       // only once the new one is committed.
       const configured = await installStore(ctx, ws, name, {
-        root: staging, existed, record, granules: [granule], storeConfig: { url: fileUrl(file) }, storeType: 'GeoTIFF', ...configureOf(opts, typeName)
+        root: staging, existed, record, granules: [granule], storeConfig: { url: fileUrl(file) }, storeType: type, ...configureOf(opts, typeName)
       })
       return { configured, skipped: [] }
     }))
@@ -133,63 +143,76 @@ export function fileStoreOperations (ctx: MosaicContext) {
     }))
   }
 
-  /** A server location for `type`: a file for GeoTIFF, a folder for ImageMosaic. */
+  /** A server location for `type`: a file for GeoTIFF and WorldImage, a folder for ImageMosaic. */
   async function serverTarget (body: string, type: StoreType): Promise<string> {
     const target = await harvestTarget(body, deps.harvestRoots)
     const st = await fs.promises.stat(target)
-    if (type === 'GeoTIFF' && !st.isFile()) throw HarvestBadLocation('the location', 'a GeoTIFF store reads one file, and this is not a regular file')
+    if (type !== 'ImageMosaic' && !st.isFile()) throw HarvestBadLocation('the location', `a ${type} store reads one file, and this is not a regular file`)
     if (type === 'ImageMosaic' && !st.isDirectory()) throw HarvestBadLocation('the location', 'a mosaic is made from a folder (add a file to a mosaic with POST external.imagemosaic)')
     return target
   }
 
   return {
     /**
-     * PUT file.geotiff: creates or replaces a GeoTIFF store from the uploaded file, or from a ZIP
-     * holding it with its sidecars (the first .tif of the archive is the coverage, as GeoServer's
-     * findPrimaryFile takes the first file the format accepts).
+     * PUT file.geotiff / file.worldimage: creates or replaces a GeoTIFF store from the uploaded file,
+     * or a GeoTIFF or WorldImage store from a ZIP holding the file with its sidecars (the first file
+     * of the archive the format accepts is the coverage, as GeoServer's findPrimaryFile takes it;
+     * for WorldImage, an image with its world file beside it).
      */
-    async uploadGeoTiff (ws: string, name: string, upload: { path: string, zip: boolean }, opts: FileStoreOptions & { filename?: string }): Promise<FileStoreResult> {
-      const existed = await checkTarget(ws, name, 'GeoTIFF', opts)
+    async uploadSingle (type: SingleFileType, ws: string, name: string, upload: { path: string, zip: boolean }, opts: FileStoreOptions & { filename?: string }): Promise<FileStoreResult> {
+      const existed = await checkTarget(ws, name, type, opts)
+      if (type === 'WorldImage' && !upload.zip) throw NotAWorldImage('The request body', 'a WorldImage upload is a ZIP holding the image with its world file (and .prj)')
       // GeoServer's AbstractStoreUploadController names the file <store>.<format> without filename.
-      const filename = opts.filename ?? `${name}.geotiff`
+      const filename = opts.filename ?? `${name}.${type.toLowerCase()}`
       checkName(filename, 'filename')
       if (!upload.zip && !TIFF_NAME.test(filename)) throw NotAGeoTiff(JSON.stringify(filename.slice(0, 80)), 'the filename must end with .tif, .tiff, .gtif or .geotiff')
-      return await exclusive(ws, name, () => withStaging(dataDir, 'geotiff', async (staging) => {
+      return await exclusive(ws, name, () => withStaging(dataDir, 'single', async (staging) => {
         const root = path.join(staging, 'files')
         await fs.promises.mkdir(root)
         let rel = filename
         if (upload.zip) {
-          const entries = await extractZip(upload.path, root, deps.zipLimits)
-          const first = entries.filter((e) => !e.directory && TIFF_NAME.test(e.name)).map((e) => e.name).sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : a > b ? 1 : 0))[0]
-          if (first === undefined) throw NotAGeoTiff('The archive', 'it holds no .tif, .tiff, .gtif or .geotiff file')
+          const entries = (await extractZip(upload.path, root, deps.zipLimits)).filter((e) => !e.directory).map((e) => e.name)
+          const folders = new Map<string, Set<string>>()
+          for (const e of entries) {
+            const dir = path.posix.dirname(e)
+            if (!folders.has(dir)) folders.set(dir, new Set())
+            folders.get(dir)!.add(path.posix.basename(e))
+          }
+          const accepts = (e: string) => type === 'GeoTIFF' ? TIFF_NAME.test(e) : isPlacedImage(path.posix.basename(e), folders.get(path.posix.dirname(e))!)
+          const first = entries.filter(accepts).sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : a > b ? 1 : 0))[0]
+          if (first === undefined) {
+            throw type === 'GeoTIFF'
+              ? NotAGeoTiff('The archive', 'it holds no .tif, .tiff, .gtif or .geotiff file')
+              : NotAWorldImage('The archive', 'it holds no PNG, JPEG, GIF or TIFF image with its world file (.pgw, .jgw, .gfw, .tfw or .wld) beside it')
+          }
           rel = first
         } else await fs.promises.copyFile(upload.path, path.join(root, filename))
         const staged = path.join(root, rel)
         const finalPath = path.join(ctx.storeDir(ws, name), rel)
-        const settings = await geotiffSettings()
-        const { granule, crs } = await readGeoTiff(staged, upload.zip ? JSON.stringify(rel) : 'The request body', finalPath, settings)
+        const settings = await singleSettings(type)
+        const { granule, crs } = await readSingle(type, staged, upload.zip ? JSON.stringify(rel) : 'The request body', finalPath, settings)
         granule.location = rel
         granule.attrs[settings.locationAttribute] = rel
-        const typeName = await geotiffTypeName(ws, name, rel)
+        const typeName = await singleTypeName(ws, name, rel)
         const record: MosaicRecord = { workspace: ws, store: name, dir: ctx.storeDir(ws, name), typeName, crs, settings }
         const configured = await installStore(ctx, ws, name, {
-          root, existed, record, granules: [granule], storeConfig: { url: dataUrl(ws, name, rel) }, storeType: 'GeoTIFF', ...configureOf(opts, typeName)
+          root, existed, record, granules: [granule], storeConfig: { url: dataUrl(ws, name, rel) }, storeType: type, ...configureOf(opts, typeName)
         })
         return { configured, skipped: [] }
       }))
     },
 
-    /** PUT external.geotiff / external.imagemosaic: a store reading a server file or folder in place. */
+    /** PUT external.geotiff / external.worldimage / external.imagemosaic: a store reading a server file or folder in place. */
     async external (ws: string, name: string, type: StoreType, body: string, opts: FileStoreOptions): Promise<FileStoreResult> {
       await deps.workspaces.get(ws)
       const target = await serverTarget(body, type)
-      return type === 'GeoTIFF' ? await geotiffInPlace(ws, name, target, opts) : await mosaicInPlace(ws, name, target, opts)
+      return type === 'ImageMosaic' ? await mosaicInPlace(ws, name, target, opts) : await singleInPlace(type, ws, name, target, opts)
     },
 
     /**
      * POST coveragestores: a new store from { name, type, url, enabled, workspace },
      * its coverages configured afterwards by POST coverages (gsconfig, GeoNode). The url names a
-     * file (GeoTIFF) or folder (ImageMosaic) under the harvest roots.
+     * file (GeoTIFF, WorldImage) or folder (ImageMosaic) under the harvest roots.
      */
     async createStore (ws: string, body: Record<string, unknown>): Promise<string> {
       await deps.workspaces.get(ws)
@@ -202,7 +225,7 @@ export function fileStoreOperations (ctx: MosaicContext) {
       if (wsName !== undefined && String(wsName) !== ws) throw InvalidCoverageStore(`workspace ${JSON.stringify(String(wsName).slice(0, 64))} is not ${ws}, the workspace of the URL`)
       if (body.enabled !== undefined && String(body.enabled) !== 'true') throw InvalidCoverageStore('enabled must be true: mapwarden serves every coverage store it holds')
       const type = text('type')
-      if (type !== 'GeoTIFF' && type !== 'ImageMosaic') throw InvalidCoverageStore(`type ${JSON.stringify(String(type ?? '').slice(0, 40))} is not supported (GeoTIFF or ImageMosaic)`)
+      if (type !== 'GeoTIFF' && type !== 'ImageMosaic' && type !== 'WorldImage') throw InvalidCoverageStore(`type ${JSON.stringify(String(type ?? '').slice(0, 40))} is not supported (GeoTIFF, WorldImage or ImageMosaic)`)
       const url = text('url')
       if (url === undefined || url === '') throw InvalidCoverageStore('the store needs a url (a file: URL under the harvest roots; upload files with PUT file.geotiff)')
       // file:data/... is GeoServer's data-directory-relative form: files there are uploaded, not named.
@@ -211,8 +234,8 @@ export function fileStoreOperations (ctx: MosaicContext) {
       if (await store.store(ws, name)) throw CoverageStoreExists(name, ws)
       const target = await serverTarget(url, type)
       const opts = { configure: 'none' as const, mustBeNew: true }
-      if (type === 'GeoTIFF') await geotiffInPlace(ws, name, target, opts)
-      else await mosaicInPlace(ws, name, target, opts)
+      if (type === 'ImageMosaic') await mosaicInPlace(ws, name, target, opts)
+      else await singleInPlace(type, ws, name, target, opts)
       return name
     }
   }

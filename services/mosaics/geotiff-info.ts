@@ -81,12 +81,26 @@ export function isGone (err: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR'
 }
 
+/** Where a world file places a TIFF without GeoTIFF keys (world-file.ts readWorldFile). */
+export type WorldFileReader = (file: string, width: number, height: number) => Promise<{ bbox: [number, number, number, number], crs?: string } | undefined>
+
+/** A GeoTIFF's metadata; the CRS is undefined only for a TIFF placed by a world file without a .prj. */
+export type TiffInfo = Omit<GranuleInfo, 'crs'> & { crs?: string }
+
+/** Whether a TIFF carries its own georeferencing (GeoKeys, a tie point or a transformation). */
+function georeferenced (image: GeoTIFFImage): boolean {
+  const fd = image.getFileDirectory()
+  return image.getGeoKeys() !== null || fd.hasTag('ModelTiepoint' as any) || fd.hasTag('ModelTransformation' as any)
+}
+
 /**
  * Reads a granule's metadata, checks it is whole, and measures band ranges on its smallest
  * overview. A file that vanishes while it is read rejects with the file system's error (ENOENT),
  * not as an unreadable GeoTIFF: the harvest reports it as gone.
  */
-export async function readGranuleInfo (file: string): Promise<GranuleInfo> {
+export async function readGranuleInfo (file: string): Promise<GranuleInfo>
+export async function readGranuleInfo (file: string, worldFile: WorldFileReader): Promise<TiffInfo>
+export async function readGranuleInfo (file: string, worldFile?: WorldFileReader): Promise<TiffInfo> {
   const st = await fs.promises.stat(file)
   let tiff
   try {
@@ -103,12 +117,18 @@ export async function readGranuleInfo (file: string): Promise<GranuleInfo> {
     const bands = image.getSamplesPerPixel()
     const dataType = DATA_TYPES[`${image.getBitsPerSample(0)}:${image.getSampleFormat(0)}`]
     if (!dataType) throw new GranuleError(`unsupported sample type (${image.getBitsPerSample(0)} bits, format ${image.getSampleFormat(0)})`)
-    const crs = crsOf(image)
-    if (!isSupportedCrs(crs)) throw new GranuleError(`unsupported CRS ${crs}`)
-    const transform = await value(image, 'ModelTransformation')
-    if (transform && (Number(transform[1]) !== 0 || Number(transform[4]) !== 0)) throw new GranuleError('rotated rasters are not supported')
+    // A plain TIFF placed by a .tfw (and .prj), as GeoTools' GeoTiffReader falls back to them.
+    const placed = worldFile && !georeferenced(image) ? await worldFile(file, width, height) : undefined
+    let crs: string | undefined
     let bbox: number[]
-    try { bbox = image.getBoundingBox() } catch { throw new GranuleError('no georeferencing (ModelTiepoint/ModelPixelScale)') }
+    if (placed) ({ crs, bbox } = placed)
+    else {
+      crs = crsOf(image)
+      if (!isSupportedCrs(crs)) throw new GranuleError(`unsupported CRS ${crs}`)
+      const transform = await value(image, 'ModelTransformation')
+      if (transform && (Number(transform[1]) !== 0 || Number(transform[4]) !== 0)) throw new GranuleError('rotated rasters are not supported')
+      try { bbox = image.getBoundingBox() } catch { throw new GranuleError('no georeferencing (ModelTiepoint/ModelPixelScale)') }
+    }
     if (!bbox.every(Number.isFinite) || bbox[2] <= bbox[0] || bbox[3] <= bbox[1]) throw new GranuleError('empty or invalid extent')
     const images: GeoTIFFImage[] = []
     for (let i = 0; i < count; i++) images.push(i === 0 ? image : await tiff.getImage(i))

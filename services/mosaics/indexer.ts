@@ -38,9 +38,9 @@ export interface MosaicSettings {
   crsAttribute?: string
   /** What datastore.properties named, for the record; the index is always the embedded one. */
   indexStore: string
-  /** Set for a single-file coverage store (GeoServer's GeoTIFF format): served as a mosaic of its
-   *  one granule, with no harvests; absent for an ImageMosaic. */
-  format?: 'GeoTIFF'
+  /** Set for a single-file coverage store (GeoServer's GeoTIFF and WorldImage formats): served as a
+   *  mosaic of its one granule, with no harvests; absent for an ImageMosaic. */
+  format?: 'GeoTIFF' | 'WorldImage'
 }
 
 const GEOMETRY_TYPES: Record<string, string> = {

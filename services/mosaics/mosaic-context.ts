@@ -11,12 +11,15 @@ import { parseEcql } from '../filters/ecql.js'
 import type { Filter } from '../filters/tree.js'
 import { lonLat } from './coverage-extent.js'
 import type { MosaicRecord, MosaicStore } from './store.js'
+import type { RemoteFetch } from '../files/remote-fetch.js'
 
 export interface MosaicServiceDeps {
   store: MosaicStore
   dataDir: string
   harvestRoots: string[]
   zipLimits: ZipLimits
+  /** Fetches a url.* upload's http(s) URL into a file (services/files/remote-fetch.ts); without it, remote URLs are refused. */
+  remoteFetch?: RemoteFetch
   workspaces: WorkspaceService
   /** Told which published layers a store deletion removed (their tiles and usage go too). */
   layersRemoved?: (qualifiedNames: string[]) => Promise<void>

@@ -1,5 +1,6 @@
 // Image mosaics: the service the mosaics routes and the tile cache call, assembled from its parts by
-// job: coverage stores and coverages (coverage-stores.ts), granules and harvests (granule-changes.ts),
+// job: coverage stores and coverages (coverage-stores.ts), single-file stores (file-stores.ts), url.*
+// uploads (url-uploads.ts), granules and harvests (granule-changes.ts),
 // the start's crash recovery (recovery.ts) and render preparation (the render plan,
 // services/render/raster/render-plan.ts, on this service's index). The parts share one context
 // (mosaic-context.ts) and reach the database only through the MosaicStore they are given.
@@ -10,6 +11,7 @@ import { createMosaicContext, type DataHook, type MosaicServiceDeps } from './mo
 import { coverageStoreOperations } from './coverage-stores.js'
 import { granuleOperations } from './granule-changes.js'
 import { fileStoreOperations } from './file-stores.js'
+import { urlUploadOperations } from './url-uploads.js'
 import { reconcile } from './recovery.js'
 import { prepareRenderJob } from '../render/raster/render-plan.js'
 
@@ -17,10 +19,13 @@ export type { StoreInfo } from './coverage-stores.js'
 
 export function createMosaicService (deps: MosaicServiceDeps) {
   const ctx = createMosaicContext(deps)
+  const coverageStores = coverageStoreOperations(ctx)
+  const fileStores = fileStoreOperations(ctx)
   return {
-    ...coverageStoreOperations(ctx),
+    ...coverageStores,
     ...granuleOperations(ctx),
-    ...fileStoreOperations(ctx),
+    ...fileStores,
+    ...urlUploadOperations(ctx, { upload: coverageStores.upload, uploadSingle: fileStores.uploadSingle }),
 
     /** Registers a listener for changes of what mosaic layers draw (after each commit). */
     onDataChanged (hook: DataHook): void { ctx.dataHooks.push(hook) },

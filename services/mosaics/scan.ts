@@ -4,9 +4,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { matchesWildcard, type MosaicSettings } from './indexer.js'
 import { collectAttributes } from './collect.js'
-import { GranuleError, isGone, readGranuleInfo, type GranuleInfo } from './geotiff-info.js'
+import { GranuleError, isGone, readGranuleInfo, type GranuleInfo, type TiffInfo } from './geotiff-info.js'
 import { verifyGranule } from './verify.js'
-import { hasWorldFile, readWorldImageInfo, type WorldImageInfo } from './world-file.js'
+import { hasWorldFile, readWorldFile, readWorldImageInfo, type WorldImageInfo } from './world-file.js'
 import { WORLD_IMAGE } from '../render/raster/granule-files.js'
 import type { NewGranule } from './store.js'
 import { isSupportedCrs, normalizeCrs, transformBbox } from '../render/crs.js'
@@ -75,9 +75,9 @@ export async function readGranules (files: string[], settings: MosaicSettings, o
   // Headers first: a world-file image without a .prj takes the mosaic's CRS, which the first
   // granule that names one fixes when the mosaic has none yet; with none at all, EPSG:4326 (as
   // GeoTools' WorldImageReader assumes).
-  const infos: Array<WorldImageInfo | GranuleInfo | Error> = []
+  const infos: Array<WorldImageInfo | TiffInfo | Error> = []
   for (const file of files) {
-    try { infos.push(await (WORLD_IMAGE.test(file) ? readWorldImageInfo(file) : readGranuleInfo(file))) } catch (err) { infos.push(err as Error) }
+    try { infos.push(await (WORLD_IMAGE.test(file) ? readWorldImageInfo(file) : readGranuleInfo(file, readWorldFile))) } catch (err) { infos.push(err as Error) }
   }
   let crs = opts.crs ?? infos.find((i): i is GranuleInfo => !(i instanceof Error) && i.crs !== undefined)?.crs
   const defaultCrs = crs ?? 'EPSG:4326'

@@ -60,7 +60,7 @@ export interface CoverageConfig {
   nativeBbox: [number, number, number, number] | null
   /** Value range per band over all granules. */
   ranges: Array<{ min: number, max: number }>
-  nativeFormat: 'ImageMosaic' | 'GeoTIFF'
+  nativeFormat: 'ImageMosaic' | 'GeoTIFF' | 'WorldImage'
   enabled: boolean
   title?: string
   abstract?: string
@@ -97,7 +97,7 @@ export interface UploadCommit {
   granules: NewGranule[]
   storeConfig: Record<string, unknown>
   /** The store row's type when the store is new (GeoServer's format name); default ImageMosaic. */
-  storeType?: 'ImageMosaic' | 'GeoTIFF'
+  storeType?: 'ImageMosaic' | 'GeoTIFF' | 'WorldImage'
   /** Configure (and publish) this coverage; absent: only refresh the coverages the store has. */
   configure?: { name: string, nativeName: string }
 }

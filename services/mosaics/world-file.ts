@@ -1,7 +1,8 @@
 // World-file images as granules: a PNG, JPEG or GIF placed by a world file beside it (x.pgw,
 // x.pngw, x.jgw, x.jpgw, x.gfw, x.gifw or x.wld: six lines A, D, B, E, C, F, where C, F is the
 // centre of the upper-left pixel) and an optional x.prj naming its CRS (without one, the mosaic's,
-// or EPSG:4326 when the mosaic has none).
+// or EPSG:4326 when the mosaic has none). A TIFF without GeoTIFF keys is placed by its .tfw the
+// same way (geotiff-info.ts asks readWorldFile).
 // Paletted PNGs are read as RGB; an alpha channel marks nodata. GDAL and GeoServer's
 // WorldImageReader read the same files the same way.
 import fs from 'node:fs'
@@ -22,6 +23,14 @@ function worldFileNames (file: string): string[] {
 /** Whether `name` (in a folder whose entries are `siblings`) is a world-file image with its world file there. */
 export function hasWorldFile (name: string, siblings: Set<string>): boolean {
   return WORLD_IMAGE.test(name) && worldFileNames(name).some((w) => siblings.has(w))
+}
+
+/** The images GeoTools' WorldImage format reads: the world-file images and a TIFF placed by a .tfw. */
+export const WORLD_IMAGE_FORMAT = /\.(png|jpe?g|gif|tiff?)$/i
+
+/** Whether `name` is an image of GeoServer's WorldImage format with its world file among `siblings`. */
+export function isPlacedImage (name: string, siblings: Set<string>): boolean {
+  return WORLD_IMAGE_FORMAT.test(name) && worldFileNames(name).some((w) => siblings.has(w))
 }
 
 /** The sidecar files of a world-file image granule (for purging with it). */
@@ -74,12 +83,6 @@ async function readIfPresent (file: string): Promise<string | undefined> {
  * checks that it is supported) and extent of a world-file image. Only the headers are read.
  */
 export async function readWorldImageInfo (file: string): Promise<WorldImageInfo> {
-  let world: string | undefined
-  for (const w of worldFileNames(file)) if ((world = await readIfPresent(w)) !== undefined) break
-  if (world === undefined) throw new GranuleError('no world file beside it')
-  const { a, e, c, f } = parseWorldFile(world)
-  const prj = await readIfPresent(file.slice(0, -path.extname(file).length) + '.prj')
-  const crs = prj === undefined ? undefined : crsFromPrj(prj)
   let meta: Metadata
   try {
     meta = await sharp(file, { limitInputPixels: false }).metadata()
@@ -90,8 +93,24 @@ export async function readWorldImageInfo (file: string): Promise<WorldImageInfo>
   if (!width || !height) throw new GranuleError('not a readable image (no size)')
   const channels = meta.channels ?? 3
   const bands = channels - (meta.hasAlpha ? 1 : 0)
+  const placed = await readWorldFile(file, width, height)
+  if (!placed) throw new GranuleError('no world file beside it')
+  return { width, height, bands, dataType: 'Byte', ...placed, nodata: null, ranges: Array.from({ length: bands }, () => ({ min: 0, max: 255 })), overviews: 0 }
+}
+
+/**
+ * Where the world file beside `file` places an image of `width` x `height` pixels, and the CRS its
+ * .prj names (undefined without one); undefined when it has no world file. GeoTools' GeoTiffReader
+ * reads a TIFF without GeoTIFF keys this way too (.tfw, .prj).
+ */
+export async function readWorldFile (file: string, width: number, height: number): Promise<{ bbox: [number, number, number, number], crs?: string } | undefined> {
+  let world: string | undefined
+  for (const w of worldFileNames(file)) if ((world = await readIfPresent(w)) !== undefined) break
+  if (world === undefined) return undefined
+  const { a, e, c, f } = parseWorldFile(world)
+  const prj = await readIfPresent(file.slice(0, -path.extname(file).length) + '.prj')
+  const crs = prj === undefined ? undefined : crsFromPrj(prj)
   const minx = c - a / 2
   const maxy = f - e / 2
-  const bbox: [number, number, number, number] = [minx, maxy + e * height, minx + a * width, maxy]
-  return { width, height, bands, dataType: 'Byte', crs, bbox, nodata: null, ranges: Array.from({ length: bands }, () => ({ min: 0, max: 255 })), overviews: 0 }
+  return { bbox: [minx, maxy + e * height, minx + a * width, maxy], crs }
 }

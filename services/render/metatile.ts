@@ -13,6 +13,7 @@ import { cutAndEncode, type EncodeFormat } from './tile-encode.js'
 import { createFaults, killProcessAt, type FaultPoint, type FaultRule } from '../faults.js'
 import { drawVector, type VectorJob } from './vector/draw-vector.js'
 import { over } from './map.js'
+import { encodeVectorTiles, type VectorTilesPlan } from './vector/vector-tiles.js'
 
 /** What the render pool gives each render thread (render-pool.ts workerData). */
 export interface RenderThreadData { nice?: number, faultKillAt?: FaultRule[] }
@@ -92,6 +93,13 @@ export async function renderVectorMetatile (p: VectorMetatilePayload, fault: Fau
     } finally { idle.push(scratch) }
   }
   return writeTiles(await cutAndEncode(rgba, p.cols, p.rows, p.tileSize, p.format, p.quality), p.target, fault)
+}
+
+/** The vector tiles (MVT) of a request: one per target path, each encoded alone (vector/vector-tiles.ts). */
+export interface VectorTilesPayload extends VectorTilesPlan { target: MetatilePayload['target'] }
+
+export function renderVectorTiles (p: VectorTilesPayload, fault: FaultPoint): MetatileResult {
+  return writeTiles(encodeVectorTiles(p), p.target, fault)
 }
 
 /** Writes encoded tiles to their paths (temp file and rename each); a failed write ends the list. */

@@ -11,6 +11,8 @@ import type { RenderRequest } from './render-types.js'
 import type { RenderJob } from './raster/mosaic-types.js'
 import type { VectorJob } from './vector/draw-vector.js'
 import type { VectorStyle } from './vector/vector-style.js'
+import type { VectorTilesRequest } from './vector/vector-tile-plan.js'
+import type { VectorTilesPlan } from './vector/vector-tiles.js'
 
 export interface RendererDeps {
   run: RunOnPool
@@ -20,13 +22,15 @@ export interface RendererDeps {
   /** The drawing job of a vector layer: its features in the request's area, read on the event
    *  loop's thread (I/O only), and its style (vector/vector-plan.ts). */
   planVector?: (req: RenderRequest, style: VectorStyle) => Promise<VectorJob>
+  /** The plan of vector tiles (MVT): database-encoded layers and file layers' features (vector/vector-tile-plan.ts). */
+  planVectorTiles?: (req: VectorTilesRequest) => Promise<VectorTilesPlan>
   /** Records that a granule file cannot be decoded; returns its location for messages. */
   markDamaged (path: string, reason: string): Promise<string>
 }
 
 /** One worker task: what it is called in the entry file, its lane in the queue, its payload. */
 export interface RenderTask {
-  /** A task of workers/render-metatile.ts (renderMetatile, pyramidMetatile, renderMap, pixelValues, exceptionImage). */
+  /** A task of workers/render-metatile.ts (renderMetatile, renderVectorMetatile, renderVectorTiles, pyramidMetatile, renderMap, pixelValues, exceptionImage). */
   name: string
   priority: RenderPriority
   /** Built when the queue gives the task its slot; for `draw`, built (planned) again on a retry. */
@@ -57,6 +61,10 @@ export function createRenderer (deps: RendererDeps) {
     async planVector (req: RenderRequest, style: VectorStyle): Promise<VectorJob> {
       if (!deps.planVector) throw new Error('this renderer draws no vector layers')
       return await deps.planVector(req, style)
+    },
+    async planVectorTiles (req: VectorTilesRequest): Promise<VectorTilesPlan> {
+      if (!deps.planVectorTiles) throw new Error('this renderer encodes no vector tiles')
+      return await deps.planVectorTiles(req)
     },
     /** A task whose payload needs no granule (a pyramid level from the tiles below, an exception image). */
     run,

@@ -7,9 +7,10 @@
 import fs from 'node:fs/promises'
 import type { Stats } from 'node:fs'
 import path from 'node:path'
-import { TEMP_SUFFIX, fsyncDir, within, writeFileAtomic } from '../files/atomic.js'
+import { TEMP_SUFFIX, copyFileAtomic, fsyncDir, within, writeFileAtomic } from '../files/atomic.js'
 import {
-  ResourceIsDirectory, ResourceNotFound, ResourceOwnedByCatalog, ResourceParentIsFile, ResourcePathInvalid
+  ResourceCopyDirectory, ResourceIsDirectory, ResourceMoveIntoItself, ResourceNotFound, ResourceOwnedByCatalog, ResourceParentIsFile,
+  ResourcePathInvalid, ResourceSamePath, ResourceSourceNotFound, ResourceTargetExists
 } from '../errors.js'
 
 /** The top-level folders of the data directory the resource API shows. */
@@ -64,6 +65,12 @@ function holdsOwned (segments: string[]): boolean {
 
 const display = (segments: string[]) => '/' + segments.join('/')
 
+/** Whether two stats name the same file (a copy or move onto itself). */
+const sameFile = (a: Stats, b: Stats) => a.dev === b.dev && a.ino === b.ino
+
+/** Whether `p` is `dir` or inside it. */
+const isUnder = (dir: string, p: string) => { const rel = path.relative(dir, p); return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel)) }
+
 export function createResourceService ({ dataDir }: ResourceServiceDeps) {
   let realRoot: string | undefined
   const root = async () => (realRoot ??= await fs.realpath(dataDir))
@@ -114,6 +121,70 @@ export function createResourceService ({ dataDir }: ResourceServiceDeps) {
     }
   }
 
+  /**
+   * Where a PUT, copy or move writes `segments`: every existing ancestor a visible directory that
+   * really is where it seems (a symlink may not carry the write elsewhere), never a style file, a
+   * top-level area or a workspace's folder; `existing` is what is there now (a link: what it names).
+   */
+  const writableTarget = async (segments: string[]): Promise<{ target: string, existing?: Stats }> => {
+    if (!isVisible(segments)) throw ResourceNotFound(display(segments))
+    if (segments.length === 0) throw ResourceIsDirectory('/')
+    // A top-level area and a workspace's folder are always directories (styles are written there).
+    if (segments.length === 1 || (segments[0] === 'workspaces' && segments.length === 2)) throw ResourceIsDirectory(display(segments))
+    refuseOwned(segments, 'write')
+    const r = await root()
+    let dir = r
+    for (let i = 0; i < segments.length - 1; i++) {
+      const next = path.join(dir, segments[i])
+      let st: Stats
+      try { st = await fs.lstat(next) } catch { break }
+      if (st.isSymbolicLink()) {
+        const real = await fs.realpath(next).catch(() => undefined)
+        const realSegs = real === undefined ? undefined : await realSegments(real)
+        if (realSegs === undefined || !isVisible(realSegs)) throw ResourceNotFound(display(segments))
+        if (ownedByCatalog(realSegs)) refuseOwned(realSegs, 'write')
+        st = await fs.stat(real!)
+      }
+      if (!st.isDirectory()) throw ResourceParentIsFile(display(segments), display(segments.slice(0, i + 1)))
+      dir = next
+    }
+    const target = path.join(r, ...segments)
+    let existing: Stats | undefined
+    try { existing = await fs.lstat(target) } catch { existing = undefined }
+    if (existing?.isSymbolicLink()) {
+      // Writing through a link replaces the link itself (rename), never the file it points to.
+      const found = await locate(segments)
+      if (!found) throw ResourceNotFound(display(segments))
+      const realSegs = (await realSegments(found.abs))!
+      refuseOwned(realSegs, 'write')
+      existing = found.stat
+    }
+    if (existing?.isDirectory()) throw ResourceIsDirectory(display(segments))
+    return { target, existing }
+  }
+
+  /** The source path of a copy or move, sent as the body: GeoServer's form is '/mydir/myres'. */
+  const sourceSegments = (body: string): string[] => {
+    const text = body.trim()
+    if (text === '') throw ResourcePathInvalid('""', 'the body names the source path of the copy or move (e.g. /templates/header.ftl)')
+    return parseResourcePath(text)
+  }
+
+  /** The existing source file or directory (404 as GeoServer words it otherwise). */
+  const requireSource = async (segments: string[], shown: string) => {
+    const found = await locate(segments)
+    if (!found || !(found.stat.isDirectory() || found.stat.isFile()) || segments.length === 0) throw ResourceSourceNotFound(JSON.stringify(shown.trim().slice(0, 200)))
+    return found
+  }
+
+  /** The real path of the folder a target goes into (its nearest existing ancestor). */
+  const realParent = async (target: string): Promise<string> => {
+    let dir = path.dirname(target)
+    for (;;) {
+      try { return await fs.realpath(dir) } catch { dir = path.dirname(dir) }
+    }
+  }
+
   return {
     /** What a path is: its kind, parent, modification time and size. */
     async info (raw: string): Promise<ResourceInfo> {
@@ -145,43 +216,53 @@ export function createResourceService ({ dataDir }: ResourceServiceDeps) {
 
     /** Writes a file durably (temp + fsync + rename), creating its folders; `created` when it was new. */
     async write (raw: string, data: Uint8Array): Promise<{ created: boolean }> {
-      const segments = parseResourcePath(raw)
-      if (!isVisible(segments)) throw ResourceNotFound(display(segments))
-      if (segments.length === 0) throw ResourceIsDirectory('/')
-      // A top-level area and a workspace's folder are always directories (styles are written there).
-      if (segments.length === 1 || (segments[0] === 'workspaces' && segments.length === 2)) throw ResourceIsDirectory(display(segments))
-      refuseOwned(segments, 'write')
-      const r = await root()
-      // Walk down from the data directory: every existing ancestor must be a visible directory that
-      // really is where it seems (a symlink may not carry the write elsewhere).
-      let dir = r
-      for (let i = 0; i < segments.length - 1; i++) {
-        const next = path.join(dir, segments[i])
-        let st: Stats
-        try { st = await fs.lstat(next) } catch { break }
-        if (st.isSymbolicLink()) {
-          const real = await fs.realpath(next).catch(() => undefined)
-          const realSegs = real === undefined ? undefined : await realSegments(real)
-          if (realSegs === undefined || !isVisible(realSegs)) throw ResourceNotFound(display(segments))
-          if (ownedByCatalog(realSegs)) refuseOwned(realSegs, 'write')
-          st = await fs.stat(real!)
-        }
-        if (!st.isDirectory()) throw ResourceParentIsFile(display(segments), display(segments.slice(0, i + 1)))
-        dir = next
-      }
-      const target = path.join(r, ...segments)
-      let existing: Stats | undefined
-      try { existing = await fs.lstat(target) } catch { existing = undefined }
-      if (existing?.isSymbolicLink()) {
-        // Writing through a link replaces the link itself (rename), never the file it points to.
-        const found = await locate(segments)
-        if (!found) throw ResourceNotFound(display(segments))
-        const realSegs = (await realSegments(found.abs))!
-        refuseOwned(realSegs, 'write')
-        existing = found.stat
-      }
-      if (existing?.isDirectory()) throw ResourceIsDirectory(display(segments))
+      const { target, existing } = await writableTarget(parseResourcePath(raw))
       await writeFileAtomic(target, data)
+      return { created: existing === undefined }
+    },
+
+    /**
+     * PUT ?operation=copy (GeoServer's ResourceController): the file at `source` is copied to `raw`
+     * (temp + fsync + rename). The source may be any visible file, style files included (a read);
+     * the target follows PUT's rules. A directory cannot be copied (405, as GeoServer).
+     */
+    async copy (raw: string, source: string): Promise<{ created: boolean }> {
+      const from = sourceSegments(source)
+      const to = parseResourcePath(raw)
+      const found = await requireSource(from, source)
+      if (found.stat.isDirectory()) throw ResourceCopyDirectory(display(from))
+      const { target, existing } = await writableTarget(to)
+      if (existing !== undefined && sameFile(existing, found.stat)) throw ResourceSamePath('copy', display(from), display(to))
+      await copyFileAtomic(found.abs, target)
+      return { created: existing === undefined }
+    },
+
+    /**
+     * PUT ?operation=move: renames `source` (a file, or a directory with everything in it) to `raw`
+     * in one rename, both folders fsynced. The source is deleted from where it was, so it follows
+     * DELETE's rules (never a style file or a folder holding them); the target follows PUT's, and a
+     * directory moves only to a path that does not exist yet, never into itself.
+     */
+    async move (raw: string, source: string): Promise<{ created: boolean }> {
+      const from = sourceSegments(source)
+      const to = parseResourcePath(raw)
+      const found = await requireSource(from, source)
+      if (holdsOwned(from)) throw ResourceOwnedByCatalog('move', display(from), 'it holds style folders the style catalog owns')
+      refuseOwned(from, 'move')
+      const { target, existing } = await writableTarget(to)
+      const r = await root()
+      const origin = path.join(r, ...from)
+      // The link itself moves when the source is a symlink (as DELETE removes the link).
+      const originReal = (await fs.lstat(origin)).isSymbolicLink() ? origin : found.abs
+      if (path.resolve(originReal) === path.resolve(target) || (existing !== undefined && sameFile(existing, found.stat))) throw ResourceSamePath('move', display(from), display(to))
+      if (found.stat.isDirectory()) {
+        if (existing !== undefined) throw ResourceTargetExists(display(from), display(to))
+        if (isUnder(found.abs, await realParent(target))) throw ResourceMoveIntoItself(display(from), display(to))
+      }
+      await fs.mkdir(path.dirname(target), { recursive: true })
+      await fs.rename(origin, target)
+      await fsyncDir(path.dirname(target))
+      if (path.dirname(target) !== path.dirname(origin)) await fsyncDir(path.dirname(origin))
       return { created: existing === undefined }
     },
 

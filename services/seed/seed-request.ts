@@ -4,7 +4,7 @@
 import type { LayerInfo } from '../catalog/layers.js'
 import { SeedFieldInvalid, SeedFieldMissing, SeedUnknownField } from '../errors.js'
 import { builtInGrids, maxZoom, type BBox, type GridSet, type GridSubset, type LayerGrids } from '../tilecache/grid-sets.js'
-import { isTileFormat, TILE_FORMATS, type TileFormat } from '../tilecache/formats.js'
+import { formatsOf, isTileFormat, type TileFormat } from '../tilecache/formats.js'
 import { normaliseParameters, type ParameterSet } from '../tilecache/parameters.js'
 import { parseArea, type Area } from './area.js'
 
@@ -148,9 +148,9 @@ export function parseSeedRequest (body: Record<string, unknown>, layer: LayerInf
 
   const formatText = text(body.format)
   let formats: TileFormat[]
-  if (formatText === undefined || formatText === '') formats = type === 'truncate' ? [...TILE_FORMATS] : ['image/png']
-  else if (isTileFormat(formatText)) formats = [formatText]
-  else throw SeedFieldInvalid('format', formatText, `must be one of ${TILE_FORMATS.join(', ')}`)
+  if (formatText === undefined || formatText === '') formats = type === 'truncate' ? formatsOf(layer) : ['image/png']
+  else if (isTileFormat(formatText) && formatsOf(layer).includes(formatText)) formats = [formatText]
+  else throw SeedFieldInvalid('format', formatText, `must be one of ${formatsOf(layer).join(', ')}${isTileFormat(formatText) ? ' (vector tiles are for vector layers and layer groups)' : ''}`)
 
   const threadCount = integer('threadCount', body.threadCount) ?? 1
   if (threadCount < 1 || threadCount > maxThreads) throw SeedFieldInvalid('threadCount', String(threadCount), `must be from 1 to ${maxThreads}`)

@@ -18,7 +18,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { Database } from '../storage/sqlite/sqlite-driver.js'
 import { ExportCancelled } from '../errors.js'
 import type { BlobStore, TileSet } from './blob-store.js'
-import { TILE_FORMATS, tileRowOfFileName, type TileFormat } from './formats.js'
+import { MVT_FORMAT, TILE_FORMATS, tileRowOfFileName, type TileFormat } from './formats.js'
 import { MERCATOR_HALF, tilesHigh, tilesWide, type BBox, type GridSet, type GridSubset, type Rect } from './grid-sets.js'
 import { rectAt, tileRange } from './tile-range.js'
 
@@ -63,7 +63,7 @@ async function numericEntries (dir: string): Promise<number[]> {
 }
 
 /** MBTiles' format names; paletted PNG is PNG, and JPEG-or-PNG tiles are read by their bytes (GDAL sniffs each). */
-const MBTILES_FORMAT: Record<TileFormat, string> = { 'image/png': 'png', 'image/png8': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/vnd.jpeg-png': 'png' }
+const MBTILES_FORMAT: Record<TileFormat, string> = { 'image/png': 'png', 'image/png8': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/vnd.jpeg-png': 'png', 'application/vnd.mapbox-vector-tile': 'pbf' }
 
 function createSchema (db: BetterSqlite3.Database, req: ExportRequest, table: string, lonLat: BBox, dataBounds: BBox): void {
   const gs = req.subset.gridSet
@@ -244,6 +244,7 @@ export function parseExportQuery (kind: ExportKind, query: Record<string, unknow
   }
   const f = one('format') ?? 'image/png'
   if (!lookup.isFormat(f)) throw lookup.invalid('format', f, `must be one of ${TILE_FORMATS.join(', ')}`)
+  if (kind === 'gpkg' && f === MVT_FORMAT) throw lookup.invalid('format', f, 'a GeoPackage export holds image tiles; vector tiles export as MBTiles')
   const parameters: Record<string, string> = {}
   for (const k of Object.keys(query)) if (!['gridSetId', 'zoomStart', 'zoomStop', 'bounds', 'format'].includes(k)) parameters[k] = one(k) ?? ''
   return { gridSet: gs, format: f, zoomStart, zoomStop, bounds, parameters }

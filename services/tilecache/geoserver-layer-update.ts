@@ -2,7 +2,7 @@
 // mapwarden keeps: expireCache and expireClients go to the layer's tile settings (the same the layer
 // resource writes), and gridSubsets (the grid sets the layer is cached in, each with its levels
 // zoomStart-zoomStop and an extent in the grid set's CRS) too; every other field must say what
-// mapwarden does (all formats, 4x4 metatiles, no gutter, the layer's own parameter filters, the one
+// mapwarden does (all the layer's formats, 4x4 metatiles, no gutter, the layer's own parameter filters, the one
 // blob store), and anything else is refused with a 400 naming the field, never dropped. Validated
 // whole first.
 import type { LayerInfo } from '../catalog/layers.js'
@@ -35,7 +35,7 @@ export function applyGeoServerLayer (layer: LayerInfo, body: Record<string, unkn
   if (body.mimeFormats !== undefined) {
     const sent = list(body.mimeFormats, 'string').map(str)
     const same = sent.length === view.mimeFormats.length && view.mimeFormats.every((f) => sent.includes(f))
-    if (!same) throw refuse('mimeFormats', `mapwarden serves every tile format for every layer (${view.mimeFormats.join(', ')}); a list of its own per layer is not supported`)
+    if (!same) throw refuse('mimeFormats', `mapwarden serves every tile format a layer has (${view.mimeFormats.join(', ')}; application/vnd.mapbox-vector-tile for vector layers and layer groups); a list of its own per layer is not supported`)
   }
   const gridSubsets = body.gridSubsets !== undefined ? parseGridSubsets(body.gridSubsets, grids) : current.gridSubsets
   if (body.metaWidthHeight !== undefined) {

@@ -3,7 +3,7 @@
 // parameter filters), never a copy of them. Key order is GWC's XStream order.
 import type { LayerInfo } from '../catalog/layers.js'
 import { GRID_SETS, gridSet, maxZoom, type GridSet } from './grid-sets.js'
-import { TILE_FORMATS } from './formats.js'
+import { formatsOf } from './formats.js'
 import type { TileLayerSettings } from './layer-settings.js'
 import { allowedStyles, defaultStyleOf, layerDimensions } from './parameters.js'
 
@@ -39,7 +39,7 @@ export function geoServerLayerView (layer: LayerInfo, settings: TileLayerSetting
     id: layer.qualifiedName,
     enabled: layer.enabled,
     name: layer.qualifiedName,
-    mimeFormats: [...TILE_FORMATS],
+    mimeFormats: formatsOf(layer),
     // A configured grid set deleted since (gridsets DELETE) is left out, as GWC drops its subsets.
     gridSubsets: settings.gridSubsets?.flatMap((s) => {
       const gs = grids.find(s.gridSetName)

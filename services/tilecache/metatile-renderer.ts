@@ -8,7 +8,7 @@
 import type { LayerInfo } from '../catalog/layers.js'
 import { rectBounds, type GridSet, type Rect } from './grid-sets.js'
 import type { BlobStore, MetatileTarget, TileSet } from './blob-store.js'
-import type { TileFormat } from './formats.js'
+import { MVT_FORMAT, type TileFormat } from './formats.js'
 import type { ParameterSet } from './parameters.js'
 import type { Renderer } from '../render/renderer.js'
 import type { RenderPriority } from '../render/render-queue.js'
@@ -59,7 +59,7 @@ export function metatileKey (spec: { layer: LayerInfo, gridSet: GridSet }, forma
 export interface DrawnLayer { layer: LayerInfo, style: string }
 
 export interface MetatileRendererDeps {
-  renderer: Pick<Renderer, 'plan' | 'planVector' | 'run' | 'draw'>
+  renderer: Pick<Renderer, 'plan' | 'planVector' | 'planVectorTiles' | 'run' | 'draw'>
   rasterStyleFor (workspace: string, style: string): Promise<RasterStyle | undefined>
   /** The vector style of a style name ('' : GeoServer's generic style). */
   vectorStyleFor (workspace: string, style: string): Promise<VectorStyle>
@@ -100,6 +100,25 @@ export function metatileRenderer ({ renderer, rasterStyleFor, vectorStyleFor, la
       style
     })
     const drawn = layersOf ? await layersOf(req.layer, styleName) : [{ layer: req.layer, style: styleName }]
+    // Vector tiles: one MVT per tile of the rectangle (image order), each layer of it one vector
+    // layer (a group's raster members left out), named by its layer name.
+    if (req.format === MVT_FORMAT) {
+      const tiles: Array<[number, number, number, number]> = []
+      for (let y = req.rect[3]; y >= req.rect[1]; y--) for (let x = req.rect[0]; x <= req.rect[2]; x++) tiles.push(rectBounds(req.gridSet, req.z, [x, y, x, y]))
+      const payload = async () => ({
+        ...await renderer.planVectorTiles({
+          layers: await Promise.all(drawn.filter((d) => d.layer.type === 'VECTOR').map(async ({ layer, style }) =>
+            ({ layer: layer.qualifiedName, name: layer.name, style: await vectorStyleFor(layer.workspace, style || (layer.defaultStyle ?? '')) }))),
+          crs: req.gridSet.srs,
+          tiles,
+          tileSize,
+          ...(req.parameters.CQL_FILTER !== undefined ? { cqlFilter: req.parameters.CQL_FILTER } : {})
+        }),
+        target: req.target
+      })
+      const out = await renderer.run<MetatileResult>({ name: 'renderVectorTiles', priority, signal: req.signal, payload })
+      return { writes: out.writes, error: writeError(out) }
+    }
     // A mosaic alone: its render plan, drawn by the raster worker task.
     if (drawn.length === 1 && drawn[0].layer.type === 'RASTER') {
       const style = drawn[0].style ? await rasterStyleFor(drawn[0].layer.workspace, drawn[0].style) : undefined

@@ -3,11 +3,11 @@
 // demand, once per metatile however many reads ask at once (here, and across nodes by the metatile
 // lock); a cached-only layer answers a missing tile with a blank or a 404 instead.
 import type { Principal } from '../auth/authenticator.js'
-import { GridSetNotOffered, TileNotCached, TileOutOfRange, TileParameterInvalid } from '../errors.js'
+import { GridSetNotOffered, TileNotCached, TileOutOfRange, TileParameterInvalid, TileRequestInvalid } from '../errors.js'
 import type { StoredTile, TileKey } from './blob-store.js'
 import { metatileKey, renderIntoStore } from './metatile-renderer.js'
 import type { GridSet } from './grid-sets.js'
-import type { TileFormat } from './formats.js'
+import { formatsOf, MVT_FORMAT, type TileFormat } from './formats.js'
 import { metaTileOf } from './tile-range.js'
 import { normaliseParameters, parameterId } from './parameters.js'
 import type { TileLayerSettings } from './layer-settings.js'
@@ -46,6 +46,7 @@ export function readOperations (ctx: TileCacheContext) {
     /** The stored tile, or the metatile rendered on a miss; `public` when the layer is readable anonymously. */
     async readTile (req: TileRequest, principal?: Principal): Promise<ServedTile> {
       const layer = await ctx.tileLayer(req.layer, principal)
+      if (!formatsOf(layer).includes(req.format)) throw TileRequestInvalid(`Format ${req.format} is not offered by layer ${layer.qualifiedName}: vector tiles are for vector layers and layer groups`)
       const isPublic = principal === undefined || await ctx.isPublic(layer)
       const settings = ctx.settingsOf(layer)
       const params = normaliseParameters(layer, req.parameters, 'parameter', TileParameterInvalid)
@@ -65,7 +66,9 @@ export function readOperations (ctx: TileCacheContext) {
       await invalidation.recordSet(key.layer, key.parameterId, params)
       const subset = ctx.subsetOf(layer, req.gridSet)
       if (!subset) throw GridSetNotOffered(layer.qualifiedName, req.gridSet.id, ctx.gridSetsOf(layer).map((g) => g.id).join(', '))
-      const rect = metaTileOf(subset, req.z, req.x, req.y)
+      // A vector tile is encoded alone (GWC's 1x1 metatile for MVT), an image tile in its 4x4 metatile.
+      const meta = req.format === MVT_FORMAT ? 1 : 4
+      const rect = metaTileOf(subset, req.z, req.x, req.y, meta, meta)
       if (!rect) throw TileOutOfRange(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
       if (settings.cachedOnly) {
         if (settings.cachedOnlyMissing === 'notFound') throw TileNotCached(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)

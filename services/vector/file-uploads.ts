@@ -2,7 +2,7 @@
 // .shp, .shx, .dbf, .prj, .cpg), `file.gpkg` (a ZIP holding one .gpkg, or the .gpkg itself sent as
 // application/geopackage+sqlite3), and `external.shp|gpkg` /
 // `url.shp|gpkg` (a file: URL or a path under the harvest roots or the data directory, sent as the
-// body). An upload is extracted into a staging folder (services/files/zip.ts: its zip-bomb and
+// body; url.* with an http(s) URL fetches it through remote-fetch.ts and uploads it as file.*). An upload is extracted into a staging folder (services/files/zip.ts: its zip-bomb and
 // path-traversal checks) and checked whole (every shapefile with its .dbf and .shx and a WKT .prj;
 // the GeoPackage an SQLite file with the gpkg tables) before anything moves: a refusal leaves nothing
 // new on disk and an existing store's files as they were. Accepted files go to
@@ -18,7 +18,8 @@ import { fsyncTree, renameDurable, withStaging } from '../files/atomic.js'
 import { createKeyedQueue } from '../keyed-queue.js'
 import { checkName } from '../files/names.js'
 import type { WorkspaceService } from '../catalog/workspaces.js'
-import { InvalidDataStore, isMapwardenError } from '../errors.js'
+import { InvalidDataStore, isMapwardenError, RemoteUploadRefused } from '../errors.js'
+import { isRemoteUrl, type RemoteFetch } from '../files/remote-fetch.js'
 import type { DataStoreService } from '../datastores/service.js'
 import { fileKindOfType } from '../datastores/service.js'
 import { checkGeoPackageFile, checkShapefile, locationPath, resolveStoreFile, shapefileParts } from '../datastores/files.js'
@@ -58,6 +59,8 @@ export interface VectorUploadDeps {
   /** Where external GeoPackages may be (an append writes into the store's file wherever it is). */
   harvestRoots?: string[]
   zipLimits: ZipLimits
+  /** Fetches url.shp / url.gpkg from an http(s) URL (services/files/remote-fetch.ts); without it, remote URLs are refused. */
+  remoteFetch?: RemoteFetch
   datastores: DataStoreService
   featureTypes: FeatureTypeService
   sources: SourceRegistry
@@ -65,6 +68,18 @@ export interface VectorUploadDeps {
 }
 
 export const isVectorFormat = (f: string): f is VectorFormat => f === 'shp' || f === 'gpkg'
+
+const ZIP_MAGIC = Buffer.from('PK\u0003\u0004', 'latin1')
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\u0000', 'latin1')
+
+async function firstBytes (file: string, n: number): Promise<Buffer> {
+  const h = await fs.promises.open(file, 'r')
+  try {
+    const buf = Buffer.alloc(n)
+    const { bytesRead } = await h.read(buf, 0, n, 0)
+    return buf.subarray(0, bytesRead)
+  } finally { await h.close() }
+}
 
 /** The folder holding the shallowest .shp of an extracted archive, with the names of its shapefiles. */
 function shapefileFolder (names: string[]): { folder: string, shps: string[] } {
@@ -75,7 +90,7 @@ function shapefileFolder (names: string[]): { folder: string, shps: string[] } {
   return { folder, shps: shps.filter((n) => path.posix.dirname(n) === folder) }
 }
 
-export function createVectorUploads ({ dataDir, harvestRoots = [], zipLimits, datastores, featureTypes, sources, workspaces }: VectorUploadDeps) {
+export function createVectorUploads ({ dataDir, harvestRoots = [], zipLimits, remoteFetch, datastores, featureTypes, sources, workspaces }: VectorUploadDeps) {
   const serialized = createKeyedQueue()
   const storeDir = (ws: string, store: string) => path.join(dataDir, 'data', ws, store)
   const ASIDE = '.replaced'
@@ -246,7 +261,7 @@ export function createVectorUploads ({ dataDir, harvestRoots = [], zipLimits, da
     }
   }
 
-  return {
+  const api = {
     /** At start: finishes the overwrites a crash interrupted (see install). */
     async recover (): Promise<void> {
       const data = path.join(dataDir, 'data')
@@ -262,6 +277,23 @@ export function createVectorUploads ({ dataDir, harvestRoots = [], zipLimits, da
 
     /** Creates or updates the store from the upload; returns whether it was created. */
     async upload (u: VectorUpload): Promise<{ created: boolean }> {
+      // url.* naming an http(s) URL (GeoServer's handleURLUpload): its bytes are fetched into a
+      // staging file (allow-listed hosts, public addresses, capped and timed) and uploaded as file.*.
+      if (u.method === 'url' && u.location !== undefined && isRemoteUrl(u.location)) {
+        await workspaces.get(u.workspace)
+        checkName(u.store, 'data store')
+        const location = u.location
+        return await withStaging(dataDir, 'url', async (stage) => {
+          const file = path.join(stage, 'download')
+          if (!remoteFetch) throw RemoteUploadRefused(JSON.stringify(location.trim().slice(0, 200)), 'remote uploads are off')
+          await remoteFetch(location, file)
+          const head = await firstBytes(file, 16)
+          const { location: _, ...rest } = u
+          if (head.subarray(0, 4).equals(ZIP_MAGIC)) return await api.upload({ ...rest, method: 'file', zipPath: file })
+          if (u.format === 'gpkg' && head.equals(SQLITE_MAGIC)) return await api.upload({ ...rest, method: 'file', gpkgPath: file })
+          throw InvalidDataStore(`url.${u.format}: what ${JSON.stringify(location.trim().slice(0, 200))} answered is not a ZIP${u.format === 'gpkg' ? ' or a GeoPackage' : ' (a shapefile comes as a ZIP of its .shp, .shx, .dbf and .prj)'}`)
+        })
+      }
       const update = (u.update ?? '').trim().toLowerCase()
       if (update !== '' && update !== 'overwrite' && update !== 'append') throw InvalidDataStore(`update=${JSON.stringify(u.update)}: update is overwrite or append`)
       // Both names become folders of the data directory: checked before anything is written.
@@ -317,5 +349,6 @@ export function createVectorUploads ({ dataDir, harvestRoots = [], zipLimits, da
       })
     }
   }
+  return api
 }
 export type VectorUploads = ReturnType<typeof createVectorUploads>

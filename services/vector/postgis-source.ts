@@ -10,7 +10,7 @@ import type { Envelope } from '../filters/tree.js'
 import { InvalidFeatureQuery } from '../errors.js'
 import { pgConnectionConfig, type ConnectionSettings } from '../datastores/params.js'
 import { createPostgisWriter } from './postgis-write.js'
-import type { AttributeInfo, Feature, ReadQuery, TypeName, TypeSchema, VectorSource } from './source.js'
+import type { AttributeInfo, Feature, ReadQuery, TypeName, TypeSchema, VectorSource, VectorTileQuery } from './source.js'
 
 export interface PostgisSourceOptions extends ConnectionSettings {
   maxConnections: number
@@ -99,7 +99,7 @@ export function whereSql (type: TypeSchema, q: Pick<ReadQuery, 'bbox' | 'filter'
  * the bounding box (&& on the index, and ST_Intersects unless loose), the filter, the order and
  * the page. Property names are checked against the schema (unknown: InvalidFeatureQuery).
  */
-export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opts: { looseBbox: boolean, keys: string[], count?: boolean }): SqlStatement {
+export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opts: { looseBbox: boolean, keys: string[], count?: boolean, rawGeometry?: boolean }): SqlStatement {
   const values: unknown[] = []
   const bind = (v: unknown) => { values.push(v); return `$${values.length}` }
   const known = new Set([...type.attributes.map((a) => a.name), ...opts.keys])
@@ -112,7 +112,7 @@ export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opt
   const columns = (q.properties ?? type.attributes.filter((a) => a.name !== geom?.name).map((a) => a.name))
     .filter((n) => n !== geom?.name).map(check)
   for (const k of opts.keys) if (!columns.includes(quotePgName(k))) columns.push(quotePgName(k))
-  if (g) columns.push(q.geometryFormat === 'geojson' ? `ST_AsGeoJSON(${g}) AS ${g}` : `ST_AsBinary(${g}) AS ${g}`)
+  if (g) columns.push(opts.rawGeometry ? g : q.geometryFormat === 'geojson' ? `ST_AsGeoJSON(${g}) AS ${g}` : `ST_AsBinary(${g}) AS ${g}`)
   const where = whereSql(type, q, opts.keys, opts.looseBbox, bind, check)
   let text = `SELECT ${opts.count ? 'count(*) AS n' : columns.join(', ')} FROM ${qualifiedTable(dbSchema, type.name)}`
   if (where.length > 0) text += ` WHERE ${where.join(' AND ')}`
@@ -127,6 +127,33 @@ export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opt
   }
   if (count(q.limit, 'limit') !== undefined) text += ` LIMIT ${bind(q.limit)}::bigint`
   if (count(q.offset, 'offset') !== undefined && q.offset !== 0) text += ` OFFSET ${bind(q.offset)}::bigint`
+  return { text, values }
+}
+
+/** The column ST_AsMVT takes the geometry from (no attribute of a feature type is named so). */
+const MVT_GEOMETRY = '__mw_mvt_geom'
+
+/**
+ * One layer of a vector tile encoded by PostGIS: the features of the read (the tile's area with its
+ * buffer in the data's CRS, the filter) with their attributes, each geometry given the data's SRID,
+ * taken to the grid's CRS and to the tile's units by ST_AsMVTGeom (extent, buffer, clipped), and the
+ * rows encoded by ST_AsMVT under the layer's name. Values bound, identifiers quoted.
+ */
+export function vectorTileSql (dbSchema: string, type: TypeSchema, q: VectorTileQuery, opts: { looseBbox: boolean, keys: string[] }): SqlStatement {
+  const geom = type.geometry
+  if (!geom) throw InvalidFeatureQuery(`${type.name} has no geometry to draw in a vector tile`)
+  const inner = selectSql(dbSchema, type, { type: q.type, bbox: q.area, ...(q.filter ? { filter: q.filter } : {}) }, { ...opts, rawGeometry: true })
+  const values = inner.values
+  const bind = (v: unknown) => { values.push(v); return `$${values.length}` }
+  if (!q.tile.every(Number.isFinite)) throw InvalidFeatureQuery(`tile bounds ${JSON.stringify(q.tile)} are not numbers`)
+  const g = `s.${quotePgName(geom.name)}`
+  const grid = `${bind(q.gridSrid)}::integer`
+  const env = `ST_MakeEnvelope(${q.tile.map((v) => `${bind(v)}::double precision`).join(', ')}, ${grid})`
+  const attrs = type.attributes.filter((a) => a.name !== geom.name).map((a) => `s.${quotePgName(a.name)}`)
+  const native = q.dataSrid !== undefined ? `ST_SetSRID(${g}, ${bind(q.dataSrid)}::integer)` : g
+  const mvtGeom = `ST_AsMVTGeom(ST_Transform(${native}, ${grid}), ${env}::box2d, ${bind(q.extent)}::integer, ${bind(q.buffer)}::integer, true) AS ${quotePgName(MVT_GEOMETRY)}`
+  const rows = `SELECT ${[...attrs, mvtGeom].join(', ')} FROM (${inner.text}) s`
+  const text = `SELECT ST_AsMVT(t, ${bind(q.name)}::text, ${bind(q.extent)}::integer, ${bind(MVT_GEOMETRY)}::text) AS mvt FROM (${rows}) t WHERE t.${quotePgName(MVT_GEOMETRY)} IS NOT NULL`
   return { text, values }
 }
 
@@ -274,6 +301,13 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     },
 
     write: createPostgisWriter(pool, o, describeFull),
+    async vectorTile (q) {
+      const d = await describeFull(q.type)
+      if (!d) throw InvalidFeatureQuery(`no table or view ${JSON.stringify(q.type)} in schema ${JSON.stringify(o.schema)}`)
+      const sql = vectorTileSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys })
+      const r = await pool.query<{ mvt: Buffer | null }>(sql.text, sql.values)
+      return r.rows[0]?.mvt ?? new Uint8Array(0)
+    },
 
     async close () { await pool.end() }
   }

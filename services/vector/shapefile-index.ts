@@ -106,9 +106,10 @@ export async function buildShapefileIndex (shp: string, file: string): Promise<b
     // A cache rebuilt from the .shp: no journal while it is written, one fsync before the rename.
     db.pragma('journal_mode = OFF')
     db.pragma('synchronous = OFF')
-    // R-tree inserts touch nodes all over the tree: a page cache of 64 MiB (a bound, not a need)
-    // keeps them off the disk for millions of records.
-    db.pragma('cache_size = -65536')
+    // The page cache is a bound: 16 MiB builds the index of 3,000,000 scattered points as fast as
+    // 64 or 256 MiB (33-43 s each on the 2-core machine; the OS keeps the file's pages), with a peak
+    // RSS of 133 MB against 180 and 347.
+    db.pragma('cache_size = -16384')
     db.exec(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE VIRTUAL TABLE records USING rtree(id, minx, maxx, miny, maxy, +off INTEGER, +len INTEGER)`)
     const r = await fill(shp, db)

@@ -57,6 +57,24 @@ export interface Feature {
   geometry: Buffer | string | null
 }
 
+/** One layer of a vector tile (MVT) the database encodes (PostGIS' ST_AsMVT). */
+export interface VectorTileQuery {
+  type: string
+  /** The MVT layer's name. */
+  name: string
+  /** The tile's bounds in the grid's CRS (EPSG code `gridSrid`). */
+  tile: Envelope
+  gridSrid: number
+  /** The CRS the data is in where it is an EPSG code (its declared one where it is forced; else the
+   *  column's SRID stands), and the tile with its buffer there. */
+  dataSrid?: number
+  area: Envelope
+  /** Tile units across a tile, and the buffer around it kept by the clip. */
+  extent: number
+  buffer: number
+  filter?: Filter
+}
+
 export interface VectorSource {
   /** Every type of the source (tables and views of a schema), with whether it has a geometry. */
   listTypes (): Promise<TypeName[]>
@@ -74,6 +92,9 @@ export interface VectorSource {
   /** How many features match the query's bbox and filter (its page, order and properties aside),
    *  without reading them where the source can (SQL COUNT, a shapefile's .shx). */
   count (query: ReadQuery): Promise<number>
+  /** The encoded layer of a vector tile (empty when no feature is in it), where the database
+   *  encodes vector tiles; the render pool encodes the other sources' features. */
+  vectorTile? (query: VectorTileQuery): Promise<Uint8Array>
   /** Closes the source's connections. */
   close (): Promise<void>
   /** Applies edits all or nothing, in one database transaction (PostGIS, GeoPackage); a source

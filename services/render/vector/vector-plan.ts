@@ -15,7 +15,7 @@ import type { VectorStyle } from './vector-style.js'
 
 /** Where a vector layer's features are read: its source, the source's type name, their CRS. */
 export interface VectorLayerData {
-  source: Pick<VectorSource, 'readFeatures'>
+  source: Pick<VectorSource, 'readFeatures' | 'vectorTile'>
   type: string
   /** The CRS the geometries are stored in (EPSG:4326 when the data declares none). */
   dataCrs: string

@@ -331,7 +331,7 @@ t.test('bad uploads are refused with a message and leave the data directory unch
   t.equal(r.statusCode, 415)
   r = await app.inject({ method: 'PUT', url: `${R}/temp/file.netcdf`, headers: { ...ADMIN, 'content-type': 'application/zip' }, payload: await sampleZip() })
   t.equal(r.statusCode, 400)
-  t.equal(r.body, 'Unsupported format: netcdf, available formats are: [geotiff, imagemosaic]')
+  t.equal(r.body, 'Unsupported format: netcdf, available formats are: [geotiff, imagemosaic, worldimage]')
   t.equal((await get(app, `${G}.json`)).body, granulesBefore, 'index unchanged')
   t.same(manifest(dataDirOf(app)), before)
 })

@@ -11,7 +11,7 @@ import { build, tempDir, ADMIN, BASE } from '../../helper.js'
 import { createMosaic, pattern, rgbTiff, zipOf } from '../../fixtures/seed/mosaic.js'
 import { parameterId } from '../../../services/tilecache/parameters.js'
 import { appRows, appRun } from '../../fixtures/catalog-rows.js'
-import { FORMATS, TILE_FORMATS } from '../../../services/tilecache/formats.js'
+import { FORMATS, formatsOf } from '../../../services/tilecache/formats.js'
 
 const sld = (name: string, channel: number, opacity = 1) => `<?xml version="1.0" encoding="UTF-8"?>
 <sld:StyledLayerDescriptor version="1.0.0" xmlns:sld="http://www.opengis.net/sld">
@@ -110,13 +110,14 @@ t.test('a style edit drops the tile sets drawn with it, in every layer that uses
 t.test('a style edit drops the tiles of every format the layer offers (issue 31, 4)', async (t) => {
   // image/vnd.jpeg-png tiles stayed: the blob store read tile file names as <y>.<word>, and
   // 'jpeg-png' is not one word, so the drop skipped them and lifted its mark; the next GET was a
-  // HIT with the old ETag. The formats come from the one formats table: a new one is tested too.
+  // HIT with the old ETag. The formats come from the one formats table (a mosaic's: formatsOf): a new one is tested too.
+  const MOSAIC_FORMATS = formatsOf({ type: 'RASTER' })
   const app = await build(t)
   const layer = await createMosaic(app, 'topo', 'f', { 'f.tif': rgbTiff(80, 80, [-20, -10, 20, 30], pattern) })
   t.equal((await app.inject({ method: 'POST', url: `${BASE}/rest/styles?name=tint`, headers: SLD, payload: sld('tint', 1) })).statusCode, 201)
   t.equal((await app.inject({ method: 'PUT', url: `${BASE}/rest/layers/${layer}`, headers: JSON_BODY, payload: { layer: { defaultStyle: { name: 'tint' } } } })).statusCode, 200)
   const before = new Map<string, Awaited<ReturnType<typeof tile>>>()
-  for (const format of TILE_FORMATS) {
+  for (const format of MOSAIC_FORMATS) {
     const ext = FORMATS[format].ext
     const first = await tile(app, layer, '2/4/1', undefined, 'EPSG:4326', ext)
     t.equal(first.result, 'MISS', `${format}: first GET renders`)
@@ -129,13 +130,13 @@ t.test('a style edit drops the tiles of every format the layer offers (issue 31,
     const dir = path.join(app.config.dataDir, 'tiles', 'topo', 'f', 'EPSG_4326', FORMATS[format as keyof typeof FORMATS].ext)
     return fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith('.' + FORMATS[format as keyof typeof FORMATS].ext)).length : 0
   }
-  for (const format of TILE_FORMATS) t.ok(onDisk(format) > 0, `${format}: its metatile's tiles on disk`)
+  for (const format of MOSAIC_FORMATS) t.ok(onDisk(format) > 0, `${format}: its metatile's tiles on disk`)
 
   const res = await app.inject({ method: 'PUT', url: `${BASE}/rest/styles/tint`, headers: SLD, payload: sld('tint', 3, 0.5) })
   t.equal(res.statusCode, 200, res.body)
   await app.tileCache.invalidation.idle() // the drop is over and its mark lifted: only the files decide now
-  for (const format of TILE_FORMATS) t.equal(onDisk(format), 0, `${format}: the tile of the old style is deleted`)
-  for (const format of TILE_FORMATS) {
+  for (const format of MOSAIC_FORMATS) t.equal(onDisk(format), 0, `${format}: the tile of the old style is deleted`)
+  for (const format of MOSAIC_FORMATS) {
     const after = await tile(app, layer, '2/4/1', undefined, 'EPSG:4326', FORMATS[format].ext)
     t.equal(after.result, 'MISS', `${format}: drawn again after the style changed`)
     t.not(after.etag, before.get(format)!.etag, `${format}: a new ETag`)
@@ -143,7 +144,7 @@ t.test('a style edit drops the tiles of every format the layer offers (issue 31,
   }
   await app.diskQuota.flush()
   const usage = JSON.parse((await app.inject({ method: 'GET', url: `${BASE}/tilecache/rest/diskquota/usage.json`, headers: ADMIN })).body)
-  const now = TILE_FORMATS.reduce((n, format) => n + onDisk(format), 0)
+  const now = MOSAIC_FORMATS.reduce((n, format) => n + onDisk(format), 0)
   t.equal(usage.diskQuotaUsage.layers?.layer?.find((l: any) => l.name === layer)?.tiles, now, 'the disk quota counts the tiles on disk, the new ones only')
 })
 

@@ -4,7 +4,7 @@
 import t from 'tap'
 import pg from 'pg'
 import { pgDatabase } from '../../fixtures/pg.js'
-import { createPostgisSource, selectSql } from '../../../services/vector/postgis-source.js'
+import { createPostgisSource, selectSql, vectorTileSql } from '../../../services/vector/postgis-source.js'
 import { compare, allOf, type Filter } from '../../../services/filters/tree.js'
 import { parseEcql } from '../../../services/filters/ecql.js'
 import type { Feature, TypeSchema } from '../../../services/vector/source.js'
@@ -125,4 +125,17 @@ t.test('selectSql: feature ids compare each key as text with bound values; count
   const count = selectSql('public', roads, { type: roads.name, bbox: [0, 0, 1, 1], sortBy: [{ name: 'kind' }], limit: 5, offset: 5 }, { looseBbox: true, keys: ['id'], count: true })
   t.equal(count.text, 'SELECT count(*) AS n FROM "public"."Roads ""x""" WHERE "the geom" && ST_MakeEnvelope($1::double precision, $2::double precision, $3::double precision, $4::double precision, $5::integer)')
   t.same(count.values, [0, 0, 1, 1, 4326])
+})
+
+t.test('vectorTileSql: ST_AsMVT over ST_AsMVTGeom of the read, every identifier quoted, every value bound', async (t) => {
+  const q = { type: roads.name, name: 'ro"ads\'', tile: [0, 0, 10, 10] as [number, number, number, number], gridSrid: 3857, dataSrid: 4326, area: [-1, -1, 1, 1] as [number, number, number, number], extent: 4096, buffer: 256, filter: compare('=', 'kind', "a'; --") }
+  const sql = vectorTileSql('my "schema"', roads, q, { looseBbox: true, keys: ['id'] })
+  t.match(sql.text, /^SELECT ST_AsMVT\(t, \$\d+::text, \$\d+::integer, \$\d+::text\) AS mvt FROM \(SELECT s\."kind", s\."lanes", ST_AsMVTGeom\(ST_Transform\(ST_SetSRID\(s\."the geom", \$\d+::integer\), \$\d+::integer\), ST_MakeEnvelope\(/)
+  t.match(sql.text, 'FROM "my ""schema"""."Roads ""x"""', 'the table quoted')
+  t.match(sql.text, /::box2d, \$\d+::integer, \$\d+::integer, true\) AS "__mw_mvt_geom"/, 'extent and buffer bound, clipped')
+  t.notMatch(sql.text, /ro"ads|a';|4096|3857/, 'no value in the text')
+  for (const v of ['ro"ads\'', "a'; --", 4096, 256, 3857, 4326, 10]) t.ok(sql.values.includes(v), `${v} is bound`)
+  const wkt = vectorTileSql('public', roads, { ...q, dataSrid: undefined }, { looseBbox: true, keys: [] })
+  t.notMatch(wkt.text, 'ST_SetSRID', 'data in a CRS of no EPSG code keeps its column\'s SRID')
+  t.throws(() => vectorTileSql('public', { ...roads, geometry: undefined }, q, { looseBbox: true, keys: [] }), /has no geometry/)
 })

@@ -1,0 +1,222 @@
+// A Mapbox Vector Tile (vector-tile-spec 2.1) written with pbf, for the sources the database does
+// not encode (GeoPackage, shapefiles): each feature's geometry taken to the tile's integer grid
+// (`extent` units across, y down), clipped to the tile and a buffer around it, simplified to that
+// grid (Douglas-Peucker at one unit, repeated and collinear points dropped, rings too small to
+// see left out), polygons wound as the spec asks (exterior clockwise on screen); its attributes
+// as the layer's keys and values. One encoded Tile per layer: Tiles concatenated are one Tile with
+// all their layers, so a group's tile is its members' layers, whoever encoded each.
+import { PbfWriter } from 'pbf'
+
+export type Xy = [number, number]
+/** A geometry in tile units: points, lines or polygons (rings, the first of each the exterior). */
+export type TileGeometry = { type: 1, points: Xy[] } | { type: 2, lines: Xy[][] } | { type: 3, polygons: Xy[][][] }
+export interface TileFeature { geometry: TileGeometry, properties: Record<string, unknown> }
+
+/** Liang-Barsky: the part of a segment inside the box, or undefined. */
+function clipSegment (a: Xy, b: Xy, lo: number, hi: number): [Xy, Xy] | undefined {
+  let t0 = 0
+  let t1 = 1
+  const dx = b[0] - a[0]
+  const dy = b[1] - a[1]
+  for (const [p, q] of [[-dx, a[0] - lo], [dx, hi - a[0]], [-dy, a[1] - lo], [dy, hi - a[1]]]) {
+    if (p === 0) { if (q < 0) return undefined; continue }
+    const r = q / p
+    if (p < 0) { if (r > t1) return undefined; if (r > t0) t0 = r } else { if (r < t0) return undefined; if (r < t1) t1 = r }
+  }
+  return [[a[0] + t0 * dx, a[1] + t0 * dy], [a[0] + t1 * dx, a[1] + t1 * dy]]
+}
+
+/** A line cut to the box: the runs of it inside, each a line. */
+export function clipLine (line: Xy[], lo: number, hi: number): Xy[][] {
+  const out: Xy[][] = []
+  let run: Xy[] = []
+  for (let i = 1; i < line.length; i++) {
+    const s = clipSegment(line[i - 1], line[i], lo, hi)
+    if (!s) { if (run.length > 1) out.push(run); run = []; continue }
+    const last = run[run.length - 1]
+    if (!last || last[0] !== s[0][0] || last[1] !== s[0][1]) { if (run.length > 1) out.push(run); run = [s[0]] }
+    run.push(s[1])
+    // The segment left the box: the run ends there.
+    if (s[1][0] !== line[i][0] || s[1][1] !== line[i][1]) { out.push(run); run = [] }
+  }
+  if (run.length > 1) out.push(run)
+  return out
+}
+
+/** Sutherland-Hodgman: a ring cut to the box (edges along the box where it left it). */
+export function clipRing (ring: Xy[], lo: number, hi: number): Xy[] {
+  let pts = ring
+  const edges: Array<[(p: Xy) => boolean, (a: Xy, b: Xy) => Xy]> = [
+    [(p) => p[0] >= lo, (a, b) => [lo, a[1] + (b[1] - a[1]) * (lo - a[0]) / (b[0] - a[0])]],
+    [(p) => p[0] <= hi, (a, b) => [hi, a[1] + (b[1] - a[1]) * (hi - a[0]) / (b[0] - a[0])]],
+    [(p) => p[1] >= lo, (a, b) => [a[0] + (b[0] - a[0]) * (lo - a[1]) / (b[1] - a[1]), lo]],
+    [(p) => p[1] <= hi, (a, b) => [a[0] + (b[0] - a[0]) * (hi - a[1]) / (b[1] - a[1]), hi]]
+  ]
+  for (const [inside, cross] of edges) {
+    const out: Xy[] = []
+    for (let i = 0; i < pts.length; i++) {
+      const cur = pts[i]
+      const prev = pts[(i + pts.length - 1) % pts.length]
+      if (inside(cur)) { if (!inside(prev)) out.push(cross(prev, cur)); out.push(cur) } else if (inside(prev)) out.push(cross(prev, cur))
+    }
+    pts = out
+    if (pts.length === 0) break
+  }
+  return pts
+}
+
+/** Douglas-Peucker with a tolerance in tile units, then rounded to the grid without repeated points. */
+export function simplify (pts: Xy[], tolerance: number): Xy[] {
+  const keep = new Uint8Array(pts.length)
+  keep[0] = 1
+  keep[pts.length - 1] = 1
+  const stack: Array<[number, number]> = [[0, pts.length - 1]]
+  const t2 = tolerance * tolerance
+  while (stack.length > 0) {
+    const [a, b] = stack.pop()!
+    let far = -1
+    let best = t2
+    const [ax, ay] = pts[a]
+    const dx = pts[b][0] - ax
+    const dy = pts[b][1] - ay
+    const len = dx * dx + dy * dy
+    for (let i = a + 1; i < b; i++) {
+      const px = pts[i][0] - ax
+      const py = pts[i][1] - ay
+      const t = len === 0 ? 0 : Math.max(0, Math.min(1, (px * dx + py * dy) / len))
+      const d = (px - t * dx) ** 2 + (py - t * dy) ** 2
+      if (d > best) { best = d; far = i }
+    }
+    if (far >= 0) { keep[far] = 1; stack.push([a, far], [far, b]) }
+  }
+  const out: Xy[] = []
+  for (let i = 0; i < pts.length; i++) {
+    if (!keep[i]) continue
+    const p: Xy = [Math.round(pts[i][0]), Math.round(pts[i][1])]
+    const last = out[out.length - 1]
+    if (!last || last[0] !== p[0] || last[1] !== p[1]) out.push(p)
+  }
+  return out
+}
+
+/** Twice the signed area on screen (y down): positive for a clockwise ring. */
+function ringArea (r: Xy[]): number {
+  let s = 0
+  for (let i = 0, j = r.length - 1; i < r.length; j = i++) s += (r[j][0] * r[i][1]) - (r[i][0] * r[j][1])
+  return s
+}
+
+/**
+ * A feature's geometry clipped to [-buffer, extent + buffer] and simplified; undefined when
+ * nothing of it is left in the tile.
+ */
+export function fitToTile (g: TileGeometry, extent: number, buffer: number): TileGeometry | undefined {
+  const lo = -buffer
+  const hi = extent + buffer
+  if (g.type === 1) {
+    const points = g.points.filter((p) => p[0] >= lo && p[0] <= hi && p[1] >= lo && p[1] <= hi).map((p): Xy => [Math.round(p[0]), Math.round(p[1])])
+    return points.length > 0 ? { type: 1, points } : undefined
+  }
+  if (g.type === 2) {
+    const lines = g.lines.flatMap((l) => clipLine(l, lo, hi)).map((l) => simplify(l, 1)).filter((l) => l.length > 1)
+    return lines.length > 0 ? { type: 2, lines } : undefined
+  }
+  const polygons: Xy[][][] = []
+  for (const poly of g.polygons) {
+    const rings: Xy[][] = []
+    for (let i = 0; i < poly.length; i++) {
+      const open = poly[i].length > 1 && poly[i][0][0] === poly[i][poly[i].length - 1][0] && poly[i][0][1] === poly[i][poly[i].length - 1][1] ? poly[i].slice(0, -1) : poly[i]
+      const clipped = clipRing(open, lo, hi)
+      if (clipped.length < 3) { if (i === 0) break; continue }
+      let r = simplify([...clipped, clipped[0]], 1).slice(0, -1)
+      const area = ringArea(r)
+      if (r.length < 3 || area === 0) { if (i === 0) break; continue }
+      // Exterior clockwise (positive), holes counter-clockwise.
+      if ((i === 0) !== (area > 0)) r = r.reverse()
+      rings.push(r)
+    }
+    if (rings.length > 0) polygons.push(rings)
+  }
+  return polygons.length > 0 ? { type: 3, polygons } : undefined
+}
+
+const command = (id: number, count: number) => (id & 0x7) | (count << 3)
+const zigzag = (n: number) => (n << 1) ^ (n >> 31)
+
+/** The geometry's command integers (MoveTo, LineTo, ClosePath with zigzag deltas). */
+export function geometryCommands (g: TileGeometry): number[] {
+  const out: number[] = []
+  let cx = 0
+  let cy = 0
+  const to = (p: Xy) => { out.push(zigzag(p[0] - cx), zigzag(p[1] - cy)); cx = p[0]; cy = p[1] }
+  const path = (pts: Xy[], close: boolean) => {
+    out.push(command(1, 1)); to(pts[0])
+    out.push(command(2, pts.length - 1)); for (let i = 1; i < pts.length; i++) to(pts[i])
+    if (close) out.push(command(7, 1))
+  }
+  if (g.type === 1) { out.push(command(1, g.points.length)); for (const p of g.points) to(p) } else if (g.type === 2) { for (const l of g.lines) path(l, false) } else { for (const poly of g.polygons) for (const r of poly) path(r, true) }
+  return out
+}
+
+type Tagged = { kind: 'string', v: string } | { kind: 'double', v: number } | { kind: 'uint', v: number } | { kind: 'sint', v: number } | { kind: 'bool', v: boolean }
+
+/** An attribute as an MVT value; undefined (left out) for null. */
+function tagValue (v: unknown): Tagged | undefined {
+  if (v === null || v === undefined) return undefined
+  if (typeof v === 'boolean') return { kind: 'bool', v }
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) return { kind: 'double', v }
+    if (Number.isSafeInteger(v)) return v >= 0 ? { kind: 'uint', v } : { kind: 'sint', v }
+    return { kind: 'double', v }
+  }
+  if (typeof v === 'bigint') return { kind: 'string', v: v.toString() }
+  if (v instanceof Date) return { kind: 'string', v: v.toISOString() }
+  if (typeof v === 'string') return { kind: 'string', v }
+  return { kind: 'string', v: JSON.stringify(v) }
+}
+
+/** One Tile message holding one layer of these features (already fitted to the tile); empty bytes when none. */
+export function encodeLayer (name: string, features: TileFeature[], extent: number): Uint8Array {
+  if (features.length === 0) return new Uint8Array(0)
+  const keys = new Map<string, number>()
+  const values = new Map<string, number>()
+  const valueList: Tagged[] = []
+  const encoded = features.map((f) => {
+    const tags: number[] = []
+    for (const [k, raw] of Object.entries(f.properties)) {
+      const t = tagValue(raw)
+      if (!t) continue
+      let ki = keys.get(k)
+      if (ki === undefined) { ki = keys.size; keys.set(k, ki) }
+      const vk = `${t.kind}:${String(t.v)}`
+      let vi = values.get(vk)
+      if (vi === undefined) { vi = valueList.length; values.set(vk, vi); valueList.push(t) }
+      tags.push(ki, vi)
+    }
+    return { tags, type: f.geometry.type, geometry: geometryCommands(f.geometry) }
+  })
+  const pbf = new PbfWriter()
+  pbf.writeMessage(3, (_: unknown, p: PbfWriter) => {
+    p.writeVarintField(15, 2)
+    p.writeStringField(1, name)
+    for (const f of encoded) {
+      p.writeMessage(2, (_x: unknown, q: PbfWriter) => {
+        if (f.tags.length > 0) q.writePackedVarint(2, f.tags)
+        q.writeVarintField(3, f.type)
+        q.writePackedVarint(4, f.geometry)
+      }, undefined)
+    }
+    for (const k of keys.keys()) p.writeStringField(3, k)
+    for (const v of valueList) {
+      p.writeMessage(4, (_x: unknown, q: PbfWriter) => {
+        if (v.kind === 'string') q.writeStringField(1, v.v)
+        else if (v.kind === 'double') q.writeDoubleField(3, v.v)
+        else if (v.kind === 'uint') q.writeVarintField(5, v.v)
+        else if (v.kind === 'sint') q.writeSVarintField(6, v.v)
+        else q.writeBooleanField(7, v.v)
+      }, undefined)
+    }
+    p.writeVarintField(5, extent)
+  }, undefined)
+  return pbf.finish()
+}
