@@ -9,7 +9,8 @@ import { at, contentExpr, dynamicOf, labelExpr, parameter, vendorOptions } from 
 import { colour, flag, number, oneOf } from './sld-values.js'
 
 /** The vendor options applied to labels; any other is refused, never ignored. */
-const OPTIONS = ['followLine', 'maxAngleDelta', 'group', 'labelAllGroup', 'maxDisplacement', 'spaceAround', 'partials']
+const OPTIONS = ['followLine', 'maxAngleDelta', 'group', 'labelAllGroup', 'maxDisplacement', 'spaceAround', 'partials',
+  'conflictResolution', 'autoWrap', 'repeat', 'goodnessOfFit', 'underlineText', 'strikethroughText', 'forceLeftToRight']
 
 /** A parameter that must be a literal: its text, undefined when absent or blank. */
 function literal (el: XmlElement | undefined, what: string): string | undefined {
@@ -57,8 +58,17 @@ export function textSymbolizer (s: Record<string, unknown>, el: XmlElement | und
     labelAllGroup: flag(options.get('labelAllGroup'), 'labelAllGroup'),
     maxDisplacement: number(options.get('maxDisplacement'), 'vendor option maxDisplacement', 0, 0, 10000),
     spaceAround: number(options.get('spaceAround'), 'vendor option spaceAround', 0, -10000, 10000),
-    partials: flag(options.get('partials'), 'partials')
+    partials: flag(options.get('partials'), 'partials'),
+    conflictResolution: options.has('conflictResolution') ? flag(options.get('conflictResolution'), 'conflictResolution') : true,
+    autoWrap: number(options.get('autoWrap'), 'vendor option autoWrap', 0, 0, 10000),
+    repeat: number(options.get('repeat'), 'vendor option repeat', 0, 0, 100000)
   }
+  if (options.has('goodnessOfFit')) out.goodnessOfFit = number(options.get('goodnessOfFit'), 'vendor option goodnessOfFit', 0.5, 0, 1)
+  const decoration = [flag(options.get('underlineText'), 'underlineText') && 'underline', flag(options.get('strikethroughText'), 'strikethroughText') && 'line-through'].filter(Boolean).join(' ')
+  if (decoration) out.decoration = decoration
+  // Labels are always set left to right (upright along lines): only the default is applied.
+  if (options.has('forceLeftToRight') && !flag(options.get('forceLeftToRight'), 'forceLeftToRight')) throw InvalidStyle(' the vendor option forceLeftToRight false is not applied by mapwarden: labels are always set left to right')
+  if (out.repeat > 0 && linePlacement === undefined) throw InvalidStyle(' the vendor option repeat applies to a LinePlacement; this TextSymbolizer has none')
   if (priority) out.priority = priority
   if (linePlacement !== undefined) {
     out.line = {

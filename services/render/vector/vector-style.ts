@@ -81,6 +81,16 @@ export interface TextSymbolizer {
   maxDisplacement: number
   spaceAround: number
   partials: boolean
+  /** false: drawn whatever it overlaps, and it blocks no other label. */
+  conflictResolution: boolean
+  /** Lines of text wrapped at this width in pixels (0: one line); not for followLine. */
+  autoWrap: number
+  /** LinePlacement: a label every `repeat` pixels along the line (0: one, in the middle). */
+  repeat: number
+  /** A polygon's label is drawn only where at least this share of its box lies in the polygon (absent: anywhere). */
+  goodnessOfFit?: number
+  /** underlineText, strikethroughText. */
+  decoration?: string
   dynamic?: Dynamic
   font: { family: string, size: number, style: 'normal' | 'italic' | 'oblique', weight: 'normal' | 'bold' }
   fill: Paint

@@ -85,7 +85,7 @@ t.test('unknown functions, wrong arities, unapplied vendor options and bad value
   await t.rejects(first(`<TextSymbolizer><Label><ogc:Function name="strSubstringStart"><ogc:PropertyName>a</ogc:PropertyName><ogc:Literal>1</ogc:Literal></ogc:Function></Label></TextSymbolizer>`), /function "strSubstringStart" in TextSymbolizer Label is not known/)
   await t.rejects(first(`<LineSymbolizer><Stroke><CssParameter name="stroke"><ogc:Function name="nope"/></CssParameter></Stroke></LineSymbolizer>`), /function "nope" in LineSymbolizer stroke is not known/)
   await t.rejects(first(`<TextSymbolizer><Label><ogc:Function name="strConcat"><ogc:PropertyName>a</ogc:PropertyName></ogc:Function></Label></TextSymbolizer>`), /strConcat .* takes 2 arguments, found 1/)
-  await t.rejects(first('<TextSymbolizer><Label>x</Label><VendorOption name="autoWrap">60</VendorOption></TextSymbolizer>'), /vendor option "autoWrap" is not applied/)
+  await t.rejects(first('<TextSymbolizer><Label>x</Label><VendorOption name="polygonAlign">mbr</VendorOption></TextSymbolizer>'), /vendor option "polygonAlign" is not applied/)
   await t.rejects(first('<TextSymbolizer><Label>x</Label><VendorOption name="partials">maybe</VendorOption></TextSymbolizer>'), /partials must be true or false/)
   await t.rejects(first('<TextSymbolizer><Label>x</Label><VendorOption name="followLine">true</VendorOption></TextSymbolizer>'), /apply to a LinePlacement/)
   await t.rejects(first('<TextSymbolizer><Label>x</Label><LabelPlacement><PointPlacement><Displacement><DisplacementX><ogc:PropertyName>d</ogc:PropertyName></DisplacementX></Displacement></PointPlacement></LabelPlacement></TextSymbolizer>'), /DisplacementX must be a literal/)

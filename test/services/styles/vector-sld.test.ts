@@ -52,6 +52,9 @@ t.test('rules keep their FeatureTypeStyle, ElseFilter, scales, names and titles;
     maxDisplacement: 0,
     spaceAround: 0,
     partials: false,
+    conflictResolution: true,
+    autoWrap: 0,
+    repeat: 0,
     halo: { radius: 1.5, fill: { color: '#FFFFFF', opacity: 1 } }
   })
 })

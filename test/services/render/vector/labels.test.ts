@@ -96,3 +96,42 @@ t.test('group, labelAllGroup, Priority, spaceAround, maxDisplacement, partials',
   t.same(texts(await svgOf(`<TextSymbolizer>${NAME}${CENTRE}</TextSymbolizer>`, edge)), [], 'partials=false: a label crossing the image edge is not drawn')
   t.same(texts(await svgOf(`<TextSymbolizer>${NAME}${CENTRE}<VendorOption name="partials">true</VendorOption></TextSymbolizer>`, edge)), ['Edge'], 'partials=true draws it cut')
 })
+
+t.test('conflictResolution, autoWrap, repeat, goodnessOfFit, underlineText and strikethroughText are applied', async (t) => {
+  const point = (opts: string) => `<TextSymbolizer>${NAME}${CENTRE}${opts}</TextSymbolizer>`
+  // Two labels on one spot: the second is dropped, unless it (or the first) takes no part in conflicts.
+  const same: Array<[string, Record<string, unknown>]> = [['POINT(100 100)', { name: 'first' }], ['POINT(100 100)', { name: 'second' }]]
+  t.same(texts(await svgOf(point(''), same)), ['first'])
+  t.same(texts(await svgOf(point('<VendorOption name="conflictResolution">false</VendorOption>'), same)), ['first', 'second'])
+
+  // autoWrap: words on lines of at most 40 px, each a tspan, centred as the anchor (0.5) says.
+  const wrapped = await svgOf(point('<VendorOption name="autoWrap">40</VendorOption>'), [['POINT(100 100)', { name: 'Saint Helena Ascension and Tristan' }]])
+  const spans = [...wrapped.matchAll(/<tspan x="([\d.]+)" y="([\d.]+)">([^<]*)<\/tspan>/g)]
+  t.ok(spans.length >= 3, `${spans.length} lines: ${spans.map((m) => m[3]).join(' | ')}`)
+  t.equal(spans.map((m) => m[3]).join(' '), 'Saint Helena Ascension and Tristan', 'every word, in order')
+  const ys = spans.map((m) => Number(m[2]))
+  t.ok(ys.every((y, i) => i === 0 || Math.abs(y - ys[i - 1] - 12) < 0.01), 'baselines 1.2 font sizes apart')
+  // (the middle baseline sits 0.3 font sizes below the middle of the block: 0.8 from the top of a line)
+  t.ok(Math.abs((ys[0] + ys[ys.length - 1]) / 2 - 3 - 100) < 0.01, 'the block centred on the point')
+
+  // repeat: a label every 60 px along a 180 px line (at 30, 90 and 150), not one in the middle.
+  const long: Array<[string, Record<string, unknown>]> = [['LINESTRING(10 100, 190 100)', { name: 'Ring' }]]
+  t.same(texts(await svgOf(LINE(''), long)), ['Ring'])
+  const repeated = await svgOf(LINE('<VendorOption name="repeat">60</VendorOption>'), long)
+  t.same([...repeated.matchAll(/translate\(([\d.]+) 100\)/g)].map((m) => Number(m[1])), [40, 100, 160])
+
+  // goodnessOfFit: the label of a thin polygon, wider than it, is dropped at 0.9 and kept without.
+  const thin: Array<[string, Record<string, unknown>]> = [['POLYGON((90 50, 110 50, 110 150, 90 150, 90 50))', { name: 'A long name here' }]]
+  t.same(texts(await svgOf(point(''), thin)), ['A long name here'])
+  t.same(texts(await svgOf(point('<VendorOption name="goodnessOfFit">0.9</VendorOption>'), thin)), [])
+
+  const decorated = await svgOf(point('<VendorOption name="underlineText">true</VendorOption><VendorOption name="strikethroughText">true</VendorOption>'), [['POINT(100 100)', { name: 'x' }]])
+  t.match(decorated, 'text-decoration="underline line-through"')
+})
+
+t.test('vendor options mapwarden cannot apply are refused by name', async (t) => {
+  await t.rejects(vectorStyleOf(sld(`<TextSymbolizer>${NAME}<VendorOption name="forceLeftToRight">false</VendorOption></TextSymbolizer>`)), /forceLeftToRight false/)
+  await t.rejects(vectorStyleOf(sld(`<TextSymbolizer>${NAME}<VendorOption name="repeat">50</VendorOption></TextSymbolizer>`)), /repeat applies to a LinePlacement/)
+  await t.rejects(vectorStyleOf(sld(`<TextSymbolizer>${NAME}<VendorOption name="polygonAlign">mbr</VendorOption></TextSymbolizer>`)), /"polygonAlign" is not applied/)
+  t.ok(await vectorStyleOf(sld(`<TextSymbolizer>${NAME}<VendorOption name="forceLeftToRight">true</VendorOption></TextSymbolizer>`)))
+})
