@@ -2,7 +2,7 @@
 // tile matrix ids `<gridset>:<z>`, TileMatrixSetLimits from each layer's coverage, KVP and a
 // RESTful ResourceURL) and the TMS 1.0.0 TileMapService and TileMap documents.
 import type { LayerInfo } from '../../services/catalog/layers.js'
-import { builtInGrids, GRID_SETS, gridOrigin, tilesHigh, tilesWide, type GridSet, type GridSubset, type LayerGrids } from '../../services/tilecache/grid-sets.js'
+import { builtInGrids, GRID_SETS, gridOrigin, matrixName, tilesHigh, tilesWide, type GridSet, type GridSubset, type LayerGrids } from '../../services/tilecache/grid-sets.js'
 
 /** The grid sets a layer offers and its subset of each (the tile cache's gridsOf); the built-in ones by default. */
 export type GridsOf = (layer: LayerInfo) => LayerGrids
@@ -85,7 +85,7 @@ export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string, servi
         if (!c) continue
         const h = tilesHigh(gs, z)
         out.push('          <TileMatrixLimits>',
-          `            <TileMatrix>${gs.id}:${z}</TileMatrix>`,
+          `            <TileMatrix>${x(matrixName(gs, z))}</TileMatrix>`,
           `            <MinTileRow>${h - 1 - c[3]}</MinTileRow>`,
           `            <MaxTileRow>${h - 1 - c[1]}</MaxTileRow>`,
           `            <MinTileCol>${c[0]}</MinTileCol>`,
@@ -108,7 +108,7 @@ export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string, servi
       // EPSG:4326 in a URN is latitude first (GWC writes "90.0 -180.0").
       const corner = gs.yCoordinateFirst ? `${num(top)} ${num(left)}` : `${num(left)} ${num(top)}`
       out.push('      <TileMatrix>',
-        `        <ows:Identifier>${gs.id}:${z}</ows:Identifier>`,
+        `        <ows:Identifier>${x(matrixName(gs, z))}</ows:Identifier>`,
         `        <ScaleDenominator>${gs.scaleDenominators[z]}</ScaleDenominator>`,
         `        <TopLeftCorner>${corner}</TopLeftCorner>`,
         `        <TileWidth>${gs.tileWidth}</TileWidth>`,

@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { TypedApp } from '../infra/routes.js'
 import { TmsMapParams, TmsTileParams, WmtsTileParams, XyzTileParams, responses } from '../../schemas/tiles.js'
-import { tilesHigh, type GridSet } from '../../services/tilecache/grid-sets.js'
+import { matrixLevel, matrixName, maxZoom, tilesHigh, type GridSet } from '../../services/tilecache/grid-sets.js'
 import { FORMATS, formatOfExtension, formatsOf, isTileFormat, mediaTypeOf, TILE_FORMATS, type TileFormat } from '../../services/tilecache/formats.js'
 import { GridSetNotOffered, TileRequestInvalid, TileServiceDisabled } from '../../services/errors.js'
 import { tmsService, tmsTileMap, wmtsCapabilities } from './capabilities.js'
@@ -90,18 +90,15 @@ export default async function tiles (app: TypedApp) {
     }
     if (request !== 'gettile') throw TileRequestInvalid(`REQUEST must be GetCapabilities or GetTile, got ${JSON.stringify(q.REQUEST ?? '')}`)
     const gs = grid(q.TILEMATRIXSET)
-    const tm = q.TILEMATRIX ?? ''
-    const m = /^(\d{1,2})$/.exec(tm.startsWith(`${gs.id}:`) ? tm.slice(gs.id.length + 1) : tm)
-    if (!m) throw TileRequestInvalid(`TILEMATRIX must be ${gs.id}:<z>, got ${JSON.stringify(q.TILEMATRIX ?? '')}`)
-    const z = Number(m[1])
+    const z = matrixLevel(gs, q.TILEMATRIX ?? '')
+    if (z === undefined) throw TileRequestInvalid(`TILEMATRIX ${JSON.stringify(q.TILEMATRIX ?? '')} is not a TileMatrix of ${gs.id} (${matrixName(gs, 0)} to ${matrixName(gs, maxZoom(gs))})`)
     const format = q.FORMAT ?? 'image/png'
     if (!isTileFormat(format)) throw TileRequestInvalid(`Unsupported FORMAT ${format}`)
     const row = int('TILEROW', q.TILEROW)
     const col = int('TILECOL', q.TILECOL)
-    if (z >= gs.resolutions.length) throw TileRequestInvalid(`TILEMATRIX ${q.TILEMATRIX} is not in ${gs.id}`)
     if (!q.LAYER) throw TileRequestInvalid('LAYER is required')
     return sendTile(req, reply, 'wmts', q.LAYER, gs, format, z, col, tilesHigh(gs, z) - 1 - row, { ...q, STYLES: q.STYLE ?? q.STYLES },
-      `WMTS TileMatrix ${gs.id}:${z} TileRow ${row} TileCol ${col}`)
+      `WMTS TileMatrix ${matrixName(gs, z)} TileRow ${row} TileCol ${col}`)
   })
   app.get('/wmts/1.0.0/WMTSCapabilities.xml', { config: { ...PUBLIC }, schema: { summary: 'WMTS capabilities document (RESTful)', response: responses.wmtsCapabilities } }, async (req, reply) => {
     wmtsEnabled()
@@ -115,17 +112,15 @@ export default async function tiles (app: TypedApp) {
       wmtsEnabled()
       const q = kvp(req.query)
       const gs = grid(req.params.tms)
-      const m = /(\d{1,2})$/.exec(req.params.tm)
-      if (!m || (req.params.tm !== m[1] && req.params.tm !== `${gs.id}:${m[1]}`)) throw TileRequestInvalid(`TileMatrix must be ${gs.id}:<z>, got ${req.params.tm}`)
-      const z = Number(m[1])
-      if (z >= gs.resolutions.length) throw TileRequestInvalid(`TileMatrix ${req.params.tm} is not in ${gs.id}`)
+      const z = matrixLevel(gs, req.params.tm)
+      if (z === undefined) throw TileRequestInvalid(`TileMatrix ${JSON.stringify(req.params.tm)} is not a TileMatrix of ${gs.id} (${matrixName(gs, 0)} to ${matrixName(gs, maxZoom(gs))})`)
       const colMatch = /^(\d{1,10})(?:\.([\w-]+))?$/.exec(req.params.col)
       const format = q.FORMAT ?? (colMatch?.[2] ? formatOfExtension(colMatch[2]) : 'image/png')
       if (!format || !isTileFormat(format)) throw TileRequestInvalid(`Unsupported format ${q.FORMAT ?? colMatch?.[2]}`)
       const col = int('TileCol', colMatch?.[1])
       const row = int('TileRow', req.params.row)
       return sendTile(req, reply, 'wmts', req.params.layer, gs, format, z, col, tilesHigh(gs, z) - 1 - row, { ...q, STYLES: req.params.style },
-        `WMTS TileMatrix ${gs.id}:${z} TileRow ${row} TileCol ${col}`)
+        `WMTS TileMatrix ${matrixName(gs, z)} TileRow ${row} TileCol ${col}`)
     })
 
   // --- TMS 1.0.0: <layer>@<gridset>@<ext>/<z>/<x>/<y>.<ext>, y from the bottom ---

@@ -113,6 +113,23 @@ export function gridSet (id: string): GridSet | undefined {
 
 export function maxZoom (gs: GridSet): number { return gs.resolutions.length - 1 }
 
+/** A level's WMTS TileMatrix identifier: its scale name (GWC's scaleNames), else `<grid set>:<z>`. */
+export function matrixName (gs: GridSet, z: number): string { return gs.scaleNames?.[z] ?? `${gs.id}:${z}` }
+
+/**
+ * The level a WMTS TileMatrix names: a scale name of the grid set when it has them (as GWC looks
+ * them up), else `<grid set>:<z>` or the bare level; undefined when it names none.
+ */
+export function matrixLevel (gs: GridSet, name: string): number | undefined {
+  if (gs.scaleNames) {
+    const i = gs.scaleNames.indexOf(name)
+    return i < 0 ? undefined : i
+  }
+  const m = /^(\d{1,2})$/.exec(name.startsWith(`${gs.id}:`) ? name.slice(gs.id.length + 1) : name)
+  const z = m ? Number(m[1]) : undefined
+  return z !== undefined && z <= maxZoom(gs) ? z : undefined
+}
+
 /** GridSetFactory: tilesWide = ceil((extentWidth - 0.01 * tileSpan) / tileSpan). */
 export function tilesWide (gs: GridSet, z: number): number {
   const span = gs.resolutions[z] * gs.tileWidth

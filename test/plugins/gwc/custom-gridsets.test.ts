@@ -208,6 +208,30 @@ t.test('a custom grid set is served: WMTS lists it, its tile equals a GetMap of 
   t.equal(gone.statusCode, 400, 'an unknown TileMatrixSet')
 })
 
+t.test('a grid set with scaleNames: its levels are those TileMatrix identifiers in WMTS capabilities, KVP and RESTful GetTile', async (t) => {
+  const app = await build(t)
+  const layer = await createMosaic(app, 'uk', 'gb', { 'gb.tif': GB })
+  const named = OSGB_XML.replace('<metersPerUnit>', '<scaleNames><string>national</string><string>regional</string><string>county</string><string>local</string></scaleNames><metersPerUnit>')
+  t.equal((await app.inject({ method: 'PUT', url: `${G}/OSGB.xml`, headers: XML, payload: named })).statusCode, 201)
+  const caps = (await app.inject({ url: `${BASE}/gwc/service/wmts?SERVICE=WMTS&REQUEST=GetCapabilities` })).body
+  const set = caps.slice(caps.indexOf('<ows:Identifier>OSGB</ows:Identifier>'))
+  t.same([...set.slice(0, set.indexOf('</TileMatrixSet>')).matchAll(/<TileMatrix>\n {8}<ows:Identifier>([^<]+)</g)].map((m) => m[1]), ['national', 'regional', 'county', 'local'])
+  t.match(caps, /<TileMatrixSet>OSGB<\/TileMatrixSet>\n {8}<TileMatrixSetLimits>\n {10}<TileMatrixLimits>\n {12}<TileMatrix>national<\/TileMatrix>/)
+  const gs = gridSetOf(parseGridSet('OSGB', { srs: '27700', extent: [0, 0, 700000, 1300000], resolutions: [2000, 1000, 500, 250] }))
+  const row = tilesHigh(gs, 2) - 1 - 2
+  const kvp = (tm: string) => app.inject({ url: `${BASE}/gwc/service/wmts?SERVICE=WMTS&REQUEST=GetTile&VERSION=1.0.0&LAYER=${layer}&STYLE=&TILEMATRIXSET=OSGB&TILEMATRIX=${tm}&TILEROW=${row}&TILECOL=3&FORMAT=image/png` })
+  const tile = await kvp('county')
+  t.equal(tile.statusCode, 200, tile.body)
+  const rest = await app.inject({ url: `${BASE}/gwc/service/wmts/rest/${layer}/raster/OSGB/county/${row}/3?format=image/png` })
+  t.equal(rest.statusCode, 200, rest.body)
+  t.same(rest.rawPayload, tile.rawPayload, 'the same tile')
+  const tms = await app.inject({ url: `${BASE}/gwc/service/tms/1.0.0/${encodeURIComponent(`${layer}@OSGB@png`)}/2/3/2.png` })
+  t.same(tms.rawPayload, tile.rawPayload, 'level 2 of TMS')
+  const other = await kvp('OSGB:2')
+  t.equal(other.statusCode, 400, 'a grid set with names is addressed by them, as GWC looks them up')
+  t.match(other.body, 'TILEMATRIX "OSGB:2" is not a TileMatrix of OSGB (national to local)')
+})
+
 t.test('deleting a grid set while a seed works in it leaves none of its tiles', async (t) => {
   const dataDir = tempDir(t)
   const app = await build(t, { dataDir })
