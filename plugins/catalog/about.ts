@@ -10,18 +10,27 @@ import type { ManifestFilter, ModuleStatus } from '../../services/catalog/about.
 import { NoSuchModule } from '../../services/errors.js'
 
 const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string }
-export const GEOSERVER_API_VERSION = '2.26.0'
+
+/** The GeoTools and GeoWebCache releases that ship with a GeoServer release (2.28.0: 34.0 and 1.28.0). */
+export function releaseTrain (geoserver: string): { geotools: string, geowebcache: string } {
+  const [, minor, patch] = geoserver.split('.').map(Number)
+  return { geotools: `${minor + 6}.${patch}`, geowebcache: `1.${minor}.${patch}` }
+}
 
 const statusDoc = (s: ModuleStatus) => ({
   module: s.module, name: s.name, component: s.component, version: s.version, isEnabled: s.isEnabled, isAvailable: s.isAvailable, message: s.message
 })
 
 export default async function about (app: FastifyInstance) {
-  for (const url of suffixed('/about/version')) app.get(url, { schema: { summary: 'Version of the GeoServer API served and of mapwarden', response: responses.about }, config: { access: 'authenticated' } }, async (_req, reply) => reply.resource({
+  const geoserver = app.config.geoserverVersion
+  const train = releaseTrain(geoserver)
+  for (const url of suffixed('/about/version')) app.get(url, { schema: { summary: 'Version of the GeoServer API served (MAPWARDEN_GEOSERVER_VERSION), its GeoTools and GeoWebCache, and of mapwarden', response: responses.about }, config: { access: 'authenticated' } }, async (_req, reply) => reply.resource({
     about: {
       resource: [
-        { '@name': 'GeoServer', Version: GEOSERVER_API_VERSION, 'Git-Revision': 'mapwarden', 'Build-Timestamp': 'n/a' },
-        { '@name': 'mapwarden', Version: pkg.version, 'Git-Revision': 'n/a', 'Build-Timestamp': 'n/a' }
+        { '@name': 'GeoServer', 'Build-Timestamp': 'n/a', Version: geoserver, 'Git-Revision': 'mapwarden' },
+        { '@name': 'GeoTools', 'Build-Timestamp': 'n/a', Version: train.geotools, 'Git-Revision': 'mapwarden' },
+        { '@name': 'GeoWebCache', Version: train.geowebcache, 'Git-Revision': 'mapwarden' },
+        { '@name': 'mapwarden', 'Build-Timestamp': 'n/a', Version: pkg.version, 'Git-Revision': 'n/a' }
       ]
     }
   }))

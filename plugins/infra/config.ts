@@ -11,6 +11,7 @@ export interface MapwardenConfig {
   dataDir: string
   databaseUrl?: string        // postgres://... : every store in PostgreSQL (several instances share it); unset: SQLite in dataDir
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  geoserverVersion: string    // the GeoServer release whose REST behaviour mapwarden follows (rest/about/version)
   bodyLimit: number           // XML, JSON, SLD and text bodies, bytes
   uploadLimit: number         // ZIP and other streamed uploads, bytes on the wire
   zipMaxEntries: number
@@ -108,6 +109,13 @@ export const SETTINGS: Setting[] = [
     parse: (s) => { if (!LEVELS.includes(s)) throw new Error(`must be one of ${LEVELS.join(', ')}`); return s },
     default: 'info',
     describe: 'pino log level'
+  },
+  {
+    key: 'geoserverVersion',
+    env: 'MAPWARDEN_GEOSERVER_VERSION',
+    parse: (s) => { if (!/^2\.\d{1,2}\.\d{1,3}$/.test(s)) throw new Error('must be a GeoServer 2.x release such as 2.28.0'); return s },
+    default: '2.28.0',
+    describe: 'The GeoServer release whose behaviour mapwarden follows, as rest/about/version reports it (with GeoTools and GeoWebCache of that release: 2.28.0 is GeoTools 34.0 and GeoWebCache 1.28.0); clients pick their API calls by it'
   },
   { key: 'bodyLimit', env: 'MAPWARDEN_BODY_LIMIT', parse: bytes(1024), default: 5 * 2 ** 20, describe: 'Largest XML, JSON, SLD or text body' },
   { key: 'uploadLimit', env: 'MAPWARDEN_UPLOAD_LIMIT', parse: bytes(1024), default: 2 * 2 ** 30, describe: 'Largest ZIP upload on the wire' },

@@ -161,10 +161,13 @@ t.test('about/version answers in GeoServer\'s shape', async (t) => {
   const res = await app.inject({ method: 'GET', url: `${BASE}/rest/about/version.json`, headers: ADMIN })
   t.equal(res.statusCode, 200)
   const body = JSON.parse(res.body)
-  t.equal(body.about.resource[0]['@name'], 'GeoServer')
-  t.equal(body.about.resource[1]['@name'], 'mapwarden')
+  t.same(body.about.resource.map((r: any) => [r['@name'], r.Version]), [['GeoServer', '2.28.0'], ['GeoTools', '34.0'], ['GeoWebCache', '1.28.0'], ['mapwarden', '0.1.0']],
+    'the GeoServer release followed, with its GeoTools and GeoWebCache')
   const xml = await app.inject({ method: 'GET', url: `${BASE}/rest/about/version.xml`, headers: ADMIN })
-  t.match(xml.body, /^<about>\n {2}<resource name="GeoServer">\n {4}<Version>/)
+  t.match(xml.body, /^<about>\n {2}<resource name="GeoServer">\n {4}<Build-Timestamp>n\/a<\/Build-Timestamp>\n {4}<Version>2\.28\.0<\/Version>/)
+  const older = await build(t, { env: { MAPWARDEN_GEOSERVER_VERSION: '2.24.3' } })
+  const versions = JSON.parse((await older.inject({ method: 'GET', url: `${BASE}/rest/about/version.json`, headers: ADMIN })).body).about.resource.map((r: any) => r.Version)
+  t.same(versions.slice(0, 3), ['2.24.3', '30.3', '1.24.3'], 'one setting moves the three')
 })
 
 t.test('a suffixed request without a body is not parsed by its suffix', async (t) => {
