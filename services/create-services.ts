@@ -49,6 +49,8 @@ export interface ServicesConfig {
   remoteUploadTimeout?: number
   uploadLimit?: number
   adminPassword?: string
+  /** MAPWARDEN_ALLOW_WEAK_PASSWORDS: short and well-known passwords accepted (a throwaway test server). */
+  allowWeakPasswords?: boolean
   authCacheSeconds: number
   workerThreads: number
   renderNice: number
@@ -117,7 +119,8 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     onFailure: (info) => log.warn({ user: info.user, address: info.address, failures: info.failures, delayMs: info.delayMs }, 'authentication failed')
   })
   await createFirstAdmin(users, config.adminPassword, { log, announce, passwordHint })
-  const accounts = createAccounts(users)
+  const accounts = createAccounts(users, { allowWeak: config.allowWeakPasswords === true })
+  if (config.allowWeakPasswords) log.warn({}, 'MAPWARDEN_ALLOW_WEAK_PASSWORDS is on: short and well-known passwords are accepted. Use it on a throwaway test server only')
 
   // Global settings (proxyBaseUrl, contact...), read once here and kept in memory.
   const globalSettings = createSettingsService({ store: stores.settings })

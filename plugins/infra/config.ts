@@ -3,6 +3,7 @@
 // message that names the setting and the bad value.
 import path from 'node:path'
 import { parseFaultList, type FaultRule } from '../../services/faults.js'
+import { passwordWeakness } from '../../services/security/accounts.js'
 
 export interface MapwardenConfig {
   port: number
@@ -33,6 +34,7 @@ export interface MapwardenConfig {
   remoteUploadAllowPrivate: boolean // test only: url.* uploads may reach loopback and private addresses
   remoteUploadTimeout: number // seconds a url.* upload's remote transfer may take
   adminPassword?: string      // used once, on first start with an empty catalog
+  allowWeakPasswords: boolean // throwaway test servers: short and well-known passwords accepted, with a warning at every start
   authCacheSeconds: number    // how long a verified password is remembered (0 = never)
   tileMaxAge: number          // Cache-Control max-age of tiles, seconds
   bodyMinRate: number         // bytes/s a request body must average (over 5 s windows)
@@ -168,6 +170,7 @@ export const SETTINGS: Setting[] = [
     describe: 'PostgreSQL URL (postgres://user:password@host:5432/db): the catalog, mosaic indexes, task records and disk-quota usage live there and several instances may share it with one data directory; unset: the embedded SQLite catalog in the data directory'
   },
   { key: 'adminPassword', env: 'MAPWARDEN_ADMIN_PASSWORD', parse: (s) => s, describe: 'Password of user admin on first start; generated and printed once when unset' },
+  { key: 'allowWeakPasswords', env: 'MAPWARDEN_ALLOW_WEAK_PASSWORDS', parse: bool, default: false, describe: 'For a throwaway test server only (a client library\'s own test suite with admin/geoserver): accept passwords shorter than 8 characters or well-known defaults, for MAPWARDEN_ADMIN_PASSWORD and users; a warning is logged at every start' },
   { key: 'bodyMinRate', env: 'MAPWARDEN_BODY_MIN_RATE', parse: int(0, 1_000_000_000), default: 1024, describe: 'Bytes per second a request body must average over each 5-second window; slower: 408 and the connection closed (0: no minimum)' },
   { key: 'bodyTimeout', env: 'MAPWARDEN_BODY_TIMEOUT', parse: int(1, 86400), default: 60, describe: 'Seconds a request may take to send its body (uploads: MAPWARDEN_UPLOAD_TIMEOUT); past it: 408 and the connection closed' },
   { key: 'uploadTimeout', env: 'MAPWARDEN_UPLOAD_TIMEOUT', parse: int(1, 604800), default: 3600, describe: 'Seconds a ZIP upload may take to arrive; past it: 408, the connection closed and the partial file removed' },
@@ -201,7 +204,6 @@ export const SETTINGS: Setting[] = [
   { key: 'faultKillAt', env: 'MAPWARDEN_FAULT_KILL_AT', parse: parseFaultList, describe: 'Test only: fault points (name or name@n, separated by , or |) where the process kills itself with SIGKILL' }
 ]
 
-const WEAK_PASSWORDS = new Set(['geoserver', 'secured', 'admin', 'password'])
 
 export function resolveConfig (options: MapwardenOptions = {}): MapwardenConfig {
   const env = options.env ?? process.env
@@ -219,11 +221,8 @@ export function resolveConfig (options: MapwardenOptions = {}): MapwardenConfig 
     }
   }
   const cfg = out as unknown as MapwardenConfig
-  if (cfg.adminPassword !== undefined) {
-    if (WEAK_PASSWORDS.has(cfg.adminPassword.toLowerCase()) || cfg.adminPassword.length < 8) {
-      throw new ConfigError('Invalid setting MAPWARDEN_ADMIN_PASSWORD: must be at least 8 characters and not a well-known default (geoserver, secured, admin, password)')
-    }
-  }
+  const weakness = cfg.adminPassword === undefined || cfg.allowWeakPasswords ? undefined : passwordWeakness(cfg.adminPassword)
+  if (weakness) throw new ConfigError(`Invalid setting MAPWARDEN_ADMIN_PASSWORD: ${weakness} (geoserver, secured, admin, password...); MAPWARDEN_ALLOW_WEAK_PASSWORDS=true allows it on a throwaway test server`)
   return cfg
 }
 

@@ -14,6 +14,12 @@ const ROLE_NAME = /^[\p{L}\p{N}_][\p{L}\p{N}_.-]{0,99}$/u
 const RESERVED = new Set([ANONYMOUS_ROLE, AUTHENTICATED_ROLE])
 const WEAK = new Set(['geoserver', 'secured', 'admin', 'password', 'changeit', '12345678'])
 export const MIN_PASSWORD = 8
+/** Why a password is refused unless weak ones are allowed (MAPWARDEN_ALLOW_WEAK_PASSWORDS): too short, or a well-known default. */
+export function passwordWeakness (v: string): string | undefined {
+  if (v.length < MIN_PASSWORD) return `must have at least ${MIN_PASSWORD} characters`
+  if (WEAK.has(v.toLowerCase())) return 'a well-known default password is not allowed'
+  return undefined
+}
 
 export interface NewUser { name: unknown, password: unknown, enabled?: unknown }
 export interface UserChange { password?: unknown, enabled?: unknown }
@@ -29,10 +35,10 @@ export function checkRoleName (v: unknown): string {
   if (RESERVED.has(v)) throw ReservedRole(v)
   return v
 }
-function checkPassword (user: string, v: unknown): string {
+function checkPassword (user: string, v: unknown, allowWeak: boolean): string {
   if (typeof v !== 'string' || v === '') throw InvalidUser(`Missing password for user ${user}`)
-  if (v.length < MIN_PASSWORD) throw WeakPassword(user, `must have at least ${MIN_PASSWORD} characters`)
-  if (WEAK.has(v.toLowerCase())) throw WeakPassword(user, 'a well-known default password is not allowed')
+  const weakness = allowWeak ? undefined : passwordWeakness(v)
+  if (weakness) throw WeakPassword(user, weakness)
   return v
 }
 function checkEnabled (v: unknown): boolean | undefined {
@@ -42,12 +48,13 @@ function checkEnabled (v: unknown): boolean | undefined {
   throw InvalidUser(`Invalid value of enabled: ${shown(v)}; expected true or false`)
 }
 
-export function createAccounts (users: UserStore) {
+/** `allowWeak`: MAPWARDEN_ALLOW_WEAK_PASSWORDS, for throwaway test servers only. */
+export function createAccounts (users: UserStore, { allowWeak = false }: { allowWeak?: boolean } = {}) {
   return {
     listUsers (): Promise<UserSummary[]> { return users.list() },
     async addUser (u: NewUser): Promise<string> {
       const name = checkUserName(u.name)
-      const password = checkPassword(name, u.password)
+      const password = checkPassword(name, u.password, allowWeak)
       const enabled = checkEnabled(u.enabled) ?? true
       if (await users.get(name) !== undefined) throw UserExists(name)
       const hash = await hashPassword(password)
@@ -60,7 +67,7 @@ export function createAccounts (users: UserStore) {
       const enabled = checkEnabled(change.enabled)
       const passwordHash = change.password === undefined || change.password === null
         ? undefined
-        : await hashPassword(checkPassword(name, change.password))
+        : await hashPassword(checkPassword(name, change.password, allowWeak))
       await users.update(name, { passwordHash, enabled })
     },
     removeUser (name: string): Promise<void> { return users.remove(name) },
