@@ -126,8 +126,8 @@ export default async function layerRoutes (app: TypedApp) {
   for (const url of suffixed('/workspaces/:ws/layers')) {
     app.get(url, { schema: { summary: 'List the layers of a workspace', params: WsParams, response: responses.layers } }, async (req, reply) => {
       const { ws } = req.params
-      if (!(await workspaces.exists(ws))) throw StyleWorkspaceNotFound(ws)
-      const all = await layers.list(ws)
+      // GeoServer lists the layers whose namespace is the workspace's: none for an unknown one (200).
+      const all = await workspaces.exists(ws) ? await layers.list(ws) : []
       return reply.resource({ layers: { layer: all.map((l) => ({ name: l.name, href: new Link(urls.rest(req, 'workspaces', ws, 'layers', l.name), 'application/atom+xml') })) } })
     })
   }

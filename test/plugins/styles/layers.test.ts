@@ -41,6 +41,10 @@ t.test('GET /rest/layers lists qualified layer names in XML and JSON', async (t)
   ].join('\n'))
   res = await app.inject({ method: 'GET', url: `${REST}/workspaces/other/layers.json`, headers: ADMIN })
   t.equal(res.body, '{"layers":""}')
+  // An unknown workspace has no layers: 200 and the empty list, as GeoServer answers (issue 40).
+  res = await app.inject({ method: 'GET', url: `${REST}/workspaces/nosuch/layers.json`, headers: ADMIN })
+  t.equal(res.statusCode, 200)
+  t.equal(res.body, '{"layers":""}')
 })
 
 t.test('PUT a layer assigns default and alternate styles; GET shows them in XML and JSON', async (t) => {
