@@ -32,6 +32,12 @@ export function textSymbolizer (s: Record<string, unknown>, el: XmlElement | und
     ['halo-radius', at(el, 'Halo', 'Radius')]
   ], where)
   const lit = (field: keyof NonNullable<typeof dynamic>, v: unknown) => dynamic?.[field] ? undefined : v
+  // Values drawn as literals only: an expression there is refused by name, never dropped.
+  literal(parameter(fontEl, 'font-family'), 'Font font-family')
+  literal(parameter(fontEl, 'font-style'), 'Font font-style')
+  literal(parameter(fontEl, 'font-weight'), 'Font font-weight')
+  literal(parameter(at(el, 'Halo', 'Fill'), 'fill'), 'Halo fill')
+  literal(parameter(at(el, 'Halo', 'Fill'), 'fill-opacity'), 'Halo fill-opacity')
   const options = vendorOptions(el)
   for (const name of options.keys()) if (!OPTIONS.includes(name)) throw InvalidStyle(` the TextSymbolizer vendor option ${JSON.stringify(name)} is not applied by mapwarden; applied: ${OPTIONS.join(', ')}`)
   const anchorEl = at(point, 'AnchorPoint')

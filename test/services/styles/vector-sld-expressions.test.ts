@@ -89,4 +89,6 @@ t.test('unknown functions, wrong arities, unapplied vendor options and bad value
   await t.rejects(first('<TextSymbolizer><Label>x</Label><VendorOption name="partials">maybe</VendorOption></TextSymbolizer>'), /partials must be true or false/)
   await t.rejects(first('<TextSymbolizer><Label>x</Label><VendorOption name="followLine">true</VendorOption></TextSymbolizer>'), /apply to a LinePlacement/)
   await t.rejects(first('<TextSymbolizer><Label>x</Label><LabelPlacement><PointPlacement><Displacement><DisplacementX><ogc:PropertyName>d</ogc:PropertyName></DisplacementX></Displacement></PointPlacement></LabelPlacement></TextSymbolizer>'), /DisplacementX must be a literal/)
+  await t.rejects(first('<TextSymbolizer><Label>x</Label><Font><CssParameter name="font-family"><ogc:PropertyName>f</ogc:PropertyName></CssParameter></Font></TextSymbolizer>'), /Font font-family must be a literal/)
+  await t.rejects(first('<TextSymbolizer><Label>x</Label><Halo><Fill><CssParameter name="fill"><ogc:Function name="Recode"><ogc:PropertyName>k</ogc:PropertyName><ogc:Literal>a</ogc:Literal><ogc:Literal>#FF0000</ogc:Literal></ogc:Function></CssParameter></Fill></Halo></TextSymbolizer>'), /Halo fill must be a literal/)
 })
