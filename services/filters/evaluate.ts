@@ -4,9 +4,14 @@
 // is unknown, and unknown is not a match, also under NOT (three-valued logic). An SLD rule follows
 // GeoTools instead (`twoValued`): a comparison with a null is false, so NOT of it is true. LIKE as
 // ECQL (case-sensitive; ILIKE folds ASCII letters as SQLite's LIKE).
+import type { Geo } from '../wfs/geometry.js'
+import { spatialMatch, toJts, type JtsGeometry } from './spatial.js'
 import type { Envelope, Expression, Filter, Value } from './tree.js'
 
 type Tri = boolean | null
+
+/** The parsed literal of a spatial node, parsed once per filter. */
+const literals = new WeakMap<Filter, JtsGeometry>()
 
 /** A feature's value as the filter compares it: dates as ISO text (how SQLite keeps them), booleans, numbers, text. */
 function normalise (v: unknown): Value {
@@ -48,11 +53,13 @@ export interface FeatureView {
   footprint (): Envelope | undefined
   /** The feature's id as the source gives it (Feature.id): what a `fid` node matches. */
   id (): string
+  /** The feature's geometry (GeoJSON coordinates in the source's CRS), for the spatial operators; undefined for none. */
+  geometry? (): Geo | undefined
 }
 
 /** A feature given as its attribute record (names matched exactly, else ignoring case, as GeoTools
  *  reads an SLD's property names) and its envelope. */
-export function recordView (props: Record<string, unknown>, envelope?: Envelope, id = ''): FeatureView {
+export function recordView (props: Record<string, unknown>, envelope?: Envelope, id = '', geometry?: Geo): FeatureView {
   return {
     property (name) {
       if (name in props) return props[name]
@@ -61,13 +68,15 @@ export function recordView (props: Record<string, unknown>, envelope?: Envelope,
       return null
     },
     footprint: () => envelope,
-    id: () => id
+    id: () => id,
+    geometry: () => geometry
   }
 }
 
 /** Whether the feature matches (unknown is not a match). `twoValued`: GeoTools' logic (see above). */
 export function matches (filter: Filter, f: FeatureView, { twoValued = false } = {}): boolean {
   const likes = new Map<Filter, RegExp>()
+  let own: JtsGeometry | null | undefined
   const val = (e: Expression): Value => e.k === 'value' ? e.v : normalise(f.property(e.name))
   // Unknown is false in two-valued logic: AND and OR already treat it so, NOT turns it into true.
   const not = (x: Tri): Tri => x === null ? (twoValued ? true : null) : !x
@@ -121,6 +130,13 @@ export function matches (filter: Filter, f: FeatureView, { twoValued = false } =
         return e[2] >= n.env[0] && e[0] <= n.env[2] && e[3] >= n.env[1] && e[1] <= n.env[3]
       }
       case 'fid': return n.ids.includes(f.id())
+      case 'spatial': {
+        if (own === undefined) { const g = f.geometry?.(); own = g ? toJts(g) : null }
+        if (own === null) return null
+        let lit = literals.get(n)
+        if (!lit) { lit = toJts(n.geo); literals.set(n, lit) }
+        return spatialMatch(n.op, own, lit, n.distance)
+      }
     }
   }
   return ev(filter) === true

@@ -8,10 +8,12 @@
 // feature-type step dropped); literals are typed for the attribute they meet. Anything else
 // (spatial operators past BBOX, functions, arithmetic) is refused naming the operator: never ignored.
 import { InvalidCql, InvalidXmlFilter, isMapwardenError, UnsupportedFilterOperator } from '../errors.js'
-import { builtinProj4Def, isNorthingFirst, normalizeCrs, transformBbox } from '../render/crs.js'
+import { builtinProj4Def, isGeographic, isNorthingFirst, normalizeCrs, transformBbox } from '../render/crs.js'
+import { parseGml } from '../wfs/gml-input.js'
+import { envelopeOf, reprojector, type Geo } from '../wfs/geometry.js'
 import type { XmlElement } from '../files/xml.js'
 import { isoInstant, type FilterSchema } from './ecql.js'
-import { allOf, anyOf, not, type ComparisonOp, type Envelope, type Expression, type Filter, type Value } from './tree.js'
+import { allOf, anyOf, not, type ComparisonOp, type Envelope, type Expression, type Filter, type SpatialOp, type Value } from './tree.js'
 
 export interface OgcFilterContext extends FilterSchema {
   /** The local id of a resource id (`places.12` → `12`); undefined when it names another type. */
@@ -95,7 +97,7 @@ function operands (el: XmlElement, ctx: OgcFilterContext): [Expression, Expressi
   const expr = (e: XmlElement): Expression => {
     if (isProperty(e)) {
       const name = propertyName(ctx, e.text)
-      if (typeOf(ctx, name) === 'Geometry') throw InvalidXmlFilter(`geometry property ${name} can only be used in BBOX`)
+      if (typeOf(ctx, name) === 'Geometry') throw InvalidXmlFilter(`geometry property ${name} can only be used in spatial operators (BBOX, Intersects, DWithin...)`)
       return { k: 'property', name }
     }
     if (e.local === 'Literal') return { k: 'value', v: literal(e.text, type) }
@@ -176,9 +178,83 @@ function operator (el: XmlElement, ctx: OgcFilterContext, depth: number): Filter
   }
   if (name === 'BBOX') return bbox(el, ctx)
   if (ID_ELEMENTS.has(name)) return ids([el], ctx)
-  if (SPATIAL.has(name)) throw UnsupportedFilterOperator(name, 'the spatial operator supported is BBOX')
+  if (SPATIAL.has(name)) return spatial(el, ctx)
   if (TEMPORAL.has(name)) throw UnsupportedFilterOperator(name, 'temporal operators are not supported; compare the time property instead')
   throw UnsupportedFilterOperator(name, 'not a filter operator this server evaluates')
+}
+
+/** Metres per degree as GeoTools converts a distance for a geographic CRS (the equator's). */
+const METRES_PER_DEGREE = 6378137 * Math.PI / 180
+const METRES: Record<string, number> = { m: 1, meter: 1, meters: 1, metre: 1, metres: 1, km: 1000, kilometer: 1000, kilometers: 1000, ft: 0.3048, feet: 0.3048, foot: 0.3048, mi: 1609.344, mile: 1609.344, miles: 1609.344, nm: 1852, 9001: 1 }
+const DEGREES = new Set(['deg', 'degree', 'degrees', 'urn:ogc:def:uom:epsg::9102'])
+
+/**
+ * A DWithin/Beyond distance in the units of the source's CRS: a length unit (m, km, ft, mi, nm) is
+ * converted to metres, and for a geographic CRS to degrees at the equator's metres per degree, as
+ * GeoTools does; degrees on a geographic CRS as written; no unit, or one we do not know, is taken in
+ * the CRS's own units, as GeoServer's stores do.
+ */
+export function distanceInCrsUnits (d: number, unit: string | undefined, crs: string): number {
+  const raw = (unit ?? '').trim().toLowerCase()
+  const u = DEGREES.has(raw) ? 'deg' : raw.replace(/^.*[#/:]/, '')
+  const geographic = isGeographic(normalizeCrs(crs))
+  if (u in METRES) return geographic ? d * METRES[u] / METRES_PER_DEGREE : d * METRES[u]
+  if (DEGREES.has(u) && !geographic) return d * METRES_PER_DEGREE
+  return d
+}
+
+/**
+ * A spatial operator (Intersects, Within, Contains, Disjoint, Touches, Overlaps, Crosses, Equals,
+ * DWithin, Beyond): the geometry property (else the type's default geometry), a GML geometry (GML
+ * 2, 3.1.1 or 3.2; a gml:Envelope as its polygon) taken to the source's CRS, and for DWithin and
+ * Beyond the Distance (uom in FES 2.0, units in Filter 1.x).
+ */
+function spatial (el: XmlElement, ctx: OgcFilterContext): Filter {
+  const op = el.local.toLowerCase() as SpatialOp
+  const prop = el.children.find(isProperty)
+  let name: string
+  if (prop) {
+    name = propertyName(ctx, prop.text)
+    if (typeOf(ctx, name) !== 'Geometry') throw InvalidXmlFilter(`${name} is not a geometry property`)
+  } else {
+    const g = ctx.attributes.find((a) => a.type === 'Geometry')
+    if (!g) throw InvalidXmlFilter(`${el.local}: the type has no geometry`)
+    name = g.name
+  }
+  const literal = el.children.find((c) => !isProperty(c) && c.local !== 'Distance')
+  if (!literal) throw InvalidXmlFilter(`${el.local} needs a GML geometry`)
+  if (literal.local === 'Literal' || literal.local === 'Function' || literal.local === 'PropertyName') {
+    throw UnsupportedFilterOperator(literal.local, `${el.local} compares a property with a GML geometry`)
+  }
+  let geo: Geo
+  let from: string | undefined
+  if (literal.local === 'Envelope' || literal.local === 'Box') {
+    const b = bbox({ ...el, children: [literal] }, { ...ctx, crs: ctx.crs })
+    const [x0, y0, x1, y1] = (b as { env: Envelope }).env
+    geo = { type: 'Polygon', coordinates: [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]] }
+  } else {
+    let g
+    try { g = parseGml(literal, 'filter') } catch (err) {
+      if (isMapwardenError(err)) throw InvalidXmlFilter(`${el.local}: ${String(err.args[err.args.length - 1])}`)
+      throw err
+    }
+    geo = g.geo
+    from = g.crs ?? (el.attrs.srsName ? crsName(el.attrs.srsName)?.code : undefined)
+    if (from && from !== normalizeCrs(ctx.crs)) {
+      try { geo = reprojector(from, ctx.crs)(geo) } catch { throw InvalidXmlFilter(`the geometry cannot be taken from ${from} to ${ctx.crs}`) }
+    }
+    const e = envelopeOf(geo)
+    if (!e || !e.every(Number.isFinite)) throw InvalidXmlFilter(`the geometry cannot be taken from ${from ?? ctx.crs} to ${ctx.crs}`)
+  }
+  let distance = 0
+  if (op === 'dwithin' || op === 'beyond') {
+    const d = el.children.find((c) => c.local === 'Distance')
+    if (!d) throw InvalidXmlFilter(`${el.local} needs a Distance`)
+    const n = Number(d.text.trim())
+    if (d.text.trim() === '' || !Number.isFinite(n) || n < 0) throw InvalidXmlFilter(`${el.local}: distance ${JSON.stringify(d.text.slice(0, 40))} is not a number of at least 0`)
+    distance = distanceInCrsUnits(n, d.attrs.uom ?? d.attrs.units, ctx.crs)
+  }
+  return { k: 'spatial', op, name, geo, distance }
 }
 
 /** An envelope's corners in the source's CRS, minx, miny, maxx, maxy. */

@@ -3,7 +3,7 @@
 // read in SQL: a granule's JSON attributes compare through mw_json_value as SQLite compares
 // json_extract's values (storage/pg/schema.ts); a PostGIS table's columns are quoted names.
 import { InvalidFeatureQuery } from '../errors.js'
-import { likePattern, type Expression, type Filter, type Value } from './tree.js'
+import { likePattern, type Expression, type Filter, type SpatialFilter, type Value } from './tree.js'
 
 export type Bind = (v: unknown) => string
 
@@ -16,6 +16,13 @@ export interface PgTarget {
   footprint: readonly [string, string, string, string]
   /** Features by id (the `fid` node); a target without feature ids refuses the node. */
   featureId?: (ids: string[], bind: Bind) => string
+  /** A geometry property's column and SRID (the `spatial` node); a target without geometries refuses the node. */
+  geometry?: (name: string) => { sql: string, srid: number }
+}
+
+const PG_SPATIAL: Record<SpatialFilter['op'], string> = {
+  intersects: 'ST_Intersects', within: 'ST_Within', contains: 'ST_Contains', disjoint: 'ST_Disjoint', touches: 'ST_Touches',
+  overlaps: 'ST_Overlaps', crosses: 'ST_Crosses', equals: 'ST_Equals', dwithin: 'ST_DWithin', beyond: 'ST_DWithin'
 }
 
 /** A double-quoted PostgreSQL identifier (a column of a vector source). */
@@ -47,6 +54,19 @@ export function toPg (filter: Filter, target: PgTarget, bind: Bind): string {
       case 'fid': {
         if (!target.featureId) throw InvalidFeatureQuery('feature ids cannot be matched here')
         return n.ids.length === 0 ? 'FALSE' : target.featureId(n.ids, bind)
+      }
+      // The literal is bound as GeoJSON text in the column's SRID; ST_Intersects and the others
+      // (ST_DWithin too) carry the && that lets the planner use the column's GiST index.
+      case 'spatial': {
+        if (!target.geometry) throw InvalidFeatureQuery(`${n.op} cannot be evaluated here`)
+        const g = target.geometry(n.name)
+        const lit = `ST_SetSRID(ST_GeomFromGeoJSON(${bind(JSON.stringify(n.geo))}::text), ${bind(g.srid)}::integer)`
+        const fn = PG_SPATIAL[n.op]
+        if (n.op === 'dwithin' || n.op === 'beyond') {
+          const call = `${fn}(${g.sql}, ${lit}, ${bind(n.distance)}::double precision)`
+          return n.op === 'beyond' ? `(NOT ${call})` : call
+        }
+        return `${fn}(${g.sql}, ${lit})`
       }
     }
   }

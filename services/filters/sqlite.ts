@@ -2,7 +2,7 @@
 // footprint read in SQL (a JSON attribute of a granule row, a quoted column of a GeoPackage table);
 // values are always bound.
 import { InvalidFeatureQuery } from '../errors.js'
-import type { Expression, Filter } from './tree.js'
+import type { Expression, Filter, SpatialFilter } from './tree.js'
 
 export interface SqliteTarget {
   /** The SQL of a property's value; may bind parameters of its own (pushed to `params`). */
@@ -11,6 +11,8 @@ export interface SqliteTarget {
   footprint: readonly [string, string, string, string]
   /** Features by id (the `fid` node); a target without feature ids refuses the node. */
   featureId?: (ids: string[], params: unknown[]) => string
+  /** A spatial predicate (the `spatial` node); a target without geometries refuses the node. */
+  spatial?: (n: SpatialFilter, params: unknown[]) => string
 }
 
 export interface SqliteFilter { sql: string, params: unknown[] }
@@ -52,6 +54,10 @@ export function toSqlite (filter: Filter, target: SqliteTarget): SqliteFilter {
       case 'fid': {
         if (!target.featureId) throw InvalidFeatureQuery('feature ids cannot be matched here')
         return n.ids.length === 0 ? '0' : target.featureId(n.ids, params)
+      }
+      case 'spatial': {
+        if (!target.spatial) throw InvalidFeatureQuery(`${n.op} cannot be evaluated here`)
+        return target.spatial(n, params)
       }
     }
   }

@@ -2,11 +2,18 @@
 // same nodes) and every source compiles from: sqlite.ts and pg.ts write their dialect's SQL with
 // bound values; a source with no SQL (a shapefile) can evaluate it after the read. Property names
 // are the source's own (resolved against its schema when parsed), values are typed for them.
+import type { Geo } from '../wfs/geometry.js'
+
 export type Value = string | number | boolean | null
 export type Expression = { k: 'property', name: string } | { k: 'value', v: Value }
 export type ComparisonOp = '=' | '<>' | '<' | '<=' | '>' | '>='
 /** minx, miny, maxx, maxy in the source's CRS. */
 export type Envelope = [number, number, number, number]
+
+export type SpatialOp = 'intersects' | 'within' | 'contains' | 'disjoint' | 'touches' | 'overlaps' | 'crosses' | 'equals' | 'dwithin' | 'beyond'
+/** The geometry property `name` in relation `op` to the literal `geo` (in the source's CRS, easting
+ *  first); `distance` (DWithin, Beyond) in the units of the source's CRS. */
+export interface SpatialFilter { k: 'spatial', op: SpatialOp, name: string, geo: Geo, distance: number }
 
 export type Filter =
   | { k: 'and' | 'or', a: Filter, b: Filter }
@@ -20,6 +27,7 @@ export type Filter =
   | { k: 'null', e: Expression }
   /** The source's footprint (its default geometry) intersects the envelope. */
   | { k: 'bbox', env: Envelope }
+  | SpatialFilter
   /** Features by id (a WFS resource id without its `<type>.` prefix): the source's key value(s),
    *  several key columns joined by '.'. A source without keys refuses it. */
   | { k: 'fid', ids: string[] }

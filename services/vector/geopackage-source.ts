@@ -12,7 +12,9 @@ import path from 'node:path'
 import type BetterSqlite3 from 'better-sqlite3'
 import { Database } from '../storage/sqlite/sqlite-driver.js'
 import { quoteSqliteName, toSqlite } from '../filters/sqlite.js'
-import type { Envelope } from '../filters/tree.js'
+import type { Envelope, SpatialOp } from '../filters/tree.js'
+import { prefilterEnvelope, spatialMatch, toJts, type JtsGeometry } from '../filters/spatial.js'
+import { envelopeOf as geoEnvelope, type Geo } from '../wfs/geometry.js'
 import { InvalidFeatureQuery } from '../errors.js'
 import { builtinProj4Def, transformBbox } from '../render/crs.js'
 import { blobEnvelope, checkEnvelope, geometryMeets, readGpkgBlob, wkbToGeojson } from './geometry.js'
@@ -72,6 +74,22 @@ export function gpkgWhere (d: Described, q: Pick<ReadQuery, 'bbox' | 'filter'>, 
       featureId: (ids, params) => {
         params.push(...ids)
         return `CAST(${key} AS TEXT) IN (${ids.map(() => '?').join(', ')})`
+      },
+      // A spatial predicate: the R-tree (else the blob's envelope) keeps the features that can
+      // match, then jsts decides on the geometry (mw_spatial, a function of the connection).
+      spatial: (n, params) => {
+        const col = check(n.name)
+        const parts: string[] = []
+        const lit = geoEnvelope(n.geo)
+        const pre = lit ? prefilterEnvelope(n, lit) : undefined
+        if (pre) {
+          if (d.rtree) parts.push(`${key} IN (SELECT id FROM ${quoteSqliteName(d.rtree)} WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ?)`)
+          else parts.push(`(mw_maxx(${col}) >= ? AND mw_minx(${col}) <= ? AND mw_maxy(${col}) >= ? AND mw_miny(${col}) <= ?)`)
+          params.push(pre[0], pre[2], pre[1], pre[3])
+        }
+        parts.push(`mw_spatial(${col}, ?, ?, ?)`)
+        params.push(n.op, JSON.stringify(n.geo), n.distance)
+        return `(${parts.join(' AND ')})`
       }
     })
     where.push(f.sql)
@@ -131,6 +149,7 @@ export function addFunctions (db: BetterSqlite3.Database): void {
   db.function('mw_miny', { deterministic: true }, part(1))
   db.function('mw_maxx', { deterministic: true }, part(2))
   db.function('mw_maxy', { deterministic: true }, part(3))
+  db.function('mw_spatial', { deterministic: true }, spatialFunction)
   db.function('mw_meets', { deterministic: true }, (blob: unknown, minx: unknown, miny: unknown, maxx: unknown, maxy: unknown) => {
     if (!Buffer.isBuffer(blob)) return 0
     const env: Envelope = [Number(minx), Number(miny), Number(maxx), Number(maxy)]
@@ -141,6 +160,24 @@ export function addFunctions (db: BetterSqlite3.Database): void {
       return geometryMeets(wkbToGeojson(b.wkb), env) ? 1 : 0
     } catch { return 0 }
   })
+}
+
+/** The last literals mw_spatial parsed (a read binds one text per spatial node). */
+const parsedLiterals = new Map<string, JtsGeometry>()
+
+/** mw_spatial(blob, op, literal GeoJSON, distance): 1 when the geometry matches, 0 when not, NULL for no geometry. */
+function spatialFunction (blob: unknown, op: unknown, literal: unknown, distance: unknown): number | null {
+  if (!Buffer.isBuffer(blob)) return null
+  const b = readGpkgBlob(blob)
+  if (!b.wkb) return null
+  const text = String(literal)
+  let lit = parsedLiterals.get(text)
+  if (!lit) {
+    if (parsedLiterals.size > 16) parsedLiterals.clear()
+    lit = toJts(JSON.parse(text) as Geo)
+    parsedLiterals.set(text, lit)
+  }
+  return spatialMatch(String(op) as SpatialOp, toJts(wkbToGeojson(b.wkb) as Geo), lit, Number(distance)) ? 1 : 0
 }
 
 export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSource {

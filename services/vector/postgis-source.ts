@@ -77,6 +77,10 @@ export function whereSql (type: TypeSchema, q: Pick<ReadQuery, 'bbox' | 'filter'
       propertyText: (name) => `${check(name)}::text`,
       value: (v, b) => b(v),
       footprint: g ? [`ST_XMin(${g})`, `ST_YMin(${g})`, `ST_XMax(${g})`, `ST_YMax(${g})`] : ['NULL', 'NULL', 'NULL', 'NULL'],
+      geometry: (name) => {
+        if (!geom || name !== geom.name) throw InvalidFeatureQuery(`${type.name} has no geometry ${JSON.stringify(name)}`)
+        return { sql: check(name), srid: geom.srid }
+      },
       // An id is the key's value as text (several keys joined by '.'): compared as text, so an id
       // that cannot be the key's type matches nothing instead of failing.
       featureId: (ids, b) => {

@@ -16,6 +16,8 @@ import path from 'node:path'
 import * as shapefile from 'shapefile'
 import type { Envelope, Filter } from '../filters/tree.js'
 import { matches } from '../filters/evaluate.js'
+import { prefilterEnvelope } from '../filters/spatial.js'
+import { envelopeOf } from '../wfs/geometry.js'
 import { InvalidDataStore, InvalidFeatureQuery } from '../errors.js'
 import { builtinProj4Def, transformBbox } from '../render/crs.js'
 import { epsgEntry } from '../render/epsg.js'
@@ -112,6 +114,7 @@ function filterNames (f: Filter, out: Set<string>): Set<string> {
 /** The envelope of a BBOX node that a filter requires (itself, or a conjunct of an AND). */
 function requiredBox (f: Filter): Envelope | undefined {
   if (f.k === 'bbox') return checkEnvelope(f.env) ? f.env : undefined
+  if (f.k === 'spatial') { const e = envelopeOf(f.geo); return e ? prefilterEnvelope(f, e) : undefined }
   if (f.k === 'and') return requiredBox(f.a) ?? requiredBox(f.b)
   return undefined
 }
@@ -274,7 +277,7 @@ export function createShapefileSource (o: ShapefileSourceOptions): VectorSource 
         const e = footprint()
         if (!e || !envelopesMeet(e, q.bbox) || !geometryMeets(g, q.bbox)) continue
       }
-      if (q.filter && !matches(q.filter, { property: (name) => props[name], footprint, id: () => String(r.n) })) continue
+      if (q.filter && !matches(q.filter, { property: (name) => props[name], footprint, id: () => String(r.n), geometry: () => g ?? undefined })) continue
       yield r
     }
   }

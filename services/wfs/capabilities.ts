@@ -40,6 +40,10 @@ const OUTPUT_FORMATS = [...new Set([...Object.values(FORMAT_NAMES), ...FORMAT_AL
 const COMPARISONS = ['PropertyIsLessThan', 'PropertyIsGreaterThan', 'PropertyIsLessThanOrEqualTo', 'PropertyIsGreaterThanOrEqualTo',
   'PropertyIsEqualTo', 'PropertyIsNotEqualTo', 'PropertyIsLike', 'PropertyIsBetween', 'PropertyIsNull', 'PropertyIsNil']
 
+/** The spatial operators services/filters/ogc-xml.ts evaluates and the GML geometries they take. */
+const SPATIAL_OPERATORS = ['BBOX', 'Equals', 'Disjoint', 'Intersects', 'Touches', 'Crosses', 'Within', 'Contains', 'Overlaps', 'Beyond', 'DWithin']
+const OPERANDS_311 = ['Envelope', 'Point', 'LineString', 'Polygon', 'MultiPoint', 'MultiLineString', 'MultiPolygon']
+const OPERANDS_32 = ['Envelope', 'Point', 'LineString', 'Polygon', 'MultiPoint', 'MultiCurve', 'MultiSurface']
 const epsg = (t: ServedType) => /^EPSG:(\d+)$/.exec(t.crs ?? '')?.[1] ?? '4326'
 const wgs84 = (t: ServedType) => t.ft.latLonBbox ?? [-180, -90, 180, 90]
 
@@ -125,13 +129,13 @@ function capabilities20 (c: CapabilitiesInput): string {
     '<fes:Filter_Capabilities><fes:Conformance>',
     constraint('fes', 'ImplementsQuery', 'TRUE'), constraint('fes', 'ImplementsAdHocQuery', 'TRUE'), constraint('fes', 'ImplementsFunctions', 'FALSE'),
     constraint('fes', 'ImplementsResourceId', 'TRUE'), constraint('fes', 'ImplementsMinStandardFilter', 'TRUE'), constraint('fes', 'ImplementsStandardFilter', 'TRUE'),
-    constraint('fes', 'ImplementsMinSpatialFilter', 'TRUE'), constraint('fes', 'ImplementsSpatialFilter', 'FALSE'), constraint('fes', 'ImplementsMinTemporalFilter', 'FALSE'),
+    constraint('fes', 'ImplementsMinSpatialFilter', 'TRUE'), constraint('fes', 'ImplementsSpatialFilter', 'TRUE'), constraint('fes', 'ImplementsMinTemporalFilter', 'FALSE'),
     constraint('fes', 'ImplementsTemporalFilter', 'FALSE'), constraint('fes', 'ImplementsVersionNav', 'FALSE'), constraint('fes', 'ImplementsSorting', 'TRUE'),
     constraint('fes', 'ImplementsExtendedOperators', 'FALSE'), constraint('fes', 'ImplementsMinimumXPath', 'FALSE'), constraint('fes', 'ImplementsSchemaElementFunc', 'FALSE'),
     '</fes:Conformance>',
     '<fes:Id_Capabilities><fes:ResourceIdentifier name="fes:ResourceId"/></fes:Id_Capabilities>',
     `<fes:Scalar_Capabilities><fes:LogicalOperators/><fes:ComparisonOperators>${COMPARISONS.map((o) => `<fes:ComparisonOperator name="${o}"/>`).join('')}</fes:ComparisonOperators></fes:Scalar_Capabilities>`,
-    '<fes:Spatial_Capabilities><fes:GeometryOperands><fes:GeometryOperand name="gml:Envelope"/></fes:GeometryOperands><fes:SpatialOperators><fes:SpatialOperator name="BBOX"/></fes:SpatialOperators></fes:Spatial_Capabilities>',
+    `<fes:Spatial_Capabilities><fes:GeometryOperands>${OPERANDS_32.map((o) => `<fes:GeometryOperand name="gml:${o}"/>`).join('')}</fes:GeometryOperands><fes:SpatialOperators>${SPATIAL_OPERATORS.map((o) => `<fes:SpatialOperator name="${o}"/>`).join('')}</fes:SpatialOperators></fes:Spatial_Capabilities>`,
     '</fes:Filter_Capabilities>',
     '</wfs:WFS_Capabilities>')
   return out.join('\n') + '\n'
@@ -166,8 +170,8 @@ function capabilities11 (c: CapabilitiesInput): string {
   const cmp = ['LessThan', 'GreaterThan', 'LessThanEqualTo', 'GreaterThanEqualTo', 'EqualTo', 'NotEqualTo', 'Like', 'Between', 'NullCheck']
   out.push('</wfs:FeatureTypeList>',
     '<ogc:Filter_Capabilities>',
-    '<ogc:Spatial_Capabilities><ogc:GeometryOperands><ogc:GeometryOperand>gml:Envelope</ogc:GeometryOperand></ogc:GeometryOperands>' +
-    '<ogc:SpatialOperators><ogc:SpatialOperator name="BBOX"/></ogc:SpatialOperators></ogc:Spatial_Capabilities>',
+    `<ogc:Spatial_Capabilities><ogc:GeometryOperands>${OPERANDS_311.map((o) => `<ogc:GeometryOperand>gml:${o}</ogc:GeometryOperand>`).join('')}</ogc:GeometryOperands>` +
+    `<ogc:SpatialOperators>${SPATIAL_OPERATORS.map((o) => `<ogc:SpatialOperator name="${o}"/>`).join('')}</ogc:SpatialOperators></ogc:Spatial_Capabilities>`,
     `<ogc:Scalar_Capabilities><ogc:LogicalOperators/><ogc:ComparisonOperators>${cmp.map((o) => `<ogc:ComparisonOperator>${o}</ogc:ComparisonOperator>`).join('')}</ogc:ComparisonOperators></ogc:Scalar_Capabilities>`,
     '<ogc:Id_Capabilities><ogc:FID/><ogc:EID/></ogc:Id_Capabilities>',
     '</ogc:Filter_Capabilities>',
@@ -200,7 +204,7 @@ function capabilities10 (c: CapabilitiesInput): string {
       `<LatLongBoundingBox minx="${b[0]}" miny="${b[1]}" maxx="${b[2]}" maxy="${b[3]}"/></FeatureType>`)
   }
   out.push('</FeatureTypeList>',
-    '<ogc:Filter_Capabilities><ogc:Spatial_Capabilities><ogc:Spatial_Operators><ogc:BBOX/></ogc:Spatial_Operators></ogc:Spatial_Capabilities>' +
+    `<ogc:Filter_Capabilities><ogc:Spatial_Capabilities><ogc:Spatial_Operators>${SPATIAL_OPERATORS.map((o) => `<ogc:${o}/>`).join('')}</ogc:Spatial_Operators></ogc:Spatial_Capabilities>` +
     '<ogc:Scalar_Capabilities><ogc:Logical_Operators/><ogc:Comparison_Operators><ogc:Simple_Comparisons/><ogc:Between/><ogc:Like/><ogc:NullCheck/></ogc:Comparison_Operators></ogc:Scalar_Capabilities></ogc:Filter_Capabilities>',
     '</WFS_Capabilities>')
   return out.join('\n') + '\n'

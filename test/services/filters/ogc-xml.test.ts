@@ -70,14 +70,39 @@ t.test('ids: ResourceId, FeatureId and GmlObjectId as one fid node, compiled on 
   t.throws(() => toPg(f, { property: quotePgName, propertyText: quotePgName, value: (v, b) => b(v), footprint: ['a', 'b', 'c', 'd'] }, () => '$1'), { code: 'MW_VECTOR_INVALID_QUERY' })
 })
 
+t.test('spatial operators: the GML literal in the source CRS, the distance in its units, compiled with bound values', async (t) => {
+  const f = await fes(`<fes:DWithin><fes:ValueReference>geom</fes:ValueReference><gml:Point srsName="urn:ogc:def:crs:EPSG::4326"><gml:pos>10 20</gml:pos></gml:Point><fes:Distance uom="km">111.31949079327357</fes:Distance></fes:DWithin>`)
+  t.match(f, { k: 'spatial', op: 'dwithin', name: 'geom', geo: { type: 'Point', coordinates: [20, 10] } })
+  t.ok(Math.abs((f as { distance: number }).distance - 1) < 1e-12, 'km on a geographic CRS: degrees at the equator')
+  const values: unknown[] = []
+  const target = { property: quotePgName, propertyText: quotePgName, value: (v: unknown, b: (v: unknown) => string) => b(v), footprint: ['a', 'b', 'c', 'd'] as const, geometry: (n: string) => ({ sql: quotePgName(n), srid: 4326 }) }
+  const bind = (v: unknown) => { values.push(v); return `$${values.length}` }
+  t.equal(toPg({ k: 'not', a: f }, target, bind), '(NOT ST_DWithin("geom", ST_SetSRID(ST_GeomFromGeoJSON($1::text), $2::integer), $3::double precision))')
+  t.same(values, ['{"type":"Point","coordinates":[20,10]}', 4326, (f as { distance: number }).distance])
+  // A quote in a coordinate never reaches SQL: the GML is refused before.
+  await t.rejects(fes(`<fes:Intersects><gml:Point><gml:pos>1' 2</gml:pos></gml:Point></fes:Intersects>`), { code: 'MW_FILTER_INVALID_XML', message: /gml:pos/ })
+  values.length = 0
+  const b = await fes('<fes:Beyond><gml:Envelope srsName="EPSG:3857"><gml:lowerCorner>0 0</gml:lowerCorner><gml:upperCorner>1000 1000</gml:upperCorner></gml:Envelope><fes:Distance uom="furlong">2</fes:Distance></fes:Beyond>')
+  t.match(b, { k: 'spatial', op: 'beyond', name: 'geom', geo: { type: 'Polygon' }, distance: 2 }, 'an envelope as its polygon, an unknown unit in the CRS units')
+  t.equal(toPg(b, target, bind), '(NOT ST_DWithin("geom", ST_SetSRID(ST_GeomFromGeoJSON($1::text), $2::integer), $3::double precision))')
+  const i = await fes('<fes:Intersects><fes:ValueReference>geom</fes:ValueReference><gml:Polygon><gml:exterior><gml:LinearRing><gml:posList>0 0 1 0 1 1 0 0</gml:posList></gml:LinearRing></gml:exterior></gml:Polygon></fes:Intersects>')
+  values.length = 0
+  t.equal(toPg(i, target, bind), 'ST_Intersects("geom", ST_SetSRID(ST_GeomFromGeoJSON($1::text), $2::integer))')
+  t.same(values, ['{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}', 4326])
+  t.throws(() => toPg(i, { ...target, geometry: undefined }, bind), { code: 'MW_VECTOR_INVALID_QUERY', message: /intersects cannot be evaluated here/ })
+})
+
 t.test('refusals name what is wrong', async (t) => {
-  await t.rejects(fes('<fes:Intersects><fes:ValueReference>geom</fes:ValueReference></fes:Intersects>'), { code: 'MW_FILTER_UNSUPPORTED_OPERATOR', message: /Intersects/ })
+  await t.rejects(fes('<fes:Intersects><fes:ValueReference>geom</fes:ValueReference></fes:Intersects>'), { code: 'MW_FILTER_INVALID_XML', message: /Intersects needs a GML geometry/ })
+  await t.rejects(fes('<fes:Intersects><fes:ValueReference>geom</fes:ValueReference><fes:Literal>POINT(0 0)</fes:Literal></fes:Intersects>'), { code: 'MW_FILTER_UNSUPPORTED_OPERATOR', message: /Literal/ })
+  await t.rejects(fes('<fes:Within><fes:ValueReference>name</fes:ValueReference><gml:Point><gml:pos>0 0</gml:pos></gml:Point></fes:Within>'), { code: 'MW_FILTER_INVALID_XML', message: /name is not a geometry property/ })
+  await t.rejects(fes('<fes:Beyond><gml:Point><gml:pos>0 0</gml:pos></gml:Point></fes:Beyond>'), { code: 'MW_FILTER_INVALID_XML', message: /Beyond needs a Distance/ })
   await t.rejects(fes('<fes:After><fes:ValueReference>when</fes:ValueReference></fes:After>'), { code: 'MW_FILTER_UNSUPPORTED_OPERATOR', message: /After/ })
   await t.rejects(fes('<fes:PropertyIsEqualTo><fes:ValueReference>nope</fes:ValueReference><fes:Literal>1</fes:Literal></fes:PropertyIsEqualTo>'), { code: 'MW_FILTER_INVALID_XML', message: /unknown property "nope"/ })
   await t.rejects(fes('<fes:PropertyIsEqualTo><fes:ValueReference>pop</fes:ValueReference><fes:Literal>ten</fes:Literal></fes:PropertyIsEqualTo>'), { code: 'MW_FILTER_INVALID_XML', message: /"ten" is not a number/ })
   await t.rejects(fes('<fes:PropertyIsEqualTo><fes:ValueReference>when</fes:ValueReference><fes:Literal>soon</fes:Literal></fes:PropertyIsEqualTo>'), { code: 'MW_FILTER_INVALID_XML', message: /ISO 8601/ })
   await t.rejects(fes('<fes:PropertyIsEqualTo><fes:ValueReference>pop</fes:ValueReference><fes:Function name="abs"/></fes:PropertyIsEqualTo>'), { code: 'MW_FILTER_UNSUPPORTED_OPERATOR', message: /Function/ })
-  await t.rejects(fes('<fes:PropertyIsEqualTo><fes:ValueReference>geom</fes:ValueReference><fes:Literal>1</fes:Literal></fes:PropertyIsEqualTo>'), { code: 'MW_FILTER_INVALID_XML', message: /only be used in BBOX/ })
+  await t.rejects(fes('<fes:PropertyIsEqualTo><fes:ValueReference>geom</fes:ValueReference><fes:Literal>1</fes:Literal></fes:PropertyIsEqualTo>'), { code: 'MW_FILTER_INVALID_XML', message: /only be used in spatial operators/ })
   await t.rejects(fes('<fes:And><fes:PropertyIsNull><fes:ValueReference>pop</fes:ValueReference></fes:PropertyIsNull></fes:And>'), { code: 'MW_FILTER_INVALID_XML', message: /at least two/ })
   await t.rejects(parse(`<fes:Filter ${FES}/>`), { code: 'MW_FILTER_INVALID_XML', message: /empty Filter/ })
   let deep = '<fes:PropertyIsNull><fes:ValueReference>pop</fes:ValueReference></fes:PropertyIsNull>'

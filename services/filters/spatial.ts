@@ -1,0 +1,45 @@
+// The spatial predicates of the filter tree evaluated in JS, with jsts (the JavaScript port of JTS,
+// where GeoTools' predicates come from): for a source without SQL (a shapefile), for a GeoPackage
+// (a function of its connection, after the R-tree or envelope prefilter) and for an SLD rule.
+// Intersects, Within, Contains, Disjoint, Touches, Overlaps, Crosses and Equals are the DE-9IM
+// predicates (Equals is JTS' topological equality, as GeoTools' and PostGIS' ST_Equals); DWithin and
+// Beyond compare the distance between the geometries with the filter's (in the source CRS's units).
+import GeometryFactory from 'jsts/org/locationtech/jts/geom/GeometryFactory.js'
+import GeoJSONReader from 'jsts/org/locationtech/jts/io/GeoJSONReader.js'
+import 'jsts/org/locationtech/jts/monkey.js'
+import type { Geo } from '../wfs/geometry.js'
+import type { Envelope, SpatialFilter } from './tree.js'
+
+const reader = new GeoJSONReader(new GeometryFactory())
+
+/** A parsed geometry, opaque outside this module. */
+export interface JtsGeometry { readonly jts: true }
+
+export function toJts (g: Geo): JtsGeometry {
+  return reader.read(g) as unknown as JtsGeometry
+}
+
+/** Whether the feature's geometry `a` stands in the node's relation to its literal `b`. */
+export function spatialMatch (op: SpatialFilter['op'], a: JtsGeometry, b: JtsGeometry, distance = 0): boolean {
+  const x = a as any
+  switch (op) {
+    case 'intersects': return x.intersects(b)
+    case 'within': return x.within(b)
+    case 'contains': return x.contains(b)
+    case 'disjoint': return x.disjoint(b)
+    case 'touches': return x.touches(b)
+    case 'overlaps': return x.overlaps(b)
+    case 'crosses': return x.crosses(b)
+    case 'equals': return x.equalsTopo(b)
+    case 'dwithin': return x.isWithinDistance(b, distance)
+    case 'beyond': return !x.isWithinDistance(b, distance)
+  }
+}
+
+/** The envelope a feature must meet to match the node, for an index prefilter: undefined when
+ *  features far from the literal can match (Disjoint, Beyond). */
+export function prefilterEnvelope (n: SpatialFilter, env: Envelope): Envelope | undefined {
+  if (n.op === 'disjoint' || n.op === 'beyond') return undefined
+  const d = n.op === 'dwithin' ? n.distance : 0
+  return [env[0] - d, env[1] - d, env[2] + d, env[3] + d]
+}
