@@ -2,12 +2,15 @@
 // syntax tree that ecql.ts resolves against a source's schema:
 //   filter   := or ; or := and (OR and)* ; and := not (AND not)* ; not := NOT not | primary
 //   primary  := ( filter ) | INCLUDE | EXCLUDE | BBOX(attr, x1, y1, x2, y2 [, 'crs'])
-//             | INTERSECTS(attr, <WKT>) | operand cmp operand | operand [NOT] BETWEEN a AND b
+//             | INTERSECTS|DISJOINT|CONTAINS|WITHIN|TOUCHES|CROSSES|OVERLAPS|EQUALS(attr, <WKT>)
+//             | DWITHIN|BEYOND(attr, <WKT>, distance, units) | operand cmp operand | operand [NOT] BETWEEN a AND b
 //             | operand [NOT] LIKE|ILIKE 'pattern' | operand [NOT] IN (v, ...) | operand IS [NOT] NULL
 //             | attr DURING t1/t2 | attr BEFORE t | attr AFTER t | attr TEQUALS t
 //   operand  := attribute | 'string' | number | ISO date | TRUE | FALSE
 // Functions are not supported (refused, not passed on).
 import { InvalidCql } from '../errors.js'
+import type { Geo } from '../wfs/geometry.js'
+import { readWkt } from './wkt.js'
 
 type Tok = { t: 'str' | 'num' | 'date' | 'id' | 'op' | 'qid', v: string, pos: number }
 
@@ -65,9 +68,11 @@ export type SyntaxNode =
   | { k: 'null', e: Operand, not: boolean }
   | { k: 'temporal', op: string, attr: string, from: string, to?: string }
   | { k: 'bbox', attr: string, env: [number, number, number, number], crs?: string }
+  | { k: 'spatial', op: string, attr: string, geo: Geo, distance?: number, units?: string }
 
 const KEYWORDS = new Set(['AND', 'OR', 'NOT', 'LIKE', 'ILIKE', 'IN', 'BETWEEN', 'IS', 'NULL', 'INCLUDE', 'EXCLUDE',
   'DURING', 'BEFORE', 'AFTER', 'TEQUALS', 'BBOX', 'INTERSECTS', 'TRUE', 'FALSE'])
+const SPATIAL = ['INTERSECTS', 'DISJOINT', 'CONTAINS', 'WITHIN', 'TOUCHES', 'CROSSES', 'OVERLAPS', 'EQUALS', 'DWITHIN', 'BEYOND']
 
 export class Parser {
   private i = 0
@@ -136,7 +141,7 @@ export class Parser {
     if (k === 'INCLUDE') { this.i++; return { k: 'const', v: true } }
     if (k === 'EXCLUDE') { this.i++; return { k: 'const', v: false } }
     if (k === 'BBOX' && this.peek(1)?.v === '(') return this.bbox()
-    if (k === 'INTERSECTS' && this.peek(1)?.v === '(') return this.intersects()
+    if (k !== undefined && SPATIAL.includes(k) && this.peek(1)?.v === '(') return this.spatial(k)
     const left = this.operand()
     const next = this.kw()
     if (left.k === 'attr' && (next === 'DURING' || next === 'BEFORE' || next === 'AFTER' || next === 'TEQUALS')) {
@@ -256,42 +261,30 @@ export class Parser {
     return { k: 'bbox', attr, env: [Math.min(n[0], n[2]), Math.min(n[1], n[3]), Math.max(n[0], n[2]), Math.max(n[1], n[3])], crs }
   }
 
-  // INTERSECTS(attr, POLYGON((...)) | POINT(...) | LINESTRING(...) | ENVELOPE(minx, maxx, maxy, miny)):
-  // compared by envelope, which is exact for the rectangular footprints of north-up granules
-  // against points and boxes, and a superset otherwise.
-  private intersects (): SyntaxNode {
+  // INTERSECTS, DISJOINT, CONTAINS, WITHIN, TOUCHES, CROSSES, OVERLAPS, EQUALS (attr, <WKT>) and
+  // DWITHIN, BEYOND (attr, <WKT>, distance, units): the geometry read by wkt.ts.
+  private spatial (op: string): SyntaxNode {
     this.i += 2
     const attr = this.attrName()
     this.expectOp(',')
-    const kind = this.kw()
-    if (!kind || !['POINT', 'POLYGON', 'LINESTRING', 'MULTIPOLYGON', 'MULTIPOINT', 'ENVELOPE'].includes(kind)) {
-      throw InvalidCql(`expected a WKT geometry ${this.where()}`)
-    }
-    this.i++
-    const nums: number[] = []
-    let depth = 0
-    do {
-      const t = this.peek()
-      if (!t) throw InvalidCql('unterminated geometry')
+    const { geo, end } = readWkt(this.toks, this.i)
+    this.i = end
+    let distance: number | undefined
+    let units: string | undefined
+    if (op === 'DWITHIN' || op === 'BEYOND') {
+      this.expectOp(',')
+      distance = this.number()
+      if (distance < 0) throw InvalidCql(`${op} needs a distance of at least 0`)
+      if (this.peek()?.v !== ',') throw InvalidCql(`${op} needs units after the distance ${this.where()}`)
       this.i++
-      if (t.v === '(') depth++
-      else if (t.v === ')') depth--
-      else if (t.t === 'num') nums.push(Number(t.v))
-      else if (t.v === '-' && this.peek()?.t === 'num') { nums.push(-Number(this.peek()!.v)); this.i++ }
-      else if (t.v !== ',') throw InvalidCql(`unexpected ${JSON.stringify(t.v)} in geometry at position ${t.pos}`)
-    } while (depth > 0)
-    this.expectOp(')')
-    if (nums.length < 2) throw InvalidCql('empty geometry')
-    let env: [number, number, number, number]
-    if (kind === 'ENVELOPE') {
-      if (nums.length !== 4) throw InvalidCql('ENVELOPE needs minx, maxx, maxy, miny')
-      env = [nums[0], nums[3], nums[1], nums[2]]
-    } else {
-      if (nums.length % 2 !== 0) throw InvalidCql('odd number of coordinates in geometry')
-      const xs = nums.filter((_, i) => i % 2 === 0)
-      const ys = nums.filter((_, i) => i % 2 === 1)
-      env = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)]
+      const u = this.peek()
+      if (!u || (u.t !== 'id' && u.t !== 'str')) throw InvalidCql(`${op} needs units (meters, kilometers, feet, statute miles, nautical miles, degrees) ${this.where()}`)
+      this.i++
+      units = u.v
+      // "statute miles" / "nautical miles": two words.
+      if (this.peek()?.t === 'id') { units += ' ' + this.peek()!.v; this.i++ }
     }
-    return { k: 'bbox', attr, env }
+    this.expectOp(')')
+    return { k: 'spatial', op, attr, geo, distance, units }
   }
 }

@@ -6,7 +6,8 @@
 import { InvalidCql } from '../errors.js'
 import { normalizeCrs, transformBbox } from '../render/crs.js'
 import { DATE, MAX_LENGTH, Parser, tokenize, type Operand, type SyntaxNode } from './ecql-parser.js'
-import { allOf, compare, not, type Expression, type Filter, type Value } from './tree.js'
+import { distanceInCrsUnits } from './spatial.js'
+import { allOf, compare, not, type Expression, type Filter, type SpatialOp, type Value } from './tree.js'
 
 /** An attribute of the source: its name and type ('String', 'Integer', 'Double', 'Boolean', 'Date', 'Geometry'). */
 export interface FilterAttribute { name: string, type: string }
@@ -44,7 +45,7 @@ function resolve (ast: SyntaxNode, schema: FilterSchema): Filter {
     return a
   }
   const prop = (a: FilterAttribute): Expression => {
-    if (a.type === 'Geometry') throw InvalidCql(`geometry attribute ${a.name} can only be used in BBOX or INTERSECTS`)
+    if (a.type === 'Geometry') throw InvalidCql(`geometry attribute ${a.name} can only be used in BBOX or INTERSECTS and the other spatial predicates`)
     return { k: 'property', name: a.name }
   }
   const typeOf = (o: Operand) => (o.k === 'attr' ? attr(o.name).type : undefined)
@@ -97,6 +98,14 @@ function resolve (ast: SyntaxNode, schema: FilterSchema): Filter {
           }
         }
         return { k: 'bbox', env }
+      }
+      // The WKT is in the source's CRS (as GeoServer reads a CQL geometry without SRID); the
+      // distance in the units named (see spatial.ts distanceInCrsUnits).
+      case 'spatial': {
+        const a = attr(n.attr)
+        if (a.type !== 'Geometry') throw InvalidCql(`${n.attr} is not a geometry attribute`)
+        const op = n.op.toLowerCase() as SpatialOp
+        return { k: 'spatial', op, name: a.name, geo: n.geo, distance: n.distance === undefined ? 0 : distanceInCrsUnits(n.distance, n.units, schema.crs) }
       }
     }
   }

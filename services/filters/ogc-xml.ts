@@ -8,11 +8,12 @@
 // feature-type step dropped); literals are typed for the attribute they meet. Anything else
 // (spatial operators past BBOX, functions, arithmetic) is refused naming the operator: never ignored.
 import { InvalidCql, InvalidXmlFilter, isMapwardenError, UnsupportedFilterOperator } from '../errors.js'
-import { builtinProj4Def, isGeographic, isNorthingFirst, normalizeCrs, transformBbox } from '../render/crs.js'
+import { builtinProj4Def, isNorthingFirst, normalizeCrs, transformBbox } from '../render/crs.js'
 import { parseGml } from '../wfs/gml-input.js'
 import { envelopeOf, reprojector, type Geo } from '../wfs/geometry.js'
 import type { XmlElement } from '../files/xml.js'
 import { isoInstant, type FilterSchema } from './ecql.js'
+import { distanceInCrsUnits } from './spatial.js'
 import { allOf, anyOf, not, type ComparisonOp, type Envelope, type Expression, type Filter, type SpatialOp, type Value } from './tree.js'
 
 export interface OgcFilterContext extends FilterSchema {
@@ -183,25 +184,6 @@ function operator (el: XmlElement, ctx: OgcFilterContext, depth: number): Filter
   throw UnsupportedFilterOperator(name, 'not a filter operator this server evaluates')
 }
 
-/** Metres per degree as GeoTools converts a distance for a geographic CRS (the equator's). */
-const METRES_PER_DEGREE = 6378137 * Math.PI / 180
-const METRES: Record<string, number> = { m: 1, meter: 1, meters: 1, metre: 1, metres: 1, km: 1000, kilometer: 1000, kilometers: 1000, ft: 0.3048, feet: 0.3048, foot: 0.3048, mi: 1609.344, mile: 1609.344, miles: 1609.344, nm: 1852, 9001: 1 }
-const DEGREES = new Set(['deg', 'degree', 'degrees', 'urn:ogc:def:uom:epsg::9102'])
-
-/**
- * A DWithin/Beyond distance in the units of the source's CRS: a length unit (m, km, ft, mi, nm) is
- * converted to metres, and for a geographic CRS to degrees at the equator's metres per degree, as
- * GeoTools does; degrees on a geographic CRS as written; no unit, or one we do not know, is taken in
- * the CRS's own units, as GeoServer's stores do.
- */
-export function distanceInCrsUnits (d: number, unit: string | undefined, crs: string): number {
-  const raw = (unit ?? '').trim().toLowerCase()
-  const u = DEGREES.has(raw) ? 'deg' : raw.replace(/^.*[#/:]/, '')
-  const geographic = isGeographic(normalizeCrs(crs))
-  if (u in METRES) return geographic ? d * METRES[u] / METRES_PER_DEGREE : d * METRES[u]
-  if (DEGREES.has(u) && !geographic) return d * METRES_PER_DEGREE
-  return d
-}
 
 /**
  * A spatial operator (Intersects, Within, Contains, Disjoint, Touches, Overlaps, Crosses, Equals,

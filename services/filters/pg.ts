@@ -3,6 +3,7 @@
 // read in SQL: a granule's JSON attributes compare through mw_json_value as SQLite compares
 // json_extract's values (storage/pg/schema.ts); a PostGIS table's columns are quoted names.
 import { InvalidFeatureQuery } from '../errors.js'
+import { envelopeOf } from '../wfs/geometry.js'
 import { likePattern, type Expression, type Filter, type SpatialFilter, type Value } from './tree.js'
 
 export type Bind = (v: unknown) => string
@@ -58,7 +59,12 @@ export function toPg (filter: Filter, target: PgTarget, bind: Bind): string {
       // The literal is bound as GeoJSON text in the column's SRID; ST_Intersects and the others
       // (ST_DWithin too) carry the && that lets the planner use the column's GiST index.
       case 'spatial': {
-        if (!target.geometry) throw InvalidFeatureQuery(`${n.op} cannot be evaluated here`)
+        if (!target.geometry) {
+          // A granule index: its footprints are rectangles, INTERSECTS compares them with the literal's envelope.
+          const env = n.op === 'intersects' ? envelopeOf(n.geo) : undefined
+          if (!env) throw InvalidFeatureQuery(`${n.op} cannot be evaluated here`)
+          return compile({ k: 'bbox', env })
+        }
         const g = target.geometry(n.name)
         const lit = `ST_SetSRID(ST_GeomFromGeoJSON(${bind(JSON.stringify(n.geo))}::text), ${bind(g.srid)}::integer)`
         const fn = PG_SPATIAL[n.op]

@@ -7,6 +7,7 @@
 import GeometryFactory from 'jsts/org/locationtech/jts/geom/GeometryFactory.js'
 import GeoJSONReader from 'jsts/org/locationtech/jts/io/GeoJSONReader.js'
 import 'jsts/org/locationtech/jts/monkey.js'
+import { isGeographic, normalizeCrs } from '../render/crs.js'
 import type { Geo } from '../wfs/geometry.js'
 import type { Envelope, SpatialFilter } from './tree.js'
 
@@ -42,4 +43,24 @@ export function prefilterEnvelope (n: SpatialFilter, env: Envelope): Envelope | 
   if (n.op === 'disjoint' || n.op === 'beyond') return undefined
   const d = n.op === 'dwithin' ? n.distance : 0
   return [env[0] - d, env[1] - d, env[2] + d, env[3] + d]
+}
+
+/** Metres per degree as GeoTools converts a distance for a geographic CRS (the equator's). */
+const METRES_PER_DEGREE = 6378137 * Math.PI / 180
+const METRES: Record<string, number> = { m: 1, meter: 1, meters: 1, metre: 1, metres: 1, km: 1000, kilometer: 1000, kilometers: 1000, ft: 0.3048, feet: 0.3048, foot: 0.3048, mi: 1609.344, mile: 1609.344, miles: 1609.344, 'statute miles': 1609.344, nm: 1852, 'nautical miles': 1852, 9001: 1 }
+const DEGREES = new Set(['deg', 'degree', 'degrees', 'urn:ogc:def:uom:epsg::9102'])
+
+/**
+ * A DWithin/Beyond distance in the units of the source's CRS: a length unit (m, km, ft, mi, nm) is
+ * converted to metres, and for a geographic CRS to degrees at the equator's metres per degree, as
+ * GeoTools does; degrees on a geographic CRS as written; no unit, or one we do not know, is taken in
+ * the CRS's own units, as GeoServer's stores do.
+ */
+export function distanceInCrsUnits (d: number, unit: string | undefined, crs: string): number {
+  const raw = (unit ?? '').trim().toLowerCase()
+  const u = DEGREES.has(raw) ? 'deg' : raw.replace(/^.*[#/:]/, '')
+  const geographic = isGeographic(normalizeCrs(crs))
+  if (u in METRES) return geographic ? d * METRES[u] / METRES_PER_DEGREE : d * METRES[u]
+  if (DEGREES.has(u) && !geographic) return d * METRES_PER_DEGREE
+  return d
 }

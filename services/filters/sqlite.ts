@@ -2,6 +2,7 @@
 // footprint read in SQL (a JSON attribute of a granule row, a quoted column of a GeoPackage table);
 // values are always bound.
 import { InvalidFeatureQuery } from '../errors.js'
+import { envelopeOf } from '../wfs/geometry.js'
 import type { Expression, Filter, SpatialFilter } from './tree.js'
 
 export interface SqliteTarget {
@@ -56,8 +57,11 @@ export function toSqlite (filter: Filter, target: SqliteTarget): SqliteFilter {
         return n.ids.length === 0 ? '0' : target.featureId(n.ids, params)
       }
       case 'spatial': {
-        if (!target.spatial) throw InvalidFeatureQuery(`${n.op} cannot be evaluated here`)
-        return target.spatial(n, params)
+        if (target.spatial) return target.spatial(n, params)
+        // A granule index: its footprints are rectangles, INTERSECTS compares them with the literal's envelope.
+        const env = n.op === 'intersects' ? envelopeOf(n.geo) : undefined
+        if (!env) throw InvalidFeatureQuery(`${n.op} cannot be evaluated here`)
+        return compile({ k: 'bbox', env })
       }
     }
   }

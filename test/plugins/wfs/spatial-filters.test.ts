@@ -1,7 +1,8 @@
 // Spatial filter operators (Intersects, Within, Contains, Disjoint, Touches, Overlaps, Crosses,
 // Equals, DWithin, Beyond) in WFS GetFeature, FES 2.0 and Filter 1.1, KVP FILTER and XML POST, on the
 // same features in a PostGIS table, a GeoPackage and a shapefile: each answers what PostGIS itself
-// answers for the predicate. Bad geometries and properties are OGC exceptions naming them.
+// answers for the predicate; the ECQL predicates with WKT in CQL_FILTER (WFS and WMS GetMap). Bad
+// geometries and properties are OGC exceptions naming them.
 import fs from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
@@ -11,6 +12,7 @@ import { createWorkspace, zipItems } from '../appschema/helpers.js'
 import { postgisStore } from '../../fixtures/postgis-store.js'
 import { writeGeoPackage, writeShapefile, WGS84_WKT } from '../../fixtures/vector/files.js'
 import { wfsGet, wfsPost } from './helpers.js'
+import { at, pixels } from '../wms/helpers.js'
 
 type G = { type: string, coordinates: any }
 const sq = (x0: number, y0: number, x1: number, y1: number): G => ({ type: 'Polygon', coordinates: [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]] })
@@ -147,4 +149,42 @@ t.test('a bad geometry, an unknown or non-geometry property: an OGC exception na
     t.equal(r.statusCode, 400, r.body); t.match(r.body, 'EPSG:999999')
     t.same(await names(ws, 'places', fes('Intersects', gml32(sq(-180, -90, 180, 90)), '', g)), ['Alpha', 'Beta', 'Delta', 'Gamma'], `${ws}: all rows still there`)
   }
+})
+
+t.test('ECQL spatial predicates with WKT in CQL_FILTER: WFS on each source, WMS GetMap', async (t) => {
+  const cases: Array<[string, string, string[]]> = [
+    ['places', 'INTERSECTS(%g, POLYGON((-11 -6, 1 -6, 1 1, -11 1, -11 -6)))', ['Alpha', 'Delta']],
+    ['places', 'WITHIN(%g, ENVELOPE(-15, 25, 20, -10))', ['Alpha', 'Beta', 'Delta']],
+    ['places', 'DWITHIN(%g, POINT(0 0), 2000, kilometers)', ['Alpha', 'Delta']],
+    ['places', 'BEYOND(%g, POINT(0 0), 2000, kilometers) AND pop > 1', ['Gamma']],
+    ['places', 'NOT DISJOINT(%g, MULTIPOINT((20 15), (5 40)))', ['Beta', 'Gamma']],
+    ['lots', 'CONTAINS(%g, POINT(11 11)) OR EQUALS(%g, POLYGON((0 0, 2 0, 2 2, 0 2, 0 0)))', ['A', 'C']],
+    ['lots', 'TOUCHES(%g, LINESTRING(4 0, 5 0))', ['B']],
+    ['lots', 'CROSSES(%g, LINESTRING(-1 1, 1 1))', ['A']],
+    ['lots', 'OVERLAPS(%g, POLYGON((1 1, 3 1, 3 3, 1 3, 1 1)))', ['A', 'B']]
+  ]
+  for (const ws of ['vx', 'gp', 'sh']) {
+    for (const [type, cql, expect] of cases) {
+      const r = await wfsGet(app, { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: `${ws}:${type}`, outputFormat: 'application/json', cql_filter: cql.replaceAll('%g', geomOf(ws)) })
+      t.equal(r.statusCode, 200, r.body)
+      t.same(JSON.parse(r.body).features.map((f: any) => f.properties.name).sort(), expect, `${ws}: ${cql}`)
+    }
+    const bad = async (cql: string, why: string) => {
+      const r = await wfsGet(app, { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: `${ws}:places`, cql_filter: cql.replaceAll('%g', geomOf(ws)) })
+      t.equal(r.statusCode, 400, r.body)
+      t.match(r.body, why, cql)
+    }
+    await bad('INTERSECTS(%g, POLYGON((0 0, 1 0, 1 1)))', 'must end where it starts')
+    await bad('INTERSECTS(%g, CIRCLE(0 0, 1))', 'expected a WKT geometry')
+    await bad("INTERSECTS(%g, POINT(1' 2))", 'unterminated string')
+    await bad("INTERSECTS(%g, POINT(1 '2) OR 1=1 --'))", 'expected a number in the geometry')
+    await bad('INTERSECTS(pop, POINT(1 2))', 'pop is not a geometry attribute')
+    await bad('DWITHIN(%g, POINT(1 2), 10)', 'DWITHIN needs units after the distance')
+  }
+  // WMS GetMap: only the lot containing the point is drawn.
+  const map = await app.inject({ method: 'GET', url: `${BASE}/wms?${new URLSearchParams({ service: 'WMS', version: '1.1.1', request: 'GetMap', layers: 'vx:lots', styles: '', srs: 'EPSG:4326', bbox: '0,0,12,12', width: '120', height: '120', format: 'image/png', transparent: 'true', cql_filter: 'CONTAINS(geom, POINT(11 11))' })}`, headers: ADMIN })
+  t.equal(map.statusCode, 200, map.body)
+  const p = await pixels(map.rawPayload)
+  t.equal(at(p, 110, 10)[3], 255, 'lot C is drawn')
+  t.equal(at(p, 10, 110)[3], 0, 'lot A is not')
 })

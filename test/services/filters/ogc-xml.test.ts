@@ -89,7 +89,11 @@ t.test('spatial operators: the GML literal in the source CRS, the distance in it
   values.length = 0
   t.equal(toPg(i, target, bind), 'ST_Intersects("geom", ST_SetSRID(ST_GeomFromGeoJSON($1::text), $2::integer))')
   t.same(values, ['{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}', 4326])
-  t.throws(() => toPg(i, { ...target, geometry: undefined }, bind), { code: 'MW_VECTOR_INVALID_QUERY', message: /intersects cannot be evaluated here/ })
+  // A target without geometries (a granule index of rectangular footprints): Intersects by the literal's envelope, nothing else.
+  values.length = 0
+  t.equal(toPg(i, { ...target, geometry: undefined }, bind), '(c >= $1::double precision AND a <= $2::double precision AND d >= $3::double precision AND b <= $4::double precision)')
+  t.same(values, [0, 1, 0, 1])
+  t.throws(() => toPg({ ...(i as object), op: 'within' } as typeof i, { ...target, geometry: undefined }, bind), { code: 'MW_VECTOR_INVALID_QUERY', message: /within cannot be evaluated here/ })
 })
 
 t.test('refusals name what is wrong', async (t) => {
