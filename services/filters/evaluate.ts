@@ -131,7 +131,7 @@ export function matches (filter: Filter, f: FeatureView, { twoValued = false } =
       }
       case 'fid': return n.ids.includes(f.id())
       case 'spatial': {
-        if (own === undefined) { const g = f.geometry?.(); own = g ? toJts(g) : null }
+        if (own === undefined) { const g = f.geometry?.(); try { own = g ? toJts(g) : null } catch { own = null } }
         if (own === null) return null
         let lit = literals.get(n)
         if (!lit) { lit = toJts(n.geo); literals.set(n, lit) }

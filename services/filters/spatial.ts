@@ -20,8 +20,14 @@ export function toJts (g: Geo): JtsGeometry {
   return reader.read(g) as unknown as JtsGeometry
 }
 
-/** Whether the feature's geometry `a` stands in the node's relation to its literal `b`. */
-export function spatialMatch (op: SpatialFilter['op'], a: JtsGeometry, b: JtsGeometry, distance = 0): boolean {
+/** Whether the feature's geometry `a` stands in the node's relation to its literal `b`; null
+ *  (unknown: not a match) when JTS cannot relate them (a TopologyException on an invalid geometry),
+ *  where PostGIS would fail the whole query. */
+export function spatialMatch (op: SpatialFilter['op'], a: JtsGeometry, b: JtsGeometry, distance = 0): boolean | null {
+  try { return relate(op, a, b, distance) } catch { return null }
+}
+
+function relate (op: SpatialFilter['op'], a: JtsGeometry, b: JtsGeometry, distance: number): boolean {
   const x = a as any
   switch (op) {
     case 'intersects': return x.intersects(b)

@@ -168,8 +168,12 @@ const parsedLiterals = new Map<string, JtsGeometry>()
 /** mw_spatial(blob, op, literal GeoJSON, distance): 1 when the geometry matches, 0 when not, NULL for no geometry. */
 function spatialFunction (blob: unknown, op: unknown, literal: unknown, distance: unknown): number | null {
   if (!Buffer.isBuffer(blob)) return null
-  const b = readGpkgBlob(blob)
-  if (!b.wkb) return null
+  let own: JtsGeometry
+  try {
+    const b = readGpkgBlob(blob)
+    if (!b.wkb) return null
+    own = toJts(wkbToGeojson(b.wkb) as Geo)
+  } catch { return null } // a blob that cannot be read matches nothing, as mw_meets
   const text = String(literal)
   let lit = parsedLiterals.get(text)
   if (!lit) {
@@ -177,7 +181,8 @@ function spatialFunction (blob: unknown, op: unknown, literal: unknown, distance
     lit = toJts(JSON.parse(text) as Geo)
     parsedLiterals.set(text, lit)
   }
-  return spatialMatch(String(op) as SpatialOp, toJts(wkbToGeojson(b.wkb) as Geo), lit, Number(distance)) ? 1 : 0
+  const m = spatialMatch(String(op) as SpatialOp, own, lit, Number(distance))
+  return m === null ? null : m ? 1 : 0
 }
 
 export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSource {
