@@ -113,3 +113,20 @@ t.test('[hostile nul] a NUL in a string literal or a quoted name is refused by t
     t.throws(() => compileCql(filter, schema), { code: 'MW_MOSAIC_INVALID_CQL', message: /^Invalid cql syntax: NUL character \(U\+0000\) at position \d+$/ }, JSON.stringify(filter))
   }
 })
+
+t.test('spatial predicates with WKT: one spatial node each; a granule index takes INTERSECTS by envelope and refuses the rest', async (t) => {
+  const d = parseEcql('DWITHIN(the_geom, POINT(-1 2.5), 111.31949079327357, kilometers)', schema)
+  t.match(d, { k: 'spatial', op: 'dwithin', name: 'the_geom', geo: { type: 'Point', coordinates: [-1, 2.5] } })
+  t.ok(Math.abs((d as { distance: number }).distance - 1) < 1e-12, 'kilometers on EPSG:4326: degrees at the equator')
+  t.same(parseEcql('CROSSES(the_geom, MULTILINESTRING((0 0, 1 1), (2 2, 3 -3)))', schema),
+    { k: 'spatial', op: 'crosses', name: 'the_geom', geo: { type: 'MultiLineString', coordinates: [[[0, 0], [1, 1]], [[2, 2], [3, -3]]] }, distance: 0 })
+  t.same(parseEcql('BEYOND(the_geom, ENVELOPE(0, 2, 3, 1), 5, degrees)', schema),
+    { k: 'spatial', op: 'beyond', name: 'the_geom', geo: { type: 'Polygon', coordinates: [[[0, 1], [2, 1], [2, 3], [0, 3], [0, 1]]] }, distance: 5 })
+  t.same(parseEcql('WITHIN(the_geom, MULTIPOLYGON(((0 0, 1 0, 1 1, 0 0)), ((5 5, 6 5, 6 6, 5 5))))', schema).k, 'spatial')
+  t.throws(() => compileCql('WITHIN(the_geom, POINT(1 1))', schema), { code: 'MW_VECTOR_INVALID_QUERY', message: /within cannot be evaluated here/ })
+  t.throws(() => parseEcql('EQUALS(location, POINT(1 1))', schema), { message: /location is not a geometry attribute/ })
+  t.throws(() => parseEcql('TOUCHES(the_geom, LINESTRING(1 1))', schema), { message: /LINESTRING needs at least 2 positions/ })
+  // The envelope of the literal, not the geometry: a superset for footprints that are not rectangles.
+  t.same(ids('INTERSECTS(the_geom, MULTIPOINT((15 5), (12 8)))'), [2])
+  t.same(ids('INTERSECTS(the_geom, MULTIPOINT((15 5), (-165 -75)))'), [1, 2, 3])
+})
