@@ -188,3 +188,13 @@ t.test('ECQL spatial predicates with WKT in CQL_FILTER: WFS on each source, WMS 
   t.equal(at(p, 110, 10)[3], 255, 'lot C is drawn')
   t.equal(at(p, 10, 110)[3], 0, 'lot A is not')
 })
+
+t.test('WFS-T Delete with a spatial filter on PostGIS and GeoPackage layers deletes what it selects', async (t) => {
+  for (const ws of ['vx', 'gp']) {
+    const r = await wfsPost(app, `<wfs:Transaction service="WFS" version="2.0.0" xmlns:wfs="http://www.opengis.net/wfs/2.0" ${FES}>
+      <wfs:Delete typeName="${ws}:lots">${fes('Within', gml32(sq(9, 9, 13, 13)))}</wfs:Delete></wfs:Transaction>`, '/wfs', ADMIN)
+    t.equal(r.statusCode, 200, r.body)
+    t.match(r.body, '<wfs:totalDeleted>1</wfs:totalDeleted>')
+    t.same(await names(ws, 'lots', fes('Intersects', gml32(sq(-180, -90, 180, 90)))), ['A', 'B'], `${ws}: C deleted, A and B kept`)
+  }
+})
