@@ -2,7 +2,7 @@
 // lookup through the one `authorize`), and a layer's expiry and cached-only settings.
 import type { LayerInfo } from '../catalog/layers.js'
 import { isLayerGroup, isTileLayer } from '../catalog/layers.js'
-import { isMapwardenError } from '../errors.js'
+import { GwcLayerUnsupported, isMapwardenError } from '../errors.js'
 import type { Principal } from '../auth/authenticator.js'
 import type { TileLayerSettings } from './layer-settings.js'
 import { groupTileLayer, type TileAction, type TileCacheContext } from './tile-cache-context.js'
@@ -26,7 +26,13 @@ export function layerOperations (ctx: TileCacheContext) {
     /** A GeoServerLayer written (PUT/POST): its expiry goes to the layer's tile settings; the rest must match. */
     async updateGeoServerLayer (name: string, body: Record<string, unknown>, principal?: Principal): Promise<GeoServerLayerView> {
       const layer = await ctx.tileLayer(name, principal, 'metadata')
-      const next = applyGeoServerLayer(layer, body, ctx.settingsOf(layer), grids(layer))
+      const current = ctx.settingsOf(layer)
+      const next = applyGeoServerLayer(layer, body, current, grids(layer))
+      // A group's tile settings have no layer row to live with: a write that would change them is refused.
+      if (isLayerGroup(layer)) {
+        if (JSON.stringify(next) !== JSON.stringify(current)) throw GwcLayerUnsupported('of a layer group', 'its tile settings (expiry, grid subsets) are not kept; set them on its layers')
+        return geoServerLayerView(layer, current, grids(layer))
+      }
       await deps.settings?.set(layer.workspace, layer.name, next)
       return geoServerLayerView(layer, ctx.settingsOf(layer), grids(layer))
     },
