@@ -1,0 +1,285 @@
+// WFS and vector tiles (issue 35), every figure a ratio against a baseline measured in the same run,
+// on a PostGIS table of MW_BENCH_WFS_ROWS points (default 100,000; generate_series in a throwaway
+// database of MW_BENCH_PG, the points of vector.ts) published as the feature type vb:pts:
+// - GetFeature GeoJSON (WFS 2.0.0, outputFormat=application/json) of the whole table streamed over
+//   HTTP on loopback to a file, against `ogr2ogr -f GeoJSON` exporting the same table (ogr2ogr's time
+//   / ours, target >= 0.7) and against MapServer 8's WFS on the same table (the mapserv CGI of
+//   cgi-mapserver run directly, its GeoJSON through OGR: no web server in front, so its time is a
+//   floor; target >= 1.0), with this process's peak RSS over its RSS before (mapwarden and the client
+//   reading the stream);
+// - uncached vector tiles (XYZ .pbf in EPSG:900913, each request a different tile, z 6-10) against the
+//   bare ST_AsMVT / ST_AsMVTGeom query for the same tiles with `pg`, one at a time, alternated: p50
+//   of ours / p50 of the query (target <= 1.2);
+// - a cached vector tile GET against @fastify/static serving the same .pbf file (as tilecache.ts),
+//   autocannon, alternated, the median of three rounds each (target >= 0.8).
+// GDAL: scripts/install-gdal.sh; MapServer: scripts/install-bench-tools.sh (both root only).
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { spawn, spawnSync } from 'node:child_process'
+import Fastify from 'fastify'
+import fastifyStatic from '@fastify/static'
+import pg from 'pg'
+import { AUTH, haveBenchTool, load, startMapwarden, type Figure } from './harness.js'
+import { MVT_FORMAT } from '../services/tilecache/formats.js'
+import type { TileEvent } from '../services/tilecache/blob-store.js'
+
+const ADMIN_URL = process.env.MW_BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const ROWS = Number(process.env.MW_BENCH_WFS_ROWS ?? 100_000)
+/** Uncached tiles per zoom level, 6 to 10. */
+const TILES_PER_ZOOM = Number(process.env.MW_BENCH_WFS_TILES_PER_ZOOM ?? 10)
+const MAPSERV = '/usr/lib/cgi-bin/mapserv'
+
+async function sql<T extends pg.QueryResultRow = pg.QueryResultRow> (url: string, text: string): Promise<pg.QueryResult<T>> {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try { return await c.query<T>(text) } finally { await c.end() }
+}
+
+const haveOgr = () => haveBenchTool(() => spawnSync('ogr2ogr', ['--version'], { stdio: 'ignore' }).status === 0)
+const haveMapserv = () => haveBenchTool(() => fs.existsSync(MAPSERV))
+
+const seconds = (t0: number) => (performance.now() - t0) / 1000
+const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d
+const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]
+
+/** Runs a program to completion, its standard output to a file; its time in seconds. */
+function timed (cmd: string, args: string[], out: string, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const fd = fs.openSync(out, 'w')
+  const t0 = performance.now()
+  const child = spawn(cmd, args, { stdio: ['ignore', fd, 'pipe'], env })
+  let err = ''
+  child.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-2000) })
+  return new Promise((resolve, reject) => {
+    child.once('error', reject)
+    child.once('exit', (code) => {
+      const s = seconds(t0)
+      fs.closeSync(fd)
+      if (code === 0) resolve(s)
+      else reject(new Error(`${cmd} exited with ${code}: ${err}`))
+    })
+  })
+}
+
+/** The number of features of a GeoJSON FeatureCollection file (after a CGI header when there is one). */
+function featuresIn (file: string): number {
+  let text = fs.readFileSync(file, 'utf8')
+  const start = text.indexOf('{')
+  if (start > 0) text = text.slice(start)
+  return (JSON.parse(text) as { features: unknown[] }).features.length
+}
+
+function mapfile (db: { host: string, port: string, name: string, user: string }): string {
+  return `MAP
+  NAME "bench"
+  EXTENT -180 -90 180 90
+  PROJECTION "init=epsg:4326" END
+  OUTPUTFORMAT
+    NAME "geojson"
+    DRIVER "OGR/GEOJSON"
+    MIMETYPE "application/json; subtype=geojson"
+    FORMATOPTION "STORAGE=stream"
+    FORMATOPTION "FORM=SIMPLE"
+  END
+  WEB
+    METADATA
+      "wfs_title" "bench"
+      "wfs_onlineresource" "http://127.0.0.1/cgi-bin/mapserv?"
+      "wfs_srs" "EPSG:4326"
+      "wfs_enable_request" "*"
+      "wfs_getfeature_formatlist" "geojson"
+    END
+  END
+  LAYER
+    NAME "pts"
+    TYPE POINT
+    STATUS ON
+    CONNECTIONTYPE POSTGIS
+    CONNECTION "host=${db.host} port=${db.port} dbname=${db.name} user=${db.user}"
+    DATA "geom FROM pts USING UNIQUE id USING SRID=4326"
+    PROJECTION "init=epsg:4326" END
+    METADATA
+      "wfs_title" "pts"
+      "wfs_featureid" "id"
+      "gml_include_items" "all"
+      "gml_types" "auto"
+      "wfs_getfeature_formatlist" "geojson"
+    END
+  END
+END
+`
+}
+
+/** MapServer 8's WFS GetFeature of the whole table as GeoJSON: its time, or why there is none. */
+async function mapserverGetFeature (work: string, db: Parameters<typeof mapfile>[0]): Promise<{ s: number, n: number } | string> {
+  if (!haveMapserv()) return 'cgi-mapserver is not installed'
+  const dir = path.join(work, 'mapserver')
+  fs.mkdirSync(dir)
+  fs.writeFileSync(path.join(dir, 'bench.map'), mapfile(db))
+  fs.writeFileSync(path.join(dir, 'mapserver.conf'), `CONFIG\n  ENV\n    MS_MAP_PATTERN "^${dir.replace(/[.\\]/g, '\\$&')}/"\n  END\nEND\n`)
+  const query = `map=${encodeURIComponent(path.join(dir, 'bench.map'))}&SERVICE=WFS&VERSION=2.0.0&REQUEST=GetFeature&TYPENAMES=pts&OUTPUTFORMAT=geojson`
+  const env = { ...process.env, MAPSERVER_CONFIG_FILE: path.join(dir, 'mapserver.conf'), REQUEST_METHOD: 'GET', QUERY_STRING: query }
+  const out = path.join(dir, 'out.json')
+  try {
+    const s = await timed(MAPSERV, [], out, env)
+    return { s, n: featuresIn(out) }
+  } catch (err) {
+    const head = fs.existsSync(out) ? fs.readFileSync(out, 'latin1').slice(0, 600) : ''
+    return `failed: ${((err as Error).message + ' ' + head).replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').slice(0, 300)}`
+  }
+}
+
+/**
+ * Tiles z 6-10 (XYZ, y from the top) in the middle half of the rows (latitudes the points cover),
+ * spread apart, none twice: `offset` picks another set of the same kind (the warm-up's).
+ */
+function tileList (perZoom: number, offset: number): Array<[number, number, number]> {
+  const tiles: Array<[number, number, number]> = []
+  for (let z = 6; z <= 10; z++) {
+    const n = 2 ** z
+    for (let k = offset; k < offset + perZoom; k++) tiles.push([z, (k * 37 + z * 11) % n, n / 4 + (k * 23) % (n / 2)])
+  }
+  return tiles
+}
+
+/** The bare vector tile query: the tile's points with their attributes, as ST_AsMVT bytes. */
+const MVT_SQL = `SELECT ST_AsMVT(t, 'pts', 4096, 'geom') AS mvt FROM (
+  SELECT label, cls, ST_AsMVTGeom(ST_Transform(geom, 3857), ST_TileEnvelope($1, $2, $3), 4096, 256, true) AS geom
+  FROM pts WHERE geom && ST_Transform(ST_TileEnvelope($1, $2, $3, margin => 256.0 / 4096), 4326)) t
+  WHERE t.geom IS NOT NULL`
+
+export async function run (): Promise<Figure[]> {
+  if (!haveOgr()) return [{ name: 'wfs', value: 0, unit: 'skipped', note: 'ogr2ogr is missing: run scripts/install-gdal.sh' }]
+  const name = `mw_bench_${crypto.randomBytes(5).toString('hex')}`
+  await sql(ADMIN_URL, `CREATE DATABASE ${name}`)
+  const dbUrl = new URL(ADMIN_URL)
+  dbUrl.pathname = `/${name}`
+  const db = { host: dbUrl.hostname, port: dbUrl.port || '5432', name, user: decodeURIComponent(dbUrl.username) || 'postgres' }
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-bench-wfs-'))
+  const figures: Figure[] = []
+  try {
+    // Points spread over the world, the same ones every run (no random()).
+    await sql(dbUrl.href, `CREATE EXTENSION postgis;
+      CREATE TABLE pts AS SELECT i AS id, 'feature ' || i AS label, (i % 1000) AS cls,
+        ST_SetSRID(ST_MakePoint(((i::bigint * 7919) % 3600000) / 10000.0 - 180, ((i::bigint * 104729) % 1700000) / 10000.0 - 85), 4326)::geometry(Point, 4326) AS geom
+      FROM generate_series(1, ${ROWS}) i;
+      ALTER TABLE pts ADD PRIMARY KEY (id);
+      CREATE INDEX pts_geom ON pts USING gist (geom);
+      ANALYZE pts;`)
+    const mw = await startMapwarden({ dataDir: path.join(work, 'data'), workerThreads: 2 })
+    try {
+      const inject = async (url: string, payload: object) => {
+        const r = await mw.app.inject({ method: 'POST', url: `/geoserver/rest${url}`, headers: { authorization: AUTH, 'content-type': 'application/json' }, payload })
+        if (r.statusCode !== 201) throw new Error(`POST ${url}: ${r.statusCode} ${r.body}`)
+      }
+      await inject('/workspaces', { workspace: { name: 'vb' } })
+      await inject('/workspaces/vb/datastores', { dataStore: { name: 'pg', connectionParameters: { entry: [
+        { '@key': 'host', $: db.host }, { '@key': 'port', $: db.port }, { '@key': 'database', $: name },
+        { '@key': 'user', $: db.user }, { '@key': 'dbtype', $: 'postgis' }
+      ] } } })
+      await inject('/workspaces/vb/datastores/pg/featuretypes', { featureType: { name: 'pts', nativeName: 'pts' } })
+
+      // 1. GetFeature GeoJSON of the whole table against ogr2ogr and MapServer.
+      const ogrOut = path.join(work, 'ogr.geojson')
+      const pgConn = `PG:host=${db.host} port=${db.port} dbname=${name} user=${db.user}`
+      const ogr = await timed('ogr2ogr', ['-f', 'GeoJSON', ogrOut, pgConn, 'pts'], '/dev/null')
+      const ogrN = featuresIn(ogrOut)
+      fs.rmSync(ogrOut)
+      const oursOut = path.join(work, 'ours.geojson')
+      const wfsUrl = `${mw.url}/geoserver/wfs?service=WFS&version=2.0.0&request=GetFeature&typeNames=vb:pts&outputFormat=application/json`
+      global.gc?.()
+      const before = process.memoryUsage().rss
+      let peak = before
+      const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 20)
+      const t0 = performance.now()
+      try {
+        const res = await fetch(wfsUrl)
+        if (res.status !== 200 || !res.body) throw new Error(`GetFeature: ${res.status} ${await res.text()}`)
+        await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), fs.createWriteStream(oursOut))
+      } finally { clearInterval(sampler) }
+      const ours = seconds(t0)
+      peak = Math.max(peak, process.memoryUsage().rss)
+      const oursN = featuresIn(oursOut)
+      const bytes = fs.statSync(oursOut).size
+      fs.rmSync(oursOut)
+      if (oursN !== ROWS || ogrN !== ROWS) throw new Error(`GetFeature gave ${oursN} features, ogr2ogr ${ogrN}, of ${ROWS}`)
+      figures.push(
+        { name: `WFS GetFeature GeoJSON ${ROWS} features / ogr2ogr -f GeoJSON`, value: round(ogr / ours), unit: 'x', note: `ours ${round(ours)} s (${round(bytes / 2 ** 20, 1)} MB streamed over HTTP), ogr2ogr ${round(ogr)} s; target >= 0.7` },
+        { name: 'WFS GetFeature GeoJSON peak RSS over before', value: round((peak - before) / 2 ** 20, 1), unit: 'MB', note: `peak ${round(peak / 2 ** 20, 1)} MB; server and client in this process` })
+      const ms = await mapserverGetFeature(work, db)
+      if (typeof ms === 'string') figures.push({ name: 'WFS GetFeature GeoJSON / MapServer 8', value: 0, unit: 'skipped', note: ms })
+      else if (ms.n !== ROWS) figures.push({ name: 'WFS GetFeature GeoJSON / MapServer 8', value: 0, unit: 'skipped', note: `MapServer answered ${ms.n} features of ${ROWS}` })
+      else figures.push({ name: `WFS GetFeature GeoJSON ${ROWS} features / MapServer 8 WFS`, value: round(ms.s / ours), unit: 'x', note: `MapServer ${round(ms.s)} s (mapserv CGI run directly, OGR GeoJSON, no HTTP); target >= 1.0` })
+
+      // 2. Uncached vector tiles against the bare ST_AsMVT query, one at a time, alternated.
+      const written: TileEvent[] = []
+      mw.app.tileCache.store.onTileWritten((e) => { if (e.format === MVT_FORMAT) written.push(e) })
+      const tileUrl = ([z, x, y]: [number, number, number]) => `${mw.url}/geoserver/gwc/service/xyz/vb:pts/EPSG:900913/${z}/${x}/${y}.pbf`
+      const client = new pg.Client({ connectionString: dbUrl.href })
+      await client.connect()
+      const oursMs: number[] = []
+      const bareMs: number[] = []
+      let oursBytes = 0
+      let bareBytes = 0
+      try {
+        const getTile = async (t: [number, number, number]) => {
+          const res = await fetch(tileUrl(t))
+          const body = Buffer.from(await res.arrayBuffer())
+          if (res.status !== 200 && res.status !== 204) throw new Error(`tile ${t.join('/')}: ${res.status} ${body.toString()}`)
+          if (res.headers.get('geowebcache-cache-result') === 'HIT') throw new Error(`tile ${t.join('/')} came from the cache`)
+          return body.length
+        }
+        const bare = async ([z, x, y]: [number, number, number]) => (await client.query<{ mvt: Buffer }>(MVT_SQL, [z, x, y])).rows[0].mvt.length
+        for (const t of tileList(2, 1000)) { await getTile(t); await bare(t) } // warm-up: connections, plans, pages
+        for (const t of tileList(TILES_PER_ZOOM, 0)) {
+          let t1 = performance.now()
+          oursBytes += await getTile(t)
+          oursMs.push(performance.now() - t1)
+          t1 = performance.now()
+          bareBytes += await bare(t)
+          bareMs.push(performance.now() - t1)
+        }
+      } finally { await client.end() }
+      const n = oursMs.length
+      figures.push({ name: `uncached vector tile p50 / bare ST_AsMVT query (${n} tiles, z 6-10)`, value: round(median(oursMs) / median(bareMs)), unit: 'x',
+        note: `ours p50 ${round(median(oursMs), 1)} ms (XYZ .pbf over HTTP), query p50 ${round(median(bareMs), 1)} ms; avg ${Math.round(oursBytes / n)} bytes against ${Math.round(bareBytes / n)}; target <= 1.2` })
+
+      // 3. A cached vector tile GET against @fastify/static serving the same file.
+      const cachedTile: [number, number, number] = [6, 40, 24]
+      const cachedUrl = tileUrl(cachedTile)
+      const first = await fetch(cachedUrl)
+      await first.arrayBuffer()
+      const again = await fetch(cachedUrl)
+      const size = (await again.arrayBuffer()).byteLength
+      if (again.headers.get('geowebcache-cache-result') !== 'HIT') throw new Error('the vector tile is not served from the cache')
+      const e = written.find((w) => w.z === cachedTile[0] && w.x === cachedTile[1] && w.y === 2 ** cachedTile[0] - 1 - cachedTile[2])
+      if (!e) throw new Error('the cached vector tile was not written')
+      const file = mw.app.tileCache.store.tilePath(e)
+      const stat = Fastify({ logger: false })
+      await stat.register(fastifyStatic, { root: path.dirname(file) })
+      await stat.listen({ port: 0, host: '127.0.0.1' })
+      try {
+        const staticUrl = `http://127.0.0.1:${(stat.server.address() as { port: number }).port}/${path.basename(file)}`
+        const oursRuns: number[] = []
+        const theirsRuns: number[] = []
+        for (let i = 0; i < 3; i++) {
+          oursRuns.push((await load(cachedUrl, {}, 4, 10)).rps)
+          theirsRuns.push((await load(staticUrl, {}, 4, 10)).rps)
+        }
+        figures.push({ name: 'cached vector tile GET (XYZ .pbf) / @fastify/static', value: round(median(oursRuns) / median(theirsRuns)), unit: 'x',
+          note: `${round(median(oursRuns))} req/s against ${round(median(theirsRuns))} req/s, ${size} bytes, 10 clients; target >= 0.8` })
+      } finally { await stat.close() }
+    } finally { await mw.close() }
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true })
+    await sql(ADMIN_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  }
+  return figures
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  run().then((f) => { for (const x of f) console.log(`${x.name}: ${x.value} ${x.unit}${x.note ? ` (${x.note})` : ''}`) })
+}
