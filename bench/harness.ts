@@ -1,5 +1,6 @@
 // Shared bench helpers: start the real plugin on a loopback port, load it with autocannon.
 import Fastify, { type FastifyInstance } from 'fastify'
+import fastifyStatic from '@fastify/static'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -48,4 +49,26 @@ export async function load (url: string, headers: Record<string, string> = {}, s
   // The load generator runs in a worker thread, so it does not share the server's event loop.
   const r = await autocannon({ url, headers, duration: seconds, connections, workers: 1 })
   return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.non2xx }
+}
+
+/**
+ * Cached GETs of a stored file through one of our routes against @fastify/static serving that file:
+ * alternated, three rounds of 4 s with 10 clients each (the load generator in a worker thread), the
+ * median requests per second of each side.
+ */
+export async function againstStatic (oursUrl: string, file: string): Promise<{ ours: number, theirs: number }> {
+  const stat = Fastify({ logger: false })
+  await stat.register(fastifyStatic, { root: path.dirname(file) })
+  await stat.listen({ port: 0, host: '127.0.0.1' })
+  try {
+    const staticUrl = `http://127.0.0.1:${(stat.server.address() as { port: number }).port}/${path.basename(file)}`
+    const ours: number[] = []
+    const theirs: number[] = []
+    for (let i = 0; i < 3; i++) {
+      ours.push((await load(oursUrl, {}, 4, 10)).rps)
+      theirs.push((await load(staticUrl, {}, 4, 10)).rps)
+    }
+    const median = (a: number[]) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)]
+    return { ours: median(ours), theirs: median(theirs) }
+  } finally { await stat.close() }
 }

@@ -8,8 +8,7 @@
 // iterating. MapProxy 1.15 over MapServer 8 (mapproxy.ts) seeds the same EPSG:900913 levels right
 // after; MW_BENCH_MAPPROXY=0 skips it. When a baseline program is missing the bench runs
 // scripts/install-bench-tools.sh (root only) before giving up on it.
-import Fastify, { type FastifyInstance } from 'fastify'
-import fastifyStatic from '@fastify/static'
+import type { FastifyInstance } from 'fastify'
 import sharp from 'sharp'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -18,7 +17,7 @@ import { spawnSync } from 'node:child_process'
 import { pipeline } from 'node:stream/promises'
 import yazl from 'yazl'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { AUTH, haveBenchTool, load, startMapwarden } from './harness.js'
+import { AUTH, againstStatic, haveBenchTool, startMapwarden } from './harness.js'
 import { createTilePool } from '../services/render/render-pool.js'
 import { GRID_SETS, tilesHigh } from '../services/tilecache/grid-sets.js'
 import { mapProxySeed } from './mapproxy.js'
@@ -229,22 +228,7 @@ export async function run (): Promise<Figure[]> {
     const e = m.first
     const gs = GRID_SETS[GRIDS[0] as keyof typeof GRID_SETS]
     const tileUrl = `${url}/geoserver/tilecache/service/xyz/${layer}/${GRIDS[0]}/${e.z}/${e.x}/${tilesHigh(gs, e.z) - 1 - e.y}.png`
-    const file = app.tileCache.store.tilePath(e)
-    const stat = Fastify({ logger: false })
-    await stat.register(fastifyStatic, { root: path.dirname(file) })
-    await stat.listen({ port: 0, host: '127.0.0.1' })
-    const staticUrl = `http://127.0.0.1:${(stat.server.address() as { port: number }).port}/${path.basename(file)}`
-    // Alternated, three rounds each, load generator in a worker thread; the median of each side.
-    const oursRuns: number[] = []
-    const theirsRuns: number[] = []
-    for (let i = 0; i < 3; i++) {
-      oursRuns.push((await load(tileUrl, {}, 4, 10)).rps)
-      theirsRuns.push((await load(staticUrl, {}, 4, 10)).rps)
-    }
-    const median = (a: number[]) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)]
-    const ours = median(oursRuns)
-    const theirs = median(theirsRuns)
-    await stat.close()
+    const { ours, theirs } = await againstStatic(tileUrl, app.tileCache.store.tilePath(e))
     figures.push(
       { name: 'cached tile GET (XYZ)', value: round(ours), unit: 'req/s' },
       { name: '@fastify/static GET of the same file', value: round(theirs), unit: 'req/s' },

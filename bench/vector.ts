@@ -9,35 +9,18 @@
 //   RSS before the upload;
 // - a read of 1% of the extent through the index against the same read scanning the file.
 // GDAL: scripts/install-gdal.sh.
-import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { Readable } from 'node:stream'
-import { execFileSync, spawnSync } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-import pg from 'pg'
+import { execFileSync } from 'node:child_process'
 import yazl from 'yazl'
 import { AUTH, startMapwarden, type Figure } from './harness.js'
+import { haveOgr, pointsDatabase, sql } from './points-db.js'
 import { createShapefileSource } from '../services/vector/shapefile-source.js'
 import { shapefileIndexDir } from '../services/vector/sources.js'
 
-const ADMIN_URL = process.env.MW_BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const ROWS = Number(process.env.MW_BENCH_VECTOR_ROWS ?? 1_000_000)
-
-async function sql<T extends pg.QueryResultRow = pg.QueryResultRow> (url: string, text: string): Promise<pg.QueryResult<T>> {
-  const c = new pg.Client({ connectionString: url })
-  await c.connect()
-  try { return await c.query<T>(text) } finally { await c.end() }
-}
-
-function haveGdal (): boolean {
-  const ok = () => spawnSync('ogr2ogr', ['--version'], { stdio: 'ignore' }).status === 0
-  if (ok()) return true
-  if (process.getuid?.() !== 0) return false
-  spawnSync('bash', [fileURLToPath(new URL('../../scripts/install-gdal.sh', import.meta.url))], { stdio: 'ignore' })
-  return ok()
-}
 
 const seconds = (t0: number) => (performance.now() - t0) / 1000
 const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d
@@ -63,22 +46,12 @@ async function zipFolder (dir: string, out: string): Promise<void> {
 }
 
 export async function run (): Promise<Figure[]> {
-  if (!haveGdal()) return [{ name: 'vector', value: 0, unit: 'skipped', note: 'ogr2ogr is missing: run scripts/install-gdal.sh' }]
-  const name = `mw_bench_${crypto.randomBytes(5).toString('hex')}`
-  await sql(ADMIN_URL, `CREATE DATABASE ${name}`)
-  const dbUrl = new URL(ADMIN_URL)
-  dbUrl.pathname = `/${name}`
+  if (!haveOgr()) return [{ name: 'vector', value: 0, unit: 'skipped', note: 'ogr2ogr is missing: run scripts/install-gdal.sh' }]
+  const db = await pointsDatabase(ROWS)
+  const { name, url: dbUrl } = db
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-bench-vector-'))
   const figures: Figure[] = []
   try {
-    // Points spread over the world, the same ones every run (no random()).
-    await sql(dbUrl.href, `CREATE EXTENSION postgis;
-      CREATE TABLE pts AS SELECT i AS id, 'feature ' || i AS label, (i % 1000) AS cls,
-        ST_SetSRID(ST_MakePoint(((i::bigint * 7919) % 3600000) / 10000.0 - 180, ((i::bigint * 104729) % 1700000) / 10000.0 - 85), 4326)::geometry(Point, 4326) AS geom
-      FROM generate_series(1, ${ROWS}) i;
-      ALTER TABLE pts ADD PRIMARY KEY (id);
-      CREATE INDEX pts_geom ON pts USING gist (geom);
-      ANALYZE pts;`)
     const dataDir = path.join(work, 'data')
     const mw = await startMapwarden({ dataDir })
     try {
@@ -157,7 +130,7 @@ export async function run (): Promise<Figure[]> {
     } finally { await mw.close() }
   } finally {
     fs.rmSync(work, { recursive: true, force: true })
-    await sql(ADMIN_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await db.drop()
   }
   return figures
 }

@@ -13,33 +13,23 @@
 // - a cached vector tile GET against @fastify/static serving the same .pbf file (as tilecache.ts),
 //   autocannon, alternated, the median of three rounds each (target >= 0.8).
 // GDAL: scripts/install-gdal.sh; MapServer: scripts/install-bench-tools.sh (both root only).
-import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { spawn, spawnSync } from 'node:child_process'
-import Fastify from 'fastify'
-import fastifyStatic from '@fastify/static'
+import { spawn } from 'node:child_process'
 import pg from 'pg'
-import { AUTH, haveBenchTool, load, startMapwarden, type Figure } from './harness.js'
+import { AUTH, againstStatic, haveBenchTool, startMapwarden, type Figure } from './harness.js'
+import { haveOgr, pointsDatabase } from './points-db.js'
 import { MVT_FORMAT } from '../services/tilecache/formats.js'
 import type { TileEvent } from '../services/tilecache/blob-store.js'
 
-const ADMIN_URL = process.env.MW_BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const ROWS = Number(process.env.MW_BENCH_WFS_ROWS ?? 100_000)
 /** Uncached tiles per zoom level, 6 to 10. */
 const TILES_PER_ZOOM = Number(process.env.MW_BENCH_WFS_TILES_PER_ZOOM ?? 10)
 const MAPSERV = '/usr/lib/cgi-bin/mapserv'
 
-async function sql<T extends pg.QueryResultRow = pg.QueryResultRow> (url: string, text: string): Promise<pg.QueryResult<T>> {
-  const c = new pg.Client({ connectionString: url })
-  await c.connect()
-  try { return await c.query<T>(text) } finally { await c.end() }
-}
-
-const haveOgr = () => haveBenchTool(() => spawnSync('ogr2ogr', ['--version'], { stdio: 'ignore' }).status === 0)
 const haveMapserv = () => haveBenchTool(() => fs.existsSync(MAPSERV))
 
 const seconds = (t0: number) => (performance.now() - t0) / 1000
@@ -153,22 +143,12 @@ const MVT_SQL = `SELECT ST_AsMVT(t, 'pts', 4096, 'geom') AS mvt FROM (
 
 export async function run (): Promise<Figure[]> {
   if (!haveOgr()) return [{ name: 'wfs', value: 0, unit: 'skipped', note: 'ogr2ogr is missing: run scripts/install-gdal.sh' }]
-  const name = `mw_bench_${crypto.randomBytes(5).toString('hex')}`
-  await sql(ADMIN_URL, `CREATE DATABASE ${name}`)
-  const dbUrl = new URL(ADMIN_URL)
-  dbUrl.pathname = `/${name}`
+  const pts = await pointsDatabase(ROWS)
+  const { name, url: dbUrl } = pts
   const db = { host: dbUrl.hostname, port: dbUrl.port || '5432', name, user: decodeURIComponent(dbUrl.username) || 'postgres' }
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-bench-wfs-'))
   const figures: Figure[] = []
   try {
-    // Points spread over the world, the same ones every run (no random()).
-    await sql(dbUrl.href, `CREATE EXTENSION postgis;
-      CREATE TABLE pts AS SELECT i AS id, 'feature ' || i AS label, (i % 1000) AS cls,
-        ST_SetSRID(ST_MakePoint(((i::bigint * 7919) % 3600000) / 10000.0 - 180, ((i::bigint * 104729) % 1700000) / 10000.0 - 85), 4326)::geometry(Point, 4326) AS geom
-      FROM generate_series(1, ${ROWS}) i;
-      ALTER TABLE pts ADD PRIMARY KEY (id);
-      CREATE INDEX pts_geom ON pts USING gist (geom);
-      ANALYZE pts;`)
     const mw = await startMapwarden({ dataDir: path.join(work, 'data'), workerThreads: 2 })
     try {
       const inject = async (url: string, payload: object) => {
@@ -257,25 +237,13 @@ export async function run (): Promise<Figure[]> {
       if (again.headers.get('geowebcache-cache-result') !== 'HIT') throw new Error('the vector tile is not served from the cache')
       const e = written.find((w) => w.z === cachedTile[0] && w.x === cachedTile[1] && w.y === 2 ** cachedTile[0] - 1 - cachedTile[2])
       if (!e) throw new Error('the cached vector tile was not written')
-      const file = mw.app.tileCache.store.tilePath(e)
-      const stat = Fastify({ logger: false })
-      await stat.register(fastifyStatic, { root: path.dirname(file) })
-      await stat.listen({ port: 0, host: '127.0.0.1' })
-      try {
-        const staticUrl = `http://127.0.0.1:${(stat.server.address() as { port: number }).port}/${path.basename(file)}`
-        const oursRuns: number[] = []
-        const theirsRuns: number[] = []
-        for (let i = 0; i < 3; i++) {
-          oursRuns.push((await load(cachedUrl, {}, 4, 10)).rps)
-          theirsRuns.push((await load(staticUrl, {}, 4, 10)).rps)
-        }
-        figures.push({ name: 'cached vector tile GET (XYZ .pbf) / @fastify/static', value: round(median(oursRuns) / median(theirsRuns)), unit: 'x',
-          note: `${round(median(oursRuns))} req/s against ${round(median(theirsRuns))} req/s, ${size} bytes, 10 clients; target >= 0.8` })
-      } finally { await stat.close() }
+      const cached = await againstStatic(cachedUrl, mw.app.tileCache.store.tilePath(e))
+      figures.push({ name: 'cached vector tile GET (XYZ .pbf) / @fastify/static', value: round(cached.ours / cached.theirs), unit: 'x',
+        note: `${round(cached.ours)} req/s against ${round(cached.theirs)} req/s, ${size} bytes, 10 clients; target >= 0.8` })
     } finally { await mw.close() }
   } finally {
     fs.rmSync(work, { recursive: true, force: true })
-    await sql(ADMIN_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await pts.drop()
   }
   return figures
 }
