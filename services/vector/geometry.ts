@@ -68,6 +68,12 @@ export function blobEnvelope (blob: Buffer): Envelope | undefined {
   return b.wkb ? geojsonEnvelope(wkbToGeojson(b.wkb)) : undefined
 }
 
+/** A column value's envelope when it is a readable GeoPackage blob; undefined otherwise (SQL's null). */
+export function envelopeOfValue (value: unknown): Envelope | undefined {
+  if (!Buffer.isBuffer(value)) return undefined
+  try { return blobEnvelope(value) } catch { return undefined }
+}
+
 export const envelopesMeet = (a: Envelope, b: Envelope) => a[2] >= b[0] && a[0] <= b[2] && a[3] >= b[1] && a[1] <= b[3]
 
 const inside = (p: Position, e: Envelope) => p[0] >= e[0] && p[0] <= e[2] && p[1] >= e[1] && p[1] <= e[3]

@@ -17,7 +17,7 @@ import { prefilterEnvelope, spatialMatch, toJts, type JtsGeometry } from '../fil
 import { envelopeOf as geoEnvelope, type Geo } from '../wfs/geometry.js'
 import { InvalidFeatureQuery } from '../errors.js'
 import { builtinProj4Def, transformBbox } from '../render/crs.js'
-import { blobEnvelope, checkEnvelope, geometryMeets, readGpkgBlob, wkbToGeojson } from './geometry.js'
+import { checkEnvelope, envelopeOfValue as envelopeOf, geometryMeets, readGpkgBlob, wkbToGeojson } from './geometry.js'
 import { geometryBinding } from './postgis-source.js'
 import { writeGeoPackage } from './gpkg-write.js'
 import type { AttributeInfo, Feature, ReadQuery, TypeName, TypeSchema, VectorSource } from './source.js'
@@ -135,12 +135,6 @@ export function gpkgSelectSql (d: Described, q: ReadQuery, exposePrimaryKeys: bo
 }
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
-
-/** The envelope of a blob for SQL; null for an empty or unreadable one. */
-function envelopeOf (blob: unknown): Envelope | undefined {
-  if (!Buffer.isBuffer(blob)) return undefined
-  try { return blobEnvelope(blob) } catch { return undefined }
-}
 
 /** The functions a read's SQL calls: the envelope parts of a geometry and the exact bbox test. */
 export function addFunctions (db: BetterSqlite3.Database): void {

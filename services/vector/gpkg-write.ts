@@ -10,17 +10,12 @@ import type { Envelope } from '../filters/tree.js'
 import { InvalidFeatureQuery } from '../errors.js'
 import { addFunctions, gpkgWhere, type Described } from './geopackage-source.js'
 import { registerSpatialFunctions } from './gpkg-append.js'
-import { blobEnvelope, writeGpkgBlob } from './geometry.js'
+import { envelopeOfValue as envelopeOf, writeGpkgBlob } from './geometry.js'
 import { unionOf } from './postgis-write.js'
 import type { Edit, EditResult, EditValue } from './source.js'
 
 type Db = InstanceType<typeof Database>
 const q = quoteSqliteName
-
-const envelopeOf = (blob: unknown): Envelope | undefined => {
-  if (!Buffer.isBuffer(blob)) return undefined
-  try { return blobEnvelope(blob) } catch { return undefined }
-}
 
 function apply (db: Db, d: Described, e: Edit, exposePrimaryKeys: boolean): EditResult & { grown?: Envelope } {
   const key = d.keyIsColumn ? q(d.key) : 'rowid'
