@@ -7,7 +7,7 @@
 import GeometryFactory from 'jsts/org/locationtech/jts/geom/GeometryFactory.js'
 import GeoJSONReader from 'jsts/org/locationtech/jts/io/GeoJSONReader.js'
 import 'jsts/org/locationtech/jts/monkey.js'
-import { isGeographic, normalizeCrs } from '../render/crs.js'
+import { isGeographic, METRES_PER_DEGREE, normalizeCrs } from '../render/crs.js'
 import type { Geo } from '../wfs/geometry.js'
 import type { Envelope, SpatialFilter } from './tree.js'
 
@@ -52,7 +52,6 @@ export function prefilterEnvelope (n: SpatialFilter, env: Envelope): Envelope | 
 }
 
 /** Metres per degree as GeoTools converts a distance for a geographic CRS (the equator's). */
-const METRES_PER_DEGREE = 6378137 * Math.PI / 180
 const METRES: Record<string, number> = { m: 1, meter: 1, meters: 1, metre: 1, metres: 1, km: 1000, kilometer: 1000, kilometers: 1000, ft: 0.3048, feet: 0.3048, foot: 0.3048, mi: 1609.344, mile: 1609.344, miles: 1609.344, 'statute miles': 1609.344, nm: 1852, 'nautical miles': 1852, 9001: 1 }
 const DEGREES = new Set(['deg', 'degree', 'degrees', 'urn:ogc:def:uom:epsg::9102'])
 

@@ -6,6 +6,8 @@ import { epsgEntry } from './epsg.js'
 import { EAST_FIRST_GEOGRAPHIC, NORTHING_FIRST_RUNS } from './epsg-axes.js'
 
 const R = 6378137
+/** Metres in a degree along the equator of the WGS 84 sphere (OGC scale on geographic CRSs, distances in degrees). */
+export const METRES_PER_DEGREE = R * Math.PI / 180
 const MAX_LAT = 85.0511287798066
 const MERCATOR_ALIASES = new Set(['EPSG:3857', 'EPSG:900913', 'EPSG:3785', 'EPSG:102100', 'EPSG:102113'])
 

@@ -8,7 +8,7 @@ import { WmsTooManyFeatures } from '../../errors.js'
 import type { Envelope, Filter } from '../../filters/tree.js'
 import { parseEcql, type FilterSchema } from '../../filters/ecql.js'
 import type { Feature, VectorSource } from '../../vector/source.js'
-import { isGeographic, transformBbox } from '../crs.js'
+import { isGeographic, METRES_PER_DEGREE, transformBbox } from '../crs.js'
 import type { RenderRequest } from '../render-types.js'
 import type { VectorFeature, VectorJob } from './draw-vector.js'
 import type { VectorStyle } from './vector-style.js'
@@ -33,7 +33,6 @@ export interface VectorPlanDeps {
 export const MARGIN_PIXELS = 64
 
 /** Metres of one degree at the equator, as GeoTools' OGC scale takes them (WGS84's semi-major axis). */
-const METRES_PER_DEGREE = 6378137 * 2 * Math.PI / 360
 
 /** The OGC scale denominator of a map: its ground width per pixel over a 0.28 mm pixel (GeoServer's RendererUtilities.calculateOGCScale). */
 export function ogcScale (crs: string, bbox: [number, number, number, number], width: number): number {
