@@ -15,6 +15,9 @@ export interface WfsLockStore {
    * lock made). Locks expired long ago go.
    */
   acquire (lockId: string, features: LockedFeature[], all: boolean, now: number, expiresAt: number): Promise<{ locked: LockedFeature[], notLocked: LockedFeature[] }>
+  /** Whether a live lock holds a feature of any of these types (a Transaction without a LockId
+   *  reads the ids of the features it changes only then). */
+  anyHeld (types: string[], now: number): Promise<boolean>
   /** The live locks holding any of these features, by feature. */
   holders (features: LockedFeature[], now: number): Promise<Array<LockedFeature & { lockId: string }>>
   /** Whether a lock is live, past its expiry, or unknown (released, or never made). */

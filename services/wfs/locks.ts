@@ -51,13 +51,18 @@ export function lockOperations (deps: LockDeps, targets: Targets) {
     if (held.length > 0) throw WfsFeatureLocked(listed(held), lockId === undefined ? 'none given' : `${lockId} is not it`)
   }
 
+  /** Whether a Transaction must know which features it changes: it names a lock, or one of its types has locked features. */
+  async function mustCheck (lockId: string | undefined, types: string[]): Promise<boolean> {
+    return lockId !== undefined || await deps.locks.anyHeld(types, deps.now())
+  }
+
   /** After a Transaction committed: releaseAction ALL releases its lock, SOME the features it changed. */
   async function afterTransaction (lockId: string | undefined, all: boolean, changed: LockedFeature[]): Promise<void> {
     if (lockId === undefined) return
     await deps.locks.release(lockId, all ? 'all' : changed, deps.now())
   }
 
-  return { lock, checkTransaction, afterTransaction }
+  return { lock, mustCheck, checkTransaction, afterTransaction }
 }
 
 /** The LockFeatureResponse of each version, as GeoServer writes it. */

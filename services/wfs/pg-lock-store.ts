@@ -30,6 +30,12 @@ export function createPgWfsLockStore (db: PgDatabase): WfsLockStore {
         throw err
       }
     },
+    async anyHeld (types, now) {
+      if (types.length === 0) return false
+      const r = await db.query(`SELECT 1 FROM wfs_locked_features f JOIN wfs_locks l ON l.lock_id = f.lock_id
+        WHERE l.expires_at > $1 AND f.type = ANY($2::text[]) LIMIT 1`, [now, types])
+      return (r.rowCount ?? 0) > 0
+    },
     async holders (features, now) {
       if (features.length === 0) return []
       const r = await db.query<{ type: string, fid: string, lock_id: string }>(

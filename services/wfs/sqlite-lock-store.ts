@@ -32,6 +32,11 @@ export function createSqliteWfsLockStore (db: Db): WfsLockStore {
   })
   return {
     async acquire (lockId, features, all, now, expiresAt) { return acquire(lockId, features, all, now, expiresAt) },
+    async anyHeld (types, now) {
+      if (types.length === 0) return false
+      return db.prepare(`SELECT 1 FROM wfs_locked_features f JOIN wfs_locks l ON l.lock_id = f.lock_id
+        WHERE l.expires_at > ? AND f.type IN (${types.map(() => '?').join(', ')}) LIMIT 1`).get(now, ...types) !== undefined
+    },
     async holders (features, now) {
       return features.flatMap((f) => {
         const h = q.holder.get(f.type, f.fid, now) as { lockId: string } | undefined

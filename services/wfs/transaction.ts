@@ -200,7 +200,8 @@ export function transactionOperation (ctx: WfsContext, locks: ReturnType<typeof 
     if (planned.length > 0) {
       const source = ctx.sourceOf(planned[0].t)
       if (!source.write) throw WfsOperationNotSupported('Transaction', `${planned[0].t.qualified} is read from ${planned[0].t.store.type} files, which this server does not edit (PostGIS and GeoPackage layers are editable)`)
-      const changed = await changedFeatures(planned)
+      const edited = [...new Set(planned.filter((p) => p.edit.kind !== 'insert').map((p) => p.t.qualified))]
+      const changed = await locks.mustCheck(lockId, edited) ? await changedFeatures(planned) : []
       await locks.checkTransaction(lockId, changed)
       results.push(...await source.write(planned.map((p) => p.edit)))
       await locks.afterTransaction(lockId, root.attrs.releaseAction !== 'SOME', changed)
