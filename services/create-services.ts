@@ -259,7 +259,8 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     maxFeatures: config.wfsMaxFeatures,
     serviceSettings,
     // A committed Transaction: the tiles over what it touched go; a failed drop is logged, the edit stands.
-    dataChanged: (names, areas, reason) => vectorDataChanged(names, reason, areas).catch((err) => { log.warn({ err, layers: names }, 'tile cache: could not drop the tiles of an edited layer') })
+    dataChanged: (names, areas, reason) => vectorDataChanged(names, reason, areas).catch((err) => { log.warn({ err, layers: names }, 'tile cache: could not drop the tiles of an edited layer') }),
+    locks: stores.wfsLocks
   })
 
   metrics.readFrom({

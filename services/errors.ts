@@ -325,6 +325,10 @@ export const WfsInvalidFilter = createError('MW_WFS_INVALID_FILTER', 'invalid', 
 export const WfsOperationNotSupported = createError('MW_WFS_OPERATION_NOT_SUPPORTED', 'invalid', 'Operation %s is not supported: %s')
 export const WfsVersionNegotiationFailed = createError('MW_WFS_VERSION_NEGOTIATION_FAILED', 'invalid', 'None of the versions %s is supported; supported: 2.0.0, 1.1.0, 1.0.0')
 export const WfsFeatureNotFound = createError('MW_WFS_FEATURE_NOT_FOUND', 'not_found', 'Could not find feature with id %s')
+export const WfsCannotLockAll = createError('MW_WFS_CANNOT_LOCK_ALL', 'invalid', 'Could not aquire locks for: %s (held by other locks; lockAction=SOME locks the others)')
+export const WfsFeatureLocked = createError('MW_WFS_FEATURE_LOCKED', 'invalid', 'Features %s are locked: a Transaction changing them needs the LockId of their lock (%s)')
+export const WfsInvalidLockId = createError('MW_WFS_INVALID_LOCK_ID', 'invalid', 'Unknown lock %s (released, or never acquired)')
+export const WfsLockExpired = createError('MW_WFS_LOCK_EXPIRED', 'invalid', 'Lock %s has expired')
 // --- filters: OGC Filter 1.0/1.1 and FES 2.0 XML (services/filters/ogc-xml.ts) ---
 export const InvalidXmlFilter = createError('MW_FILTER_INVALID_XML', 'invalid', 'Invalid filter: %s')
 export const UnsupportedFilterOperator = createError('MW_FILTER_UNSUPPORTED_OPERATOR', 'invalid', 'Unsupported filter operator %s: %s')

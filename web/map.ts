@@ -1,6 +1,7 @@
-// The layers panel: the chosen layer on an OpenLayers map, as WMTS KVP tiles from the tile cache
-// or as WMS GetMap images from {base}/wms through ImageWMS, in the chosen grid set, style, time and
-// elevation, over the basemap; plus the overlay the seed bounds and mosaic footprints are drawn on.
+// The layers panel: the chosen layer on an OpenLayers map, as WMTS KVP tiles from the tile cache,
+// as WMS GetMap images from {base}/wms through ImageWMS, or (vector layers and groups) as vector
+// tiles drawn in the browser (vector-tiles.ts), in the chosen grid set, style, time and elevation,
+// over the basemap; plus the overlay the seed bounds and mosaic footprints are drawn on.
 import OlMap from 'ol/Map.js'
 import View from 'ol/View.js'
 import TileLayer from 'ol/layer/Tile.js'
@@ -23,6 +24,7 @@ import { BASE } from './http.js'
 import { $, fillSelect } from './dom.js'
 import { basemap, showBasemap } from './basemap.js'
 import { showLegend } from './legend.js'
+import { hideVectorTiles, MVT_FORMAT, showVectorTiles, vectorTileLayer } from './vector-tiles.js'
 
 interface GridSetInfo { id: string, extent: Extent, resolutions: number[], maxZoom: number, tileSize: number }
 interface LayerInfo {
@@ -60,6 +62,7 @@ const overlayLayer = new VectorLayer({
 })
 map.addLayer(tileLayer)
 map.addLayer(imageLayer)
+map.addLayer(vectorTileLayer)
 map.addLayer(overlayLayer)
 
 export const layerNamed = (name: string) => layers.find((l) => l.name === name)
@@ -70,8 +73,14 @@ const chosenStyle = () => $<HTMLSelectElement>('style').value
 function showLayer () {
   const layer = current()
   const gs = gridSet($<HTMLSelectElement>('gridset').value)
-  if (!layer || !gs) { tileLayer.setSource(null); imageLayer.setSource(null); return }
-  if ($<HTMLSelectElement>('service').value === 'WMS') {
+  if (!layer || !gs) { tileLayer.setSource(null); imageLayer.setSource(null); hideVectorTiles(); return }
+  const service = $<HTMLSelectElement>('service').value
+  if (service !== 'MVT') hideVectorTiles()
+  if (service === 'MVT') {
+    tileLayer.setSource(null)
+    imageLayer.setSource(null)
+    void showVectorTiles(layer.name, chosenStyle(), gs, coverageOf(layer, gs))
+  } else if (service === 'WMS') {
     tileLayer.setSource(null)
     imageLayer.setSource(new ImageWMS({
       url: `${BASE}/wms`,
@@ -88,8 +97,7 @@ function showLayer () {
 
 function showTiles (layer: LayerInfo, gs: GridSetInfo) {
   const origin: [number, number] = [gs.extent[0], gs.extent[3]]
-  // Tiles only where the layer has data: the tile services answer 404 outside its coverage.
-  const coverage = layer.bbox ? getIntersection(transformExtent(layer.bbox, 'EPSG:4326', gs.id), gs.extent) : gs.extent
+  const coverage = coverageOf(layer, gs)
   tileLayer.setSource(new WMTS({
     url: `${BASE}/gwc/service/wmts`,
     requestEncoding: 'KVP',
@@ -108,6 +116,11 @@ function showTiles (layer: LayerInfo, gs: GridSetInfo) {
     dimensions: dimensionParams(),
     wrapX: false
   }))
+}
+
+/** Tiles only where the layer has data: the tile services answer 404 outside its coverage. */
+function coverageOf (layer: LayerInfo, gs: GridSetInfo): Extent {
+  return layer.bbox ? getIntersection(transformExtent(layer.bbox, 'EPSG:4326', gs.id), gs.extent) : gs.extent
 }
 
 function fitView (layer: LayerInfo, gs: GridSetInfo) {
@@ -135,6 +148,10 @@ function dimensionParams (): Record<string, string> {
 /** A layer chosen: its styles and dimension values in the pickers, the view fitted to it, its legend. */
 export function showChosenLayer () {
   const layer = current()
+  // Vector tiles for the layers offering them (vector layers and groups); the raster views otherwise.
+  const mvt = $<HTMLSelectElement>('service').querySelector<HTMLOptionElement>('option[value="MVT"]')!
+  mvt.disabled = !layer?.formats.includes(MVT_FORMAT)
+  if (mvt.disabled && mvt.selected) $<HTMLSelectElement>('service').value = 'WMTS'
   fillSelect($<HTMLSelectElement>('style'), layer?.styles ?? [], layer?.defaultStyle)
   const { time, elevation } = layer?.dimensions ?? {}
   $('time-label').hidden = !time?.length
@@ -154,6 +171,7 @@ function paramsChanged () {
     image.updateParams(params)
     return
   }
+  if ($<HTMLSelectElement>('service').value === 'MVT') { showLayer(); return }
   const source = tileLayer.getSource()
   if (source instanceof WMTS) {
     // Style is part of the source: rebuild; dimensions can be updated in place.

@@ -13,6 +13,7 @@ import { isAdmin } from '../infra/auth.js'
 import { GRID_SETS, maxZoom } from '../../services/tilecache/grid-sets.js'
 import { formatsOf } from '../../services/tilecache/formats.js'
 import { allowedStyles, defaultStyleOf } from '../../services/tilecache/parameters.js'
+import { styleColours } from '../../services/styles/style-colours.js'
 import { LayerNotFound, LegendLayerMissing, UnknownField, LegendStyleInvalid, WebPageNotBuilt } from '../../services/errors.js'
 
 export const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
@@ -124,11 +125,14 @@ export default async function web (app: FastifyInstance, opts: { dir?: string })
     if (!styles.includes(style)) throw LegendStyleInvalid(JSON.stringify(style), name, styles.join(', ') || '(none)')
     const compiled = layer.type === 'RASTER' ? await app.styles.rasterStyleFor(layer.workspace, style) : undefined
     const map = compiled?.colorMap
+    // A vector layer's plain colours, which the vector-tile preview draws its features in.
+    const colours = layer.type === 'VECTOR' ? styleColours(await app.styles.vectorStyleFor(layer.workspace, style)) : undefined
     return {
       legend: {
         layer: name,
         style,
         type: map?.type ?? null,
+        ...(colours ? { colours } : {}),
         // An intervals map's last class is open-ended (quantity Infinity): null in JSON.
         entries: (map?.entries ?? []).map((e) => ({ quantity: Number.isFinite(e.quantity) ? e.quantity : null, color: '#' + e.color.map((c) => c.toString(16).padStart(2, '0')).join(''), opacity: e.opacity, ...(e.label !== undefined ? { label: e.label } : {}) }))
       }

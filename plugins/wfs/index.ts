@@ -1,4 +1,4 @@
-// WFS 2.0.0 / 1.1.0 / 1.0.0 (with Transaction) at {base}/wfs, per workspace at {base}/<ws>/wfs, and at
+// WFS 2.0.0 / 1.1.0 / 1.0.0 (with Transaction and locks) at {base}/wfs, per workspace at {base}/<ws>/wfs, and at
 // {base}/ows and {base}/<ws>/ows for requests that say SERVICE=WFS or POST a WFS XML document (a
 // route constraint sends those here and leaves the rest of /ows to the WMS). KVP by GET or by POST
 // as a form; XML by POST. The routes are public at the HTTP level: every feature type goes through
@@ -97,7 +97,7 @@ export default async function wfs (app: FastifyInstance) {
   const perWsOws = handler((req) => ({ workspace: (req as WsReq).params.ws }), (req) => `/${encodeURIComponent((req as WsReq).params.ws)}/ows`)
   const wfsOnly = { constraints: { [CONSTRAINT]: 'WFS' } }
   const routes: Array<[string, typeof global, string, object]> = [
-    ['/wfs', global, 'WFS 2.0.0/1.1.0/1.0.0: GetCapabilities, DescribeFeatureType, GetFeature, GetPropertyValue, stored queries, Transaction', {}],
+    ['/wfs', global, 'WFS 2.0.0/1.1.0/1.0.0: GetCapabilities, DescribeFeatureType, GetFeature, GetPropertyValue, stored queries, Transaction, LockFeature, GetFeatureWithLock', {}],
     ['/ows', ows, 'OWS endpoint (SERVICE=WFS, or a WFS XML document)', wfsOnly],
     ['/:ws/wfs', perWs, "A workspace's WFS: its feature types only", {}],
     ['/:ws/ows', perWsOws, "A workspace's OWS endpoint (SERVICE=WFS, or a WFS XML document)", wfsOnly]

@@ -39,7 +39,8 @@ export interface ServiceSettings {
   maxRequestMemory?: number
   maxRenderingTime?: number
   maxRenderingErrors?: number
-  // WFS (applied by the WFS; serviceLevel BASIC (read-only) or TRANSACTIONAL, the three flags false are the only values kept)
+  // WFS (applied by the WFS; serviceLevel BASIC (read-only), TRANSACTIONAL (with Transaction) or COMPLETE (with locks too),
+  // the three flags false are the only values kept)
   serviceLevel?: string
   maxFeatures?: number
   featureBounding?: boolean
@@ -80,8 +81,8 @@ export const DEFAULT_SERVICE_SETTINGS: Record<ServiceName, ServiceSettings> = {
     accessConstraints: 'NONE',
     fees: 'NONE',
     keywords: ['WFS', 'GEOSERVER'],
-    // Transactions on, as GeoServer's COMPLETE default: the layer rules' `w` guards them.
-    serviceLevel: 'TRANSACTIONAL',
+    // Transactions and locks on, as GeoServer's default: the layer rules' `w` guards them.
+    serviceLevel: 'COMPLETE',
     maxFeatures: 1000000,
     featureBounding: false,
     canonicalSchemaLocation: false,
@@ -229,7 +230,7 @@ export function mergeServiceSettings (service: ServiceName, old: ServiceSettings
     if (input.serviceLevel !== undefined) {
       const l = text(input.serviceLevel) ?? ''
       if (!SERVICE_LEVELS.includes(l)) throw InvalidBody(`${f('serviceLevel')} must be one of ${SERVICE_LEVELS.join(', ')}, got ${shown(input.serviceLevel)}`)
-      next.serviceLevel = only(l, ['BASIC', 'TRANSACTIONAL'], f('serviceLevel'), 'the WFS offers no locks (BASIC: read-only, TRANSACTIONAL: with Transaction)')
+      next.serviceLevel = l
     }
     // Applied by GetFeature (services/wfs): at most this many features (0: no limit), and not more
     // than MAPWARDEN_WFS_MAX_FEATURES; hits count at most as many unless hitsIgnoreMaxFeatures.

@@ -9,6 +9,7 @@ import { diskquotaMigrations } from '../diskquota/migrations.js'
 import { appschemaMigrations } from '../appschema/migrations.js'
 import { settingsMigrations } from '../settings/migrations.js'
 import { tilecacheMigrations } from '../tilecache/migrations.js'
+import { wfsMigrations } from '../wfs/migrations.js'
 
 export interface Migration { id: string, sql: string }
 
@@ -21,5 +22,6 @@ export const ALL_MIGRATIONS: Migration[] = [
   ...diskquotaMigrations,
   ...appschemaMigrations,
   ...settingsMigrations,
-  ...tilecacheMigrations
+  ...tilecacheMigrations,
+  ...wfsMigrations
 ]

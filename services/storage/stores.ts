@@ -19,6 +19,7 @@ import type { SeedStore } from '../seed/store.js'
 import type { QuotaStore } from '../diskquota/quota-store.js'
 import type { MetatileLock, SeedQueue } from '../seed/seed-queue.js'
 import type { Db } from './sqlite/database.js'
+import type { WfsLockStore } from '../wfs/lock-store.js'
 import { openSqliteStores } from './sqlite/stores.js'
 import { openPgStores } from './pg/stores.js'
 
@@ -44,6 +45,8 @@ export interface Stores {
   serviceSettings: ServiceSettingsStore
   /** The custom grid sets of GWC's REST. */
   gridSets: GridSetStore
+  /** The WFS locks (LockFeature, GetFeatureWithLock), shared by every instance on the catalog. */
+  wfsLocks: WfsLockStore
   /** Tells every other instance to re-read everything it keeps in memory (POST rest/reload);
    *  SQLite: nothing to tell, one instance. */
   announceReload (): Promise<void>

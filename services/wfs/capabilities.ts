@@ -17,8 +17,10 @@ export interface CapabilitiesInput {
   url: string
   workspace?: string
   maxFeatures: number
-  /** Whether Transaction is offered (the settings' serviceLevel TRANSACTIONAL). */
+  /** Whether Transaction is offered (the settings' serviceLevel TRANSACTIONAL or COMPLETE). */
   transactional: boolean
+  /** Whether LockFeature and GetFeatureWithLock are offered (serviceLevel COMPLETE). */
+  locking?: boolean
   /** What the WFS settings say of the service (the workspace's own on its virtual service). */
   service: ServiceDescription
 }
@@ -97,11 +99,12 @@ function capabilities20 (c: CapabilitiesInput): string {
     owsOperation('ListStoredQueries', u, []),
     owsOperation('DescribeStoredQueries', u, []),
     owsOperation('GetFeature', u, [['resultType', ['results', 'hits']], ['outputFormat', OUTPUT_FORMATS], ['resolve', ['none']]]),
+    ...(c.locking ? [owsOperation('LockFeature', u, [['lockAction', ['ALL', 'SOME']]]), owsOperation('GetFeatureWithLock', u, [['resultType', ['results']], ['outputFormat', OUTPUT_FORMATS], ['lockAction', ['ALL', 'SOME']]])] : []),
     ...(c.transactional ? [owsOperation('Transaction', u, [['inputFormat', [FORMAT_NAMES.gml32]], ['releaseAction', ['ALL', 'SOME']]], false)] : []),
     '<ows:Parameter name="version"><ows:AllowedValues><ows:Value>2.0.0</ows:Value><ows:Value>1.1.0</ows:Value><ows:Value>1.0.0</ows:Value></ows:AllowedValues></ows:Parameter>',
     constraint('ows', 'ImplementsBasicWFS', 'TRUE'),
     constraint('ows', 'ImplementsTransactionalWFS', c.transactional ? 'TRUE' : 'FALSE'),
-    constraint('ows', 'ImplementsLockingWFS', 'FALSE'),
+    constraint('ows', 'ImplementsLockingWFS', c.locking ? 'TRUE' : 'FALSE'),
     constraint('ows', 'KVPEncoding', 'TRUE'),
     constraint('ows', 'XMLEncoding', 'TRUE'),
     constraint('ows', 'SOAPEncoding', 'FALSE'),
@@ -155,9 +158,10 @@ function capabilities11 (c: CapabilitiesInput): string {
     owsOperation('GetCapabilities', u, [['AcceptVersions', VERSIONS], ['AcceptFormats', ['text/xml']]]),
     owsOperation('DescribeFeatureType', u, [['outputFormat', [DESCRIBE_TYPES['1.1.0']]]]),
     owsOperation('GetFeature', u, [['resultType', ['results', 'hits']], ['outputFormat', formats]]),
+    ...(c.locking ? [owsOperation('GetFeatureWithLock', u, [['resultType', ['results']], ['outputFormat', formats]]), owsOperation('LockFeature', u, [['lockAction', ['ALL', 'SOME']]])] : []),
     ...(c.transactional ? [owsOperation('Transaction', u, [['inputFormat', [FORMAT_NAMES.gml31]], ['idgen', ['GenerateNew']], ['releaseAction', ['ALL', 'SOME']]], false)] : []),
     '</ows:OperationsMetadata>',
-    `<wfs:FeatureTypeList><wfs:Operations>${(c.transactional ? ['Query', 'Insert', 'Update', 'Delete'] : ['Query']).map((o) => `<wfs:Operation>${o}</wfs:Operation>`).join('')}</wfs:Operations>`
+    `<wfs:FeatureTypeList><wfs:Operations>${(c.transactional ? ['Query', 'Insert', 'Update', 'Delete', ...(c.locking ? ['Lock'] : [])] : ['Query']).map((o) => `<wfs:Operation>${o}</wfs:Operation>`).join('')}</wfs:Operations>`
   ]
   for (const t of c.types) {
     const b = wgs84(t)
@@ -194,8 +198,9 @@ function capabilities10 (c: CapabilitiesInput): string {
     `<DescribeFeatureType><SchemaDescriptionLanguage><XMLSCHEMA/></SchemaDescriptionLanguage>${dcp}</DescribeFeatureType>`,
     `<GetFeature><ResultFormat><GML2/><GML3/><JSON/><CSV/></ResultFormat>${dcp}</GetFeature>`,
     ...(c.transactional ? [`<Transaction><DCPType><HTTP><Post onlineResource="${x(u.replace(/\?$/, ''))}"/></HTTP></DCPType></Transaction>`] : []),
+    ...(c.locking ? [`<LockFeature>${dcp}</LockFeature>`, `<GetFeatureWithLock><ResultFormat><GML2/><GML3/></ResultFormat>${dcp}</GetFeatureWithLock>`] : []),
     '</Request></Capability>',
-    `<FeatureTypeList><Operations><Query/>${c.transactional ? '<Insert/><Update/><Delete/>' : ''}</Operations>`
+    `<FeatureTypeList><Operations><Query/>${c.transactional ? '<Insert/><Update/><Delete/>' : ''}${c.locking ? '<Lock/>' : ''}</Operations>`
   ]
   for (const t of c.types) {
     const b = wgs84(t)

@@ -5,6 +5,7 @@
 // are read through the source in its batches and written as they come (GML 3.2, GML 3.1.1, GML 2,
 // GeoJSON, CSV): the answer is a stream whose memory does not grow with the result.
 import type { Principal } from '../auth/authenticator.js'
+import { ANONYMOUS } from '../auth/authenticator.js'
 import { isNorthingFirst, normalizeCrs, transformBbox } from '../render/crs.js'
 import { crsName, parseOgcFilter } from '../filters/ogc-xml.js'
 import { parseEcql, type FilterSchema } from '../filters/ecql.js'
@@ -253,8 +254,10 @@ export function featureOperations (ctx: WfsContext) {
     return parts.join('')
   }
 
-  async function * gml (req: FeatureRequest, planned: Planned[], links: FeatureLinks, matched: number, returned: number): AsyncGenerator<string> {
+  async function * gml (req: FeatureRequest, planned: Planned[], links: FeatureLinks, matched: number, returned: number, lockId?: string): AsyncGenerator<string> {
     const f = req.outputFormat
+    // GetFeatureWithLock: the lock's id on the collection, as GeoServer writes it.
+    const lock = lockId !== undefined ? ` lockId="${x(lockId)}"` : ''
     // schemaLocation: each namespace with the DescribeFeatureType of its types.
     const byNs = new Map<string, Set<string>>()
     for (const p of planned) byNs.set(p.t.uri, (byNs.get(p.t.uri) ?? new Set()).add(p.t.qualified))
@@ -265,7 +268,7 @@ export function featureOperations (ctx: WfsContext) {
       const next = !hits && links.page && req.count !== undefined && req.startIndex + returned < matched ? ` next="${x(links.page(req.startIndex + returned))}"` : ''
       const prev = !hits && links.page && req.count !== undefined && req.startIndex > 0 ? ` previous="${x(links.page(Math.max(0, req.startIndex - req.count)))}"` : ''
       yield '<?xml version="1.0" encoding="UTF-8"?>\n<wfs:FeatureCollection xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:wfs="http://www.opengis.net/wfs/2.0" ' +
-        `xmlns:gml="${GML_NS['2.0.0']}"${ns} numberMatched="${matched}" numberReturned="${hits ? 0 : returned}" timeStamp="${timeStamp()}"${next}${prev} ` +
+        `xmlns:gml="${GML_NS['2.0.0']}"${ns}${lock} numberMatched="${matched}" numberReturned="${hits ? 0 : returned}" timeStamp="${timeStamp()}"${next}${prev} ` +
         `xsi:schemaLocation="http://www.opengis.net/wfs/2.0 http://schemas.opengis.net/wfs/2.0/wfs.xsd http://www.opengis.net/gml/3.2 http://schemas.opengis.net/gml/3.2.1/gml.xsd ${describe}">\n`
       if (!hits) for (const p of planned) {
         let n = 0
@@ -276,7 +279,7 @@ export function featureOperations (ctx: WfsContext) {
     }
     if (f === 'gml31') {
       yield '<?xml version="1.0" encoding="UTF-8"?>\n<wfs:FeatureCollection xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:wfs="http://www.opengis.net/wfs" ' +
-        `xmlns:gml="http://www.opengis.net/gml"${ns} numberOfFeatures="${hits ? matched : returned}" timeStamp="${timeStamp()}" ` +
+        `xmlns:gml="http://www.opengis.net/gml"${ns}${lock} numberOfFeatures="${hits ? matched : returned}" timeStamp="${timeStamp()}" ` +
         `xsi:schemaLocation="http://www.opengis.net/wfs http://schemas.opengis.net/wfs/1.1.0/wfs.xsd ${describe}"`
       if (hits) { yield '/>\n'; return }
       yield '>\n<gml:featureMembers>\n'
@@ -288,7 +291,7 @@ export function featureOperations (ctx: WfsContext) {
       return
     }
     yield '<?xml version="1.0" encoding="UTF-8"?>\n<wfs:FeatureCollection xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:wfs="http://www.opengis.net/wfs" ' +
-      `xmlns:gml="http://www.opengis.net/gml"${ns} xsi:schemaLocation="http://www.opengis.net/wfs http://schemas.opengis.net/wfs/1.0.0/WFS-basic.xsd ${describe}">\n` +
+      `xmlns:gml="http://www.opengis.net/gml"${ns}${lock} xsi:schemaLocation="http://www.opengis.net/wfs http://schemas.opengis.net/wfs/1.0.0/WFS-basic.xsd ${describe}">\n` +
       '<gml:boundedBy><gml:null>unknown</gml:null></gml:boundedBy>\n'
     for (const p of planned) {
       let n = 0
@@ -344,7 +347,26 @@ export function featureOperations (ctx: WfsContext) {
   }
 
   return {
-    async getFeature (req: FeatureRequest, principal: Principal | undefined, where: Where, links: FeatureLinks): Promise<FeatureAnswer> {
+    /**
+     * The features a lock request names, by type: each query's matches (GetFeatureWithLock: its page
+     * alone, `paged`), of types the caller may write (the layer rules' `w`: locking is writing).
+     */
+    async lockTargets (req: FeatureRequest, principal: Principal | undefined, where: Where, paged: boolean): Promise<Array<{ t: ServedType, fids: string[] }>> {
+      const planned = await planAll(req, principal, where, paged ? maxFeaturesOf(ctx.deps, where) : Infinity)
+      const out: Array<{ t: ServedType, fids: string[] }> = []
+      for (const p of planned) {
+        ctx.deps.access.check(principal ?? ANONYMOUS, p.t.ft.workspace, p.t.ft.name, 'w')
+        const fids: string[] = []
+        const read = { ...p.read, properties: [], ...(paged ? { offset: p.offset, limit: p.limit } : {}) }
+        if (!paged || p.limit > 0) {
+          for await (const f of p.source.readFeatures(read)) if (f.id !== undefined) fids.push(`${p.t.ft.name}.${f.id}`)
+        }
+        out.push({ t: p.t, fids })
+      }
+      return out
+    },
+
+    async getFeature (req: FeatureRequest, principal: Principal | undefined, where: Where, links: FeatureLinks, lockId?: string): Promise<FeatureAnswer> {
       const max = maxFeaturesOf(ctx.deps, where)
       const planned = await planAll(req, principal, where, max)
       let matched = planned.reduce((s, p) => s + p.matched, 0)
@@ -366,7 +388,7 @@ export function featureOperations (ctx: WfsContext) {
       const f = req.outputFormat
       if (req.resultType === 'hits' || f === 'gml32' || f === 'gml31' || f === 'gml2') {
         const hitsFormat = req.resultType === 'hits' && (f === 'json' || f === 'csv') ? (req.version === '2.0.0' ? 'gml32' : 'gml31') : f
-        return { contentType: CONTENT_TYPES[hitsFormat], body: batched(gml({ ...req, outputFormat: hitsFormat }, planned, links, matched, returned)) }
+        return { contentType: CONTENT_TYPES[hitsFormat], body: batched(gml({ ...req, outputFormat: hitsFormat }, planned, links, matched, returned, lockId)) }
       }
       if (f === 'json') return { contentType: CONTENT_TYPES.json, body: batched(geojson(planned, matched, returned)) }
       const name = planned.length === 1 ? planned[0].t.ft.name : 'features'

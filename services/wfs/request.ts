@@ -10,10 +10,11 @@ export type Kvp = Record<string, string>
 export type WfsVersion = '2.0.0' | '1.1.0' | '1.0.0'
 export const VERSIONS: WfsVersion[] = ['2.0.0', '1.1.0', '1.0.0']
 
-export type Operation = 'GetCapabilities' | 'DescribeFeatureType' | 'GetFeature' | 'GetPropertyValue' | 'ListStoredQueries' | 'DescribeStoredQueries' | 'Transaction'
-const OPERATIONS: Operation[] = ['GetCapabilities', 'DescribeFeatureType', 'GetFeature', 'GetPropertyValue', 'ListStoredQueries', 'DescribeStoredQueries', 'Transaction']
+export type Operation = 'GetCapabilities' | 'DescribeFeatureType' | 'GetFeature' | 'GetPropertyValue' | 'ListStoredQueries' | 'DescribeStoredQueries' | 'Transaction' |
+  'LockFeature' | 'GetFeatureWithLock'
+const OPERATIONS: Operation[] = ['GetCapabilities', 'DescribeFeatureType', 'GetFeature', 'GetPropertyValue', 'ListStoredQueries', 'DescribeStoredQueries', 'Transaction', 'LockFeature', 'GetFeatureWithLock']
 /** Operations of the WFS specification this service does not offer. */
-const UNOFFERED = ['LockFeature', 'GetFeatureWithLock', 'GetGmlObject', 'CreateStoredQuery', 'DropStoredQuery']
+const UNOFFERED = ['GetGmlObject', 'CreateStoredQuery', 'DropStoredQuery']
 
 export type OutputFormat = 'gml32' | 'gml31' | 'gml2' | 'json' | 'csv'
 export const GET_FEATURE_ID = 'urn:ogc:def:query:OGC-WFS::GetFeatureById'
@@ -46,14 +47,36 @@ export interface FeatureRequest {
   valueReference?: string
 }
 
-/** The operation of a request; locks, GetGmlObject and stored query management are OperationNotSupported. */
+/** What a LockFeature or GetFeatureWithLock asks of the lock: how long it lasts, and whether every feature must be locked. */
+export interface LockParams {
+  /** The expiry in milliseconds (2.0.0: seconds asked, default 300; 1.x: minutes asked, default 5). */
+  expiryMs: number
+  /** lockAction ALL (the default): none locked unless all can be; SOME: those that can be. */
+  all: boolean
+}
+
+/** EXPIRY and LOCKACTION of a lock request (KVP names, or the XML root's attributes). */
+export function lockParams (expiry: string | undefined, lockAction: string | undefined, version: WfsVersion): LockParams {
+  const unit = version === '2.0.0' ? 1000 : 60_000
+  let expiryMs = (version === '2.0.0' ? 300 : 5) * unit
+  if (expiry !== undefined && expiry.trim() !== '') {
+    const v = expiry.trim()
+    if (!/^\d{1,9}$/.test(v) || Number(v) < 1) throw WfsInvalidParameter('expiry', JSON.stringify(v.slice(0, 30)), `a whole number of ${version === '2.0.0' ? 'seconds' : 'minutes'}, at least 1, is expected`)
+    expiryMs = Number(v) * unit
+  }
+  const a = (lockAction ?? 'ALL').trim().toUpperCase()
+  if (a !== 'ALL' && a !== 'SOME') throw WfsInvalidParameter('lockAction', JSON.stringify((lockAction ?? '').slice(0, 20)), 'ALL or SOME is expected')
+  return { expiryMs, all: a === 'ALL' }
+}
+
+/** The operation of a request; GetGmlObject and stored query management are OperationNotSupported. */
 export function operationOf (name: string | undefined): Operation {
   if (name === undefined || name.trim() === '') throw WfsMissingParameter('request')
   const n = name.trim().toLowerCase()
   const op = OPERATIONS.find((o) => o.toLowerCase() === n)
   if (op) return op
   const other = UNOFFERED.find((o) => o.toLowerCase() === n)
-  if (other) throw WfsOperationNotSupported(other, 'this server\'s WFS offers no locks, GetGmlObject or stored query management')
+  if (other) throw WfsOperationNotSupported(other, 'this server\'s WFS offers no GetGmlObject or stored query management')
   throw WfsOperationNotSupported(JSON.stringify(name.slice(0, 60)), `supported: ${OPERATIONS.join(', ')}`)
 }
 

@@ -6,7 +6,9 @@
 // transaction (all or nothing); a Transaction touches the types of one data store. After the commit
 // the tiles over the touched area of each layer are dropped (and the groups drawing it), and the answer
 // is the version's response as GeoServer writes it, with the inserted ids (`type.fid`).
-// lockAction and releaseAction ALL and SOME are accepted (there are no locks to release).
+// Locks (locks.ts): the features an Update or Delete changes must not be held by a live lock other
+// than the one the Transaction names (2.0.0: its lockId attribute, 1.x: its wfs:LockId); once
+// committed, releaseAction ALL (the default) releases that lock, SOME the features changed.
 import type { Principal } from '../auth/authenticator.js'
 import { ANONYMOUS } from '../auth/authenticator.js'
 import type { XmlElement } from '../files/xml.js'
@@ -21,6 +23,8 @@ import { envelopeOf, reprojector, type Geo } from './geometry.js'
 import { parseGml } from './gml-input.js'
 import type { WfsVersion } from './request.js'
 import type { ServedType, WfsContext, Where } from './wfs-context.js'
+import type { LockedFeature } from './lock-store.js'
+import type { lockOperations } from './locks.js'
 import { escapeXml } from '../xml-escape.js'
 
 /** Namespace prefixes in scope of an element: its own xmlns declarations over its ancestors'. */
@@ -36,7 +40,7 @@ const kid = (el: XmlElement, ...names: string[]) => el.children.find((c) => name
 
 export interface TransactionAnswer { contentType: string, body: string }
 
-export function transactionOperation (ctx: WfsContext) {
+export function transactionOperation (ctx: WfsContext, locks: ReturnType<typeof lockOperations>) {
   /** A type named by a qualified name in scope: its prefix's namespace URI names the workspace. */
   async function typeOf (name: string, scope: Scope, principal: Principal | undefined, where: Where): Promise<ServedType> {
     const raw = name.trim()
@@ -191,16 +195,36 @@ export function transactionOperation (ctx: WfsContext) {
     const planned = await plan(root, principal, where)
     const stores = new Set(planned.map((p) => `${p.t.store.workspace}:${p.t.store.name}`))
     if (stores.size > 1) throw WfsInvalidParameter('Transaction', [...stores].join(', '), 'a Transaction edits the types of one data store (all or nothing in one database transaction)')
+    const lockId = (root.attrs.lockId ?? kid(root, 'LockId')?.text ?? '').trim() || undefined
     const results: EditResult[] = []
     if (planned.length > 0) {
       const source = ctx.sourceOf(planned[0].t)
       if (!source.write) throw WfsOperationNotSupported('Transaction', `${planned[0].t.qualified} is read from ${planned[0].t.store.type} files, which this server does not edit (PostGIS and GeoPackage layers are editable)`)
+      const edited = [...new Set(planned.filter((p) => p.edit.kind !== 'insert').map((p) => p.t.qualified))]
+      const changed = await locks.mustCheck(lockId, edited) ? await changedFeatures(planned) : []
+      await locks.checkTransaction(lockId, changed)
       results.push(...await source.write(planned.map((p) => p.edit)))
+      await locks.afterTransaction(lockId, root.attrs.releaseAction !== 'SOME', changed)
       await dropTiles(planned.map((p, i) => ({ t: p.t, area: results[i].area, count: results[i].count })))
+    } else {
+      // A Transaction of a LockId alone releases its lock.
+      await locks.checkTransaction(lockId, [])
+      await locks.afterTransaction(lockId, root.attrs.releaseAction !== 'SOME', [])
     }
     const total = (kind: Edit['kind']) => planned.reduce((n, p, i) => n + (p.edit.kind === kind ? results[i].count : 0), 0)
     const ids = planned.flatMap((p, i) => results[i].ids.map((id) => `${p.t.ft.name}.${id}`))
     return { contentType: 'text/xml', body: response(version, total('insert'), total('update'), total('delete'), ids) }
+  }
+
+  /** The features the Updates and Deletes match (before any is written), as locks name them. */
+  async function changedFeatures (planned: Planned[]): Promise<LockedFeature[]> {
+    const out: LockedFeature[] = []
+    for (const p of planned) {
+      if (p.edit.kind === 'insert') continue
+      const read = { type: p.edit.type, properties: [], ...(p.edit.filter ? { filter: p.edit.filter } : {}) }
+      for await (const f of ctx.sourceOf(p.t).readFeatures(read)) if (f.id !== undefined) out.push({ type: p.t.qualified, fid: `${p.t.ft.name}.${f.id}` })
+    }
+    return out
   }
 
   /** The tiles over the touched area of each layer go (as lon/lat boxes), the groups drawing it with them. */

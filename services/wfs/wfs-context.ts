@@ -12,6 +12,7 @@ import type { VectorFeatureType } from '../vector/store.js'
 import type { ServiceSettings } from '../settings/service-settings.js'
 import type { Envelope } from '../filters/tree.js'
 import { WfsUnknownType } from '../errors.js'
+import type { WfsLockStore } from './lock-store.js'
 
 export interface WfsDeps {
   featureTypes: { listWorkspace (ws: string): Promise<VectorFeatureType[]>, find (ws: string, name: string): Promise<VectorFeatureType | undefined> }
@@ -26,6 +27,10 @@ export interface WfsDeps {
   /** A Transaction changed the layers' data under `areas` (lon/lat boxes; undefined: anywhere): their
    *  cached tiles there go, and the groups' drawing them. */
   dataChanged (layers: string[], areas: Envelope[] | undefined, reason: string): Promise<void>
+  /** The WFS locks, in the catalog database (lock-store.ts). */
+  locks: WfsLockStore
+  /** The clock locks expire by (ms); Date.now by default. */
+  now?: () => number
 }
 
 export interface Where {

@@ -5,7 +5,8 @@
 // read under the layer rules and through its store's VectorSource. Requests come as KVP
 // (request.ts) or XML (xml-request.ts) and meet the same code; answers are a content type and a
 // body, a stream for features. Transaction (transaction.ts) edits PostGIS and GeoPackage layers
-// under the write rules while the settings' serviceLevel is TRANSACTIONAL; locking is OperationNotSupported.
+// under the write rules while the settings' serviceLevel is TRANSACTIONAL or COMPLETE; LockFeature and
+// GetFeatureWithLock (locks.ts) while it is COMPLETE.
 import type { Principal } from '../auth/authenticator.js'
 import { parseXmlElements } from '../files/xml.js'
 import { WfsInvalidParameter, WfsOperationNotSupported, WfsServiceDisabled } from '../errors.js'
@@ -13,10 +14,11 @@ import { capabilities, CAPABILITIES_TYPE, describeStoredQueries, listStoredQueri
 import { DESCRIBE_TYPES, featureTypeSchema, importingSchema } from './describe.js'
 import { featureOperations, type FeatureAnswer } from './get-feature.js'
 import {
-  capabilitiesVersion, featureRequest, list, negotiate, operationOf, requestVersion, type Kvp, type Operation, type WfsVersion
+  capabilitiesVersion, featureRequest, list, lockParams, negotiate, operationOf, requestVersion, type Kvp, type LockParams, type Operation, type WfsVersion
 } from './request.js'
 import { parseXmlRequest } from './xml-request.js'
 import { transactionOperation } from './transaction.js'
+import { lockOperations, lockResponse } from './locks.js'
 import { createWfsContext, maxFeaturesOf, type ServedType, type WfsDeps, type Where } from './wfs-context.js'
 
 export type { WfsDeps, Where } from './wfs-context.js'
@@ -38,9 +40,13 @@ export interface WfsUrls {
 export function createWfsService (deps: WfsDeps) {
   const ctx = createWfsContext(deps)
   const features = featureOperations(ctx)
-  const transaction = transactionOperation(ctx)
-  /** Whether the WFS (a workspace's own settings on its virtual service) takes transactions: serviceLevel TRANSACTIONAL. */
-  const transactional = (where: Where) => (deps.serviceSettings.get('wfs', where.workspace).serviceLevel ?? 'BASIC') !== 'BASIC'
+  const locks = lockOperations({ locks: deps.locks, now: deps.now ?? Date.now }, (req, principal, where, paged) => features.lockTargets(req, principal, where, paged))
+  const transaction = transactionOperation(ctx, locks)
+  const level = (where: Where) => deps.serviceSettings.get('wfs', where.workspace).serviceLevel ?? 'BASIC'
+  /** Whether the WFS (a workspace's own settings on its virtual service) takes transactions: serviceLevel TRANSACTIONAL or COMPLETE. */
+  const transactional = (where: Where) => level(where) !== 'BASIC'
+  /** Whether it takes locks: serviceLevel COMPLETE. */
+  const locking = (where: Where) => level(where) === 'COMPLETE'
 
   async function describe (version: WfsVersion, kvp: Kvp, principal: Principal | undefined, where: Where, url: string): Promise<WfsAnswer> {
     const names = list(kvp.TYPENAMES ?? kvp.TYPENAME)
@@ -102,6 +108,7 @@ export function createWfsService (deps: WfsDeps) {
       let q = kvp
       let feature
       let root
+      let lock: LockParams | undefined
       if (xmlText !== undefined) {
         const r = await parseXmlRequest(xmlText)
         op = r.operation
@@ -109,14 +116,16 @@ export function createWfsService (deps: WfsDeps) {
         q = r.kvp
         feature = r.feature
         root = r.root
+        lock = r.lock
       } else {
         op = operationOf(kvp.REQUEST)
         version = op === 'GetCapabilities' ? capabilitiesVersion(kvp) : requestVersion(kvp)
+        if (op === 'LockFeature' || op === 'GetFeatureWithLock') lock = lockParams(kvp.EXPIRY, kvp.LOCKACTION, version)
       }
       switch (op) {
         case 'GetCapabilities': {
           const types = await ctx.listed(principal, where)
-          return { contentType: CAPABILITIES_TYPE, body: capabilities({ version, types, url: urls.service, transactional: transactional(where), ...(where.workspace ? { workspace: where.workspace } : {}), maxFeatures: maxFeaturesOf(deps, where), service: description(where) }) }
+          return { contentType: CAPABILITIES_TYPE, body: capabilities({ version, types, url: urls.service, transactional: transactional(where), locking: locking(where), ...(where.workspace ? { workspace: where.workspace } : {}), maxFeatures: maxFeaturesOf(deps, where), service: description(where) }) }
         }
         case 'DescribeFeatureType': return await describe(version, q, principal, where, urls.service)
         case 'ListStoredQueries': return { contentType: 'application/xml', body: listStoredQueries(await ctx.listed(principal, where)) }
@@ -130,6 +139,16 @@ export function createWfsService (deps: WfsDeps) {
           }
           const a: FeatureAnswer = await features.getFeature(req, principal, where, featureLinks(urls, req.version))
           return a
+        }
+        case 'LockFeature':
+        case 'GetFeatureWithLock': {
+          if (!locking(where)) throw WfsOperationNotSupported(op, `the WFS settings' serviceLevel is ${level(where)} (locks need COMPLETE)`)
+          const req = feature ?? await featureRequest(kvp, version, (text) => parseXmlElements(text))
+          if (op === 'LockFeature') return { contentType: 'text/xml', body: lockResponse(version, await locks.lock(req, lock!, principal, where, false)) }
+          if (req.resultType === 'hits') throw WfsInvalidParameter('resultType', 'hits', 'GetFeatureWithLock locks the features it returns (resultType=results)')
+          if (req.outputFormat === 'json' || req.outputFormat === 'csv') throw WfsInvalidParameter('outputFormat', req.outputFormat, 'GetFeatureWithLock answers GML, whose collection carries the lockId')
+          const held = await locks.lock(req, lock!, principal, where, true)
+          return await features.getFeature(req, principal, where, featureLinks(urls, req.version), held.lockId)
         }
         case 'Transaction': {
           if (!root) throw WfsOperationNotSupported('Transaction', 'a Transaction is a wfs:Transaction document sent by POST')

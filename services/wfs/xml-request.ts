@@ -6,8 +6,8 @@
 import { parseXmlElements, type XmlElement } from '../files/xml.js'
 import { WfsInvalidParameter, WfsMissingParameter } from '../errors.js'
 import {
-  capabilitiesVersion, checkCrs, GET_FEATURE_ID, list, operationOf, outputFormat, requestVersion,
-  type FeatureRequest, type Kvp, type Operation, type QueryFilter, type WfsQuery, type WfsVersion
+  capabilitiesVersion, checkCrs, GET_FEATURE_ID, list, lockParams, operationOf, outputFormat, requestVersion,
+  type FeatureRequest, type LockParams, type Kvp, type Operation, type QueryFilter, type WfsQuery, type WfsVersion
 } from './request.js'
 
 export interface XmlRequest {
@@ -18,6 +18,8 @@ export interface XmlRequest {
   feature?: FeatureRequest
   /** A Transaction's document (transaction.ts reads its actions). */
   root?: XmlElement
+  /** LockFeature and GetFeatureWithLock: the lock's expiry and lockAction. */
+  lock?: LockParams
 }
 
 const child = (el: XmlElement, name: string) => el.children.find((c) => c.local === name)
@@ -72,7 +74,14 @@ export async function parseXmlRequest (text: string): Promise<XmlRequest> {
   }
   if (operation === 'ListStoredQueries' || operation === 'DescribeStoredQueries') return { operation, version, kvp: {} }
   if (operation === 'Transaction') return { operation, version, kvp: {}, root }
-  // GetFeature, GetPropertyValue
+  const lock = operation === 'LockFeature' || operation === 'GetFeatureWithLock' ? lockParams(a.expiry, a.lockAction, version) : undefined
+  if (operation === 'LockFeature') {
+    // 1.x: wfs:Lock elements (typeName, a Filter); 2.0.0: wfs:Query elements.
+    const queries = [...children(root, 'Lock'), ...children(root, 'Query')].map(query)
+    if (queries.length === 0) throw WfsMissingParameter(version === '2.0.0' ? 'Query' : 'Lock')
+    return { operation, version, kvp: {}, lock, feature: { version, queries, startIndex: 0, resultType: 'results', outputFormat: outputFormat(undefined, version) } }
+  }
+  // GetFeature, GetFeatureWithLock, GetPropertyValue
   const queries = children(root, 'Query').map(query)
   let byId = false
   for (const sq of children(root, 'StoredQuery')) {
@@ -98,5 +107,5 @@ export async function parseXmlRequest (text: string): Promise<XmlRequest> {
     ...(byId ? { byId } : {}),
     ...(a.valueReference !== undefined ? { valueReference: a.valueReference } : {})
   }
-  return { operation, version, kvp: {}, feature }
+  return { operation, version, kvp: {}, feature, ...(lock ? { lock } : {}) }
 }

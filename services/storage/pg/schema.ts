@@ -20,6 +20,7 @@ import { seedPgMigrations } from '../../seed/pg-migrations.js'
 import { diskquotaPgMigrations } from '../../diskquota/pg-migrations.js'
 import { settingsPgMigrations } from '../../settings/pg-migrations.js'
 import { tilecachePgMigrations } from '../../tilecache/pg-migrations.js'
+import { wfsPgMigrations } from '../../wfs/migrations.js'
 
 /** Every area's tables, in the order of ALL_MIGRATIONS (appschema has none of its own). */
 export const AREA_PG_MIGRATIONS: Migration[] = [
@@ -30,7 +31,8 @@ export const AREA_PG_MIGRATIONS: Migration[] = [
   ...seedPgMigrations,
   ...diskquotaPgMigrations,
   ...settingsPgMigrations,
-  ...tilecachePgMigrations
+  ...tilecachePgMigrations,
+  ...wfsPgMigrations
 ]
 
 export const PG_MIGRATIONS: Migration[] = [

@@ -72,7 +72,7 @@ t.test('GET service settings: the defaults in XML and JSON; admin only; POST and
   t.equal(res.body, '{"wfs":{"enabled":true,"name":"WFS","title":"mapwarden Web Feature Service",' +
     '"abstrct":"The vector layers of this server as features: GML 3.2, GML 3.1.1, GML 2, GeoJSON and CSV.","accessConstraints":"NONE","fees":"NONE",' +
     '"versions":{"org.geotools.util.Version":[{"version":"1.0.0"},{"version":"1.1.0"},{"version":"2.0.0"}]},"keywords":{"string":["WFS","GEOSERVER"]},' +
-    '"citeCompliant":false,"schemaBaseURL":"http://schemas.opengis.net","verbose":false,"serviceLevel":"TRANSACTIONAL","maxFeatures":1000000,"featureBounding":false,' +
+    '"citeCompliant":false,"schemaBaseURL":"http://schemas.opengis.net","verbose":false,"serviceLevel":"COMPLETE","maxFeatures":1000000,"featureBounding":false,' +
     '"canonicalSchemaLocation":false,"encodeFeatureMember":false,"hitsIgnoreMaxFeatures":false}}')
 
   for (const method of ['POST', 'DELETE'] as const) {
@@ -294,7 +294,6 @@ t.test('bad service settings are refused by name and change nothing', async (t) 
     ['wmts', '{"wmts":{"interpolation":"Nearest"}}', 'Unknown field "interpolation" in wmts'],
     ['wfs', '{"wfs":{"maxFeatures":"lots"}}', 'wfs maxFeatures must be an integer from 0 to 2147483647, got "lots"'],
     ['wfs', '{"wfs":{"serviceLevel":"FULL"}}', 'wfs serviceLevel must be one of BASIC, TRANSACTIONAL, COMPLETE, got "FULL"'],
-    ['wfs', '{"wfs":{"serviceLevel":"COMPLETE"}}', 'wfs serviceLevel "COMPLETE" is not supported: the WFS offers no locks (BASIC: read-only, TRANSACTIONAL: with Transaction)'],
     ['wfs', '{"wfs":{"featureBounding":true}}', 'wfs featureBounding true is not supported: the WFS writes no gml:boundedBy per feature'],
     ['wfs', '{"wfs":{"canonicalSchemaLocation":true}}', 'wfs canonicalSchemaLocation true is not supported: the WFS points to the schemas of its own DescribeFeatureType'],
     ['wfs', '{"wfs":{"encodeFeatureMember":"true"}}', 'wfs encodeFeatureMember true is not supported: WFS 1.1.0 GML 3 answers are written with gml:featureMembers'],

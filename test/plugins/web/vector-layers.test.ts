@@ -47,6 +47,11 @@ t.test('web/vector-layers.json lists readable vector layers with geometry type, 
   t.same([wells.geometryType, wells.featureCount, wells.srs], ['POINT', 2, 'EPSG:4326'])
   t.ok(Math.abs(wells.bounds[0] - 15) < 1e-6, 'lon/lat bounds of the UTM data')
 
+  // The vector-tile preview's colours: the layer's style (the built-in point style here) as plain colours.
+  const legend = await app.inject({ url: `${BASE}/web/legend.json?layer=vx:places`, headers: ADMIN })
+  t.equal(legend.statusCode, 200, legend.body)
+  t.same(legend.json().legend, { layer: 'vx:places', style: 'point', type: null, colours: [{ geometry: 'point', fill: '#ff0000', size: 6 }], entries: [] })
+
   // The layer rules of web/layers.json: restricted to ROLE_READER, a plain user no longer sees vx:places.
   const user = await app.inject({ method: 'POST', url: `${S}/usergroup/users`, headers: JSON_HEADERS, payload: { user: { userName: 'plain', password: 'plain-password', enabled: true } } })
   t.equal(user.statusCode, 201)
@@ -54,6 +59,9 @@ t.test('web/vector-layers.json lists readable vector layers with geometry type, 
   t.same((await list(plain)).map((l) => l.name), ['vx:places', 'vx:wells'], 'default rules: everyone reads')
   t.equal((await app.inject({ method: 'POST', url: `${S}/acl/layers.json`, headers: JSON_HEADERS, payload: '{"vx.places.r":"ROLE_READER"}' })).statusCode, 201)
   t.same((await list(plain)).map((l) => l.name), ['vx:wells'], 'HIDE: a layer the user may not read is absent')
+  const hidden = await app.inject({ url: `${BASE}/web/legend.json?layer=vx:places`, headers: plain })
+  t.equal(hidden.statusCode, 404, 'nor its colours')
+  t.notMatch(hidden.body, 'colours')
   t.equal((await app.inject({ method: 'PUT', url: `${S}/acl/catalog.json`, headers: JSON_HEADERS, payload: '{"mode":"CHALLENGE"}' })).statusCode, 200)
   t.same((await list(plain)).map((l) => l.name), ['vx:wells'], 'CHALLENGE: still absent')
   t.equal((await app.inject({ url: `${BASE}/web/vector-layers.json` })).statusCode, 401, 'behind the login')
