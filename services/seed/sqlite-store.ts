@@ -33,11 +33,11 @@ function taskRecords (db: Db): TaskRecordStore {
 
 function tileSettings (db: Db): TileSettingsStore {
   const q = {
-    all: db.prepare('SELECT workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets FROM tile_layer_settings ORDER BY workspace, name'),
-    upsert: db.prepare(`INSERT INTO tile_layer_settings (workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets)
-      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (workspace, name) DO UPDATE SET expire_cache = excluded.expire_cache,
+    all: db.prepare('SELECT workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets, blob_store_id FROM tile_layer_settings ORDER BY workspace, name'),
+    upsert: db.prepare(`INSERT INTO tile_layer_settings (workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets, blob_store_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (workspace, name) DO UPDATE SET expire_cache = excluded.expire_cache,
       expire_clients = excluded.expire_clients, cached_only = excluded.cached_only, cached_only_missing = excluded.cached_only_missing,
-      grid_subsets = excluded.grid_subsets`),
+      grid_subsets = excluded.grid_subsets, blob_store_id = excluded.blob_store_id`),
     remove: db.prepare('DELETE FROM tile_layer_settings WHERE workspace = ? AND name = ?')
   }
   return {

@@ -25,6 +25,7 @@ import { createPgSeedStore } from '../../seed/pg-store.js'
 import { createPgQuotaStore } from '../../diskquota/pg-quota-store.js'
 import { createPgServiceSettingsStore, createPgSettingsStore } from '../../settings/pg-store.js'
 import { createPgGridSetStore } from '../../tilecache/pg-grid-set-store.js'
+import { createPgBlobStoreStore } from '../../tilecache/pg-blob-store-store.js'
 
 export async function openPgStores (url: string, dataDir: string, { fault, onError = () => {} }: { fault?: FaultPoint, onError?: (err: Error) => void } = {}): Promise<Stores> {
   fs.mkdirSync(dataDir, { recursive: true })
@@ -57,6 +58,7 @@ export async function openPgStores (url: string, dataDir: string, { fault, onErr
     settings: createPgSettingsStore(db),
     serviceSettings: createPgServiceSettingsStore(db),
     gridSets: createPgGridSetStore(db),
+    blobStores: createPgBlobStoreStore(db),
     async announceReload () { await db.transaction(async (c) => { await notify(c, { topic: 'reload' }) }) },
     seedQueue: clusterSeedQueue(db, nodes, bus),
     metatileLock: advisoryMetatileLock(locks),

@@ -19,6 +19,7 @@ import { createSqliteSeedStore } from '../../seed/sqlite-store.js'
 import { createSqliteQuotaStore } from '../../diskquota/sqlite-quota-store.js'
 import { createSqliteServiceSettingsStore, createSqliteSettingsStore } from '../../settings/sqlite-store.js'
 import { createSqliteGridSetStore } from '../../tilecache/sqlite-grid-set-store.js'
+import { createSqliteBlobStoreStore } from '../../tilecache/sqlite-blob-store-store.js'
 
 /** The SQLite stores, with the database itself for tests that read its rows. */
 export type SqliteStores = Stores & { db: Db }
@@ -51,6 +52,7 @@ export async function openSqliteStores (dataDir: string, { fault }: { fault?: Fa
     settings: createSqliteSettingsStore(db),
     serviceSettings: createSqliteServiceSettingsStore(db),
     gridSets: createSqliteGridSetStore(db),
+    blobStores: createSqliteBlobStoreStore(db),
     async announceReload () {},
     seedQueue: inProcessSeedQueue(db, fault),
     metatileLock: inProcessMetatileLock(),
