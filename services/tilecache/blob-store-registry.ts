@@ -128,9 +128,8 @@ export async function loadBlobStores (deps: BlobStoreRegistryDeps) {
     put: (info: FileBlobStoreInfo): Promise<boolean> => oneAtATime(async () => {
       const current = stores.get(info.id)
       const others = [...stores.values()].filter((s) => s.id !== info.id).map((s) => s.baseDirectory)
-      const baseDirectory = current && path.resolve(current.baseDirectory) === path.resolve(info.baseDirectory)
-        ? current.baseDirectory
-        : await checkBaseDirectory(info.baseDirectory, { roots: deps.roots, dataDir: deps.dataDir, others })
+      // Checked again when unchanged too: the roots may have narrowed since it was made.
+      const baseDirectory = await checkBaseDirectory(info.baseDirectory, { roots: deps.roots, dataDir: deps.dataDir, others })
       if (info.default && !info.enabled) throw BlobStoreInvalid('enabled', 'false', `the default blob store can't be disabled: ${info.id}`)
       if (current?.default && !info.default) throw BlobStoreInvalid('default', 'false', `${info.id} is the default blob store: mark another one default instead`)
       await fs.promises.mkdir(baseDirectory, { recursive: true }).catch((err: NodeJS.ErrnoException) => {

@@ -195,8 +195,16 @@ t.test('a layer in a blob store: its tiles are written, read, truncated and coun
   res = await app.inject({ method: 'POST', url: `${BASE}/gwc/rest/seed/${layer}.json`, headers: JSON_BODY, payload: JSON.stringify({ seedRequest: { gridSetId: 'EPSG:900913', zoomStart: 0, zoomStop: 1, format: 'image/png', type: 'seed', threadCount: 1 } }) })
   t.equal(res.statusCode, 200, res.body)
   await app.tileCache.breeder.idle()
-  t.ok(files(path.join(dir, 'topp', 'world', 'EPSG_900913')).length >= 2, 'seeded into the store')
+  const seeded = files(path.join(dir, 'topp', 'world', 'EPSG_900913'))
+  t.ok(seeded.length >= 2, 'seeded into the store')
   t.same(files(builtIn), [])
+
+  // Exported from the store: every tile seeded there, each the file's bytes.
+  const mbtiles = await app.inject({ url: `${BASE}/gwc/rest/export/${layer}.mbtiles?gridSetId=EPSG:900913&zoomStart=0&zoomStop=1`, headers: ADMIN })
+  t.equal(mbtiles.statusCode, 200, mbtiles.body.slice(0, 200))
+  t.equal(mbtiles.headers['x-tile-count'], String(seeded.length), `the ${seeded.length} tiles of the store exported`)
+  const first = fs.readFileSync(path.join(dir, 'topp', 'world', 'EPSG_900913', seeded[0]))
+  t.ok(mbtiles.rawPayload.includes(first), 'a tile of the store is in the export')
 
   // A store with a layer's tiles in it is not removed (409), nor is the layer's setting lost.
   res = await app.inject({ method: 'DELETE', url: `${B}/fast`, headers: ADMIN })
