@@ -22,6 +22,7 @@ import diskquota from './diskquota/index.js'
 import massTruncate from './gwc/mass-truncate.js'
 import gwcLayers from './gwc/layers.js'
 import gwcGridsets from './gwc/gridsets.js'
+import gwcBlobstores from './gwc/blobstores.js'
 import tiles from './tiles/index.js'
 import web from './web/index.js'
 import wms from './wms/index.js'
@@ -90,6 +91,7 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
       await cache.register(massTruncate, { prefix: '/rest' })
       await cache.register(gwcLayers, { prefix: '/rest' })
       await cache.register(gwcGridsets, { prefix: '/rest' })
+      await cache.register(gwcBlobstores, { prefix: '/rest' })
       await cache.register(tiles, { prefix: '/service' })
     }, { prefix })
   }

@@ -43,6 +43,8 @@ export interface ServicesConfig {
   zipMaxEntries: number
   zipMaxBytes: number
   harvestRoots: string[]
+  /** Where file blob stores may be created (MAPWARDEN_BLOBSTORE_ROOTS). */
+  blobStoreRoots?: string[]
   /** url.* uploads over http(s): the hosts allowed, whether private addresses are (test only), the deadline. */
   remoteUploadHosts?: string[]
   remoteUploadAllowPrivate?: boolean
@@ -211,7 +213,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   /** The admin page's line of a vector layer (geometry type, feature count, bounds). */
   const vectorLayerSummary = createVectorLayerSummary({ featureTypes, datastores, sources })
   const vectorLayerData = createVectorLayerData({ featureTypes, datastores, sources })
-  const { pool, records, settings, gridSets, renderQueue, renderer, tileCache, diskQuota, scheduler, vectorDataChanged: tilesOfVectorData } =
+  const { pool, records, settings, gridSets, blobStores, renderQueue, renderer, tileCache, diskQuota, scheduler, vectorDataChanged: tilesOfVectorData } =
     await buildTileServices(config, stores, { log, faults, workspaces, layers, layerGroups, styles, layerAccess, mosaics, metrics, layerData: vectorLayerData, alone, crashed })
   vectorDataChanged = tilesOfVectorData
 
@@ -232,6 +234,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     if (all || change.topic === 'tiles' || change.topic === 'catalog') await settings.reload()
     if (all || change.topic === 'tiles') await tileCache.invalidation.reload()
     if (all || change.topic === 'gridsets') await gridSets.reload()
+    if (all || change.topic === 'blobstores') await blobStores.reload()
     if (all || change.topic === 'quota') await diskQuota.reload()
   }
   const unfollow = stores.changes?.subscribe((change) => {

@@ -1,6 +1,7 @@
 // The composition root's tile half (create-services.ts builds the rest): the render pool and queue,
 // the one renderer, the tile cache with its seed tasks and grid sets, what drops cached tiles when a
 // style, the data or a layer group changes, and the disk quota with its clean-up schedule.
+import path from 'node:path'
 import type { Stores } from './storage/stores.js'
 import type { FaultPoint } from './faults.js'
 import type { Logger, ServicesConfig } from './create-services.js'
@@ -24,6 +25,7 @@ import { loadTileSettings } from './tilecache/layer-settings.js'
 import { defaultStyleOf } from './tilecache/parameters.js'
 import { gridSubset, type BBox } from './tilecache/grid-sets.js'
 import { loadGridSets } from './tilecache/grid-set-registry.js'
+import { loadBlobStores } from './tilecache/blob-store-registry.js'
 import { createTaskRecords } from './seed/task-records.js'
 import { isLinearStyle } from './seed/pyramid.js'
 import { createDiskQuota } from './diskquota/disk-quota.js'
@@ -62,6 +64,8 @@ export async function buildTileServices (config: ServicesConfig, stores: Stores,
   const settings = await loadTileSettings(stores.seed.tileSettings)
   // The grid sets: built-in, and the custom ones of GWC's REST from the store.
   const gridSets = await loadGridSets(stores.gridSets, log)
+  // The file blob stores of GWC's REST, and which one holds each layer's tiles (its tile settings).
+  const blobStores = await loadBlobStores({ store: stores.blobStores, settings, dataDir: config.dataDir, builtInRoot: path.join(config.dataDir, 'tiles'), roots: config.blobStoreRoots ?? [] })
   const renderQueue = createRenderQueue({
     slots: config.workerThreads * TASKS_PER_THREAD,
     interactive: config.tileQueue,
@@ -96,6 +100,7 @@ export async function buildTileServices (config: ServicesConfig, stores: Stores,
     resume: config.resumeTasks,
     settings,
     gridSets,
+    blobStores,
     fault: faults,
     layers,
     // Every metatile, on demand or seeded, on this node or for a cluster's seed: counted as written.
@@ -168,5 +173,5 @@ export async function buildTileServices (config: ServicesConfig, stores: Stores,
   // Accounting starts with the services (a usage rebuild from the files, when needed, in the background).
   await diskQuota.start({ alone, crashed })
 
-  return { pool, records, settings, gridSets, renderQueue, renderer, tileCache, diskQuota, scheduler, vectorDataChanged }
+  return { pool, records, settings, gridSets, blobStores, renderQueue, renderer, tileCache, diskQuota, scheduler, vectorDataChanged }
 }

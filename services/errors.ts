@@ -317,6 +317,16 @@ export const GridSetNotFound = createError('MW_GWC_GRIDSET_NOT_FOUND', 'not_foun
 export const GridSetInvalid = createError('MW_GWC_GRIDSET_INVALID', 'invalid', 'Invalid grid set: %s %s: %s')
 /** GWC's built-in grid sets live in a read-only configuration (DefaultGridsets). */
 export const GridSetBuiltIn = createError('MW_GWC_GRIDSET_BUILT_IN', 'not_allowed', 'Grid set %s is built in: it cannot be %s')
+// GWC's file blob stores (BlobStoreController, CompositeBlobStore): its messages where it has them.
+export const BlobStoreNotFound = createError('MW_GWC_BLOBSTORE_NOT_FOUND', 'not_found', 'Failed to %s BlobStoreInfo. A BlobStoreInfo with name "%s" does not exist.')
+export const BlobStoreListReadOnly = createError('MW_GWC_BLOBSTORE_LIST_READ_ONLY', 'invalid', '%s is not supported on the blob store list; use blobstores/<id>')
+export const BlobStoreInvalid = createError('MW_GWC_BLOBSTORE_INVALID', 'invalid', 'Invalid blob store: %s %s: %s')
+/** A baseDirectory outside MAPWARDEN_BLOBSTORE_ROOTS (403, as a harvest location outside its roots). */
+export const BlobStoreOutsideRoots = createError('MW_GWC_BLOBSTORE_OUTSIDE_ROOTS', 'forbidden', 'Invalid blob store: baseDirectory %s is not under the directories blob stores may use (MAPWARDEN_BLOBSTORE_ROOTS): %s')
+export const BlobStoreInUse = createError('MW_GWC_BLOBSTORE_IN_USE', 'conflict', 'Blob store %s cannot be removed: the tiles of %s are kept in it (change their blobStoreId first)')
+export const BlobStoreDefaultRemoved = createError('MW_GWC_BLOBSTORE_DEFAULT', 'conflict', "The default blob store can't be removed: %s")
+/** CompositeBlobStore's StorageException for a tile of a layer whose store is disabled (400 from GWC's dispatcher). */
+export const BlobStoreDisabled = createError('MW_GWC_BLOBSTORE_DISABLED', 'invalid', "Attempted to use a blob store that's disabled: %s")
 // --- WFS (services/wfs/exceptions.ts gives each its OGC code and locator: the first argument) ---
 export const WfsMissingParameter = createError('MW_WFS_MISSING_PARAMETER', 'invalid', 'The %s parameter is mandatory')
 export const WfsInvalidParameter = createError('MW_WFS_INVALID_PARAMETER', 'invalid', 'Invalid %s %s: %s')

@@ -22,6 +22,7 @@ function layerXml (v: GeoServerLayerView): string {
       id: v.id,
       enabled: String(v.enabled),
       name: v.name,
+      ...(v.blobStoreId !== undefined ? { blobStoreId: v.blobStoreId } : {}),
       mimeFormats: { string: v.mimeFormats },
       gridSubsets: {
         gridSubset: v.gridSubsets.map((g) => ({

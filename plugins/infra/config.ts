@@ -30,6 +30,7 @@ export interface MapwardenConfig {
   maxPendingTasks: number     // past this, seed requests are answered 429
   resumeTasks: boolean        // seed tasks pending or running at a stop resume after the next start
   harvestRoots: string[]      // absolute directories that external.imagemosaic may read
+  blobStoreRoots: string[]    // absolute directories GeoWebCache's file blob stores may be created under
   remoteUploadHosts: string[] // hosts url.* uploads may fetch from over http(s); empty: none
   remoteUploadAllowPrivate: boolean // test only: url.* uploads may reach loopback and private addresses
   remoteUploadTimeout: number // seconds a url.* upload's remote transfer may take
@@ -143,6 +144,16 @@ export const SETTINGS: Setting[] = [
     }),
     default: [],
     describe: 'Directories (separated by ' + path.delimiter + ') that harvesting may read; empty = no external harvesting'
+  },
+  {
+    key: 'blobStoreRoots',
+    env: 'MAPWARDEN_BLOBSTORE_ROOTS',
+    parse: (s) => s.split(path.delimiter).filter(Boolean).map((p) => {
+      if (!path.isAbsolute(p)) throw new Error(`entries must be absolute paths, got "${p}"`)
+      return path.resolve(p)
+    }),
+    default: [],
+    describe: 'Directories (separated by ' + path.delimiter + ') under which GeoWebCache\'s REST may create file blob stores (gwc/rest/blobstores baseDirectory); empty = only the built-in tile cache of the data directory'
   },
   {
     key: 'remoteUploadHosts',

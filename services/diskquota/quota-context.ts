@@ -14,7 +14,7 @@ export interface Logger { info: (obj: object, msg: string) => void, warn: (obj: 
 
 export interface DiskQuotaDeps {
   store: QuotaStore
-  blobStore: Pick<BlobStore, 'root' | 'tilePath' | 'truncate' | 'onTileWritten' | 'onTileDeleted' | 'onTileRead'>
+  blobStore: Pick<BlobStore, 'root' | 'roots' | 'rootOf' | 'tilePath' | 'truncate' | 'onTileWritten' | 'onTileDeleted' | 'onTileRead'>
   coverage: (layer: string, gridSet: string, z: number) => Promise<Rect | undefined>
   layerExists: ParseContext['layerExists']
   now?: () => number
@@ -74,7 +74,7 @@ export async function createQuotaContext (deps: DiskQuotaDeps) {
     },
 
     startRebuild (): Promise<void> {
-      rebuilding ??= rebuildUsage({ root: deps.blobStore.root, store, recorder, now, progress: rebuild, signal: abort.signal })
+      rebuilding ??= rebuildUsage({ roots: deps.blobStore.roots(), rootOf: deps.blobStore.rootOf, store, recorder, now, progress: rebuild, signal: abort.signal })
         .then(() => log.info({ files: rebuild.filesScanned, bytes: rebuild.bytesScanned },
           rebuild.filesScanned === 0 ? 'disk quota: the tile cache is empty' : 'disk quota: usage rebuilt from the tiles on disk'))
         .catch((err) => { if (!abort.signal.aborted) log.warn({ err }, 'disk quota: usage rebuild failed') })

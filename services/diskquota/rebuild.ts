@@ -1,5 +1,6 @@
 // Rebuilds tile and byte counts from the files of the blob store (<root>/<ws>/<layer>/<gridset>/
-// <format>/<parameters>/<z>/<x>/<y>.<ext>), when the usage store is new or was lost. Runs in the
+// <format>/<parameters>/<z>/<x>/<y>.<ext>), when the usage store is new or was lost. Every blob
+// store's directory is walked; a layer is counted in the one that holds its tiles now (`rootOf`). Runs in the
 // background while tiles keep being written: each x directory is listed and measured synchronously
 // (no event can interleave). A write or delete made meanwhile counts unless its directory was
 // measured after it (then the scan saw its result); directories created after the scan passed
@@ -10,6 +11,7 @@ import { formatOfExtension, FORMATS, tileRowOfFileName } from '../tilecache/form
 import type { PageDelta, QuotaStore } from './quota-store.js'
 import type { Queued, UsageRecorder } from './usage-recorder.js'
 import { tileSetId } from './tile-page.js'
+import { GLOBAL_GROUPS } from '../tilecache/blob-store.js'
 
 export interface RebuildProgress {
   state: 'idle' | 'running' | 'done' | 'failed'
@@ -29,7 +31,10 @@ async function list (dir: string): Promise<string[]> {
 }
 
 export interface RebuildDeps {
-  root: string
+  /** The directories of the blob stores (blob-store.ts roots). */
+  roots: string[]
+  /** The directory of a layer's tiles now. */
+  rootOf: (layer: string) => string
   store: QuotaStore
   recorder: UsageRecorder
   now: () => number
@@ -37,7 +42,7 @@ export interface RebuildDeps {
   signal?: AbortSignal
 }
 
-export async function rebuildUsage ({ root, store, recorder, now, progress, signal }: RebuildDeps): Promise<void> {
+export async function rebuildUsage ({ roots, rootOf, store, recorder, now, progress, signal }: RebuildDeps): Promise<void> {
   const scanned = new Map<string, number>() // x directory -> last event number when measured
   const pages = new Map<string, PageDelta>()
   Object.assign(progress, { state: 'running', filesScanned: 0, bytesScanned: 0, startedAt: new Date(now()).toISOString(), finishedAt: undefined })
@@ -45,9 +50,12 @@ export async function rebuildUsage ({ root, store, recorder, now, progress, sign
   recorder.hold()
   let keep: ((q: Queued) => boolean) | undefined
   try {
-    for (const ws of await list(root)) {
+    for (const root of new Set(roots)) for (const ws of await list(root)) {
+      if (ws.startsWith('.')) continue // a store's temp folder
       for (const ld of await list(path.join(root, ws))) {
         const layer = `${ws}:${ld}`
+        // Tiles a store no longer serves for the layer (left by a change on another node) are not counted.
+        if (path.resolve(rootOf(ws === GLOBAL_GROUPS ? ld : layer)) !== path.resolve(root)) continue
         for (const g of await list(path.join(root, ws, ld))) {
           const gridSet = g.replace('_', ':')
           for (const ext of await list(path.join(root, ws, ld, g))) {

@@ -128,5 +128,13 @@ export const seedMigrations: Migration[] = [
     sql: `
       ALTER TABLE tile_layer_settings ADD COLUMN grid_subsets TEXT;
     `
+  },
+  {
+    // The file blob store a layer's tiles live in (GWC's GeoServerLayer blobStoreId; tilecache/002's
+    // blob_stores); NULL: the default one.
+    id: 'seed/007-tile-blob-store',
+    sql: `
+      ALTER TABLE tile_layer_settings ADD COLUMN blob_store_id TEXT;
+    `
   }
 ]

@@ -8,6 +8,7 @@ import { notify } from '../storage/pg/change-bus.js'
 import type { SeedStore, TaskRecordStore } from './store.js'
 import type { TileSetStore, TileSettingsStore } from '../tilecache/store.js'
 import type { TaskState } from './task.js'
+import { BlobStoreInvalid } from '../errors.js'
 import {
   dropMark, dropMarkValues, parameterSet, storedTask, tileSettings as tileSettingsRow, tileSettingsValues,
   type DropMarkRow, type ParameterSetRow, type TaskRow, type TileSettingsRow
@@ -42,16 +43,19 @@ async function changed (c: PgClient, rows: number | null, layer: string): Promis
 function tileSettings (db: PgDatabase): TileSettingsStore {
   return {
     async all () {
-      const r = await db.query<TileSettingsRow>(`SELECT workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets
+      const r = await db.query<TileSettingsRow>(`SELECT workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets, blob_store_id
         FROM tile_layer_settings ORDER BY workspace COLLATE "C", name COLLATE "C"`)
       return r.rows.map(tileSettingsRow)
     },
     async put (workspace, name, s) {
       await db.transaction(async (c) => {
-        const r = await c.query(`INSERT INTO tile_layer_settings (workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets)
-          VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (workspace, name) DO UPDATE SET expire_cache = EXCLUDED.expire_cache,
+        // The blob store named is held until this commits, so its removal (pg-blob-store-store.ts,
+        // which locks the row first) sees this layer among its users, or this sees it gone.
+        if (s.blobStoreId !== undefined && (await c.query('SELECT 1 FROM blob_stores WHERE id = $1 FOR SHARE', [s.blobStoreId])).rows.length === 0) throw BlobStoreInvalid('blobStoreId', JSON.stringify(s.blobStoreId), 'there is no blob store of that id (GET gwc/rest/blobstores lists them)')
+        const r = await c.query(`INSERT INTO tile_layer_settings (workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets, blob_store_id)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (workspace, name) DO UPDATE SET expire_cache = EXCLUDED.expire_cache,
           expire_clients = EXCLUDED.expire_clients, cached_only = EXCLUDED.cached_only, cached_only_missing = EXCLUDED.cached_only_missing,
-          grid_subsets = EXCLUDED.grid_subsets`,
+          grid_subsets = EXCLUDED.grid_subsets, blob_store_id = EXCLUDED.blob_store_id`,
         [workspace, name, ...tileSettingsValues(s)])
         await changed(c, r.rowCount, `${workspace}:${name}`)
       })

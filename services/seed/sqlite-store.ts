@@ -5,6 +5,8 @@ import type { Db } from '../storage/sqlite/database.js'
 import type { SeedStore, TaskRecordStore } from './store.js'
 import type { TileSetStore, TileSettingsStore } from '../tilecache/store.js'
 import type { TaskState } from './task.js'
+import type { TileLayerSettings } from '../tilecache/layer-settings.js'
+import { BlobStoreInvalid } from '../errors.js'
 import {
   dropMark, dropMarkValues, parameterSet, storedTask, tileSettings as tileSettingsRow, tileSettingsValues,
   type DropMarkRow, type ParameterSetRow, type TaskRow, type TileSettingsRow
@@ -33,16 +35,26 @@ function taskRecords (db: Db): TaskRecordStore {
 
 function tileSettings (db: Db): TileSettingsStore {
   const q = {
-    all: db.prepare('SELECT workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets FROM tile_layer_settings ORDER BY workspace, name'),
-    upsert: db.prepare(`INSERT INTO tile_layer_settings (workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets)
-      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (workspace, name) DO UPDATE SET expire_cache = excluded.expire_cache,
+    all: db.prepare('SELECT workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets, blob_store_id FROM tile_layer_settings ORDER BY workspace, name'),
+    upsert: db.prepare(`INSERT INTO tile_layer_settings (workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets, blob_store_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (workspace, name) DO UPDATE SET expire_cache = excluded.expire_cache,
       expire_clients = excluded.expire_clients, cached_only = excluded.cached_only, cached_only_missing = excluded.cached_only_missing,
-      grid_subsets = excluded.grid_subsets`),
+      grid_subsets = excluded.grid_subsets, blob_store_id = excluded.blob_store_id`),
     remove: db.prepare('DELETE FROM tile_layer_settings WHERE workspace = ? AND name = ?')
   }
+  // The blob store named is checked in the write's transaction, so a removal that ran since the
+  // caller looked (blob-store-registry.ts) is not undone by a row naming it (pg-store.ts alike).
+  let storeExists: ReturnType<Db['prepare']> | undefined
+  const put = db.transaction((workspace: string, name: string, s: TileLayerSettings) => {
+    if (s.blobStoreId !== undefined) {
+      storeExists ??= db.prepare('SELECT 1 FROM blob_stores WHERE id = ?')
+      if (storeExists.get(s.blobStoreId) === undefined) throw BlobStoreInvalid('blobStoreId', JSON.stringify(s.blobStoreId), 'there is no blob store of that id (GET gwc/rest/blobstores lists them)')
+    }
+    q.upsert.run(workspace, name, ...tileSettingsValues(s))
+  })
   return {
     async all () { return (q.all.all() as TileSettingsRow[]).map(tileSettingsRow) },
-    async put (workspace, name, s) { q.upsert.run(workspace, name, ...tileSettingsValues(s)) },
+    async put (workspace, name, s) { put(workspace, name, s) },
     async remove (workspace, name) { q.remove.run(workspace, name) }
   }
 }

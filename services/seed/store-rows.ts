@@ -17,13 +17,14 @@ export interface TileSettingsRow {
   cached_only: number
   cached_only_missing: TileLayerSettings['cachedOnlyMissing']
   grid_subsets: string | null
+  blob_store_id: string | null
 }
 export interface ParameterSetRow { parameter_id: string, parameters: string }
 export interface DropMarkRow { id: number, layer: string, parameter_id: string | null, area: string | null, before_ms: number, reason: string }
 
 /** The columns of tile_layer_settings after (workspace, name), as written. */
-export function tileSettingsValues (s: TileLayerSettings): [number, number, number, string, string | null] {
-  return [s.expireCache, s.expireClients, s.cachedOnly ? 1 : 0, s.cachedOnlyMissing, s.gridSubsets ? JSON.stringify(s.gridSubsets) : null]
+export function tileSettingsValues (s: TileLayerSettings): [number, number, number, string, string | null, string | null] {
+  return [s.expireCache, s.expireClients, s.cachedOnly ? 1 : 0, s.cachedOnlyMissing, s.gridSubsets ? JSON.stringify(s.gridSubsets) : null, s.blobStoreId ?? null]
 }
 
 /** The columns of tile_drops after its id, as written. */
@@ -42,7 +43,8 @@ export const tileSettings = (r: TileSettingsRow): { workspace: string, name: str
     expireClients: r.expire_clients,
     cachedOnly: r.cached_only === 1,
     cachedOnlyMissing: r.cached_only_missing,
-    ...(r.grid_subsets ? { gridSubsets: JSON.parse(r.grid_subsets) as GridSubsetSetting[] } : {})
+    ...(r.grid_subsets ? { gridSubsets: JSON.parse(r.grid_subsets) as GridSubsetSetting[] } : {}),
+    ...(r.blob_store_id ? { blobStoreId: r.blob_store_id } : {})
   }
 })
 

@@ -9,7 +9,7 @@ import type { RuleStore } from '../security/store.js'
 import type { AppSchemaStore } from '../appschema/store.js'
 import type { DataStoreRows } from '../datastores/store.js'
 import type { ServiceSettingsStore, SettingsStore } from '../settings/store.js'
-import type { GridSetStore } from '../tilecache/store.js'
+import type { BlobStoreStore, GridSetStore } from '../tilecache/store.js'
 import type { FeatureTypeRows } from '../vector/store.js'
 import type { FaultPoint } from '../faults.js'
 import type { ChangeHandler } from './pg/change-bus.js'
@@ -47,6 +47,8 @@ export interface Stores {
   gridSets: GridSetStore
   /** The WFS locks (LockFeature, GetFeatureWithLock), shared by every instance on the catalog. */
   wfsLocks: WfsLockStore
+  /** The file blob stores of GWC's REST. */
+  blobStores: BlobStoreStore
   /** Tells every other instance to re-read everything it keeps in memory (POST rest/reload);
    *  SQLite: nothing to tell, one instance. */
   announceReload (): Promise<void>

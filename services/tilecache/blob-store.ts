@@ -6,6 +6,9 @@
 // Rendered metatiles are written by the render workers to the paths of `metatileTarget`, and
 // reported back through `recordMetatile`; `put` writes one tile on the calling thread.
 // Listeners report every write, delete and read per tile set for the disk quota.
+// Each layer's tiles live under the root of its blob store (`rootOf`, blob-store-registry.ts: the
+// built-in `root` unless a file blob store of GWC's REST holds them); a store's temp files go to its
+// own .mapwarden-tmp, so the rename stays on its file system.
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { checkName } from '../files/names.js'
@@ -52,22 +55,37 @@ const PARAM_ID = /^(default|[0-9a-f]{40})$/
 /** The folder of the global layer groups' tiles ('@' is in no workspace name, files/names.ts). */
 export const GLOBAL_GROUPS = '@groups'
 
-export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: string, tmpDir: string, fault?: FaultPoint }) {
+export interface BlobStoreOptions {
+  /** The built-in tile cache. */
+  root: string
+  tmpDir: string
+  fault?: FaultPoint
+  /** The directory of a layer's tiles; absent: `root` for every layer. */
+  rootOf?: (layer: string) => string
+  /** Every directory tiles may be in (the built-in one first); absent: `root`. */
+  roots?: () => string[]
+}
+
+/** The temp folder of a store's directory (a '.' name is no workspace, files/names.ts). */
+const STORE_TMP = '.mapwarden-tmp'
+
+export function createBlobStore ({ root, tmpDir, fault = noFaults, rootOf = () => root, roots = () => [root] }: BlobStoreOptions) {
   const written: TileListener[] = []
   const deleted: TileListener[] = []
   const read: TileListener[] = []
   const emit = (list: TileListener[], e: TileEvent) => { for (const fn of list) { try { fn(e) } catch { /* a listener never breaks the store */ } } }
 
-  function layerDir (layer: string): string {
+  function layerDir (layer: string, at = rootOf(layer)): string {
     const i = layer.indexOf(':')
     // A global layer group has no workspace: its tiles go under '@groups', which no workspace name can be.
-    if (i < 0) return path.join(root, GLOBAL_GROUPS, checkName(layer, 'layer group'))
-    return path.join(root, checkName(layer.slice(0, i), 'workspace'), checkName(layer.slice(i + 1), 'layer'))
+    if (i < 0) return path.join(at, GLOBAL_GROUPS, checkName(layer, 'layer group'))
+    return path.join(at, checkName(layer.slice(0, i), 'workspace'), checkName(layer.slice(i + 1), 'layer'))
   }
-  function setDir (s: TileSet): string {
+  function setDir (s: TileSet, at?: string): string {
     if (!PARAM_ID.test(s.parameterId)) throw new Error(`bad parameter set id ${s.parameterId}`)
-    return path.join(layerDir(s.layer), gridDir(s.gridSet), FORMATS[s.format].ext, s.parameterId)
+    return path.join(layerDir(s.layer, at), gridDir(s.gridSet), FORMATS[s.format].ext, s.parameterId)
   }
+  const tmpOf = (layer: string): string => { const at = rootOf(layer); return at === root ? tmpDir : path.join(at, STORE_TMP) }
   function tilePath (k: TileKey): string {
     return path.join(setDir(k), String(k.z), String(k.x), `${k.y}.${FORMATS[k.format].ext}`)
   }
@@ -103,8 +121,45 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
     }
   }
 
+  /** The tile sets of a layer present on disk under `at`. */
+  async function tileSetsAt (layer: string, at: string): Promise<TileSet[]> {
+    const out: TileSet[] = []
+    const ld = layerDir(layer, at)
+    for (const g of await fs.readdir(ld).catch(() => [] as string[])) {
+      for (const f of await fs.readdir(path.join(ld, g)).catch(() => [] as string[])) {
+        const format = formatOfExtension(f)
+        if (!format) continue
+        for (const p of await fs.readdir(path.join(ld, g, f)).catch(() => [] as string[])) {
+          if (PARAM_ID.test(p)) out.push({ layer, gridSet: g.replace('_', ':'), format, parameterId: p })
+        }
+      }
+    }
+    return out
+  }
+
+  /** Deletes every tile of a layer under `at`, each reported (the disk quota), then its folder. */
+  async function dropLayerAt (layer: string, at: string): Promise<number> {
+    let n = 0
+    for (const s of await tileSetsAt(layer, at)) {
+      const base = setDir(s, at)
+      for (const z of await numericEntries(base)) {
+        for (const x of await numericEntries(path.join(base, String(z)))) {
+          const xdir = path.join(base, String(z), String(x))
+          for (const name of await fs.readdir(xdir).catch(() => [] as string[])) {
+            const y = tileRowOfFileName(name, s.format)
+            if (y !== undefined && await remove(path.join(xdir, name), { ...s, z, x, y })) n++
+          }
+        }
+      }
+    }
+    await fs.rm(layerDir(layer, at), { recursive: true, force: true })
+    return n
+  }
+
   return {
     root,
+    rootOf,
+    roots,
     tilePath,
     /** The folder of a tile set (its zoom levels below). */
     tileSetDir (s: TileSet): string { return setDir(s) },
@@ -134,7 +189,7 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
 
     /** Writes one tile on the calling thread (tools and tests; seeding writes in the workers). */
     async put (key: TileKey, data: Uint8Array): Promise<void> {
-      emit(written, eventOf(key, writeTileFile(tmpDir, tilePath(key), data, fault)))
+      emit(written, eventOf(key, writeTileFile(tmpOf(key.layer), tilePath(key), data, fault)))
     },
 
     /** The files a render worker writes a metatile's tiles to. */
@@ -143,7 +198,7 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
       const ext = FORMATS[set.format].ext
       const paths: string[] = []
       eachInImageOrder(rect, (x, y) => { paths.push(`${base}${x}${path.sep}${y}.${ext}`) })
-      return { tmpDir, paths }
+      return { tmpDir: tmpOf(set.layer), paths }
     },
     /** Reports the tiles written to `metatileTarget(set, z, rect)`: the first `writes.length`. */
     recordMetatile (set: TileSet, z: number, rect: Rect, writes: TileWrite[]): void {
@@ -160,19 +215,28 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
     },
 
     /** The tile sets of a layer present on disk. */
-    async tileSets (layer: string): Promise<TileSet[]> {
-      const out: TileSet[] = []
-      const ld = layerDir(layer)
-      for (const g of await fs.readdir(ld).catch(() => [] as string[])) {
-        for (const f of await fs.readdir(path.join(ld, g)).catch(() => [] as string[])) {
-          const format = formatOfExtension(f)
-          if (!format) continue
-          for (const p of await fs.readdir(path.join(ld, g, f)).catch(() => [] as string[])) {
-            if (PARAM_ID.test(p)) out.push({ layer, gridSet: g.replace('_', ':'), format, parameterId: p })
+    async tileSets (layer: string): Promise<TileSet[]> { return await tileSetsAt(layer, rootOf(layer)) },
+
+    /**
+     * After a layer's store changed (its blobStoreId, the default store, a store's directory): the
+     * tiles each directory in `before` holds of a layer whose tiles now live elsewhere are deleted
+     * (reported, so the disk quota follows). GWC never moves tiles to a new store; they are dropped
+     * rather than left where nothing serves, counts or truncates them. Returns the tiles deleted.
+     */
+    async dropMoved (before: string[]): Promise<number> {
+      let n = 0
+      for (const at of new Set(before)) {
+        for (const ws of await fs.readdir(at).catch(() => [] as string[])) {
+          if (ws.startsWith('.')) continue
+          for (const l of await fs.readdir(path.join(at, ws)).catch(() => [] as string[])) {
+            const layer = ws === GLOBAL_GROUPS ? l : `${ws}:${l}`
+            let now: string
+            try { now = rootOf(layer); layerDir(layer, at) } catch { continue } // not a tile folder
+            if (path.resolve(now) !== path.resolve(at)) n += await dropLayerAt(layer, at)
           }
         }
       }
-      return out
+      return n
     },
 
     /**
@@ -209,10 +273,10 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults }: { root: str
 
     /** Removes every tile of a layer (layer or workspace deleted). Reports no per-tile events. */
     async removeLayer (layer: string): Promise<void> {
-      await fs.rm(layerDir(layer), { recursive: true, force: true })
+      for (const at of new Set([rootOf(layer), ...roots()])) await fs.rm(layerDir(layer, at), { recursive: true, force: true })
     },
     async removeWorkspace (workspace: string): Promise<void> {
-      await fs.rm(path.join(root, checkName(workspace, 'workspace')), { recursive: true, force: true })
+      for (const at of new Set(roots())) await fs.rm(path.join(at, checkName(workspace, 'workspace')), { recursive: true, force: true })
     }
   }
 }

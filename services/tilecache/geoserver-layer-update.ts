@@ -3,7 +3,7 @@
 // resource writes), and gridSubsets (the grid sets the layer is cached in, each with its levels
 // zoomStart-zoomStop and an extent in the grid set's CRS) too; every other field must say what
 // mapwarden does (all the layer's formats, 4x4 metatiles, no gutter, the layer's own parameter filters, the one
-// blob store), and anything else is refused with a 400 naming the field, never dropped. Validated
+// blob store unless blobStoreId names one of GWC's REST's file blob stores), and anything else is refused with a 400 naming the field, never dropped. Validated
 // whole first.
 import type { LayerInfo } from '../catalog/layers.js'
 import { GwcLayerUnsupported } from '../errors.js'
@@ -43,7 +43,13 @@ export function applyGeoServerLayer (layer: LayerInfo, body: Record<string, unkn
     if (m.length !== 2 || m.some((v, i) => Number(v) !== view.metaWidthHeight[i])) throw refuse('metaWidthHeight', `every metatile is ${view.metaWidthHeight.join('x')} tiles`)
   }
   if (body.gutter !== undefined && Number(str(body.gutter)) !== 0) throw refuse('gutter', 'metatiles are rendered without a gutter')
-  if (body.blobStoreId !== undefined && str(body.blobStoreId) !== '') throw refuse('blobStoreId', 'tiles live in the one file blob store of the data directory')
+  // blobStoreId: absent keeps the store (as every field absent here), empty names the default one.
+  let blobStoreId = current.blobStoreId
+  if (body.blobStoreId !== undefined) {
+    const id = body.blobStoreId === null ? '' : str(body.blobStoreId)
+    if (id !== '' && !grids.blobStoreExists?.(id)) throw refuse('blobStoreId', `${JSON.stringify(id)} is not a blob store (GET gwc/rest/blobstores lists them)`)
+    blobStoreId = id === '' ? undefined : id
+  }
   if (body.parameterFilters !== undefined && body.parameterFilters !== '' && body.parameterFilters !== null) {
     const shown = new Set(view.parameterFilters.map((f) => f.key))
     const pf = body.parameterFilters as Record<string, unknown>
@@ -67,8 +73,8 @@ export function applyGeoServerLayer (layer: LayerInfo, body: Record<string, unkn
     }
   }
   const settings = parseTileSettings(name, { expireCache: body.expireCache, expireClients: body.expireClients }, current) ?? current
-  const { gridSubsets: _, ...rest } = settings
-  return gridSubsets ? { ...rest, gridSubsets } : rest
+  const { gridSubsets: _, blobStoreId: __, ...rest } = settings
+  return { ...rest, ...(gridSubsets ? { gridSubsets } : {}), ...(blobStoreId !== undefined ? { blobStoreId } : {}) }
 }
 
 const int = (field: string, v: unknown): number => {

@@ -14,6 +14,8 @@ export interface GeoServerLayerView {
   id: string
   enabled: boolean
   name: string
+  /** The file blob store of its tiles; absent: the default one (GeoServerTileLayerInfoImpl's order). */
+  blobStoreId?: string
   mimeFormats: string[]
   gridSubsets: Array<{ gridSetName: string, extent?: { coords: number[] }, zoomStart: number, zoomStop: number }>
   metaWidthHeight: number[]
@@ -24,7 +26,12 @@ export interface GeoServerLayerView {
 }
 
 /** The grid sets of a layer while its settings name none (tile-cache-context.ts defaultGridSetsOf), and every grid set by name. */
-export interface GridChoice { defaults: GridSet[], find (name: string): GridSet | undefined }
+export interface GridChoice {
+  defaults: GridSet[]
+  find (name: string): GridSet | undefined
+  /** Whether a blob store of that id exists (blobStoreId); absent: none does. */
+  blobStoreExists? (id: string): boolean
+}
 const BUILT_IN: GridChoice = { defaults: Object.values(GRID_SETS), find: gridSet }
 
 export function geoServerLayerView (layer: LayerInfo, settings: TileLayerSettings, grids: GridChoice = BUILT_IN): GeoServerLayerView {
@@ -39,6 +46,7 @@ export function geoServerLayerView (layer: LayerInfo, settings: TileLayerSetting
     id: layer.qualifiedName,
     enabled: layer.enabled,
     name: layer.qualifiedName,
+    ...(settings.blobStoreId !== undefined ? { blobStoreId: settings.blobStoreId } : {}),
     mimeFormats: formatsOf(layer),
     // A configured grid set deleted since (gridsets DELETE) is left out, as GWC drops its subsets.
     gridSubsets: settings.gridSubsets?.flatMap((s) => {

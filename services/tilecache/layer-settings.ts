@@ -10,6 +10,7 @@
 // - gridSubsets: the grid sets the layer is cached in, each narrowed to levels and an extent
 //   (GWC's gridSubsets, written through GWC's REST layers resource); absent: every grid set the
 //   layer lies in, all its levels, the layer's bounds.
+// - blobStoreId: the file blob store its tiles live in (blob-store-registry.ts); absent: the default.
 // Rows exist only for layers that changed a default; they go with their layer (foreign key).
 import type { TileSettingsStore } from './store.js'
 import type { SubsetLimits } from './grid-sets.js'
@@ -23,6 +24,8 @@ export interface TileLayerSettings {
   cachedOnly: boolean
   cachedOnlyMissing: MissingTile
   gridSubsets?: GridSubsetSetting[]
+  /** The file blob store of the layer's tiles (GWC's blobStoreId); absent: the default one. */
+  blobStoreId?: string
 }
 export interface GridSubsetSetting extends SubsetLimits { gridSetName: string }
 export const DEFAULT_TILE_SETTINGS: Readonly<TileLayerSettings> = Object.freeze({ expireCache: 0, expireClients: 0, cachedOnly: false, cachedOnlyMissing: 'notFound' })
@@ -73,7 +76,7 @@ export function parseTileSettings (layer: string, body: Record<string, unknown>,
 }
 
 export function isDefault (s: TileLayerSettings): boolean {
-  return TILE_SETTING_FIELDS.every((f) => s[f] === DEFAULT_TILE_SETTINGS[f]) && s.gridSubsets === undefined
+  return TILE_SETTING_FIELDS.every((f) => s[f] === DEFAULT_TILE_SETTINGS[f]) && s.gridSubsets === undefined && s.blobStoreId === undefined
 }
 
 /**

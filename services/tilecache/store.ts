@@ -29,6 +29,25 @@ export interface TileSetStore {
   marks (): Promise<Array<DropMark & { id: number }>>
 }
 
+/** A file blob store of GWC's REST (blob-store-registry.ts), as GWC's FileBlobStoreInfo holds it. */
+export interface FileBlobStoreInfo {
+  id: string
+  /** Marked GWC's default: the store of every layer that names none (one at a time). */
+  default: boolean
+  enabled: boolean
+  baseDirectory: string
+  fileSystemBlockSize: number
+}
+
+/** The file blob stores; every change is announced to the other instances ('blobstores'). */
+export interface BlobStoreStore {
+  all (): Promise<FileBlobStoreInfo[]>
+  /** Creates or replaces one (a default one clears the mark of the others, in the same unit); true when created. */
+  put (info: FileBlobStoreInfo): Promise<boolean>
+  /** Removes one unless a layer's tile settings name it: `removed` false when there was none, `usedBy` the layers that keep it. */
+  remove (id: string): Promise<{ removed: boolean, usedBy: string[] }>
+}
+
 /** The custom grid sets (grid-set-registry.ts), each as the JSON of its GridSetDefinition. */
 export interface GridSetStore {
   all (): Promise<Array<{ name: string, body: string }>>

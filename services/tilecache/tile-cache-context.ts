@@ -18,6 +18,8 @@ import { createTileInvalidation } from './tile-invalidation.js'
 import { DEFAULT_TILE_SETTINGS, type TileLayerSettings, type TileSettings } from './layer-settings.js'
 import { BUILT_IN_LOOKUP, GRID_SETS, gridSubset, type GridSet, type GridSetLookup, type GridSubset, type LayerGrids } from './grid-sets.js'
 import type { GridSetRegistry } from './grid-set-registry.js'
+import type { BlobStoreRegistry } from './blob-store-registry.js'
+import { BlobStoreDisabled } from '../errors.js'
 
 /** 'list': whether a capabilities document shows the layer; 'metadata': a description of one layer
  *  (TMS TileMap). The catalog mode may list and describe layers whose tiles it refuses. */
@@ -57,6 +59,8 @@ export interface TileCacheDeps {
   metatileLock: MetatileLock
   /** Metatiles of the seed queue this node renders at once (its render threads). */
   seedWorkers?: number
+  /** The file blob stores of GWC's REST and the store of each layer (blob-store-registry.ts); absent: the built-in one only. */
+  blobStores?: BlobStoreRegistry
   /** Layer groups: tile layers too (drawn as their members); absent: none. */
   groups?: Pick<LayerGroupService, 'byRef' | 'layersOf' | 'all'>
 }
@@ -82,7 +86,13 @@ export function groupTileLayer (g: LayerGroup): LayerInfo {
 export type TileCacheContext = ReturnType<typeof createTileCacheContext>
 
 export function createTileCacheContext (deps: TileCacheDeps) {
-  const store = createBlobStore({ root: path.join(deps.dataDir, 'tiles'), tmpDir: path.join(deps.dataDir, 'tmp', 'tiles'), fault: deps.fault ?? noFaults })
+  const blobStores = deps.blobStores
+  const store = createBlobStore({
+    root: path.join(deps.dataDir, 'tiles'),
+    tmpDir: path.join(deps.dataDir, 'tmp', 'tiles'),
+    fault: deps.fault ?? noFaults,
+    ...(blobStores ? { rootOf: blobStores.rootOf, roots: blobStores.roots } : {})
+  })
   const gridSets: GridSetLookup = deps.gridSets ?? BUILT_IN_LOOKUP
   const invalidation = createTileInvalidation({ sets: deps.tileSets, store, gridSets, log: deps.log, now: deps.now })
 
@@ -156,6 +166,12 @@ export function createTileCacheContext (deps: TileCacheDeps) {
     /** Both of the above, for the seed requests. */
     gridsOf: (layer: LayerInfo): LayerGrids => ({ gridSets: gridSetsOf(layer), subsetOf: (gs) => subsetOf(layer, gs) }),
     settingsOf,
+    blobStores,
+    /** Tiles of a layer whose blob store is disabled are neither read nor written (CompositeBlobStore's StorageException). */
+    checkStoreEnabled (layer: LayerInfo): void {
+      const s = blobStores?.storeOf(layer.qualifiedName)
+      if (s && !s.enabled) throw BlobStoreDisabled(s.id)
+    },
 
     /** A tile layer for the seed API: unknown layers are 400, not 404 (the seed resource exists; its body names a layer that does not). */
     async seedLayer (name: string): Promise<LayerInfo> {

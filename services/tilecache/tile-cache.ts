@@ -12,6 +12,7 @@ import { exportOperations } from './tile-export.js'
 import { createJobBreeder } from '../seed/job-breeder.js'
 import { massTruncateOperations } from './mass-truncate.js'
 import { gridSetOperations } from './tile-grid-sets.js'
+import { blobStoreOperations } from './tile-blob-stores.js'
 
 export type { TileAction, TileAuthorizer, TileCacheDeps } from './tile-cache-context.js'
 export type { ServedTile, TileRequest } from './tile-reads.js'
@@ -42,6 +43,7 @@ export function createTileCache (deps: TileCacheDeps) {
     ...exportOperations(ctx),
     ...massTruncateOperations(ctx),
     ...gridSetOperations(ctx, breeder),
+    ...blobStoreOperations(ctx),
 
     async close () { await breeder.close(); await invalidation.idle() }
   }

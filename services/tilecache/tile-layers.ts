@@ -11,7 +11,7 @@ import { applyGeoServerLayer } from './geoserver-layer-update.js'
 
 export function layerOperations (ctx: TileCacheContext) {
   const { deps } = ctx
-  const grids = (layer: LayerInfo): GridChoice => ({ defaults: ctx.defaultGridSetsOf(layer), find: (n) => ctx.gridSets.get(n) })
+  const grids = (layer: LayerInfo): GridChoice => ({ defaults: ctx.defaultGridSetsOf(layer), find: (n) => ctx.gridSets.get(n), blobStoreExists: (id) => ctx.blobStores?.has(id) ?? false })
   return {
     seedLayer: ctx.seedLayer,
     tileLayer: ctx.tileLayer,
@@ -33,7 +33,10 @@ export function layerOperations (ctx: TileCacheContext) {
         if (JSON.stringify(next) !== JSON.stringify(current)) throw GwcLayerUnsupported('of a layer group', 'its tile settings (expiry, grid subsets) are not kept; set them on its layers')
         return geoServerLayerView(layer, current, grids(layer))
       }
+      const before = ctx.store.rootOf(layer.qualifiedName)
       await deps.settings?.set(layer.workspace, layer.name, next)
+      // A new blob store: the tiles in the old one go (GWC does not move them; blob-store.ts dropMoved).
+      if (ctx.store.rootOf(layer.qualifiedName) !== before) await ctx.store.dropMoved([before])
       return geoServerLayerView(layer, ctx.settingsOf(layer), grids(layer))
     },
 

@@ -47,6 +47,7 @@ export function readOperations (ctx: TileCacheContext) {
     async readTile (req: TileRequest, principal?: Principal): Promise<ServedTile> {
       const layer = await ctx.tileLayer(req.layer, principal)
       if (!formatsOf(layer).includes(req.format)) throw TileRequestInvalid(`Format ${req.format} is not offered by layer ${layer.qualifiedName}: vector tiles are for vector layers and layer groups`)
+      ctx.checkStoreEnabled(layer)
       const isPublic = principal === undefined || await ctx.isPublic(layer)
       const settings = ctx.settingsOf(layer)
       const params = normaliseParameters(layer, req.parameters, 'parameter', TileParameterInvalid)

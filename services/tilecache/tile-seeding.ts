@@ -45,6 +45,7 @@ export function seedingOperations (ctx: TileCacheContext, breeder: Breeder) {
     async submitSeed (layerName: string, body: Record<string, unknown>, principal?: Principal, area?: { olderThan?: string }): Promise<Task[]> {
       const layer = await ctx.seedLayer(layerName)
       await ctx.authorize('write', layer, principal)
+      ctx.checkStoreEnabled(layer)
       const spec = await complete(ctx, area
         ? parseAreaRequest(body, layer, deps.maxSeedThreads, area.olderThan, ctx.gridsOf(layer))
         : parseSeedRequest(body, layer, deps.maxSeedThreads, ctx.gridsOf(layer)))

@@ -9,7 +9,7 @@ import type { PgClient } from './database.js'
 export const CHANNEL = 'mapwarden_changes'
 
 /** The areas whose cached state a change invalidates on every node. */
-export type Topic = 'users' | 'catalog' | 'rules' | 'settings' | 'global' | 'services' | 'reload' | 'styles' | 'mosaics' | 'appschema' | 'tiles' | 'gridsets' | 'quota' | 'seed'
+export type Topic = 'users' | 'catalog' | 'rules' | 'settings' | 'global' | 'services' | 'reload' | 'styles' | 'mosaics' | 'appschema' | 'tiles' | 'gridsets' | 'blobstores' | 'quota' | 'seed'
 
 /** What changed: a topic and an optional key within it (a layer's qualified name, a user...). */
 export interface Change { topic: Topic, key?: string }

@@ -26,6 +26,7 @@ import { createPgQuotaStore } from '../../diskquota/pg-quota-store.js'
 import { createPgServiceSettingsStore, createPgSettingsStore } from '../../settings/pg-store.js'
 import { createPgGridSetStore } from '../../tilecache/pg-grid-set-store.js'
 import { createPgWfsLockStore } from '../../wfs/pg-lock-store.js'
+import { createPgBlobStoreStore } from '../../tilecache/pg-blob-store-store.js'
 
 export async function openPgStores (url: string, dataDir: string, { fault, onError = () => {} }: { fault?: FaultPoint, onError?: (err: Error) => void } = {}): Promise<Stores> {
   fs.mkdirSync(dataDir, { recursive: true })
@@ -59,6 +60,7 @@ export async function openPgStores (url: string, dataDir: string, { fault, onErr
     serviceSettings: createPgServiceSettingsStore(db),
     gridSets: createPgGridSetStore(db),
     wfsLocks: createPgWfsLockStore(db),
+    blobStores: createPgBlobStoreStore(db),
     async announceReload () { await db.transaction(async (c) => { await notify(c, { topic: 'reload' }) }) },
     seedQueue: clusterSeedQueue(db, nodes, bus),
     metatileLock: advisoryMetatileLock(locks),

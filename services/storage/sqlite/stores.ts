@@ -20,6 +20,7 @@ import { createSqliteQuotaStore } from '../../diskquota/sqlite-quota-store.js'
 import { createSqliteServiceSettingsStore, createSqliteSettingsStore } from '../../settings/sqlite-store.js'
 import { createSqliteGridSetStore } from '../../tilecache/sqlite-grid-set-store.js'
 import { createSqliteWfsLockStore } from '../../wfs/sqlite-lock-store.js'
+import { createSqliteBlobStoreStore } from '../../tilecache/sqlite-blob-store-store.js'
 
 /** The SQLite stores, with the database itself for tests that read its rows. */
 export type SqliteStores = Stores & { db: Db }
@@ -53,6 +54,7 @@ export async function openSqliteStores (dataDir: string, { fault }: { fault?: Fa
     serviceSettings: createSqliteServiceSettingsStore(db),
     gridSets: createSqliteGridSetStore(db),
     wfsLocks: createSqliteWfsLockStore(db),
+    blobStores: createSqliteBlobStoreStore(db),
     async announceReload () {},
     seedQueue: inProcessSeedQueue(db, fault),
     metatileLock: inProcessMetatileLock(),
