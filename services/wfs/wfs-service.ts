@@ -50,6 +50,8 @@ export function createWfsService (deps: WfsDeps) {
     const byNs = new Map<string, ServedType[]>()
     for (const t of types) byNs.set(t.prefix, [...(byNs.get(t.prefix) ?? []), t])
     const groups = [...byNs.values()]
+    // An app-schema type is described by its target schema, as GeoServer answers it.
+    if (names.length === 1 && types[0].complex && deps.complex) return await deps.complex.describe(types[0].store.config as never)
     const f = kvp.OUTPUTFORMAT?.trim()
     if (f && !/^(text\/xml|application\/gml\+xml|XMLSCHEMA)/i.test(f)) throw WfsInvalidParameter('outputFormat', JSON.stringify(f.slice(0, 60)), `supported: ${DESCRIBE_TYPES[version]}`)
     const body = groups.length === 0
