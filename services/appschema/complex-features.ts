@@ -52,9 +52,25 @@ export function featureId (m: TypeMapping, row: Row): string {
   return v === null || v === undefined || v === '' ? row.id : textOf(v)
 }
 
-/** The features of a mapping (rows grouped by id), in id order where the id is a column. */
+/**
+ * The features of a mapping (rows grouped by id), in id order where the id is a column. A filter on
+ * a denormalised source selects rows; the features are those ids with all their rows, read for a
+ * batch of ids at a time.
+ */
 export async function * groupedFeatures (ctx: ExecContext, m: TypeMapping, filter?: Filter): AsyncGenerator<Grouped> {
   const orderBy = await idColumn(ctx, m)
+  if (filter && m.isDenormalised && orderBy) {
+    const ids: unknown[] = []
+    const seen = new Set<string>()
+    for await (const row of ctx.sourceOf(m).rows(m.sourceType, { filter, orderBy })) {
+      const id = featureId(m, row)
+      if (!seen.has(id)) { seen.add(id); ids.push(row.values[orderBy]) }
+    }
+    for (let i = 0; i < ids.length; i += BATCH) {
+      yield * groupedFeatures(ctx, { ...m, isDenormalised: false }, { k: 'in', e: { k: 'property', name: orderBy }, list: ids.slice(i, i + BATCH).map((v) => ({ k: 'value', v: v as string })) })
+    }
+    return
+  }
   let current: Grouped | undefined
   for await (const row of ctx.sourceOf(m).rows(m.sourceType, { ...(filter ? { filter } : {}), ...(orderBy ? { orderBy } : {}) })) {
     const id = featureId(m, row)
@@ -207,7 +223,7 @@ function write (n: Node): string {
  * The features of `m` from `offset`, at most `limit`, encoded, in batches: each batch's chained
  * features are read together before it is written. `stats.queries` counts the chained reads.
  */
-export async function * encodedFeatures (ctx: ExecContext, m: TypeMapping, offset: number, limit: number, w: Writer, stats: { queries: number }): AsyncGenerator<string> {
+export async function * encodedFeatures (ctx: ExecContext, m: TypeMapping, offset: number, limit: number, w: Writer, stats: { queries: number }, filter?: Filter): AsyncGenerator<string> {
   if (limit <= 0) return
   let skipped = 0
   let n = 0
@@ -218,7 +234,7 @@ export async function * encodedFeatures (ctx: ExecContext, m: TypeMapping, offse
     batch = []
     w.chains.clear()
   }
-  for await (const f of groupedFeatures(ctx, m)) {
+  for await (const f of groupedFeatures(ctx, m, filter)) {
     if (skipped < offset) { skipped++; continue }
     batch.push(f)
     n++
@@ -229,8 +245,8 @@ export async function * encodedFeatures (ctx: ExecContext, m: TypeMapping, offse
 }
 
 /** How many features a mapping has (distinct ids). */
-export async function countFeatures (ctx: ExecContext, m: TypeMapping): Promise<number> {
+export async function countFeatures (ctx: ExecContext, m: TypeMapping, filter?: Filter): Promise<number> {
   let n = 0
-  for await (const g of groupedFeatures(ctx, m)) if (g) n++
+  for await (const g of groupedFeatures(ctx, m, filter)) if (g) n++
   return n
 }

@@ -9,6 +9,7 @@ import { tokenize } from '../filters/ecql-parser.js'
 import { readWkt } from '../filters/wkt.js'
 import { matches, recordView } from '../filters/evaluate.js'
 import type { Filter } from '../filters/tree.js'
+import { filterType } from '../filters/bindings.js'
 import { decodeGeometry, envelopeOf, type Geo } from '../wfs/geometry.js'
 import { checkPostgisParams, connectionSettings } from '../datastores/params.js'
 import { isMapwardenError } from '../errors.js'
@@ -31,6 +32,8 @@ export interface RowSource {
   /** The attribute names of a type (a filter names them exactly). */
   attributes (type: string): Promise<string[]>
   rows (type: string, q?: RowQuery): AsyncIterable<Row>
+  /** The filter type of each attribute ('String', 'Integer', 'Double', 'Boolean', 'Date', 'Geometry'). */
+  kinds (type: string): Promise<Map<string, string>>
   /** The EPSG code of the type's (first) geometry, when it declares one. */
   srid (type: string): Promise<number | undefined>
   close (): Promise<void>
@@ -43,6 +46,15 @@ export interface Openers {
 
 const GEOMETRY = /^(Geometry|Point|MultiPoint|LineString|MultiLineString|Polygon|MultiPolygon|GeometryCollection)$/i
 const NUMBER = /^(Integer|Int|Long|Short|Double|Float|BigDecimal|BigInteger|Number)$/i
+
+/** The filter type of a property file's attribute type. */
+function propertyKind (type: string): string {
+  if (GEOMETRY.test(type)) return 'Geometry'
+  if (/^(Integer|Int|Long|Short|BigInteger)$/i.test(type)) return 'Integer'
+  if (NUMBER.test(type)) return 'Double'
+  if (/^Boolean$/i.test(type)) return 'Boolean'
+  return 'String'
+}
 
 interface PropertyType { attributes: Array<{ name: string, type: string, srid?: number }>, rows: Row[] }
 
@@ -99,6 +111,10 @@ function propertySource (dir: string): RowSource {
     async check (type) { const t = await load(type); return typeof t === 'string' ? t : undefined },
     async attributes (type) { const t = await load(type); return typeof t === 'string' ? [] : t.attributes.map((a) => a.name) },
     async srid (type) { const t = await load(type); return typeof t === 'string' ? undefined : t.attributes.find((a) => GEOMETRY.test(a.type))?.srid },
+    async kinds (type) {
+      const t = await load(type)
+      return new Map(typeof t === 'string' ? [] : t.attributes.map((a) => [a.name, propertyKind(a.type)]))
+    },
     async * rows (type, q = {}) {
       const t = await load(type)
       if (typeof t === 'string') throw new Error(t)
@@ -135,6 +151,7 @@ function vectorRows (source: VectorSource): RowSource {
     },
     async attributes (type) { return (await describe(type))?.attributes.map((a) => a.name) ?? [] },
     async srid (type) { const g = (await describe(type))?.geometry; return g && g.srid > 0 ? g.srid : undefined },
+    async kinds (type) { return new Map((await describe(type))?.attributes.map((a) => [a.name, filterType(a.binding)]) ?? []) },
     async * rows (type, q = {}) {
       const schema = await describe(type)
       if (!schema) throw new Error(`${type} is not a table or view of the source`)

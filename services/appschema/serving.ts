@@ -13,6 +13,7 @@ import { loadMapping, type LoadedMapping, type TypeMapping } from './type-mappin
 import { openRowSource, type Openers, type RowSource } from './row-sources.js'
 import { countFeatures, encodedFeatures, type ExecContext, type Writer } from './complex-features.js'
 import type { StoreConfig } from './store.js'
+import { mappedFilter, type MappedQueryFilter } from './mapped-filter.js'
 
 export const GML32_NS = 'http://www.opengis.net/gml/3.2'
 const x = (s: string) => escapeXml(s)
@@ -33,6 +34,9 @@ export interface ComplexQueryType {
   /** The feature type's native name: the mapping's mappingName or targetElement's local name. */
   nativeName: string
   srs?: string
+  /** The query's filters (ECQL, OGC/FES XML) and resource ids, on the mapped XPaths. */
+  filters: MappedQueryFilter[]
+  ids?: string[]
 }
 
 export interface ComplexRequest {
@@ -125,7 +129,9 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
         const src = l.sources.get(m.sourceDataStore)
         const srid = t.srs === undefined && src && typeof src !== 'string' ? await src.srid(m.sourceType) : undefined
         const ctx = contextOf(l, req.version, t.srs ?? (srid ? `EPSG:${srid}` : undefined))
-        plans.push({ t, l, m, ctx, matched: await countFeatures(ctx, m) })
+        const srs = t.srs ?? (srid ? `EPSG:${srid}` : undefined)
+        const filter = await mappedFilter(m, ctx.sourceOf(m), t.filters, t.ids, srs ?? 'EPSG:4326')
+        plans.push({ t, l, m, ctx, filter, matched: await countFeatures(ctx, m, filter) })
       }
       let skip = req.startIndex
       let left = Math.min(req.count ?? Infinity, req.maxFeatures)
@@ -165,7 +171,7 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
         if (!hits) {
           const w: Writer = { written: new Set(), chains: new Map() }
           for (const p of pages) {
-            for await (const f of encodedFeatures(p.ctx, p.m, p.offset, p.limit, w, stats)) yield wfs2 ? `<wfs:member>${f}</wfs:member>\n` : `${f}\n`
+            for await (const f of encodedFeatures(p.ctx, p.m, p.offset, p.limit, w, stats, p.filter)) yield wfs2 ? `<wfs:member>${f}</wfs:member>\n` : `${f}\n`
           }
         }
         yield wfs2 ? '</wfs:FeatureCollection>\n' : '</gml:featureMembers>\n</wfs:FeatureCollection>\n'

@@ -351,15 +351,17 @@ export function featureOperations (ctx: WfsContext) {
     if (types.some((t) => !t.complex)) throw WfsInvalidParameter('typeNames', JSON.stringify(types.map((t) => t.qualified).join(',')), 'app-schema (complex) and simple feature types cannot be read in one request')
     if (req.byId) throw WfsInvalidParameter('storedQuery_id', 'GetFeatureById', 'not offered for app-schema types yet')
     for (const q of req.queries) {
-      const what = q.filters.length > 0 ? 'filter' : q.bbox ? 'bbox' : q.ids ? 'resourceId' : q.properties && !q.properties.every((p) => p.trim() === '*') ? 'propertyName' : q.sortBy ? 'sortBy' : q.srsName ? 'srsName' : undefined
-      if (what) throw WfsInvalidParameter(what, `on ${q.typeNames[0]}`, 'app-schema types are served whole, unfiltered, in their native CRS for now')
+      const what = q.bbox ? 'bbox' : q.properties && !q.properties.every((p) => p.trim() === '*') ? 'propertyName' : q.sortBy ? 'sortBy' : q.srsName ? 'srsName' : undefined
+      if (what) throw WfsInvalidParameter(what, `on ${q.typeNames[0]}`, 'app-schema types are served whole (no propertyName, sortBy or BBOX parameter: a BBOX filter instead), in their native CRS, for now')
     }
     if (req.outputFormat !== 'gml31' && req.outputFormat !== 'gml32') throw WfsInvalidParameter('outputFormat', req.outputFormat, 'app-schema types are written as GML of their target schema (text/xml; subtype=gml/3.1.1 or application/gml+xml; version=3.2)')
     const settings = ctx.deps.serviceSettings.get('wfs', where.workspace)
-    const a = await ctx.deps.complex!.getFeature(types.map((t) => ({
+    const a = await ctx.deps.complex!.getFeature(types.map((t, i) => ({
       store: { workspace: t.store.workspace, name: t.store.name, config: t.store.config as never },
       nativeName: t.ft.nativeName,
-      ...(t.crs ? { srs: t.crs } : {})
+      ...(t.crs ? { srs: t.crs } : {}),
+      filters: req.queries[i].filters,
+      ...(req.queries[i].ids ? { ids: req.queries[i].ids } : {})
     })), {
       version: req.version,
       startIndex: req.startIndex,
