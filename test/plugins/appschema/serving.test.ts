@@ -98,6 +98,12 @@ t.test('GetFeature of the tutorial MappedFeature over property files: chained, d
   t.equal(schema.statusCode, 200)
   t.equal(schema.body, fs.readFileSync(path.join(FIXTURES, 'tutorial', 'schemas', 'gsml.xsd'), 'utf8'))
 
+  const two = await wfs(app, { service: 'WFS', version: '2.0.0', request: 'DescribeFeatureType', typeNames: 'gsml:MappedFeature,gsml:GeologicUnit' })
+  t.equal(two.statusCode, 400)
+  t.match(two.body, 'describe an app-schema type alone')
+  const all = await wfs(app, { service: 'WFS', version: '2.0.0', request: 'DescribeFeatureType' })
+  t.equal(all.statusCode, 200)
+  t.notMatch(all.body, 'MappedFeature', 'the schema of every type is that of the simple ones')
   // Not read yet, so refused rather than ignored (WFS 2.0.0: 400 InvalidParameterValue).
   const sorted = await wfs(app, { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: 'gsml:MappedFeature', sortBy: 'gml:name' })
   t.equal(sorted.statusCode, 400)
@@ -184,6 +190,18 @@ t.test('the same mapping over PostGIS tables holding the same rows returns the s
   const page = await wfs(app, { service: 'WFS', version: '1.1.0', request: 'GetFeature', typeName: 'gsml:MappedFeature', maxFeatures: 2, startIndex: 2 })
   t.same([...page.body.matchAll(/<gsml:MappedFeature gml:id="([^"]+)"/g)].map((m) => m[1]), ['mf3', 'mf4'])
   validate(t, page.body, 'PostGIS page')
+})
+
+t.test('the layer read rules apply to mapped types: a type the caller may not read is unknown and unlisted', async (t) => {
+  const app = await setup(t)
+  const r = await app.inject({ method: 'POST', url: `${BASE}/rest/security/acl/layers.json`, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: '{"gsml.GeologicUnit.r":"ROLE_NOBODY"}' })
+  t.equal(r.statusCode, 201)
+  const caps = await wfs(app, { service: 'WFS', version: '2.0.0', request: 'GetCapabilities' })
+  t.match(caps.body, '<wfs:Name>gsml:MappedFeature</wfs:Name>')
+  t.notMatch(caps.body, 'gsml:GeologicUnit')
+  const res = await wfs(app, { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: 'gsml:GeologicUnit' })
+  t.equal(res.statusCode, 400)
+  t.match(res.body, 'Feature type gsml:GeologicUnit unknown')
 })
 
 t.test('creating a store connects to its sources and names the one that cannot be read', async (t) => {
