@@ -21,6 +21,9 @@ import { createAccounts } from './security/accounts.js'
 import { openMasterPassword } from './security/master-password.js'
 import { createMosaicService } from './mosaics/mosaic-service.js'
 import { createAppSchemaService } from './appschema/service.js'
+import { createComplexServing } from './appschema/serving.js'
+import { createPostgisSource } from './vector/postgis-source.js'
+import { createGeoPackageSource } from './vector/geopackage-source.js'
 import { createDataStoreService } from './datastores/service.js'
 import { createFeatureTypeService } from './vector/feature-types.js'
 import { createSourceRegistry } from './vector/sources.js'
@@ -166,7 +169,9 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   })
   workspaces.onRemoved((name) => mosaics.workspaceRemoved(name))
   if (alone) await mosaics.reconcile()
-  const appschema = createAppSchemaService({ store: stores.appschema, dataDir: config.dataDir, zipLimits, workspaces })
+  // App-schema mappings read their own source data stores (property files, PostGIS, GeoPackage).
+  const complex = createComplexServing({ dataDir: config.dataDir, openers: { postgis: createPostgisSource, geopackage: createGeoPackageSource } })
+  const appschema = createAppSchemaService({ store: stores.appschema, dataDir: config.dataDir, zipLimits, workspaces, checkSources: complex.checkSources })
   const swept = alone ? await appschema.sweep() : 0
   if (swept > 0) log.warn({ removed: swept }, 'app-schema: removed mapping directories no store referenced')
   workspaces.onRemoved((ws) => appschema.removeWorkspaceFiles(ws))
@@ -261,6 +266,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     access: layerAccess,
     maxFeatures: config.wfsMaxFeatures,
     serviceSettings,
+    complex: { getFeature: complex.getFeature, describe: complex.describe, store: (ws, name) => stores.appschema.getStore(ws, name) },
     // A committed Transaction: the tiles over what it touched go; a failed drop is logged, the edit stands.
     dataChanged: (names, areas, reason) => vectorDataChanged(names, reason, areas).catch((err) => { log.warn({ err, layers: names }, 'tile cache: could not drop the tiles of an edited layer') }),
     locks: stores.wfsLocks
@@ -363,6 +369,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
       try { await diskQuota.close() } catch (err) { log.error({ err }, 'disk quota: the last accounting flush could not be written; the next start rebuilds the usage') }
       await pool.close()
       await sources.closeAll()
+      await complex.closeAll()
       authenticator.close()
       await stores.close()
     }

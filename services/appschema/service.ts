@@ -15,7 +15,7 @@ import { fsyncTree, renameDurable, withStaging, within, writeFileAtomic } from '
 import { createKeyedQueue } from '../keyed-queue.js'
 import {
   DataStoreNotEmpty, DataStoreNotFound, DifferentFeatureTypes, FeatureTypeNameTaken, FeatureTypeNotFound,
-  InvalidConfigure, NoAppSchemaFile, NotAnAppSchemaStore
+  InvalidConfigure, InvalidMapping, NoAppSchemaFile, NotAnAppSchemaStore
 } from '../errors.js'
 import { checkMapping, type FeatureTypeReport, type MappingReport } from './mapping.js'
 import { STORE_TYPE, type AppSchemaStore, type FeatureTypeRow, type StoreConfig, type StoreRow } from './store.js'
@@ -48,9 +48,11 @@ export interface AppSchemaDeps {
   workspaces: WorkspaceService
   /** Clock for version directory names. */
   now?: () => number
+  /** Connects to the staged mapping's sources and reads each sourceType: the problems, by store. */
+  checkSources?: (stage: string, mainFile: string) => Promise<Array<{ file: string, element: string, message: string }>>
 }
 
-export function createAppSchemaService ({ store: rows, dataDir, zipLimits, workspaces, now = Date.now }: AppSchemaDeps) {
+export function createAppSchemaService ({ store: rows, dataDir, zipLimits, workspaces, now = Date.now, checkSources }: AppSchemaDeps) {
   const filesRoot = path.join(dataDir, 'appschema')
   const cacheDir = path.join(dataDir, 'app-schema-cache')
   /**
@@ -125,6 +127,12 @@ export function createAppSchemaService ({ store: rows, dataDir, zipLimits, works
             await writeFileAtomic(path.join(stage, mainFile), input.text ?? '')
           }
           const report = await checkMapping({ uploadRoot: stage, mainFile, cacheDir })
+          // Creating or updating the store connects to its sources: one that cannot be read is named.
+          const unreadable = checkSources ? await checkSources(stage, mainFile) : []
+          if (unreadable.length > 0) {
+            throw InvalidMapping(unreadable.length, unreadable.length === 1 ? '' : 's', unreadable.map((p) => `- ${p.file}: ${p.element}: ${p.message}`).join('\n'))
+          }
+          for (const s of report.sources) if (checkSources) s.checked = true
           const names = report.featureTypes.map((f) => f.name)
           if (existing) {
             const old = existing.config.featureTypeNames

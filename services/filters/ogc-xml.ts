@@ -19,6 +19,8 @@ import { allOf, anyOf, not, type ComparisonOp, type Envelope, type Expression, t
 export interface OgcFilterContext extends FilterSchema {
   /** The local id of a resource id (`places.12` → `12`); undefined when it names another type. */
   localId (id: string): string | undefined
+  /** Attribute names are whole XPaths (an app-schema type's `gsml:specification/gml:name`): matched as written. */
+  xpaths?: boolean
 }
 
 const COMPARISONS: Record<string, ComparisonOp> = {
@@ -64,6 +66,11 @@ function typeOf (ctx: OgcFilterContext, name: string): string {
 
 function propertyName (ctx: OgcFilterContext, raw: string): string {
   // vx:name, places/name, vx:places/vx:name, @name: the last step, without its prefix.
+  if (ctx.xpaths) {
+    const a = ctx.attributes.find((x) => x.name === raw.trim())
+    if (!a) throw InvalidXmlFilter(`unknown property ${JSON.stringify(raw.trim().slice(0, 80))}; the type has ${ctx.attributes.map((x) => x.name).join(', ')}`)
+    return a.name
+  }
   const step = raw.trim().split('/').filter((s) => s !== '').pop() ?? ''
   const local = step.replace(/^@/, '').slice(step.indexOf(':') + 1)
   const a = ctx.attributes.find((x) => x.name === local) ?? ctx.attributes.find((x) => x.name.toLowerCase() === local.toLowerCase())

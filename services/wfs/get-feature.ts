@@ -346,6 +346,38 @@ export function featureOperations (ctx: WfsContext) {
     }
   }
 
+  /**
+   * GetFeature of app-schema types: their mapped features, GML of the target schema (services/appschema).
+   * Filters, property names and sorting on mapped XPaths are not read yet: refused, never ignored.
+   */
+  async function complexFeatures (req: FeatureRequest, types: ServedType[], where: Where, links: FeatureLinks): Promise<FeatureAnswer> {
+    if (types.some((t) => !t.complex)) throw WfsInvalidParameter('typeNames', JSON.stringify(types.map((t) => t.qualified).join(',')), 'app-schema (complex) and simple feature types cannot be read in one request')
+    if (req.byId) throw WfsInvalidParameter('storedQuery_id', 'GetFeatureById', 'not offered for app-schema types yet')
+    for (const q of req.queries) {
+      const what = q.bbox ? 'bbox' : q.properties && !q.properties.every((p) => p.trim() === '*') ? 'propertyName' : q.sortBy ? 'sortBy' : q.srsName ? 'srsName' : undefined
+      if (what) throw WfsInvalidParameter(what, `on ${q.typeNames[0]}`, 'app-schema types are served whole (no propertyName, sortBy or BBOX parameter: a BBOX filter instead), in their native CRS, for now')
+    }
+    if (req.outputFormat !== 'gml31' && req.outputFormat !== 'gml32') throw WfsInvalidParameter('outputFormat', req.outputFormat, 'app-schema types are written as GML of their target schema (text/xml; subtype=gml/3.1.1 or application/gml+xml; version=3.2)')
+    const settings = ctx.deps.serviceSettings.get('wfs', where.workspace)
+    const a = await ctx.deps.complex!.getFeature(types.map((t, i) => ({
+      store: { workspace: t.store.workspace, name: t.store.name, config: t.store.config as never },
+      nativeName: t.ft.nativeName,
+      ...(t.crs ? { srs: t.crs } : {}),
+      filters: req.queries[i].filters,
+      ...(req.queries[i].ids ? { ids: req.queries[i].ids } : {})
+    })), {
+      version: req.version,
+      startIndex: req.startIndex,
+      ...(req.count !== undefined ? { count: req.count } : {}),
+      resultType: req.resultType,
+      maxFeatures: maxFeaturesOf(ctx.deps, where),
+      hitsIgnoreMaxFeatures: settings.hitsIgnoreMaxFeatures === true,
+      describe: links.describe,
+      qualified: types.map((t) => t.qualified)
+    })
+    return { contentType: a.contentType, body: batched(a.body) }
+  }
+
   return {
     /**
      * The features a lock request names, by type: each query's matches (GetFeatureWithLock: its page
@@ -367,6 +399,8 @@ export function featureOperations (ctx: WfsContext) {
     },
 
     async getFeature (req: FeatureRequest, principal: Principal | undefined, where: Where, links: FeatureLinks, lockId?: string): Promise<FeatureAnswer> {
+      const types = await Promise.all(req.queries.map((q) => ctx.readable(q.typeNames[0], principal, where)))
+      if (types.some((t) => t.complex)) return await complexFeatures(req, types, where, links)
       const max = maxFeaturesOf(ctx.deps, where)
       const planned = await planAll(req, principal, where, max)
       let matched = planned.reduce((s, p) => s + p.matched, 0)
@@ -401,6 +435,7 @@ export function featureOperations (ctx: WfsContext) {
       if (ref === undefined || ref === '') throw WfsMissingParameter('valueReference')
       const planned = await planAll(req, principal, where, maxFeaturesOf(ctx.deps, where))
       const p = planned[0]
+      if (p.t.complex) throw WfsInvalidParameter('valueReference', JSON.stringify(ref.slice(0, 80)), 'GetPropertyValue is not offered for app-schema types yet')
       const a = p.t.attributes.find((x) => x.name.toLowerCase() === localName(ref.replace(/^.*\//, '')).toLowerCase())
       if (!a) throw WfsInvalidParameter('valueReference', JSON.stringify(ref.slice(0, 80)), `${p.t.qualified} has ${p.t.attributes.map((x) => x.name).join(', ')}`)
       const matched = p.matched

@@ -11,8 +11,12 @@ import type { AttributeInfo, GeometryInfo, VectorSource } from '../vector/source
 import type { VectorFeatureType } from '../vector/store.js'
 import type { ServiceSettings } from '../settings/service-settings.js'
 import type { Envelope } from '../filters/tree.js'
-import { WfsUnknownType } from '../errors.js'
+import { WfsInvalidParameter, WfsUnknownType } from '../errors.js'
 import type { WfsLockStore } from './lock-store.js'
+import type { ComplexServing } from '../appschema/serving.js'
+
+/** The type of application-schema data stores (services/appschema): their types are complex features. */
+export const APP_SCHEMA_STORE_TYPE = 'Application Schema DataAccess'
 
 export interface WfsDeps {
   featureTypes: { listWorkspace (ws: string): Promise<VectorFeatureType[]>, find (ws: string, name: string): Promise<VectorFeatureType | undefined> }
@@ -31,6 +35,11 @@ export interface WfsDeps {
   locks: WfsLockStore
   /** The clock locks expire by (ms); Date.now by default. */
   now?: () => number
+  /** The mapped (complex) features of app-schema stores; without it their types are not served. */
+  complex?: Pick<ComplexServing, 'getFeature' | 'describe'> & {
+    /** The app-schema store of that name, if any (enabled, its configuration). */
+    store (ws: string, name: string): Promise<{ workspace: string, name: string, enabled: boolean, type: string, config: unknown } | undefined>
+  }
 }
 
 export interface Where {
@@ -52,6 +61,8 @@ export interface ServedType {
   /** The CRS of the data as served (`EPSG:n`): the declared one. */
   crs?: string
   store: DataStoreRow
+  /** An app-schema type: its features are the mapping's (services/appschema), GML of its target schema. */
+  complex?: true
 }
 
 export type WfsContext = ReturnType<typeof createWfsContext>
@@ -70,9 +81,15 @@ export function createWfsContext (deps: WfsDeps) {
   const uriOf = async (ws: string) => (await deps.namespaces.list()).find((n) => n.prefix === ws)?.uri ?? `http://mapwarden.org/ns/${ws}`
 
   async function served (ft: VectorFeatureType, uri?: string): Promise<ServedType | undefined> {
-    if (!ft.config.enabled) return undefined
     const store = await deps.datastores.find(ft.workspace, ft.store)
-    if (!store || !store.enabled) return undefined
+    if (!store) {
+      const app = await deps.complex?.store(ft.workspace, ft.store)
+      if (!app || !app.enabled || app.type !== APP_SCHEMA_STORE_TYPE) return undefined
+      // The app-schema resource's configuration is its mapping's; the WFS reads what it shares.
+      const complexFt: VectorFeatureType = { ...ft, config: { source: 'postgis', keywords: ['features', ft.nativeName], projectionPolicy: 'FORCE_DECLARED', enabled: true, attributes: [] } }
+      return { ft: complexFt, prefix: ft.workspace, uri: uri ?? await uriOf(ft.workspace), qualified: `${ft.workspace}:${ft.name}`, attributes: [], ...(ft.srs ? { crs: ft.srs } : {}), store: app as unknown as DataStoreRow, complex: true }
+    }
+    if (!store.enabled || !ft.config.enabled) return undefined
     const crs = ft.srs ?? (ft.config.geometry && ft.config.geometry.srid > 0 ? `EPSG:${ft.config.geometry.srid}` : undefined)
     return {
       ft,
@@ -128,5 +145,10 @@ export function createWfsContext (deps: WfsDeps) {
     return out
   }
 
-  return { deps, readable, listed, sourceOf: (t: ServedType) => deps.sources.forStore(t.store) }
+  /** The vector source of a simple type; an app-schema type has none (its mapping reads its sources). */
+  const sourceOf = (t: ServedType) => {
+    if (t.complex) throw WfsInvalidParameter('typeName', t.qualified, 'an app-schema (complex) type is read-only and offers GetFeature and DescribeFeatureType only')
+    return deps.sources.forStore(t.store)
+  }
+  return { deps, readable, listed, sourceOf }
 }

@@ -50,12 +50,18 @@ export function createWfsService (deps: WfsDeps) {
 
   async function describe (version: WfsVersion, kvp: Kvp, principal: Principal | undefined, where: Where, url: string): Promise<WfsAnswer> {
     const names = list(kvp.TYPENAMES ?? kvp.TYPENAME)
-    const types = names.length > 0
+    const asked = names.length > 0
       ? await Promise.all(names.map((n) => ctx.readable(n, principal, where)))
       : await ctx.listed(principal, where)
+    // An app-schema type is described by its own target schema, alone; the schema of every type
+    // (no type name) is that of the simple ones.
+    if (names.length > 1 && asked.some((t) => t.complex)) throw WfsInvalidParameter('typeName', JSON.stringify(names.join(',').slice(0, 80)), 'describe an app-schema type alone: its schema is its mapping\'s target schema')
+    const types = names.length === 1 ? asked : asked.filter((t) => !t.complex)
     const byNs = new Map<string, ServedType[]>()
     for (const t of types) byNs.set(t.prefix, [...(byNs.get(t.prefix) ?? []), t])
     const groups = [...byNs.values()]
+    // An app-schema type is described by its target schema, as GeoServer answers it.
+    if (names.length === 1 && types[0].complex && deps.complex) return await deps.complex.describe(types[0].store.config as never)
     const f = kvp.OUTPUTFORMAT?.trim()
     if (f && !/^(text\/xml|application\/gml\+xml|XMLSCHEMA)/i.test(f)) throw WfsInvalidParameter('outputFormat', JSON.stringify(f.slice(0, 60)), `supported: ${DESCRIBE_TYPES[version]}`)
     const body = groups.length === 0

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { build, ADMIN, BASE, tempDir } from '../../helper.js'
 import { addStore, withAppDb } from '../../fixtures/catalog-rows.js'
 import {
-  REST, createWorkspace, expected, filesOf, fixtureText, fixtureZip, get, installCache, putText, putZip, zipNames
+  REST, createWorkspace, expected, filesOf, fixtureText, fixtureZip, get, installCache, putText, putZip, stationsMapping, zipNames
 } from './helpers.js'
 
 const URL_RE = /<entry key="url">(file:[^<]+)<\/entry>/
@@ -138,8 +138,13 @@ t.test('a single mapping file creates the store with 201 and updates it with 200
   const app = await build(t)
   await createWorkspace(app, 'st')
   installCache(app.config.dataDir)
-  const text = fixtureText('single/stations.xml')
-  let res = await putText(app, 'st', 'stations', text, '?configure=all')
+  // The source is connected when the store is created: one that does not answer is named.
+  let res = await putText(app, 'st', 'stations', fixtureText('single/stations.xml').replace('<value>db.example.org</value>', '<value>127.0.0.1</value>').replace('<value>5432</value>', '<value>1</value>'), '?configure=all')
+  t.equal(res.statusCode, 400)
+  t.match(res.body, /^Invalid app-schema mapping \(1 problem\):\n- stations\.appschema: FeatureTypeMapping \(st:Station\): data store "db" cannot be read: sourceType stations: connect ECONNREFUSED 127\.0\.0\.1:1$/)
+  t.equal((await get(app, '/workspaces/st/datastores/stations.xml')).statusCode, 404, 'no store was created')
+  const text = await stationsMapping(t)
+  res = await putText(app, 'st', 'stations', text, '?configure=all')
   t.equal(res.statusCode, 201)
   t.equal(res.body, '')
   const url = await storedUrl(app, 'st', 'stations')
@@ -147,7 +152,7 @@ t.test('a single mapping file creates the store with 201 and updates it with 200
   t.equal(fs.readFileSync(new URL(url.replace(/^file:/, 'file://')), 'utf8'), text)
   res = await get(app, '/workspaces/st/datastores/stations/featuretypes/Station.json')
   const ft = JSON.parse(res.body).featureType
-  t.same([ft.name, ft.srs, ft.latLonBoundingBox], ['Station', undefined, undefined], 'a database source is recorded, not read')
+  t.same([ft.name, ft.srs, ft.latLonBoundingBox], ['Station', undefined, undefined], 'a database source is connected, its SRS and bounds not recorded yet')
   t.same(ft.attributes.attribute.map((a: { name: string, binding?: string }) => [a.name, a.binding ?? null]), [
     ['name', null], ['boundedBy', 'java.lang.String'], ['code', 'java.lang.String'], ['elevation', 'java.lang.Double'], ['location', 'org.locationtech.jts.geom.Geometry']
   ])
@@ -313,7 +318,7 @@ t.test('two uploads to one new store run one after the other: one creates it (20
   const app = await build(t)
   await createWorkspace(app, 'st')
   installCache(app.config.dataDir)
-  const text = fixtureText('single/stations.xml')
+  const text = await stationsMapping(t)
   const statuses = (await Promise.all([putText(app, 'st', 'stations', text, '?configure=all'), putText(app, 'st', 'stations', text, '?configure=all')]))
     .map((r) => r.statusCode).sort()
   t.same(statuses, [200, 201])

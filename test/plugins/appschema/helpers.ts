@@ -9,6 +9,8 @@ import yauzl from 'yauzl'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { ADMIN, BASE } from '../../helper.js'
 import { manifest as sharedManifest } from '../../manifest.js'
+import pg from 'pg'
+import { pgDatabase } from '../../fixtures/pg.js'
 
 // dist/test/plugins -> project root
 export const FIXTURES = fileURLToPath(new URL('../../../../test/fixtures/appschema/', import.meta.url))
@@ -108,4 +110,21 @@ export function zipNames (zip: Buffer): Promise<string[]> {
       z.readEntry()
     })
   })
+}
+
+/**
+ * single/stations.xml pointed at a PostGIS database of its own holding its `stations` table: a
+ * store's sources are connected when it is created, so its database must answer.
+ */
+export async function stationsMapping (t: { teardown (fn: () => unknown): void }): Promise<string> {
+  const url = await pgDatabase(t, { postgis: true })
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try { await c.query('CREATE TABLE stations (id serial PRIMARY KEY, code text, location geometry(Point, 4326))') } finally { await c.end() }
+  const u = new URL(url)
+  return fixtureText('single/stations.xml')
+    .replace('<value>db.example.org</value>', `<value>${u.hostname}</value>`)
+    .replace('<value>5432</value>', `<value>${u.port || '5432'}</value>`)
+    .replace('<value>stations</value>', `<value>${u.pathname.slice(1)}</value>`)
+    .replace('<value>reader</value>', `<value>${decodeURIComponent(u.username) || 'postgres'}</value>`)
 }
