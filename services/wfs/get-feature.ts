@@ -9,9 +9,9 @@ import { isNorthingFirst, normalizeCrs, transformBbox } from '../render/crs.js'
 import { crsName, parseOgcFilter } from '../filters/ogc-xml.js'
 import { parseEcql, type FilterSchema } from '../filters/ecql.js'
 import { allOf, type Envelope, type Filter } from '../filters/tree.js'
-import type { Feature, ReadQuery, VectorSource } from '../vector/source.js'
+import { featureBatches, type Feature, type ReadQuery, type VectorSource } from '../vector/source.js'
 import { isMapwardenError, WfsFeatureNotFound, WfsInvalidParameter, WfsMissingParameter } from '../errors.js'
-import { decodeGeometry, gml2, gml3, reprojector, swapAxes, wkt, type Geo } from './geometry.js'
+import { decodeGeometry, geojsonOfWkb, gml2, gml3, reprojector, swapAxes, wkt, type Geo } from './geometry.js'
 import { GML_NS, isGeometryBinding } from './describe.js'
 import { filterType } from '../filters/bindings.js'
 import type { FeatureRequest, OutputFormat, WfsQuery, WfsVersion } from './request.js'
@@ -46,6 +46,8 @@ interface Planned {
   /** Geometries from the data's CRS to the answer's, in the answer's axis order. */
   project: (g: Geo) => Geo
   projectXY: (g: Geo) => Geo
+  /** Whether projectXY changes coordinates (else GeoJSON can be written from the WKB as it is). */
+  reprojects: boolean
   srsName?: string
   /** The EPSG code of the answer's CRS. */
   epsg?: string
@@ -87,6 +89,9 @@ function jsonValue (v: unknown, binding: string): unknown {
   if (Buffer.isBuffer(v)) return v.toString('base64')
   return v
 }
+
+/** A number as JSON writes it (NaN and the infinities as null). */
+const jsonNumber = (n: number): string => Number.isFinite(n) ? String(n) : 'null'
 
 /** Strings joined into chunks of about 64 KiB: fewer, larger writes to the socket. */
 async function * batched (parts: AsyncIterable<string>): AsyncGenerator<string> {
@@ -185,6 +190,7 @@ export function featureOperations (ctx: WfsContext) {
       attributes,
       withGeometry: geomName !== undefined && attributes.some((a) => a.name === geomName),
       projectXY: toOut,
+      reprojects: dataCrs !== undefined && outCrs !== undefined && normalizeCrs(dataCrs) !== normalizeCrs(outCrs),
       project: out?.latFirst ? (g) => swapAxes(toOut(g)) : toOut,
       ...(out ? { srsName: out.name } : {}),
       ...(outCrs ? { epsg: /^EPSG:(\d+)$/.exec(normalizeCrs(outCrs))?.[1] } : {})
@@ -219,6 +225,18 @@ export function featureOperations (ctx: WfsContext) {
       yield f
       // The count and the read are two statements: never more than the page, whatever changed between.
       if (++n >= p.limit) return
+    }
+  }
+
+  /** featuresOf a batch at a time (the source's batches), for the writers of many features. */
+  async function * batchesOf (p: Planned): AsyncGenerator<Feature[]> {
+    if (p.limit <= 0) return
+    let left = p.limit
+    for await (const batch of featureBatches(p.source, { ...p.read, offset: p.offset, limit: p.limit })) {
+      // The count and the read are two statements: never more than the page, whatever changed between.
+      yield batch.length > left ? batch.slice(0, left) : batch
+      left -= batch.length
+      if (left <= 0) return
     }
   }
 
@@ -297,27 +315,56 @@ export function featureOperations (ctx: WfsContext) {
     yield '</wfs:FeatureCollection>\n'
   }
 
+  /**
+   * A function writing a query's features as GeoJSON text (each with its leading comma but the
+   * first of the answer), the same text as JSON.stringify of the feature objects: each feature's
+   * string built from the attribute names' JSON written once, and a 2D WKB geometry that needs no
+   * reprojection written from its bytes (geojsonOfWkb). Attribute names JSON objects would order
+   * otherwise (array indexes first) or treat as special (__proto__) take the objects' way.
+   */
+  function geojsonWriter (p: Planned): (f: Feature, n: number) => string {
+    const attrs = p.attributes.filter((a) => !isGeometryBinding(a.binding))
+    const geometryName = p.withGeometry ? `,"geometry_name":${JSON.stringify(p.t.geometry!.name)}` : ''
+    const geometry = (f: Feature): string => {
+      if (!p.withGeometry) return 'null'
+      const fast = p.reprojects ? undefined : geojsonOfWkb(f.geometry)
+      if (fast !== undefined) return fast
+      const g = decodeGeometry(f.geometry)
+      return g ? JSON.stringify(p.projectXY(g)) : 'null'
+    }
+    if (attrs.some((a) => /^(0|[1-9][0-9]*)$/.test(a.name) || a.name === '__proto__')) {
+      return (f, n) => {
+        const properties: Record<string, unknown> = {}
+        for (const a of attrs) properties[a.name] = jsonValue(f.properties[a.name], a.binding)
+        return `{"type":"Feature","id":${JSON.stringify(fid(p, f, n))},"geometry":${geometry(f)}${geometryName},"properties":${JSON.stringify(properties)}}`
+      }
+    }
+    const keys = attrs.map((a, i) => `${i === 0 ? '' : ','}${JSON.stringify(a.name)}:`)
+    const plain = attrs.map((a) => /String/.test(a.binding))
+    return (f, n) => {
+      let props = ''
+      for (let i = 0; i < attrs.length; i++) {
+        const v = f.properties[attrs[i].name]
+        props += keys[i] + (plain[i] && typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' ? jsonNumber(v) : JSON.stringify(jsonValue(v, attrs[i].binding)))
+      }
+      return `{"type":"Feature","id":${JSON.stringify(fid(p, f, n))},"geometry":${geometry(f)}${geometryName},"properties":{${props}}}`
+    }
+  }
+
   async function * geojson (planned: Planned[], matched: number, returned: number): AsyncGenerator<string> {
     yield '{"type":"FeatureCollection","features":['
     let first = true
     for (const p of planned) {
+      const write = geojsonWriter(p)
       let n = 0
-      for await (const f of featuresOf(p)) {
-        const g = p.withGeometry ? decodeGeometry(f.geometry) : null
-        const properties: Record<string, unknown> = {}
-        for (const a of p.attributes) {
-          if (isGeometryBinding(a.binding)) continue
-          properties[a.name] = jsonValue(f.properties[a.name], a.binding)
+      // One string per batch of the source: the batch's features joined.
+      for await (const batch of batchesOf(p)) {
+        let text = ''
+        for (const f of batch) {
+          text += (first ? '' : ',') + write(f, n++)
+          first = false
         }
-        const feature = {
-          type: 'Feature',
-          id: fid(p, f, n++),
-          geometry: g ? p.projectXY(g) : null,
-          ...(p.withGeometry ? { geometry_name: p.t.geometry!.name } : {}),
-          properties
-        }
-        yield (first ? '' : ',') + JSON.stringify(feature)
-        first = false
+        yield text
       }
     }
     const epsg = planned.find((p) => p.epsg)?.epsg
