@@ -22,8 +22,8 @@ export interface FeatureAnswer {
   contentType: string
   /** Content-Disposition, for CSV. */
   disposition?: string
-  /** The body, written as it is read. */
-  body: AsyncIterable<string>
+  /** The body, written as it is read (text, or UTF-8 bytes). */
+  body: AsyncIterable<string | Buffer>
 }
 
 export interface FeatureLinks {
@@ -93,14 +93,47 @@ function jsonValue (v: unknown, binding: string): unknown {
 /** A number as JSON writes it (NaN and the infinities as null). */
 const jsonNumber = (n: number): string => Number.isFinite(n) ? String(n) : 'null'
 
-/** Strings joined into chunks of about 64 KiB: fewer, larger writes to the socket. */
-async function * batched (parts: AsyncIterable<string>): AsyncGenerator<string> {
+const CHUNK = 65536
+
+/** Strings joined into chunks of about 64 KiB: fewer, larger writes to the socket (bytes pass as they are). */
+async function * batched (parts: AsyncIterable<string | Buffer>): AsyncGenerator<string | Buffer> {
   let buf = ''
   for await (const p of parts) {
+    if (typeof p !== 'string') {
+      if (buf !== '') { yield buf; buf = '' }
+      yield p
+      continue
+    }
     buf += p
-    if (buf.length >= 65536) { yield buf; buf = '' }
+    if (buf.length >= CHUNK) { yield buf; buf = '' }
   }
   if (buf !== '') yield buf
+}
+
+/**
+ * Text written as UTF-8 into buffers of 64 KiB as it comes: each feature's string is flattened and
+ * dropped at once instead of joining a rope of a whole batch that lives through collections.
+ */
+class Chunks {
+  private buf = Buffer.allocUnsafe(CHUNK)
+  private at = 0
+  private full: Buffer[] = []
+  add (s: string): void {
+    // At most 3 bytes per UTF-16 unit: a piece that may not fit starts a new buffer.
+    if (this.at + s.length * 3 > CHUNK) {
+      this.flush()
+      if (s.length * 3 > CHUNK) { this.full.push(Buffer.from(s)); return }
+    }
+    this.at += this.buf.write(s, this.at)
+  }
+  flush (): void {
+    if (this.at === 0) return
+    this.full.push(this.buf.subarray(0, this.at))
+    this.buf = Buffer.allocUnsafe(CHUNK)
+    this.at = 0
+  }
+  /** The buffers filled so far. */
+  take (): Buffer[] { const out = this.full; this.full = []; return out }
 }
 
 /** A version's default CRS name for an EPSG code, and whether it orders latitude first. */
@@ -316,8 +349,8 @@ export function featureOperations (ctx: WfsContext) {
   }
 
   /**
-   * A function writing a query's features as GeoJSON text (each with its leading comma but the
-   * first of the answer), the same text as JSON.stringify of the feature objects: each feature's
+   * A function writing one feature of a query as GeoJSON text (the caller puts the commas between),
+   * the same text as JSON.stringify of the feature object: each feature's
    * string built from the attribute names' JSON written once, and a 2D WKB geometry that needs no
    * reprojection written from its bytes (geojsonOfWkb). Attribute names JSON objects would order
    * otherwise (array indexes first) or treat as special (__proto__) take the objects' way.
@@ -351,22 +384,24 @@ export function featureOperations (ctx: WfsContext) {
     }
   }
 
-  async function * geojson (planned: Planned[], matched: number, returned: number): AsyncGenerator<string> {
-    yield '{"type":"FeatureCollection","features":['
+  async function * geojson (planned: Planned[], matched: number, returned: number): AsyncGenerator<string | Buffer> {
+    const out = new Chunks()
+    out.add('{"type":"FeatureCollection","features":[')
     let first = true
     for (const p of planned) {
       const write = geojsonWriter(p)
       let n = 0
-      // One string per batch of the source: the batch's features joined.
+      // A source's batch at a time, written into the 64 KiB buffers it fills.
       for await (const batch of batchesOf(p)) {
-        let text = ''
         for (const f of batch) {
-          text += (first ? '' : ',') + write(f, n++)
+          out.add(first ? write(f, n++) : ',' + write(f, n++))
           first = false
         }
-        yield text
+        yield * out.take()
       }
     }
+    out.flush()
+    yield * out.take()
     const epsg = planned.find((p) => p.epsg)?.epsg
     yield `],"totalFeatures":${matched},"numberMatched":${matched},"numberReturned":${returned},"timeStamp":"${timeStamp()}"` +
       (epsg ? `,"crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::${epsg}"}}` : '') + '}'
