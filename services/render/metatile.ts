@@ -8,7 +8,7 @@ import sharp from 'sharp'
 import { readFile } from 'node:fs/promises'
 import { createRenderScratch, renderFailure, renderMosaic, type RenderScratch } from './raster/render-mosaic.js'
 import type { RenderJob } from './raster/mosaic-types.js'
-import { writeTileFile, type TileWrite } from './tile-files.js'
+import { writeTiles, type TileWrite } from './tile-files.js'
 import { cutAndEncode, type EncodeFormat } from './tile-encode.js'
 import { createFaults, killProcessAt, type FaultPoint, type FaultRule } from '../faults.js'
 import { drawVector, type VectorJob } from './vector/draw-vector.js'
@@ -102,18 +102,6 @@ export function renderVectorTiles (p: VectorTilesPayload, fault: FaultPoint): Me
   return writeTiles(encodeVectorTiles(p), p.target, fault)
 }
 
-/** Writes encoded tiles to their paths (temp file and rename each); a failed write ends the list. */
-function writeTiles (tiles: Buffer[], target: MetatilePayload['target'], fault: FaultPoint): MetatileResult {
-  if (tiles.length !== target.paths.length) throw new Error(`${tiles.length} tiles rendered for ${target.paths.length} paths`)
-  const writes: TileWrite[] = []
-  try {
-    tiles.forEach((data, i) => { writes.push(writeTileFile(target.tmpDir, target.paths[i], data, fault)) })
-    return { writes }
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException
-    return { writes, failed: { code: e.code, message: e.message } }
-  }
-}
 
 /** A metatile of a pyramid level: its tiles' children (2 cols x 2 rows each, image order; a missing file is transparent). */
 export interface PyramidPayload extends Omit<MetatilePayload, 'job'> { children: string[] }

@@ -51,6 +51,22 @@ export function writeTileFile (tmpDir: string, target: string, data: Uint8Array,
 }
 
 /**
+ * Writes encoded tiles to their paths (temp file and rename each); a failed write ends the list and
+ * comes back as its code and message (a thrown error would lose its code between threads).
+ */
+export function writeTiles (tiles: Uint8Array[], target: { tmpDir: string, paths: string[] }, fault: FaultPoint = noFaults): { writes: TileWrite[], failed?: { code?: string, message: string } } {
+  if (tiles.length !== target.paths.length) throw new Error(`${tiles.length} tiles rendered for ${target.paths.length} paths`)
+  const writes: TileWrite[] = []
+  try {
+    tiles.forEach((data, i) => { writes.push(writeTileFile(target.tmpDir, target.paths[i], data, fault)) })
+    return { writes }
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException
+    return { writes, failed: { code: e.code, message: e.message } }
+  }
+}
+
+/**
  * A whole tile file and its modification time; undefined when there is none. open, fstat, read and
  * close through fs's callbacks: half the CPU of a FileHandle (fs/promises) for a cached tile, which
  * a cached GET spends most of its time on.

@@ -155,6 +155,15 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults, rootOf = () =
     await fs.rm(layerDir(layer, at), { recursive: true, force: true })
     return n
   }
+  /** A tile and its time from one open file, not reported as read: a reader that serves it calls `served`. */
+  async function peek (key: TileKey): Promise<StoredTile | undefined> {
+    const file = await readTileFile(tilePath(key))
+    if (!file) return undefined
+    const size = file.data.length
+    return { data: file.data, size, mtimeMs: file.mtimeMs, etag: etagOf(size, file.mtimeMs) }
+  }
+  /** Reports a tile `peek` read as served (the disk quota's hit). */
+  const served = (key: TileKey, tile: StoredTile): void => { emit(read, { ...key, bytes: tile.size }) }
 
   return {
     root,
@@ -168,12 +177,12 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults, rootOf = () =
     onTileRead (fn: TileListener) { read.push(fn) },
 
     async get (key: TileKey): Promise<StoredTile | undefined> {
-      const file = await readTileFile(tilePath(key))
-      if (!file) return undefined
-      const size = file.data.length
-      emit(read, { ...key, bytes: size })
-      return { data: file.data, size, mtimeMs: file.mtimeMs, etag: etagOf(size, file.mtimeMs) }
+      const tile = await peek(key)
+      if (tile) served(key, tile)
+      return tile
     },
+    peek,
+    served,
 
     async exists (key: TileKey): Promise<boolean> {
       try { await fs.access(tilePath(key)); return true } catch { return false }

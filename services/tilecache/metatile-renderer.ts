@@ -15,7 +15,8 @@ import type { RenderPriority } from '../render/render-queue.js'
 import type { RenderRequest, RasterStyle } from '../render/render-types.js'
 import type { MetatileResult } from '../render/metatile.js'
 import type { VectorStyle } from '../render/vector/vector-style.js'
-import type { TileWrite } from '../render/tile-files.js'
+import { writeTiles, type TileWrite } from '../render/tile-files.js'
+import { encodeVectorTiles, type VectorTilesPlan } from '../render/vector/vector-tiles.js'
 
 export interface MetatileRequest {
   layer: LayerInfo
@@ -116,7 +117,13 @@ export function metatileRenderer ({ renderer, rasterStyleFor, vectorStyleFor, la
         }),
         target: req.target
       })
-      const out = await renderer.run<MetatileResult>({ name: 'renderVectorTiles', priority, signal: req.signal, payload })
+      // Tiles whose every layer the database encoded are their layers' bytes joined: written here
+      // (temp file and rename, as the worker would), not posted to a render thread.
+      const here = (p: unknown) => {
+        const plan = p as VectorTilesPlan & { target: MetatileTarget }
+        return plan.layers.length === 0 ? writeTiles(encodeVectorTiles(plan), plan.target) : undefined
+      }
+      const out = await renderer.run<MetatileResult>({ name: 'renderVectorTiles', priority, signal: req.signal, payload, here })
       return { writes: out.writes, error: writeError(out) }
     }
     // A mosaic alone: its render plan, drawn by the raster worker task.

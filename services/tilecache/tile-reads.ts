@@ -53,16 +53,17 @@ export function readOperations (ctx: TileCacheContext) {
       const params = normaliseParameters(layer, req.parameters, 'parameter', TileParameterInvalid)
       const key: TileKey = { layer: layer.qualifiedName, gridSet: req.gridSet.id, format: req.format, parameterId: parameterId(params), z: req.z, x: req.x, y: req.y }
       const marks = invalidation.inForce(key.layer)
-      // Freshness needs only the tile's time (a stat); the file is read once, for the answer, so each
-      // request is one read (one hit for the disk quota), a rendered miss as a hit.
-      const storedMs = settings.expireCache === -1 && !settings.cachedOnly ? undefined : await store.mtime(key)
+      // The tile and its time from one open file (no stat before the read): served when fresh, and
+      // reported as read (one hit for the disk quota) only then; a rendered miss counts as a hit.
+      const stored = settings.expireCache === -1 && !settings.cachedOnly ? undefined : await store.peek(key)
+      const storedMs = stored?.mtimeMs
       // A tile of a set whose style or data changed after it was written is not served (tile-invalidation.ts).
       const usable = storedMs !== undefined && !invalidation.isStale(key.layer, key.parameterId, storedMs, marks)
       // expireCache: a tile older than that is rendered again (a cached-only layer serves it still).
       const fresh = usable && (settings.cachedOnly || settings.expireCache <= 0 || ctx.now() - storedMs < settings.expireCache * 1000)
-      if (fresh) {
-        const hit = await store.get(key)
-        if (hit) return { ...hit, cached: true, public: isPublic, settings }
+      if (fresh && stored) {
+        store.served(key, stored)
+        return { ...stored, cached: true, public: isPublic, settings }
       }
       await invalidation.recordSet(key.layer, key.parameterId, params)
       const subset = ctx.subsetOf(layer, req.gridSet)

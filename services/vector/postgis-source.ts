@@ -2,7 +2,8 @@
 // connections`, `Connection timeout` as connect and statement timeout), the schema's tables and
 // views read from the system catalogs, GeoServer's bindings for column types, bounds exact
 // (ST_Extent) or estimated (ST_EstimatedExtent, where `Estimated extends` asks and statistics exist),
-// and features read through a server-side cursor in batches of the store's `fetch size`. Every
+// and features read through a server-side cursor in batches of the store's `fetch size` (each next
+// batch asked for before the last is handed on); reads reuse a table's description for 5 s. Every
 // statement binds its values and quotes its identifiers (selectSql, which the unit tests check).
 import pg from 'pg'
 import { quotePgName, toPg, type PgTarget } from '../filters/pg.js'
@@ -163,6 +164,12 @@ export function vectorTileSql (dbSchema: string, type: TypeSchema, q: VectorTile
 
 interface Described extends TypeSchema { keys: string[] }
 
+/** How long reads reuse a table's description (createPostgisSource). */
+const DESCRIBED_FOR_MS = 5000
+/** SQLSTATEs of a statement naming a column or table that is not there (undefined column, table). */
+const SCHEMA_CHANGED = new Set(['42703', '42P01'])
+const schemaChanged = (err: unknown) => SCHEMA_CHANGED.has(String((err as { code?: unknown }).code))
+
 export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
   const pool = new pg.Pool({
     ...pgConnectionConfig(o),
@@ -210,6 +217,94 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     return { name: type, attributes, ...(geometry ? { geometry } : {}), keys: keyNames }
   }
 
+  // The reads' descriptions of tables (columns, geometry, keys): two round trips of catalog queries
+  // that cost more than a vector tile's own query, so a read reuses one for DESCRIBED_FOR_MS. A
+  // statement refused because a column or table it names is gone (the table changed under the
+  // description) drops the description and runs once more on a fresh one; describe() (publishing a
+  // feature type, reloading it) always asks the catalogs and refreshes what reads use.
+  const described = new Map<string, { at: number, d: Described }>()
+  const remember = (type: string, d: Described | undefined) => {
+    if (d) described.set(type, { at: Date.now(), d }); else described.delete(type)
+    if (described.size > 1000) described.delete(described.keys().next().value!)
+    return d
+  }
+  const describedFor = async (type: string, fresh = false): Promise<Described> => {
+    const had = described.get(type)
+    const d = !fresh && had && Date.now() - had.at < DESCRIBED_FOR_MS ? had.d : remember(type, await describeFull(type))
+    if (!d) throw InvalidFeatureQuery(`no table or view ${JSON.stringify(type)} in schema ${JSON.stringify(o.schema)}`)
+    return d
+  }
+  /** `fn` on the table's description; again on a fresh one when the statement names what is gone. */
+  async function withDescription<T> (type: string, fn: (d: Described) => Promise<T>): Promise<T> {
+    try { return await fn(await describedFor(type)) } catch (err) {
+      if (!schemaChanged(err)) throw err
+      return await fn(await describedFor(type, true))
+    }
+  }
+
+  /**
+   * The features of a read in batches of the store's fetch size, from a server-side cursor: each
+   * FETCH is sent before the batch before it is handed on, so the database reads the next batch
+   * while this one is written (at most two batches in memory). Rows come as arrays, their columns
+   * placed by index (the key columns read for the id, the geometry aside).
+   */
+  async function * readBatches (q: ReadQuery): AsyncGenerator<Feature[]> {
+    const client = await pool.connect()
+    let d: Described
+    let toFeatures: ((rows: unknown[][]) => Feature[]) | undefined
+    const converter = (fields: Array<{ name: string }>) => {
+      const keys = d.keys
+      const geomAt = d.geometry ? fields.findIndex((f) => f.name === d.geometry!.name) : -1
+      const props = fields.map((f, i) => ({ name: f.name, i })).filter((f) => f.i !== geomAt && (o.exposePrimaryKeys || !keys.includes(f.name)))
+      const keyAt = keys.map((k) => fields.findIndex((f) => f.name === k))
+      return (rows: unknown[][]): Feature[] => rows.map((row) => {
+        const properties: Record<string, unknown> = {}
+        for (const p of props) properties[p.name] = row[p.i]
+        const geometry = geomAt >= 0 ? (row[geomAt] as Buffer | string | null) ?? null : null
+        if (keyAt.length === 0) return { properties, geometry }
+        return { id: keyAt.length === 1 ? String(row[keyAt[0]]) : keyAt.map((i) => String(row[i])).join('.'), properties, geometry }
+      })
+    }
+    const batchOf = (r: pg.QueryResult<unknown[]>) => (toFeatures ??= converter(r.fields))(r.rows)
+    let ok = false
+    try {
+      if (o.fetchSize <= 0) {
+        yield batchOf(await withDescription(q.type, async (desc) => {
+          d = desc
+          const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys })
+          return await client.query<unknown[]>({ text: sql.text, values: sql.values, rowMode: 'array' })
+        }))
+      } else {
+        await withDescription(q.type, async (desc) => {
+          d = desc
+          const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys })
+          await client.query('BEGIN READ ONLY')
+          try {
+            await client.query(`DECLARE mw_features NO SCROLL CURSOR FOR ${sql.text}`, sql.values)
+          } catch (err) { await client.query('ROLLBACK'); throw err }
+        })
+        const fetch = () => {
+          const p = client.query<unknown[]>({ text: `FETCH ${o.fetchSize} FROM mw_features`, rowMode: 'array' })
+          p.catch(() => undefined) // awaited below; a reader that stops early drops the connection under it
+          return p
+        }
+        let next = fetch()
+        for (;;) {
+          const r: pg.QueryResult<unknown[]> = await next
+          const more = r.rows.length >= o.fetchSize
+          if (more) next = fetch()
+          if (r.rows.length > 0) yield batchOf(r)
+          if (!more) break
+        }
+        await client.query('COMMIT')
+      }
+      ok = true
+    } finally {
+      // A reader that stopped early leaves a transaction open (and maybe a FETCH): that connection is dropped.
+      client.release(ok ? undefined : true)
+    }
+  }
+
   return {
     async listTypes (): Promise<TypeName[]> {
       const r = await pool.query<{ name: string, has_geom: boolean }>(`SELECT c.relname AS name,
@@ -220,7 +315,7 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     },
 
     async describe (type) {
-      const d = await describeFull(type)
+      const d = remember(type, await describeFull(type))
       if (!d) return undefined
       const { keys: _keys, ...schema } = d
       return schema
@@ -260,57 +355,26 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     },
 
     async * readFeatures (q) {
-      const d = await describeFull(q.type)
-      if (!d) throw InvalidFeatureQuery(`no table or view ${JSON.stringify(q.type)} in schema ${JSON.stringify(o.schema)}`)
-      const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys })
-      const client = await pool.connect()
-      const toFeature = (row: Record<string, unknown>): Feature => {
-        const properties: Record<string, unknown> = {}
-        for (const [k, v] of Object.entries(row)) {
-          if (k === d.geometry?.name) continue
-          if (!o.exposePrimaryKeys && d.keys.includes(k)) continue
-          properties[k] = v
-        }
-        const id = d.keys.length > 0 ? d.keys.map((k) => String(row[k])).join('.') : undefined
-        return { ...(id !== undefined ? { id } : {}), properties, geometry: d.geometry ? (row[d.geometry.name] as Buffer | string | null) ?? null : null }
-      }
-      let ok = false
-      try {
-        if (o.fetchSize <= 0) {
-          const r = await client.query(sql.text, sql.values)
-          for (const row of r.rows) yield toFeature(row)
-        } else {
-          await client.query('BEGIN READ ONLY')
-          await client.query(`DECLARE mw_features NO SCROLL CURSOR FOR ${sql.text}`, sql.values)
-          for (;;) {
-            const r = await client.query(`FETCH ${o.fetchSize} FROM mw_features`)
-            for (const row of r.rows) yield toFeature(row)
-            if (r.rows.length < o.fetchSize) break
-          }
-          await client.query('COMMIT')
-        }
-        ok = true
-      } finally {
-        // A reader that stopped early leaves a transaction open: that connection is dropped.
-        client.release(ok ? undefined : true)
-      }
+      for await (const batch of readBatches(q)) yield * batch
     },
 
+    readFeatureBatches: readBatches,
+
     async count (q) {
-      const d = await describeFull(q.type)
-      if (!d) throw InvalidFeatureQuery(`no table or view ${JSON.stringify(q.type)} in schema ${JSON.stringify(o.schema)}`)
-      const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys, count: true })
-      const r = await pool.query<{ n: string }>(sql.text, sql.values)
-      return Number(r.rows[0].n)
+      return await withDescription(q.type, async (d) => {
+        const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys, count: true })
+        const r = await pool.query<{ n: string }>(sql.text, sql.values)
+        return Number(r.rows[0].n)
+      })
     },
 
     write: createPostgisWriter(pool, o, describeFull),
     async vectorTile (q) {
-      const d = await describeFull(q.type)
-      if (!d) throw InvalidFeatureQuery(`no table or view ${JSON.stringify(q.type)} in schema ${JSON.stringify(o.schema)}`)
-      const sql = vectorTileSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys })
-      const r = await pool.query<{ mvt: Buffer | null }>(sql.text, sql.values)
-      return r.rows[0]?.mvt ?? new Uint8Array(0)
+      return await withDescription(q.type, async (d) => {
+        const sql = vectorTileSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys })
+        const r = await pool.query<{ mvt: Buffer | null }>(sql.text, sql.values)
+        return r.rows[0]?.mvt ?? new Uint8Array(0)
+      })
     },
 
     async close () { await pool.end() }

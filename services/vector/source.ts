@@ -89,6 +89,9 @@ export interface VectorSource {
   toLatLon (env: Envelope, srid: number): Promise<Envelope>
   /** The features matching the query, streamed in batches of the store's fetch size. */
   readFeatures (query: ReadQuery): AsyncIterable<Feature>
+  /** The same features a batch at a time, where the source reads them so (PostGIS' cursor):
+   *  a writer of many features loops over an array instead of awaiting each one. */
+  readFeatureBatches? (query: ReadQuery): AsyncIterable<Feature[]>
   /** How many features match the query's bbox and filter (its page, order and properties aside),
    *  without reading them where the source can (SQL COUNT, a shapefile's .shx). */
   count (query: ReadQuery): Promise<number>
@@ -118,4 +121,15 @@ export interface EditResult {
   ids: string[]
   /** The native envelope of the geometries touched, before and after; undefined: none. */
   area?: Envelope
+}
+
+/** The features of a read in batches: the source's own, else readFeatures' grouped by `size`. */
+export async function * featureBatches (source: Pick<VectorSource, 'readFeatures' | 'readFeatureBatches'>, query: ReadQuery, size = 1000): AsyncGenerator<Feature[]> {
+  if (source.readFeatureBatches) { yield * source.readFeatureBatches(query); return }
+  let batch: Feature[] = []
+  for await (const f of source.readFeatures(query)) {
+    batch.push(f)
+    if (batch.length >= size) { yield batch; batch = [] }
+  }
+  if (batch.length > 0) yield batch
 }

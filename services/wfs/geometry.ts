@@ -21,6 +21,62 @@ export function decodeGeometry (g: Buffer | string | null): Geo | null {
   return parsed.toGeoJSON()
 }
 
+/** A number as JSON writes it (NaN and the infinities as null). */
+const jsonNumber = (n: number): string => Number.isFinite(n) ? String(n) : 'null'
+
+/**
+ * The GeoJSON text of a 2D WKB geometry (Point to MultiPolygon, no Z, M or SRID), exactly as
+ * JSON.stringify(decodeGeometry(wkb)) writes it, read straight from the bytes: no geometry objects,
+ * no coordinate arrays, for writing many features. Undefined for anything else (GeoJSON text, a
+ * collection, a 3D or measured geometry, bytes that do not parse): decodeGeometry's way then.
+ */
+export function geojsonOfWkb (g: Buffer | string | null): string | undefined {
+  if (g === null || typeof g === 'string') return undefined
+  let at = 0
+  const u32 = (le: boolean) => { const v = le ? g.readUInt32LE(at) : g.readUInt32BE(at); at += 4; return v }
+  const f64 = (le: boolean) => { const v = le ? g.readDoubleLE(at) : g.readDoubleBE(at); at += 8; return v }
+  const pos = (le: boolean) => { const x = f64(le); return `[${jsonNumber(x)},${jsonNumber(f64(le))}]` }
+  const positions = (le: boolean) => {
+    const n = u32(le)
+    if (n === 0) return '[]'
+    let out = '[' + pos(le)
+    for (let i = 1; i < n; i++) out += ',' + pos(le)
+    return out + ']'
+  }
+  const rings = (le: boolean) => {
+    const n = u32(le)
+    const out: string[] = []
+    // wkx leaves out an empty exterior ring (an empty polygon's), not an empty interior one.
+    for (let i = 0; i < n; i++) { const r = positions(le); if (i > 0 || r !== '[]') out.push(r) }
+    return `[${out.join(',')}]`
+  }
+  /** One geometry's coordinates, checking its header says `want` (undefined: any of 1-6). */
+  const body = (want?: number): [number, string] | undefined => {
+    const order = g[at++]
+    if (order !== 0 && order !== 1) return undefined
+    const le = order === 1
+    const type = u32(le)
+    if (want !== undefined ? type !== want : type < 1 || type > 6) return undefined
+    if (type === 1) return [type, pos(le)]
+    if (type === 2) return [type, positions(le)]
+    if (type === 3) return [type, rings(le)]
+    const n = u32(le)
+    const parts: string[] = []
+    for (let i = 0; i < n; i++) {
+      const part = body(type - 3)
+      if (!part) return undefined
+      parts.push(part[1])
+    }
+    return [type, `[${parts.join(',')}]`]
+  }
+  try {
+    const b = body()
+    return b && `{"type":"${WKB_TYPES[b[0]]}","coordinates":${b[1]}}`
+  } catch { return undefined } // bytes cut short: as decodeGeometry fails
+}
+
+const WKB_TYPES = ['', 'Point', 'LineString', 'Polygon', 'MultiPoint', 'MultiLineString', 'MultiPolygon']
+
 function mapPositions (g: Geo, f: (p: Pos) => Pos): Geo {
   const deep = (c: unknown): unknown => typeof (c as number[])[0] === 'number' ? f(c as Pos) : (c as unknown[]).map(deep)
   if (g.type === 'GeometryCollection') return { type: g.type, geometries: g.geometries.map((x) => mapPositions(x, f)) }

@@ -10,9 +10,9 @@ import { isNorthingFirst, normalizeCrs, transformBbox } from '../render/crs.js'
 import { crsName, parseOgcFilter } from '../filters/ogc-xml.js'
 import { parseEcql, type FilterSchema } from '../filters/ecql.js'
 import { allOf, type Envelope, type Filter } from '../filters/tree.js'
-import type { Feature, ReadQuery, VectorSource } from '../vector/source.js'
+import { featureBatches, type Feature, type ReadQuery, type VectorSource } from '../vector/source.js'
 import { isMapwardenError, WfsFeatureNotFound, WfsInvalidParameter, WfsMissingParameter } from '../errors.js'
-import { decodeGeometry, gml2, gml3, reprojector, swapAxes, wkt, type Geo } from './geometry.js'
+import { decodeGeometry, geojsonOfWkb, gml2, gml3, reprojector, swapAxes, wkt, type Geo } from './geometry.js'
 import { GML_NS, isGeometryBinding } from './describe.js'
 import { filterType } from '../filters/bindings.js'
 import type { FeatureRequest, OutputFormat, WfsQuery, WfsVersion } from './request.js'
@@ -23,8 +23,8 @@ export interface FeatureAnswer {
   contentType: string
   /** Content-Disposition, for CSV. */
   disposition?: string
-  /** The body, written as it is read. */
-  body: AsyncIterable<string>
+  /** The body, written as it is read (text, or UTF-8 bytes). */
+  body: AsyncIterable<string | Buffer>
 }
 
 export interface FeatureLinks {
@@ -47,6 +47,8 @@ interface Planned {
   /** Geometries from the data's CRS to the answer's, in the answer's axis order. */
   project: (g: Geo) => Geo
   projectXY: (g: Geo) => Geo
+  /** Whether projectXY changes coordinates (else GeoJSON can be written from the WKB as it is). */
+  reprojects: boolean
   srsName?: string
   /** The EPSG code of the answer's CRS. */
   epsg?: string
@@ -89,14 +91,50 @@ function jsonValue (v: unknown, binding: string): unknown {
   return v
 }
 
-/** Strings joined into chunks of about 64 KiB: fewer, larger writes to the socket. */
-async function * batched (parts: AsyncIterable<string>): AsyncGenerator<string> {
+/** A number as JSON writes it (NaN and the infinities as null). */
+const jsonNumber = (n: number): string => Number.isFinite(n) ? String(n) : 'null'
+
+const CHUNK = 65536
+
+/** Strings joined into chunks of about 64 KiB: fewer, larger writes to the socket (bytes pass as they are). */
+async function * batched (parts: AsyncIterable<string | Buffer>): AsyncGenerator<string | Buffer> {
   let buf = ''
   for await (const p of parts) {
+    if (typeof p !== 'string') {
+      if (buf !== '') { yield buf; buf = '' }
+      yield p
+      continue
+    }
     buf += p
-    if (buf.length >= 65536) { yield buf; buf = '' }
+    if (buf.length >= CHUNK) { yield buf; buf = '' }
   }
   if (buf !== '') yield buf
+}
+
+/**
+ * Text written as UTF-8 into buffers of 64 KiB as it comes: each feature's string is flattened and
+ * dropped at once instead of joining a rope of a whole batch that lives through collections.
+ */
+class Chunks {
+  private buf = Buffer.allocUnsafe(CHUNK)
+  private at = 0
+  private full: Buffer[] = []
+  add (s: string): void {
+    // At most 3 bytes per UTF-16 unit: a piece that may not fit starts a new buffer.
+    if (this.at + s.length * 3 > CHUNK) {
+      this.flush()
+      if (s.length * 3 > CHUNK) { this.full.push(Buffer.from(s)); return }
+    }
+    this.at += this.buf.write(s, this.at)
+  }
+  flush (): void {
+    if (this.at === 0) return
+    this.full.push(this.buf.subarray(0, this.at))
+    this.buf = Buffer.allocUnsafe(CHUNK)
+    this.at = 0
+  }
+  /** The buffers filled so far. */
+  take (): Buffer[] { const out = this.full; this.full = []; return out }
 }
 
 /** A version's default CRS name for an EPSG code, and whether it orders latitude first. */
@@ -186,6 +224,7 @@ export function featureOperations (ctx: WfsContext) {
       attributes,
       withGeometry: geomName !== undefined && attributes.some((a) => a.name === geomName),
       projectXY: toOut,
+      reprojects: dataCrs !== undefined && outCrs !== undefined && normalizeCrs(dataCrs) !== normalizeCrs(outCrs),
       project: out?.latFirst ? (g) => swapAxes(toOut(g)) : toOut,
       ...(out ? { srsName: out.name } : {}),
       ...(outCrs ? { epsg: /^EPSG:(\d+)$/.exec(normalizeCrs(outCrs))?.[1] } : {})
@@ -220,6 +259,18 @@ export function featureOperations (ctx: WfsContext) {
       yield f
       // The count and the read are two statements: never more than the page, whatever changed between.
       if (++n >= p.limit) return
+    }
+  }
+
+  /** featuresOf a batch at a time (the source's batches), for the writers of many features. */
+  async function * batchesOf (p: Planned): AsyncGenerator<Feature[]> {
+    if (p.limit <= 0) return
+    let left = p.limit
+    for await (const batch of featureBatches(p.source, { ...p.read, offset: p.offset, limit: p.limit })) {
+      // The count and the read are two statements: never more than the page, whatever changed between.
+      yield batch.length > left ? batch.slice(0, left) : batch
+      left -= batch.length
+      if (left <= 0) return
     }
   }
 
@@ -300,29 +351,60 @@ export function featureOperations (ctx: WfsContext) {
     yield '</wfs:FeatureCollection>\n'
   }
 
-  async function * geojson (planned: Planned[], matched: number, returned: number): AsyncGenerator<string> {
-    yield '{"type":"FeatureCollection","features":['
-    let first = true
-    for (const p of planned) {
-      let n = 0
-      for await (const f of featuresOf(p)) {
-        const g = p.withGeometry ? decodeGeometry(f.geometry) : null
+  /**
+   * A function writing one feature of a query as GeoJSON text (the caller puts the commas between),
+   * the same text as JSON.stringify of the feature object: each feature's
+   * string built from the attribute names' JSON written once, and a 2D WKB geometry that needs no
+   * reprojection written from its bytes (geojsonOfWkb). Attribute names JSON objects would order
+   * otherwise (array indexes first) or treat as special (__proto__) take the objects' way.
+   */
+  function geojsonWriter (p: Planned): (f: Feature, n: number) => string {
+    const attrs = p.attributes.filter((a) => !isGeometryBinding(a.binding))
+    const geometryName = p.withGeometry ? `,"geometry_name":${JSON.stringify(p.t.geometry!.name)}` : ''
+    const geometry = (f: Feature): string => {
+      if (!p.withGeometry) return 'null'
+      const fast = p.reprojects ? undefined : geojsonOfWkb(f.geometry)
+      if (fast !== undefined) return fast
+      const g = decodeGeometry(f.geometry)
+      return g ? JSON.stringify(p.projectXY(g)) : 'null'
+    }
+    if (attrs.some((a) => /^(0|[1-9][0-9]*)$/.test(a.name) || a.name === '__proto__')) {
+      return (f, n) => {
         const properties: Record<string, unknown> = {}
-        for (const a of p.attributes) {
-          if (isGeometryBinding(a.binding)) continue
-          properties[a.name] = jsonValue(f.properties[a.name], a.binding)
-        }
-        const feature = {
-          type: 'Feature',
-          id: fid(p, f, n++),
-          geometry: g ? p.projectXY(g) : null,
-          ...(p.withGeometry ? { geometry_name: p.t.geometry!.name } : {}),
-          properties
-        }
-        yield (first ? '' : ',') + JSON.stringify(feature)
-        first = false
+        for (const a of attrs) properties[a.name] = jsonValue(f.properties[a.name], a.binding)
+        return `{"type":"Feature","id":${JSON.stringify(fid(p, f, n))},"geometry":${geometry(f)}${geometryName},"properties":${JSON.stringify(properties)}}`
       }
     }
+    const keys = attrs.map((a, i) => `${i === 0 ? '' : ','}${JSON.stringify(a.name)}:`)
+    const plain = attrs.map((a) => /String/.test(a.binding))
+    return (f, n) => {
+      let props = ''
+      for (let i = 0; i < attrs.length; i++) {
+        const v = f.properties[attrs[i].name]
+        props += keys[i] + (plain[i] && typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' ? jsonNumber(v) : JSON.stringify(jsonValue(v, attrs[i].binding)))
+      }
+      return `{"type":"Feature","id":${JSON.stringify(fid(p, f, n))},"geometry":${geometry(f)}${geometryName},"properties":{${props}}}`
+    }
+  }
+
+  async function * geojson (planned: Planned[], matched: number, returned: number): AsyncGenerator<string | Buffer> {
+    const out = new Chunks()
+    out.add('{"type":"FeatureCollection","features":[')
+    let first = true
+    for (const p of planned) {
+      const write = geojsonWriter(p)
+      let n = 0
+      // A source's batch at a time, written into the 64 KiB buffers it fills.
+      for await (const batch of batchesOf(p)) {
+        for (const f of batch) {
+          out.add(first ? write(f, n++) : ',' + write(f, n++))
+          first = false
+        }
+        yield * out.take()
+      }
+    }
+    out.flush()
+    yield * out.take()
     const epsg = planned.find((p) => p.epsg)?.epsg
     yield `],"totalFeatures":${matched},"numberMatched":${matched},"numberReturned":${returned},"timeStamp":"${timeStamp()}"` +
       (epsg ? `,"crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::${epsg}"}}` : '') + '}'

@@ -27,7 +27,7 @@ export type { Kvp, WfsVersion } from './request.js'
 export interface WfsAnswer {
   contentType: string
   disposition?: string
-  body: string | AsyncIterable<string>
+  body: string | AsyncIterable<string | Buffer>
 }
 
 export interface WfsUrls {

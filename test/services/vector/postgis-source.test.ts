@@ -113,6 +113,22 @@ t.test('against PostGIS: types, schema, bounds, lat/lon, and features streamed i
   for await (const _f of source.readFeatures({ type: 'Roads "x"' })) break
   t.equal((await read({ type: 'Roads "x"', limit: 1 })).length, 1)
   await t.rejects(read({ type: 'nope' }), /no table or view "nope"/)
+
+  // Reads reuse the table's description for a while: a column dropped under it sends the read
+  // (and a count) back to the catalogs once, and the features come without that column.
+  t.same((await read({ type: 'merc' })).map((f) => f.properties), [{ id: 1 }, { id: 2 }])
+  const alter = new pg.Client({ connectionString: url.href })
+  await alter.connect()
+  await alter.query('ALTER TABLE "odd ""schema"" é".merc DROP COLUMN id')
+  await alter.end()
+  t.same((await read({ type: 'merc' })).map((f) => f.properties), [{}, {}], 'the dropped column is gone from the read')
+  t.equal(await source.count({ type: 'merc', bbox: [-1, -1, 2e6, 2e6] }), 2)
+  // A whole table dropped: the read says so (no stale description standing in for it).
+  const drop = new pg.Client({ connectionString: url.href })
+  await drop.connect()
+  await drop.query('DROP TABLE "odd ""schema"" é".merc')
+  await drop.end()
+  await t.rejects(read({ type: 'merc' }), /no table or view "merc"/)
 })
 
 t.test('selectSql: feature ids compare each key as text with bound values; count drops order and page', async (t) => {
