@@ -130,8 +130,14 @@ t.test('rest/fonts: the families fontconfig lists, in GeoServer\'s XML and JSON'
   t.equal(res.body, expected.length === 0 ? '<root>\n  <fonts/>\n</root>' : ['<root>', '  <fonts>', ...expected.map((f) => `    <entry>${f}</entry>`), '  </fonts>', '</root>'].join('\n'))
   res = await app.inject({ url: `${REST}/fonts`, headers: { ...ADMIN, accept: 'application/json' } })
   t.same(res.json(), { fonts: expected })
+  // FontListController produces {JSON, XML}: no Accept, or */*, answers JSON.
   res = await app.inject({ url: `${REST}/fonts`, headers: ADMIN })
-  t.equal(res.headers['content-type'], 'application/xml', 'XML by default, as GeoServer')
+  t.equal(res.headers['content-type'], 'application/json; charset=utf-8', 'JSON by default, as GeoServer')
+  t.same(res.json(), { fonts: expected })
+  res = await app.inject({ url: `${REST}/fonts`, headers: { ...ADMIN, accept: '*/*' } })
+  t.same(res.json(), { fonts: expected })
+  res = await app.inject({ url: `${REST}/fonts`, headers: { ...ADMIN, accept: 'text/xml, */*;q=0.5' } })
+  t.equal(res.headers['content-type'], 'application/xml')
   for (const method of ['POST', 'PUT', 'DELETE'] as const) {
     res = await app.inject({ method, url: `${REST}/fonts`, headers: ADMIN })
     t.equal(res.statusCode, 405, method)
