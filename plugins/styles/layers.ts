@@ -11,7 +11,7 @@ import { attributionDoc, parseAttribution } from '../../services/catalog/attribu
 import {
   InvalidBody, LayerNotFound, LayerStyleOtherWorkspace, LayerStyleUnknown, StyleWorkspaceNotFound
 } from '../../services/errors.js'
-import { styleRef } from '../../services/styles/service.js'
+import { BUILT_IN, styleRef } from '../../services/styles/service.js'
 import { checkFields, unifyShape } from '../../services/body-fields.js'
 import { isDefault, parseTileSettings, TILE_SETTING_FIELDS } from '../../services/tilecache/layer-settings.js'
 
@@ -83,6 +83,9 @@ export default async function layerRoutes (app: TypedApp) {
     if (typeof name !== 'string' || name === '') throw InvalidBody('A style reference needs a name')
     const ref = typeof ws === 'string' && ws !== '' && !name.includes(':') ? `${ws}:${name}` : name
     const s = await styles.resolve(l.workspace, ref)
+    // GeoServer's built-in styles (raster, point, line, polygon, generic) name the default rendering
+    // until a style of that name is created: a layer may keep or be given them.
+    if (!s && BUILT_IN.includes(ref)) return ref
     if (!s) throw LayerStyleUnknown(ref)
     if (s.workspace !== undefined && s.workspace !== l.workspace) throw LayerStyleOtherWorkspace(styleRef(s), l.qualifiedName)
     return styleRef(s)
