@@ -34,6 +34,7 @@ import path from 'node:path'
 import type { Duplex } from 'node:stream'
 import { CrossSiteRequest, ServerClosing } from '../services/errors.js'
 import { redactUrl } from './infra/url-text.js'
+import { produces } from './infra/routes.js'
 import { Health } from '../schemas/common.js'
 
 export type MapwardenPluginOptions = MapwardenOptions & {
@@ -75,11 +76,17 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
   })
 
   await app.register(async (rest) => {
-    await rest.register(catalog)
-    await rest.register(styles)
-    await rest.register(mosaics)
-    await rest.register(datastores)
-    await rest.register(appschema)
+    // GeoServer's catalog controllers produce {JSON, XML, HTML} (about: HTML, JSON, XML): `Accept: */*`
+    // or none answers JSON there (the Python client's get_workspaces parses it). The security
+    // controllers, the resource API and GeoWebCache keep XML first.
+    await rest.register(async (jsonFirst) => {
+      produces(jsonFirst, ['json', 'xml'])
+      await jsonFirst.register(catalog)
+      await jsonFirst.register(styles)
+      await jsonFirst.register(mosaics)
+      await jsonFirst.register(datastores)
+      await jsonFirst.register(appschema)
+    })
     await rest.register(security, { prefix: '/security' })
     await rest.register(resource, { prefix: '/resource' })
   }, { prefix: '/rest' })

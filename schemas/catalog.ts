@@ -51,6 +51,17 @@ const ModuleStatusShape = Type.Object({
 })
 export const Statuses = Type.Object({ statuss: Type.Object({ status: Type.Array(ModuleStatusShape) }) })
 export const OneStatus = Type.Object({ status: ModuleStatusShape })
+const MetricShape = Type.Object({
+  available: Type.Boolean(),
+  description: Type.String(),
+  name: Type.String({ description: 'GeoServer\'s MetricInfo name: OPERATING_SYSTEM, SYSTEM_UPTIME, CPU_LOAD, MEMORY_USED, ...' }),
+  unit: Type.String(),
+  category: Type.String({ description: 'SYSTEM, CPU, MEMORY, SWAP, FILE_SYSTEM, NETWORK, SENSORS or GEOSERVER' }),
+  identifier: Type.String(),
+  priority: Type.Integer(),
+  value: Type.String({ description: 'The value as text; NOT AVAILABLE when it cannot be read here' })
+})
+export const SystemMetrics = Type.Object({ metrics: Type.Object({ metric: Type.Array(MetricShape) }) })
 export const StatusParams = Type.Object({ module: Type.String({ minLength: 1 }) })
 export const Fonts = Type.Union([
   Type.Object({ fonts: Type.Array(Type.String()) }, { description: 'JSON' }),
@@ -62,6 +73,7 @@ export const responses = {
   manifest: { 200: representation('The npm packages installed with mapwarden, and mapwarden itself (GeoServer: the jars\' manifests)', Manifest) },
   statuses: { 200: representation('The state of each component of mapwarden', Statuses) },
   status: { 200: representation('The state of one component', OneStatus) },
+  systemStatus: { 200: representation('System metrics (GeoServer\'s system-status module), measured now', SystemMetrics) },
   fonts: { 200: representation('The font families the renderer finds (fontconfig)', Fonts) },
   list: { 200: representation('The workspaces', WorkspaceList) },
   one: { 200: representation('The workspace', Workspace) },

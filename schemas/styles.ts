@@ -67,5 +67,14 @@ export const StyleEntryBody = jsonOrXml(Type.Union([
 export const LayerBody = describedRootBody(['layer'], fields({
   defaultStyle: field('The default style ("" for none)', Type.Union([Type.Literal(''), StyleRefShape])),
   styles: field('The other styles, in order ("" for none)', Type.Union([Type.Literal(''), Type.Object({ style: Type.Union([StyleRefShape, Type.Array(StyleRefShape)]) }), Type.Array(StyleRefShape)])),
-  enabled: field('Raster layers: whether the layer is served', Type.Union([Type.Boolean(), OneOf(['true', 'false'])]))
+  enabled: field('Raster layers: whether the layer is served', Type.Union([Type.Boolean(), OneOf(['true', 'false'])])),
+  attribution: field('Who provides the layer (GeoServer\'s AttributionInfo; WMS capabilities show it): title, href, logoURL, logoWidth, logoHeight, logoType; "" or {} removes it',
+    Type.Union([Type.Literal(''), Type.Null(), Type.Object({
+      title: Type.Optional(Type.String()),
+      href: Type.Optional(Type.String({ description: 'An http(s) URL' })),
+      logoURL: Type.Optional(Type.String({ description: 'An http(s) URL' })),
+      logoWidth: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.String()])),
+      logoHeight: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.String()])),
+      logoType: Type.Optional(Type.String({ description: 'The logo\'s media type, image/png' }))
+    })]))
 }, 'Also the tile-cache settings of the layer; the read-only fields of a GET may be sent back unchanged'))

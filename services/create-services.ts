@@ -12,6 +12,7 @@ import { createWorkspaceService } from './catalog/workspaces.js'
 import { createSettingsService } from './settings/settings.js'
 import { createServiceSettings } from './settings/service-settings.js'
 import { createAbout } from './catalog/about.js'
+import { createSystemStatus } from './catalog/system-status.js'
 import { createFontList } from './render/fonts.js'
 import { createLayerCatalog } from './catalog/layers.js'
 import { createLayerGroupService } from './catalog/layer-groups.js'
@@ -293,6 +294,9 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     seedTasks: () => records.countByState()
   })
 
+  // about/system-status: GeoServer's system metrics, read from the OS and this process when asked.
+  const systemStatus = createSystemStatus({ dataDir: config.dataDir })
+
   // The font families the renderer finds through fontconfig (rest/fonts).
   const fonts = createFontList({ onError: (err) => log.warn({ err }, 'fonts: fc-list could not list the font families') })
 
@@ -311,6 +315,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     globalSettings,
     serviceSettings,
     about,
+    systemStatus,
     fonts,
     catalog: {
       /** POST rest/reload: re-reads the catalog and every in-memory copy from the store here, and

@@ -4,7 +4,7 @@
 // type are plugins/datastores' (its feature types in representations.ts here).
 import { parseConfigure } from '../../services/appschema/service.js'
 import { InvalidBody, MethodNotAllowed, UnsupportedStoreFormat, UploadMediaType } from '../../services/errors.js'
-import { quietOnNotFound, type TypedApp } from '../infra/routes.js'
+import { quietOnNotFound, XML_FIRST, type TypedApp } from '../infra/routes.js'
 import { FileParams, UploadQuery, responses } from '../../schemas/appschema.js'
 import { zipOf } from './representations.js'
 import { vectorUpload } from '../datastores/uploads.js'
@@ -15,7 +15,7 @@ export default async function appschema (app: TypedApp) {
   quietOnNotFound(app)
 
   const fileRoute = '/workspaces/:ws/datastores/:store/file.:format'
-  app.put(fileRoute, { schema: { summary: 'Upload a mapping file or a ZIP of mapping, schemas and data (creates or updates the store); file.shp and file.gpkg: a ZIP of a shapefile or a GeoPackage (a Shapefile or GeoPackage store, 201)', params: FileParams, querystring: UploadQuery } }, async (req, reply) => {
+  app.put(fileRoute, { schema: { summary: 'Upload a mapping file or a ZIP of mapping, schemas and data (creates or updates the store); file.shp and file.gpkg: a ZIP of a shapefile or a GeoPackage (a Shapefile or GeoPackage store, 201)', params: FileParams, querystring: UploadQuery }, config: XML_FIRST }, async (req, reply) => {
     const { ws, store, format } = req.params
     // Shapefile and GeoPackage uploads are the vector stores' (plugins/datastores/uploads.ts).
     if (isVectorFormat(format.toLowerCase())) return vectorUpload(app, req, reply, 'file')

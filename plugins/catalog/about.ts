@@ -45,11 +45,16 @@ export default async function about (app: FastifyInstance) {
     app.get(url, { schema: { summary: 'The state of each component of mapwarden (GeoServer\'s module status)', response: responses.statuses } }, async (_req, reply) =>
       reply.resource({ statuss: { status: (await app.about.status()).map(statusDoc) } }))
   }
+  // GeoServer's MonitorRest (system-status module): produces {JSON, XML, HTML}; read at each request.
+  for (const url of suffixed('/about/system-status')) {
+    app.get(url, { schema: { summary: 'System metrics (GeoServer\'s system-status: OS, CPU, memory, swap, file system, network, this process), measured now', response: responses.systemStatus } }, async (_req, reply) =>
+      reply.resource({ metrics: { metric: (await app.systemStatus.metrics()).map((m) => ({ ...m })) } }))
+  }
   app.get<{ Params: { module: string } }>('/about/status/:module', { schema: { summary: 'The state of one component, by module name (.xml or .json)', params: StatusParams, response: responses.status } }, async (req, reply) => {
     const name = req.params.module.replace(/\.(xml|json)$/, '')
     const one = (await app.about.status()).find((s) => s.module === name)
     if (!one) throw NoSuchModule(name)
     return reply.resource({ status: statusDoc(one) })
   })
-  refuseMethods(app, [...suffixed('/about/manifest'), ...suffixed('/about/status'), ...suffixed('/about/version')], ['POST', 'PUT', 'DELETE'])
+  refuseMethods(app, [...suffixed('/about/manifest'), ...suffixed('/about/status'), ...suffixed('/about/version'), ...suffixed('/about/system-status')], ['POST', 'PUT', 'DELETE'])
 }

@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { parseConfigure } from '../../services/appschema/service.js'
 import { InvalidBody, UnsupportedStoreFormat, UploadMediaType } from '../../services/errors.js'
 import { isVectorFormat, type UploadMethod } from '../../services/vector/file-uploads.js'
-import type { TypedApp } from '../infra/routes.js'
+import { XML_FIRST, type TypedApp } from '../infra/routes.js'
 import { FileParams, UploadQuery } from '../../schemas/appschema.js'
 import { postgisStoreDoc } from './representations.js'
 
@@ -43,7 +43,7 @@ export async function vectorUpload (app: TypedApp, req: FastifyRequest & UploadR
 
 export default async function uploadRoutes (app: TypedApp) {
   for (const method of ['external', 'url'] as const) {
-    app.put(`/workspaces/:ws/datastores/:store/${method}.:format`, { schema: { summary: `Create or change a Shapefile (${method}.shp) or GeoPackage (${method}.gpkg) store from a file on the server (text/plain body: a file: URL or a path under the harvest roots)`, params: FileParams, querystring: UploadQuery } },
+    app.put(`/workspaces/:ws/datastores/:store/${method}.:format`, { schema: { summary: `Create or change a Shapefile (${method}.shp) or GeoPackage (${method}.gpkg) store from a file on the server (text/plain body: a file: URL or a path under the harvest roots)`, params: FileParams, querystring: UploadQuery }, config: XML_FIRST },
       async (req, reply) => vectorUpload(app, req as FastifyRequest & UploadRequest, reply, method))
   }
 }

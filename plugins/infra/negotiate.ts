@@ -36,8 +36,16 @@ declare module 'fastify' {
     /** A streamed upload (ZIP), removed after the response unless an area moved it. */
     upload?: UploadedFile
   }
+  interface FastifyContextConfig {
+    /**
+     * The representations a route produces, in GeoServer's order for it (its controller's
+     * `produces`): the first answers a request whose Accept leaves the choice open (a wildcard, or none:
+     * what curl and Python's requests send). Default: XML first.
+     */
+    produces?: Format[]
+  }
   interface FastifyReply {
-    /** Sends a document as XML or JSON, as the request asked (default XML). */
+    /** Sends a document as XML or JSON, as the request asked (default: the route's `produces` order, else XML). */
     resource (doc: Document, status?: number): FastifyReply
     /**
      * Like resource(), for a document built from an immutable source object (a cached list): the
@@ -227,7 +235,7 @@ async function negotiate (app: FastifyInstance, opts: NegotiateOptions) {
       }
     } else {
       const f = formatFromAccept(req.headers.accept)
-      req.format = f ?? undefined
+      req.format = f === undefined ? req.routeOptions.config?.produces?.[0] : f ?? undefined
     }
     // GeoServer takes text/json wherever it takes application/json: one name from here on, so every
     // area's parser and media-type checks see it (parameters such as charset kept).

@@ -12,6 +12,21 @@ export function suffixed (path: string, suffixes: string[] = ['xml', 'json']): s
   return [path, ...suffixes.map((s) => `${path}.${s}`)]
 }
 
+/**
+ * The order in which every route of this scope (and the scopes it registers after) produces its
+ * representations, unless a route names its own: GeoServer's catalog controllers list
+ * `produces = {JSON, XML, HTML}`, so `Accept: *\/*` or none answers JSON there; GeoWebCache's and the
+ * security controllers answer XML. Call before the routes are added.
+ */
+export function produces (app: FastifyInstance, order: Array<'json' | 'xml'>): void {
+  app.addHook('onRoute', (route) => {
+    if (route.config?.produces === undefined) route.config = { ...route.config, produces: order }
+  })
+}
+
+/** A route config for the controllers that produce XML first (GeoServer's upload PUTs, StructuredCoverageController). */
+export const XML_FIRST: { produces: Array<'xml' | 'json'> } = { produces: ['xml', 'json'] }
+
 /** Routes that only refuse their methods with 405, as GeoServer's controllers do for the methods
  *  they do not map (after the access check, as every route). */
 export function refuseMethods (app: FastifyInstance, urls: string[], methods: Array<'GET' | 'POST' | 'PUT' | 'DELETE'>, who = 'GeoServer'): void {

@@ -2,7 +2,9 @@
 // one granule by fid, and deletes by ECQL filter or fid.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Link } from '../infra/representation.js'
-import { suffixed, type TypedApp } from '../infra/routes.js'
+import { suffixed, XML_FIRST, type TypedApp } from '../infra/routes.js'
+
+// StructuredCoverageController produces XML first (index, granules, a granule): XML_FIRST.
 import { CoverageParams, GranuleDeleteQuery, GranuleParams, GranulesQuery, responses } from '../../schemas/mosaics.js'
 import { MethodNotAllowed } from '../../services/errors.js'
 import type { Granule, MosaicRecord } from '../../services/mosaics/store.js'
@@ -25,7 +27,7 @@ export default async function granules (app: TypedApp) {
   const notAllowed = (method: string) => async () => { throw MethodNotAllowed(method) }
 
   for (const url of suffixed(INDEX)) {
-    app.get(url, { schema: { summary: 'The granule index schema of a coverage', params: CoverageParams, response: responses.schema } }, async (req, reply) => {
+    app.get(url, { schema: { summary: 'The granule index schema of a coverage', params: CoverageParams, response: responses.schema }, config: XML_FIRST }, async (req, reply) => {
       const { ws, store, c } = req.params
       const schema = await mosaics.indexSchema(ws, store, c)
       return reply.resource({
@@ -39,7 +41,7 @@ export default async function granules (app: TypedApp) {
   }
 
   for (const url of suffixed(`${INDEX}/granules`)) {
-    app.get(url, { schema: { summary: 'Granules of a coverage as GeoJSON (filter=CQL, offset, limit)', params: CoverageParams, querystring: GranulesQuery, response: responses.granules } }, async (req, reply) => {
+    app.get(url, { schema: { summary: 'Granules of a coverage as GeoJSON (filter=CQL, offset, limit)', params: CoverageParams, querystring: GranulesQuery, response: responses.granules }, config: XML_FIRST }, async (req, reply) => {
       const { ws, store, c } = req.params
       const q = req.query
       return send(req, reply, await mosaics.granules(ws, store, c, { filter: one(q.filter), offset: one(q.offset), limit: one(q.limit) }))
@@ -53,7 +55,7 @@ export default async function granules (app: TypedApp) {
     for (const m of ['POST', 'PUT'] as const) app.route({ schema: { summary: 'Not allowed: answers 405 (as GeoServer)' }, method: m, url, handler: notAllowed(m) })
   }
 
-  app.get(`${INDEX}/granules/:fid`, { schema: { summary: 'One granule as GeoJSON', params: GranuleParams, response: responses.granules } }, async (req, reply) => {
+  app.get(`${INDEX}/granules/:fid`, { schema: { summary: 'One granule as GeoJSON', params: GranuleParams, response: responses.granules }, config: XML_FIRST }, async (req, reply) => {
     const { ws, store, c, fid } = req.params
     return send(req, reply, await mosaics.granule(ws, store, c, fid))
   })

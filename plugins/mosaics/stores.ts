@@ -5,7 +5,7 @@
 // (POST file.imagemosaic, POST external.imagemosaic), and GET/DELETE of the store.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Link, type Document } from '../infra/representation.js'
-import { bodyRoot, suffixed, type TypedApp } from '../infra/routes.js'
+import { bodyRoot, suffixed, XML_FIRST, type TypedApp } from '../infra/routes.js'
 import { CoverageStoreBody, HarvestQuery, StoreDeleteQuery, StoreParams, UploadParams, UploadQuery, WsParams, responses } from '../../schemas/mosaics.js'
 import { HarvestNotSupported, InvalidFlag, UnknownParameter, UnsupportedMediaType, UnsupportedUploadFormat, UnsupportedUploadMethod, MethodNotAllowed } from '../../services/errors.js'
 import type { StoreInfo } from '../../services/mosaics/mosaic-service.js'
@@ -66,7 +66,7 @@ export default async function stores (app: TypedApp) {
     return configure as 'none' | 'first' | 'all'
   }
 
-  app.put(`${STORE}/:upload`, { schema: { summary: 'Create or replace a coverage store: an image mosaic from a ZIP (file.imagemosaic) or a server folder (external.imagemosaic), a GeoTIFF store from the file (file.geotiff) or a server file (external.geotiff), a WorldImage store from a ZIP of an image with its world file (file.worldimage) or a server image (external.worldimage); url.* fetches the body\'s URL (http(s) from MAPWARDEN_REMOTE_UPLOAD_HOSTS, or a file under the harvest roots) and uploads it as file.* does', params: UploadParams, querystring: UploadQuery, response: { ...responses.store, 201: responses.store[200] } } }, async (req, reply) => {
+  app.put(`${STORE}/:upload`, { schema: { summary: 'Create or replace a coverage store: an image mosaic from a ZIP (file.imagemosaic) or a server folder (external.imagemosaic), a GeoTIFF store from the file (file.geotiff) or a server file (external.geotiff), a WorldImage store from a ZIP of an image with its world file (file.worldimage) or a server image (external.worldimage); url.* fetches the body\'s URL (http(s) from MAPWARDEN_REMOTE_UPLOAD_HOSTS, or a file under the harvest roots) and uploads it as file.* does', params: UploadParams, querystring: UploadQuery, response: { ...responses.store, 201: responses.store[200] } }, config: XML_FIRST }, async (req, reply) => {
     const { ws, store, upload } = req.params
     const { method, format } = parseUpload(upload)
     if (method === 'remote') throw UnsupportedUploadMethod(`${method} with PUT`)

@@ -7,10 +7,11 @@ import { bodyRoot, suffixed, type TypedApp } from '../infra/routes.js'
 import { LayerBody, LayerParams, WsParams, responses } from '../../schemas/styles.js'
 import { asArray } from '../../services/files/xml.js'
 import { splitLayerName, type LayerInfo } from '../../services/catalog/layers.js'
+import { attributionDoc, parseAttribution } from '../../services/catalog/attribution.js'
 import {
   InvalidBody, LayerNotFound, LayerStyleOtherWorkspace, LayerStyleUnknown, StyleWorkspaceNotFound
 } from '../../services/errors.js'
-import { styleRef } from '../../services/styles/service.js'
+import { BUILT_IN, styleRef } from '../../services/styles/service.js'
 import { checkFields, unifyShape } from '../../services/body-fields.js'
 import { isDefault, parseTileSettings, TILE_SETTING_FIELDS } from '../../services/tilecache/layer-settings.js'
 
@@ -56,6 +57,7 @@ export default async function layerRoutes (app: TypedApp) {
           href: new Link(urls.rest(req, 'workspaces', l.workspace, raster ? 'coveragestores' : 'datastores', l.store, raster ? 'coverages' : 'featuretypes', l.name))
         },
         enabled: l.enabled,
+        attribution: l.attribution === undefined ? undefined : attributionDoc(l.attribution),
         // The tile cache's per-layer settings (GWC names), shown once one differs from its default,
         // so that GeoServer's own document stays as it is for every other layer.
         ...await tileSettingsDoc(l)
@@ -81,6 +83,9 @@ export default async function layerRoutes (app: TypedApp) {
     if (typeof name !== 'string' || name === '') throw InvalidBody('A style reference needs a name')
     const ref = typeof ws === 'string' && ws !== '' && !name.includes(':') ? `${ws}:${name}` : name
     const s = await styles.resolve(l.workspace, ref)
+    // GeoServer's built-in styles (raster, point, line, polygon, generic) name the default rendering
+    // until a style of that name is created: a layer may keep or be given them.
+    if (!s && BUILT_IN.includes(ref)) return ref
     if (!s) throw LayerStyleUnknown(ref)
     if (s.workspace !== undefined && s.workspace !== l.workspace) throw LayerStyleOtherWorkspace(styleRef(s), l.qualifiedName)
     return styleRef(s)
@@ -92,9 +97,10 @@ export default async function layerRoutes (app: TypedApp) {
     const raster = l.type === 'RASTER'
     const readOnly: Record<string, unknown> = { name: l.name, type: l.type, resource: { '@class': raster ? 'coverage' : 'featureType', name: l.qualifiedName } }
     if (!raster) readOnly.enabled = l.enabled // a feature type's layer follows its mapping; no switch of its own
-    checkFields(body, 'layer', [...(raster ? ['defaultStyle', 'styles', 'enabled'] : ['defaultStyle', 'styles']), ...TILE_SETTING_FIELDS], readOnly)
+    checkFields(body, 'layer', [...(raster ? ['defaultStyle', 'styles', 'enabled'] : ['defaultStyle', 'styles']), 'attribution', ...TILE_SETTING_FIELDS], readOnly)
     // Everything is validated before anything is written (a refused PUT changes nothing).
     const tileSettings = parseTileSettings(l.qualifiedName, body, await tileCache.layerSettings(l))
+    const attribution = body.attribution === undefined ? l.attribution : parseAttribution(body.attribution)
     let enabled: boolean | undefined
     if (raster && body.enabled !== undefined) {
       if (body.enabled !== true && body.enabled !== false && body.enabled !== 'true' && body.enabled !== 'false') throw InvalidBody(`layer enabled must be true or false, got ${JSON.stringify(String(body.enabled).slice(0, 20))}`)
@@ -112,6 +118,7 @@ export default async function layerRoutes (app: TypedApp) {
       list = [...new Set(refs)]
     }
     await layers.setStyles(l.workspace, l.name, defaultStyle, list)
+    if (JSON.stringify(attribution) !== JSON.stringify(l.attribution)) await layers.setAttribution(l.workspace, l.name, attribution)
     // A raster layer and its coverage share one switch: the coverage edit applies it to both.
     if (enabled !== undefined && enabled !== l.enabled) await mosaics.updateCoverage(l.workspace, l.store, l.name, { enabled })
     if (tileSettings) await tileCache.layerSettings(l, tileSettings)

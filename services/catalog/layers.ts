@@ -3,6 +3,16 @@
 // layer catalog reads and writes them through the layer store and tells the areas what changed.
 import type { LayerStore } from './store.js'
 
+/** GeoServer's AttributionInfo: who provides a layer, with a link and a logo. */
+export interface LayerAttribution {
+  title?: string
+  href?: string
+  logoURL?: string
+  logoWidth?: number
+  logoHeight?: number
+  logoType?: string
+}
+
 export interface LayerInfo {
   workspace: string
   name: string
@@ -14,6 +24,8 @@ export interface LayerInfo {
   defaultStyle?: string
   styles: string[]
   enabled: boolean
+  /** GeoServer's AttributionInfo, when the layer has one (WMS capabilities show it). */
+  attribution?: LayerAttribution
   /** Lon/lat bounds (EPSG:4326, lon first) when known. */
   bbox?: [number, number, number, number]
   srs?: string
@@ -71,6 +83,8 @@ export function createLayerCatalog (store: LayerStore) {
       // Awaited: the stale marks are in force before the change is answered.
       for (const hook of stylesHooks) { try { await hook(change.before, change.after) } catch { /* a listener never undoes a committed change */ } }
     },
+    /** Sets (or, undefined, removes) a layer's attribution; false when there is no such layer. */
+    setAttribution: (workspace: string, name: string, attribution: LayerAttribution | undefined) => store.setAttribution(workspace, name, attribution),
     /** Told after a layer's default or allowed styles changed (the tile cache drops what they drew). */
     onStylesChanged (hook: StylesChangedHook) { stylesHooks.push(hook) },
     /** Areas that keep files per layer (tiles, quota usage) register their clean-up here. */

@@ -89,5 +89,11 @@ export const corePgMigrations: Migration[] = [
       );
       CREATE UNIQUE INDEX layer_groups_name ON layer_groups (COALESCE(workspace, ''), name);
     `
+  },
+  {
+    // A layer's attribution (GeoServer's AttributionInfo: title, href, logoURL, logoWidth,
+    // logoHeight, logoType), one JSON document; NULL when the layer has none.
+    id: 'core/004-layer-attribution',
+    sql: 'ALTER TABLE layers ADD COLUMN attribution TEXT;'
   }
 ]

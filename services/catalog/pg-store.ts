@@ -134,6 +134,15 @@ export function createPgLayerStore (db: PgDatabase): LayerStore {
         await notify(c, { topic: 'catalog', key: `${workspace}:${name}` })
         return { before: layerFromRow(before), after: layerFromRow(await one(c, workspace, name)) }
       })
+    },
+    async setAttribution (workspace, name, attribution) {
+      return await db.transaction(async (c) => {
+        const r = await c.query('UPDATE layers SET attribution = $1 WHERE workspace = $2 AND name = $3',
+          [attribution === undefined ? null : JSON.stringify(attribution), workspace, name])
+        if (r.rowCount !== 1) return false
+        await notify(c, { topic: 'catalog', key: `${workspace}:${name}` })
+        return true
+      })
     }
   }
 }

@@ -88,7 +88,8 @@ export function createSqliteLayerStore (db: Db): LayerStore {
   const q = {
     all: db.prepare(`${select} ORDER BY l.workspace, l.name`),
     inWs: db.prepare(`${select} WHERE l.workspace = ? ORDER BY l.name`),
-    one: db.prepare(`${select} WHERE l.workspace = ? AND l.name = ?`)
+    one: db.prepare(`${select} WHERE l.workspace = ? AND l.name = ?`),
+    attribution: db.prepare('UPDATE layers SET attribution = ? WHERE workspace = ? AND name = ?')
   }
   const toInfo = layerFromRow
   const setStyles = db.transaction((workspace: string, name: string, defaultStyle: string | undefined, styles: string[]) => {
@@ -100,7 +101,10 @@ export function createSqliteLayerStore (db: Db): LayerStore {
   return {
     async list (workspace) { return ((workspace ? q.inWs.all(workspace) : q.all.all()) as any[]).map(toInfo) },
     async get (workspace, name) { const r = q.one.get(workspace, name); return r ? toInfo(r) : undefined },
-    async setStyles (workspace, name, defaultStyle, styles) { return setStyles(workspace, name, defaultStyle, styles) }
+    async setStyles (workspace, name, defaultStyle, styles) { return setStyles(workspace, name, defaultStyle, styles) },
+    async setAttribution (workspace, name, attribution) {
+      return q.attribution.run(attribution === undefined ? null : JSON.stringify(attribution), workspace, name).changes === 1
+    }
   }
 }
 

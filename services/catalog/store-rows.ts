@@ -14,7 +14,7 @@ export const DEFAULT_WORKSPACE = `SELECT name FROM workspaces
   ORDER BY CASE WHEN name = (SELECT workspace FROM default_workspace WHERE id = 'default') THEN 0 ELSE 1 END, created_at, name LIMIT 1`
 
 /** A published layer with its resource's store, bounds and configuration; both dialects read it. */
-export const LAYER_SELECT = `SELECT l.workspace, l.name, l.type, l.default_style, l.styles, l.enabled, r.store, r.bbox, r.srs, r.config
+export const LAYER_SELECT = `SELECT l.workspace, l.name, l.type, l.default_style, l.styles, l.enabled, l.attribution, r.store, r.bbox, r.srs, r.config
     FROM layers l JOIN resources r ON r.workspace = l.workspace AND r.name = l.name`
 
 export const layerFromRow = (r: any): LayerInfo => ({
@@ -26,6 +26,7 @@ export const layerFromRow = (r: any): LayerInfo => ({
   defaultStyle: r.default_style ?? undefined,
   styles: JSON.parse(r.styles),
   enabled: r.enabled === 1,
+  ...(r.attribution ? { attribution: JSON.parse(r.attribution) } : {}),
   bbox: r.bbox ? JSON.parse(r.bbox) : undefined,
   srs: r.srs ?? undefined,
   config: JSON.parse(r.config)

@@ -1,7 +1,7 @@
 // The catalog stores: workspaces and published layers. Every method is one atomic unit of work;
 // a refused change throws the domain error and changes nothing.
 import type { Workspace } from './workspaces.js'
-import type { LayerInfo } from './layers.js'
+import type { LayerAttribution, LayerInfo } from './layers.js'
 import type { LayerGroup } from './layer-groups.js'
 
 export interface WorkspaceStore {
@@ -31,6 +31,8 @@ export interface LayerStore {
   get (workspace: string, name: string): Promise<LayerInfo | undefined>
   /** Sets a layer's default and allowed styles; the layer before and after, undefined when there is none. */
   setStyles (workspace: string, name: string, defaultStyle: string | undefined, styles: string[]): Promise<{ before: LayerInfo, after: LayerInfo } | undefined>
+  /** Sets (undefined: removes) a layer's attribution; false when there is no such layer. */
+  setAttribution (workspace: string, name: string, attribution: LayerAttribution | undefined): Promise<boolean>
 }
 
 /** Layer groups, each kept whole as one document; `workspace` undefined is a global group. */

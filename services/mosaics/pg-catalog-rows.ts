@@ -50,10 +50,14 @@ export function createPgCatalogRows () {
         WHERE l.workspace = $1 AND l.name = $2 AND r.kind = 'coverage'`, [workspace, layer])
       return r ? { store: r.store, config: JSON.parse(r.config) } : undefined
     },
-    /** Publishes the coverage as a RASTER layer (kept, with its styles, when it exists). */
+    /** Publishes the coverage as a RASTER layer (kept, with its styles, when it exists); a new one
+     *  gets GeoServer's built-in 'raster' style as its default, as CatalogBuilder.buildLayer does. */
     async publish (c: PgClient, workspace: string, name: string, enabled: boolean): Promise<void> {
       if (await one(c, 'SELECT 1 FROM layers WHERE workspace = $1 AND name = $2', [workspace, name])) await rows.setLayerEnabled(c, workspace, name, enabled)
-      else await rows.insertLayer(c, workspace, name, 'RASTER', enabled)
+      else {
+        await rows.insertLayer(c, workspace, name, 'RASTER', enabled)
+        await rows.setLayerStyles(c, workspace, name, 'raster', [])
+      }
     }
   }
 }

@@ -48,10 +48,14 @@ export function createCatalogRows (db: Db) {
       const r = q.layerCoverage.get(workspace, layer) as { store: string, config: string } | undefined
       return r ? { store: r.store, config: JSON.parse(r.config) } : undefined
     },
-    /** Publishes the coverage as a RASTER layer (kept, with its styles, when it exists). */
+    /** Publishes the coverage as a RASTER layer (kept, with its styles, when it exists); a new one
+     *  gets GeoServer's built-in 'raster' style as its default, as CatalogBuilder.buildLayer does. */
     publish (workspace: string, name: string, enabled: boolean) {
       if (q.layer.get(workspace, name)) rows.setLayerEnabled(workspace, name, enabled)
-      else rows.insertLayer(workspace, name, 'RASTER', enabled)
+      else {
+        rows.insertLayer(workspace, name, 'RASTER', enabled)
+        rows.setLayerStyles(workspace, name, 'raster', [])
+      }
     }
   }
 }

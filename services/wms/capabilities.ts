@@ -7,6 +7,7 @@ import { isNorthingFirst, transformBbox } from '../render/crs.js'
 import { epsgCodes } from '../render/epsg.js'
 import { MAP_FORMATS, type WmsVersion } from './request.js'
 import { escapeXml } from '../xml-escape.js'
+import type { LayerAttribution } from '../catalog/layers.js'
 
 /** The Service section: title, abstract, keywords, fees and constraints from the service settings;
  *  `onlineResource` when set stands for the service URL in Service/OnlineResource (as GeoServer's). */
@@ -33,6 +34,8 @@ export interface WmsLayerDescription {
   styles: string[]
   time?: { values: string[], default?: string }
   elevation?: { values: number[], default?: number }
+  /** Who provides the layer (GeoServer's AttributionInfo): an <Attribution> element. */
+  attribution?: LayerAttribution
   /** A layer group (GetFeatureInfo queries its layers); `name` undefined for a CONTAINER group (a title only). */
   group?: boolean
   /** The layers nested under a group (NAMED, CONTAINER and EO groups). */
@@ -177,6 +180,20 @@ export function wmsCapabilities (layers: WmsLayerDescription[], o: CapabilitiesO
       } else out.push(`${in2}<Dimension name="${name}" units="${units}"${symbol ? ` unitSymbol="${symbol}"` : ''}/>`)
     }
     if (!v13) for (const [name, , , values, def] of dims) out.push(`${in2}<Extent name="${name}"${def === undefined ? '' : ` default="${x(def)}"`}>${x(values.join(','))}</Extent>`)
+    // After the dimensions, before the styles (the 1.1.1 DTD's and the 1.3.0 schema's order), as
+    // GeoServer's capabilities transformers write it: each part only when set.
+    const a = l.attribution
+    if (a && (a.title !== undefined || a.href !== undefined || a.logoURL !== undefined)) {
+      out.push(`${in2}<Attribution>`)
+      if (a.title !== undefined) out.push(`${in4}<Title>${x(a.title)}</Title>`)
+      if (a.href !== undefined) out.push(`${in4}<OnlineResource${xl} xlink:type="simple" xlink:href="${x(a.href)}"/>`)
+      if (a.logoURL !== undefined) {
+        out.push(`${in4}<LogoURL width="${a.logoWidth ?? 0}" height="${a.logoHeight ?? 0}">`)
+        if (a.logoType !== undefined) out.push(`${in4}  <Format>${x(a.logoType)}</Format>`)
+        out.push(`${in4}  <OnlineResource${xl} xlink:type="simple" xlink:href="${x(a.logoURL)}"/>`, `${in4}</LogoURL>`)
+      }
+      out.push(`${in2}</Attribution>`)
+    }
     for (const st of l.styles) {
       out.push(`${in2}<Style>`, `${in4}<Name>${x(st)}</Name>`, `${in4}<Title>${x(st)}</Title>`, `${in2}</Style>`)
     }

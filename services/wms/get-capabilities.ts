@@ -86,7 +86,8 @@ export function capabilitiesOperations ({ deps, tileCache }: WmsContext) {
             keywords: ['features', l.name],
             bbox: l.bbox ?? [-180, -90, 180, 90],
             nativeCrs: l.srs,
-            styles: def ? [def, ...styles.filter((s) => s !== def)] : styles
+            styles: def ? [def, ...styles.filter((s) => s !== def)] : styles,
+            attribution: l.attribution
           })
           continue
         }
@@ -101,6 +102,7 @@ export function capabilitiesOperations ({ deps, tileCache }: WmsContext) {
           bbox: l.bbox ?? [-180, -90, 180, 90],
           nativeCrs: l.srs,
           styles: def ? [def, ...styles.filter((s) => s !== def)] : styles,
+          attribution: l.attribution,
           time: values.time ? { values: values.time, default: [...values.time].sort().at(-1) } : undefined,
           elevation: values.elevation ? { values: values.elevation, default: values.elevation.length ? Math.min(...values.elevation) : undefined } : undefined
         })

@@ -3,9 +3,11 @@
 // GeoServer applies them, the packages actually installed, and the fonts fontconfig lists.
 import t from 'tap'
 import fs from 'node:fs'
+import os from 'node:os'
 import { spawnSync } from 'node:child_process'
 import { build, ADMIN, BASE, TEST_BACKEND } from '../../helper.js'
 import { createFontList, parseFamilies } from '../../../services/render/fonts.js'
+import { METRIC_NAMES } from '../../../services/catalog/system-status.js'
 
 const REST = `${BASE}/rest`
 const installed = (name: string) => (JSON.parse(fs.readFileSync(new URL(`../../../../node_modules/${name}/package.json`, import.meta.url), 'utf8')) as { version: string }).version
@@ -77,6 +79,53 @@ t.test('about/manifest: mapwarden and the npm packages installed, with their ver
   t.equal(res.statusCode, 401)
 })
 
+t.test('about/system-status: GeoServer\'s system metrics, read from this machine, as MonitorRest writes them', async (t) => {
+  const app = await build(t)
+  // MonitorRest produces {JSON, XML, HTML}: no suffix and no Accept answers JSON.
+  let res = await app.inject({ url: `${REST}/about/system-status`, headers: ADMIN })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+  const metrics = res.json().metrics.metric as Array<Record<string, unknown>>
+  t.same([...new Set(metrics.map((m) => m.name))], METRIC_NAMES, 'every MetricInfo, in GeoServer\'s order')
+  for (const m of metrics) {
+    t.same(Object.keys(m), ['available', 'description', 'name', 'unit', 'category', 'identifier', 'priority', 'value'], `${String(m.name)}: MetricValue's fields`)
+    t.type(m.value, 'string')
+    if (m.available === false) t.equal(m.value, 'NOT AVAILABLE')
+  }
+  const one = (name: string) => metrics.find((m) => m.name === name)!
+  t.same(one('OPERATING_SYSTEM'), { available: true, description: 'Operating system', name: 'OPERATING_SYSTEM', unit: '', category: 'SYSTEM', identifier: 'OPERATING_SYSTEM', priority: 1, value: `${os.type()} ${os.release()}` })
+  t.equal(one('LOGICAL_CPUS').value, String(os.cpus().length))
+  t.equal(one('MEMORY_TOTAL').value, String(os.totalmem()))
+  t.match(one('MEMORY_TOTAL'), { unit: 'bytes', category: 'MEMORY', priority: 201 })
+  const used = Number(one('MEMORY_USED').value)
+  t.ok(used > 0 && used < 100, `memory used ${used} %`)
+  const uptime = Number(one('SYSTEM_UPTIME').value)
+  t.ok(Number.isInteger(uptime) && Math.abs(uptime - os.uptime()) < 60, 'uptime in seconds, the system\'s')
+  const perCpu = metrics.filter((m) => m.name === 'PER_CPU_LOAD')
+  t.same(perCpu.map((m) => m.identifier), os.cpus().map((_c, i) => `CPU ${i + 1}`), 'one load per CPU, as OSHISystemInfoCollector names them')
+  t.same(perCpu.map((m) => m.priority), os.cpus().map((_c, i) => 105 + i))
+  const stat = fs.statfsSync(app.config.dataDir)
+  t.same(one('PARTITION_TOTAL'), { available: true, description: 'Partition [data directory] total space', name: 'PARTITION_TOTAL', unit: 'bytes', category: 'FILE_SYSTEM', identifier: 'data directory', priority: 504, value: String(stat.blocks * stat.bsize) })
+  t.match(one('VOLTAGE'), { available: false, value: 'NOT AVAILABLE', unit: 'V', category: 'SENSORS' })
+  if (process.platform === 'linux') {
+    t.ok(Number(one('GEOSERVER_THREADS').value) >= 1, 'this process\'s threads')
+    t.equal(one('SWAP_TOTAL').available, true)
+  }
+  const heap = Number(one('GEOSERVER_JVM_MEMORY_USAGE').value)
+  t.ok(heap > 0 && heap < 100, 'the share of the JavaScript heap limit in use')
+
+  res = await app.inject({ url: `${REST}/about/system-status.xml`, headers: ADMIN })
+  t.equal(res.headers['content-type'], 'application/xml')
+  t.match(res.body, new RegExp(`^<metrics>\n {2}<metric>\n {4}<available>true</available>\n {4}<description>Operating system</description>\n {4}<name>OPERATING_SYSTEM</name>\n {4}<unit></unit>|<unit/>`))
+  t.match(res.body, /<name>SYSTEM_UPTIME<\/name>\n {4}<unit>sec<\/unit>\n {4}<category>SYSTEM<\/category>\n {4}<identifier>SYSTEM_UPTIME<\/identifier>\n {4}<priority>2<\/priority>\n {4}<value>\d+<\/value>/)
+  res = await app.inject({ url: `${REST}/about/system-status.json`, headers: { ...ADMIN, accept: 'application/xml' } })
+  t.equal(res.headers['content-type'], 'application/json; charset=utf-8', 'the suffix wins')
+  res = await app.inject({ method: 'PUT', url: `${REST}/about/system-status`, headers: ADMIN })
+  t.equal(res.statusCode, 405)
+  res = await app.inject({ url: `${REST}/about/system-status.json` })
+  t.equal(res.statusCode, 401)
+})
+
 t.test('about/status: one entry per component of mapwarden, in GeoServer\'s statuss/status shape', async (t) => {
   const app = await build(t)
   let res = await app.inject({ url: `${REST}/about/status.json`, headers: ADMIN })
@@ -130,8 +179,14 @@ t.test('rest/fonts: the families fontconfig lists, in GeoServer\'s XML and JSON'
   t.equal(res.body, expected.length === 0 ? '<root>\n  <fonts/>\n</root>' : ['<root>', '  <fonts>', ...expected.map((f) => `    <entry>${f}</entry>`), '  </fonts>', '</root>'].join('\n'))
   res = await app.inject({ url: `${REST}/fonts`, headers: { ...ADMIN, accept: 'application/json' } })
   t.same(res.json(), { fonts: expected })
+  // FontListController produces {JSON, XML}: no Accept, or */*, answers JSON.
   res = await app.inject({ url: `${REST}/fonts`, headers: ADMIN })
-  t.equal(res.headers['content-type'], 'application/xml', 'XML by default, as GeoServer')
+  t.equal(res.headers['content-type'], 'application/json; charset=utf-8', 'JSON by default, as GeoServer')
+  t.same(res.json(), { fonts: expected })
+  res = await app.inject({ url: `${REST}/fonts`, headers: { ...ADMIN, accept: '*/*' } })
+  t.same(res.json(), { fonts: expected })
+  res = await app.inject({ url: `${REST}/fonts`, headers: { ...ADMIN, accept: 'text/xml, */*;q=0.5' } })
+  t.equal(res.headers['content-type'], 'application/xml')
   for (const method of ['POST', 'PUT', 'DELETE'] as const) {
     res = await app.inject({ method, url: `${REST}/fonts`, headers: ADMIN })
     t.equal(res.statusCode, 405, method)

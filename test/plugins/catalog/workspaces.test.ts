@@ -156,6 +156,39 @@ t.test('content negotiation: Accept decides without a suffix; 406 when nothing f
   t.equal(res.statusCode, 406)
 })
 
+t.test('content negotiation: Accept */* or none answers in the order GeoServer\'s controller produces', async (t) => {
+  const app = await build(t)
+  await app.inject({ method: 'POST', url: `${BASE}/rest/workspaces.json`, headers: ADMIN, payload: '{"workspace":{"name":"cite"}}' })
+  // WorkspaceController produces {JSON, XML, HTML}: what curl and Python's requests send gets JSON
+  // (the Python client's get_workspaces parses it).
+  for (const accept of ['*/*', undefined, 'text/html;q=0, */*', 'application/*']) {
+    const headers = accept === undefined ? ADMIN : { ...ADMIN, accept }
+    let res = await app.inject({ url: `${BASE}/rest/workspaces`, headers })
+    t.equal(res.headers['content-type'], 'application/json; charset=utf-8', `workspaces, Accept ${accept}`)
+    t.same(res.json().workspaces.workspace.map((w: { name: string }) => w.name), ['cite'])
+    res = await app.inject({ url: `${BASE}/rest/workspaces/cite`, headers })
+    t.equal(res.json().workspace.name, 'cite')
+  }
+  // Every catalog controller does (layers, styles, namespaces, settings, about).
+  for (const url of ['/rest/layers', '/rest/styles', '/rest/namespaces', '/rest/namespaces/cite', '/rest/settings', '/rest/about/version', '/rest/workspaces/cite/datastores', '/rest/workspaces/cite/coveragestores', '/rest/layergroups']) {
+    const res = await app.inject({ url: `${BASE}${url}`, headers: { ...ADMIN, accept: '*/*' } })
+    t.equal(res.statusCode, 200, url)
+    t.equal(res.headers['content-type'], 'application/json; charset=utf-8', url)
+    t.type(res.json(), 'object')
+  }
+  // A named type still wins, and XML is still there for whoever asks for it.
+  let res = await app.inject({ url: `${BASE}/rest/workspaces`, headers: { ...ADMIN, accept: 'application/xml, */*;q=0.8' } })
+  t.match(res.body, /^<workspaces>\n {2}<workspace>\n {4}<name>cite<\/name>/)
+  // GeoWebCache's REST API and the security controllers answer XML first.
+  res = await app.inject({ url: `${BASE}/gwc/rest/layers`, headers: { ...ADMIN, accept: '*/*' } })
+  t.equal(res.statusCode, 200)
+  t.match(res.headers['content-type'], /xml/)
+  t.match(res.body, /^<\?xml|^<layers/)
+  res = await app.inject({ url: `${BASE}/rest/security/usergroup/users`, headers: ADMIN })
+  t.equal(res.headers['content-type'], 'application/xml')
+  t.match(res.body, /^<\?xml version="1.0" encoding="UTF-8" standalone="yes"\?><users><user><userName>admin<\/userName>/)
+})
+
 t.test('about/version answers in GeoServer\'s shape', async (t) => {
   const app = await build(t)
   const res = await app.inject({ method: 'GET', url: `${BASE}/rest/about/version.json`, headers: ADMIN })

@@ -66,7 +66,10 @@ t.test('layer: defaultStyle, styles and enabled applied from GET-modify-PUT in X
   const L = `${REST}/layers/ws:temp`
   const xml = await get(app, `${L}.xml`)
   t.match(xml, '<enabled>true</enabled>')
+  // A new raster layer has GeoServer's built-in raster style as its default: the edit replaces it.
+  t.match(xml, /  <defaultStyle>\n    <name>raster<\/name>\n/)
   const edited = xml
+    .replace(/  <defaultStyle>[\s\S]*?<\/defaultStyle>\n/, '')
     .replace('  <resource', '  <defaultStyle>\n    <name>rain</name>\n  </defaultStyle>\n  <styles class="linked-hash-set">\n    <style>\n      <name>dem</name>\n    </style>\n  </styles>\n  <resource')
     .replace('<enabled>true</enabled>', '<enabled>false</enabled>')
   let r = await send(app, 'PUT', `${L}.xml`, XML, edited)

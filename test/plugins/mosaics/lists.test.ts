@@ -41,8 +41,14 @@ t.test('GET workspaces/<ws>/coveragestores and workspaces/<ws>/coverages in XML 
     '  </coverageStore>',
     '</coverageStores>'
   ].join('\n'))
+  // CoverageStoreController's GET produces {JSON, XML, HTML}: no suffix and no Accept (or */*) is JSON.
   res = await get(app, `${R}/ws/coveragestores`)
-  t.match(res.headers['content-type'], /^application\/xml/, 'no suffix: XML, as GeoServer')
+  t.equal(res.headers['content-type'], 'application/json; charset=utf-8', 'no suffix: JSON, as GeoServer')
+  t.equal(res.json().coverageStores.coverageStore[1].name, 'beta')
+  res = await app.inject({ url: `${R}/ws/coveragestores`, headers: { ...ADMIN, accept: '*/*' } })
+  t.equal(res.json().coverageStores.coverageStore[0].name, 'alpha')
+  res = await app.inject({ url: `${R}/ws/coveragestores`, headers: { ...ADMIN, accept: 'application/xml' } })
+  t.match(res.body, /^<coverageStores>/)
 
   res = await get(app, `${R}/ws/coverages.json`)
   t.equal(res.body, `{"coverages":{"coverage":[{"name":"alpha","href":"${H}/ws/coverages/alpha.json"},{"name":"beta","href":"${H}/ws/coverages/beta.json"}]}}`)
