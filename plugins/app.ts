@@ -15,6 +15,7 @@ import styles from './styles/index.js'
 import mosaics from './mosaics/index.js'
 import appschema from './appschema/index.js'
 import datastores from './datastores/index.js'
+import cascade from './cascade/index.js'
 import security from './security/index.js'
 import resource from './resource/index.js'
 import seed from './seed/index.js'
@@ -78,6 +79,7 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
     await rest.register(styles)
     await rest.register(mosaics)
     await rest.register(datastores)
+    await rest.register(cascade)
     await rest.register(appschema)
     await rest.register(security, { prefix: '/security' })
     await rest.register(resource, { prefix: '/resource' })
