@@ -154,6 +154,12 @@ t.test('a cascaded WMS store and layer: REST shapes, sealed password, tiles equa
   res = await app.inject({ method: 'GET', url: `${SEED}/tasks/1.json`, headers: ADMIN })
   t.match(JSON.parse(res.body).task, { id: 1, layer: 'local:world', state: 'done', tilesRemaining: 0, request: { tilesTotal: 16 } })
 
+  // The disk quota counts the cascaded layer's tiles as any layer's.
+  await app.diskQuota.flush()
+  res = await app.inject({ url: `${BASE}/gwc/rest/diskquota/usage.json`, headers: ADMIN })
+  const usage = res.json().diskQuotaUsage.layers.layer.find((l: { name: string }) => l.name === 'local:world')
+  t.equal(usage.tiles, 16, 'the quota counts the 16 tiles on disk')
+
   // A remote exception (a layer the remote no longer has) is a 502 with the remote's message; nothing is cached.
   await fetch(`${remote.url}${BASE}/rest/workspaces/remote/coveragestores/world?recurse=true`, { method: 'DELETE', headers: ADMIN })
   const fresh = { ...map, BBOX: '-24,-14,24,34' }
@@ -186,6 +192,13 @@ t.test('a cascaded WMS store and layer: REST shapes, sealed password, tiles equa
   res = await app.inject({ method: 'GET', url: `${BASE}/rest/workspaces/local/wmsstores/remote/wmslayers.json?list=available`, headers: ADMIN })
   t.equal(res.statusCode, 502, 'the dead remote is a 502 for every request that needs it')
   t.match(res.body, /failed: the connection was refused \(3 attempts\)/)
+  // Read rules apply before the remote is asked: hidden from the anonymous caller (LayerNotDefined).
+  res = await app.inject({ method: 'POST', url: `${BASE}/rest/security/acl/layers.json`, headers: JSON_TYPE, payload: '{"local.world.r":"ADMIN"}' })
+  t.equal(res.statusCode, 201)
+  res = await app.inject({ method: 'GET', url: `${BASE}/wms?${new URLSearchParams({ ...map, LAYERS: 'local:world' })}` })
+  t.match(res.body, /<ServiceException code="LayerNotDefined">/)
+  res = await app.inject({ method: 'GET', url: `${BASE}/wms?${new URLSearchParams({ ...map, LAYERS: 'local:world' })}`, headers: ADMIN })
+  t.equal(res.statusCode, 502, 'the administrator reaches the (dead) remote')
   // A store deleted with recurse takes its layer out of rest/layers and the tile cache.
   res = await app.inject({ method: 'DELETE', url: `${BASE}/rest/workspaces/local/wmsstores/remote?recurse=true`, headers: ADMIN })
   t.equal(res.statusCode, 200)
