@@ -106,6 +106,11 @@ t.test('a cascaded WMS store and layer: REST shapes, sealed password, tiles equa
   res = await app.inject({ method: 'GET', url: `${BASE}/rest/layers/local:world.json`, headers: ADMIN })
   t.match(JSON.parse(res.body).layer, { name: 'world', type: 'WMS', resource: { '@class': 'wmsLayer', name: 'local:world' } })
   t.match(JSON.parse(res.body).layer.resource.href, /\/rest\/workspaces\/local\/wmsstores\/remote\/wmslayers\/world.json$/)
+  // The admin page offers it as a tile layer (image formats only, no vector tiles).
+  res = await app.inject({ method: 'GET', url: `${BASE}/web/layers.json`, headers: ADMIN })
+  const onPage = res.json().layers.find((l: { name: string }) => l.name === 'local:world')
+  t.match(onPage, { name: 'local:world', type: 'WMS', bbox: [-20, -10, 20, 30] })
+  t.notOk(onPage.formats.includes('application/vnd.mapbox-vector-tile'))
   res = await app.inject({ method: 'DELETE', url: `${STORES}/remote`, headers: ADMIN })
   t.equal(res.statusCode, 403)
   t.equal(res.body, "Store 'remote' has 1 published layers: delete them first or use recurse=true")
@@ -180,7 +185,8 @@ t.test('a cascaded WMS store and layer: REST shapes, sealed password, tiles equa
   res = await app.inject({ method: 'POST', url: `${SEED}/local:world.json`, headers: JSON_TYPE, payload: JSON.stringify({ seedRequest: { gridSetId: 'EPSG:4326', format: 'image/png', type: 'seed', threadCount: 1, zoomStart: 4, zoomStop: 9 } }) })
   t.equal(res.statusCode, 200)
   const z4 = path.join(pngDir, '4')
-  while (files(z4).length === 0) await new Promise((resolve) => setImmediate(resolve))
+  // Polled, not timed: the remote dies once the first metatile of the seed is on disk.
+  while (files(z4).length === 0) await new Promise((resolve) => setTimeout(resolve, 20))
   remote.child.kill('SIGKILL')
   await app.tileCache.breeder.idle()
   res = await app.inject({ method: 'GET', url: `${SEED}/tasks/2.json`, headers: ADMIN })
