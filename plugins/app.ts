@@ -15,6 +15,7 @@ import styles from './styles/index.js'
 import mosaics from './mosaics/index.js'
 import appschema from './appschema/index.js'
 import datastores from './datastores/index.js'
+import cascade from './cascade/index.js'
 import security from './security/index.js'
 import resource from './resource/index.js'
 import seed from './seed/index.js'
@@ -85,6 +86,7 @@ export default async function mapwarden (app: FastifyInstance, opts: MapwardenPl
       await jsonFirst.register(styles)
       await jsonFirst.register(mosaics)
       await jsonFirst.register(datastores)
+      await jsonFirst.register(cascade)
       await jsonFirst.register(appschema)
     })
     await rest.register(security, { prefix: '/security' })

@@ -38,6 +38,8 @@ import { buildTileServices } from './create-tile-services.js'
 import { createVectorLayerData } from './vector/layer-data.js'
 import { createResourceService } from './resource/service.js'
 import { createRemoteFetch } from './files/remote-fetch.js'
+import { createRemote } from './cascade/remote.js'
+import { createCascadeService } from './cascade/service.js'
 
 /** The settings the services read (plugins/infra/config.ts resolves them from options and MAPWARDEN_*). */
 export interface ServicesConfig {
@@ -53,6 +55,8 @@ export interface ServicesConfig {
   remoteUploadHosts?: string[]
   remoteUploadAllowPrivate?: boolean
   remoteUploadTimeout?: number
+  /** Cascaded WMS and WMTS stores: the hosts they may call (MAPWARDEN_CASCADE_HOSTS). */
+  cascadeHosts?: string[]
   uploadLimit?: number
   adminPassword?: string
   /** MAPWARDEN_ALLOW_WEAK_PASSWORDS: short and well-known passwords accepted (a throwaway test server). */
@@ -209,6 +213,17 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     },
     layersChanged: (names) => vectorDataChanged(names, 'feature type changed')
   })
+  // Cascaded WMS and WMTS stores: remote layers drawn from the remote's maps; passwords sealed like
+  // the data stores'; every call to an allow-listed host (cascade/remote.ts).
+  let cascadedChanged = async (_names: string[], _reason: string): Promise<void> => {}
+  const cascade = createCascadeService({
+    rows: stores.cascade,
+    workspaces,
+    secrets: masterPassword,
+    remote: createRemote({ allowedHosts: config.cascadeHosts ?? [] }),
+    layersRemoved: (names) => layers.removed(names),
+    layersChanged: (names, reason) => cascadedChanged(names, reason)
+  })
   const vectorUploads = createVectorUploads({ dataDir: config.dataDir, harvestRoots: config.harvestRoots, zipLimits, remoteFetch, datastores, featureTypes, sources, workspaces })
   if (alone) await vectorUploads.recover()
 
@@ -220,8 +235,9 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   const vectorLayerSummary = createVectorLayerSummary({ featureTypes, datastores, sources })
   const vectorLayerData = createVectorLayerData({ featureTypes, datastores, sources })
   const { pool, records, settings, gridSets, blobStores, renderQueue, renderer, tileCache, diskQuota, scheduler, vectorDataChanged: tilesOfVectorData } =
-    await buildTileServices(config, stores, { log, faults, workspaces, layers, layerGroups, styles, layerAccess, mosaics, metrics, layerData: vectorLayerData, alone, crashed })
+    await buildTileServices(config, stores, { log, faults, workspaces, layers, layerGroups, styles, layerAccess, mosaics, metrics, layerData: vectorLayerData, mapImage: (req) => cascade.mapImage(req), alone, crashed })
   vectorDataChanged = tilesOfVectorData
+  cascadedChanged = (names, reason) => tilesOfVectorData(names, reason)
 
   // What this instance keeps in memory follows the changes any instance commits (a shared database):
   // credentials, rules and the catalog mode, tile settings and stale marks, grid sets, the quota configuration,
@@ -256,7 +272,8 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     layerGroups,
     serviceSettings,
     maxSize: config.wmsMaxSize,
-    featuresAt: (layer, area, crs, defs, limit) => featuresAt({ layerData: vectorLayerData }, layer, area, crs, defs, limit)
+    featuresAt: (layer, area, crs, defs, limit) => featuresAt({ layerData: vectorLayerData }, layer, area, crs, defs, limit),
+    cascadedInfo: (layer, q) => cascade.featureInfo(layer, q)
   })
   // WFS (read-only): the vector layers' features through their stores' sources, under the layer rules.
   const wfs = createWfsService({
@@ -343,6 +360,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     mosaics,
     appschema,
     datastores,
+    cascade,
     featureTypes,
     vectorLayerSummary,
     vectorUploads,

@@ -16,6 +16,8 @@ import { tileAuthorizer } from './security/tile-authorizer.js'
 import { createRenderPool, TASKS_PER_THREAD } from './render/render-pool.js'
 import { createRenderQueue } from './render/render-queue.js'
 import { createRenderer } from './render/renderer.js'
+import type { RenderRequest } from './render/render-types.js'
+import type { ImageJob } from './render/image-job.js'
 import { planVector, type VectorLayerData } from './render/vector/vector-plan.js'
 import { planVectorTiles } from './render/vector/vector-tile-plan.js'
 import { metatileRenderer } from './tilecache/metatile-renderer.js'
@@ -44,13 +46,15 @@ export interface TileServicesDeps {
   metrics: Metrics
   /** Where a vector layer's features are read (vector/layer-data.ts). */
   layerData: (qualified: string) => Promise<VectorLayerData>
+  /** The picture of a cascaded WMS layer (services/cascade's mapImage). */
+  mapImage?: (req: RenderRequest) => Promise<ImageJob>
   /** No other instance shares the data: start-up recovery is this one's. */
   alone: boolean
   crashed?: boolean
 }
 
 export async function buildTileServices (config: ServicesConfig, stores: Stores, deps: TileServicesDeps) {
-  const { log, faults, workspaces, layers, layerGroups, styles, layerAccess, mosaics, metrics, layerData, alone, crashed } = deps
+  const { log, faults, workspaces, layers, layerGroups, styles, layerAccess, mosaics, metrics, layerData, mapImage, alone, crashed } = deps
   // The tile cache: render pool and queue, blob store, seed tasks.
   const pool = createRenderPool({
     threads: config.workerThreads,
@@ -78,6 +82,7 @@ export async function buildTileServices (config: ServicesConfig, stores: Stores,
     queue: renderQueue,
     plan: (req) => mosaics.prepareRender(req),
     planVector: (req, style) => planVector({ layerData, maxFeatures: config.wmsMaxFeatures ?? 200_000 }, req, style),
+    planImage: mapImage,
     planVectorTiles: (req) => planVectorTiles({ layerData, maxFeatures: config.wmsMaxFeatures ?? 200_000 }, req),
     markDamaged: (path, reason) => mosaics.markDamaged(path, reason)
   })

@@ -15,6 +15,7 @@ export type ErrorKind =
   | 'unsupported'    // media type not accepted here (415)
   | 'unprocessable'  // well-formed but rejected by a rule (422)
   | 'busy'           // a bounded queue is full (429)
+  | 'bad_gateway'    // a remote server this one cascades failed or answered an exception (502)
   | 'unavailable'    // shutting down or overloaded (503)
   | 'storage_full'   // ENOSPC on the data directory (507)
 
@@ -357,3 +358,17 @@ export const ResourceCopyDirectory = createError('MW_RESOURCE_COPY_DIRECTORY', '
 export const ResourceSamePath = createError('MW_RESOURCE_SAME_PATH', 'invalid', 'Cannot %s %s onto itself (%s)')
 export const ResourceTargetExists = createError('MW_RESOURCE_TARGET_EXISTS', 'conflict', 'Cannot move directory %s to %s: something is there already')
 export const ResourceMoveIntoItself = createError('MW_RESOURCE_MOVE_INTO_ITSELF', 'invalid', 'Cannot move directory %s into itself (%s)')
+
+// --- cascaded WMS and WMTS stores (services/cascade) ---
+export const CascadeStoreNotFound = createError('MW_CASCADE_STORE_NOT_FOUND', 'not_found', "No such %s store: '%s' in workspace '%s'")
+export const CascadeStoreExists = createError('MW_CASCADE_STORE_EXISTS', 'conflict', "Store '%s' already exists in workspace '%s'")
+export const CascadeStoreNotEmpty = createError('MW_CASCADE_STORE_NOT_EMPTY', 'forbidden', "Store '%s' has %d published layers: delete them first or use recurse=true")
+export const InvalidCascadeStore = createError('MW_CASCADE_INVALID_STORE', 'invalid', '%s')
+export const CascadeChangeRefused = createError('MW_CASCADE_CHANGE_REFUSED', 'forbidden', "Can't change the %s of a store (%s)")
+export const CascadeLayerNotFound = createError('MW_CASCADE_LAYER_NOT_FOUND', 'not_found', "No such %s layer: '%s' in store '%s' of workspace '%s'")
+export const CascadeLayerExists = createError('MW_CASCADE_LAYER_EXISTS', 'conflict', "Resource named '%s' already exists in workspace '%s'")
+export const InvalidCascadeLayer = createError('MW_CASCADE_INVALID_LAYER', 'invalid', '%s')
+export const CascadeRemoteRefused = createError('MW_CASCADE_REMOTE_REFUSED', 'invalid', 'The remote server at %s is refused: %s')
+export const CascadeRemoteFailed = createError('MW_CASCADE_REMOTE_FAILED', 'bad_gateway', 'The remote server at %s failed: %s')
+export const CascadeRemoteException = createError('MW_CASCADE_REMOTE_EXCEPTION', 'bad_gateway', 'The remote server at %s answered an exception: %s')
+export const CascadeStoreDisabled = createError('MW_CASCADE_STORE_DISABLED', 'unavailable', "Store '%s' of layer %s is disabled")

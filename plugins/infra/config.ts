@@ -34,6 +34,7 @@ export interface MapwardenConfig {
   remoteUploadHosts: string[] // hosts url.* uploads may fetch from over http(s); empty: none
   remoteUploadAllowPrivate: boolean // test only: url.* uploads may reach loopback and private addresses
   remoteUploadTimeout: number // seconds a url.* upload's remote transfer may take
+  cascadeHosts: string[] // hosts cascaded WMS and WMTS stores may call; empty: none
   adminPassword?: string      // used once, on first start with an empty catalog
   allowWeakPasswords: boolean // throwaway test servers: short and well-known passwords accepted, with a warning at every start
   authCacheSeconds: number    // how long a verified password is remembered (0 = never)
@@ -84,6 +85,13 @@ const bytes = (min: number) => (raw: string) => {
   if (n < min) throw new Error(`must be at least ${min} bytes`)
   return n
 }
+/** A list of host names (`*.example.org`: its subdomains) or IP literals, separated by commas or spaces. */
+const hostList = (raw: string) => raw.split(/[\s,]+/).filter(Boolean).map((h) => {
+  const host = h.toLowerCase().replace(/^\[|\]$/g, '')
+  if (!/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(host) && !/^[0-9a-f:.]+$/.test(host)) throw new Error(`entries must be host names such as data.example.org or *.example.org, got "${h}"`)
+  return host
+})
+
 const bool = (raw: string) => {
   if (/^(1|true|yes|on)$/i.test(raw)) return true
   if (/^(0|false|no|off)$/i.test(raw)) return false
@@ -158,13 +166,16 @@ export const SETTINGS: Setting[] = [
   {
     key: 'remoteUploadHosts',
     env: 'MAPWARDEN_REMOTE_UPLOAD_HOSTS',
-    parse: (s) => s.split(/[\s,]+/).filter(Boolean).map((h) => {
-      const host = h.toLowerCase().replace(/^\[|\]$/g, '')
-      if (!/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(host) && !/^[0-9a-f:.]+$/.test(host)) throw new Error(`entries must be host names such as data.example.org or *.example.org, got "${h}"`)
-      return host
-    }),
+    parse: hostList,
     default: [],
     describe: 'Hosts (separated by commas; *.example.org: its subdomains) that url.* uploads may fetch from over http: or https:; empty = remote URLs refused'
+  },
+  {
+    key: 'cascadeHosts',
+    env: 'MAPWARDEN_CASCADE_HOSTS',
+    parse: hostList,
+    default: [],
+    describe: 'Hosts (separated by commas; *.example.org: its subdomains) that cascaded WMS and WMTS stores may call over http: or https:; a loopback, private or link-local address only when its host is named exactly; empty = cascading off'
   },
   { key: 'remoteUploadAllowPrivate', env: 'MAPWARDEN_REMOTE_UPLOAD_ALLOW_PRIVATE', parse: bool, default: false, describe: 'Test only: url.* uploads may reach loopback, private and link-local addresses (never set it in production)' },
   { key: 'remoteUploadTimeout', env: 'MAPWARDEN_REMOTE_UPLOAD_TIMEOUT', parse: int(1, 86400), default: 300, describe: 'Seconds a url.* upload\'s remote transfer may take, redirects included; past it 400 and the partial file removed' },
@@ -240,6 +251,6 @@ export function resolveConfig (options: MapwardenOptions = {}): MapwardenConfig 
 function checkTyped (s: Setting, value: unknown): unknown {
   // Programmatic options arrive typed; re-validate them through the same parser.
   if (s.key === 'faultKillAt' && Array.isArray(value)) return s.parse(value.map((r: FaultRule | string) => typeof r === 'string' ? r : `${r.name}@${r.nth}`).join(','))
-  if (Array.isArray(value)) return s.parse(value.join(s.key === 'trustedOrigins' || s.key === 'remoteUploadHosts' ? ',' : path.delimiter))
+  if (Array.isArray(value)) return s.parse(value.join(s.key === 'trustedOrigins' || s.key === 'remoteUploadHosts' || s.key === 'cascadeHosts' ? ',' : path.delimiter))
   return s.parse(String(value))
 }

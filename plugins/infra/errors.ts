@@ -16,6 +16,7 @@ export const STATUS: Record<ErrorKind, number> = {
   unsupported: 415,
   unprocessable: 422,
   busy: 429,
+  bad_gateway: 502,
   unavailable: 503,
   storage_full: 507
 }

@@ -15,6 +15,11 @@ import { BUILT_IN, styleRef } from '../../services/styles/service.js'
 import { checkFields, unifyShape } from '../../services/body-fields.js'
 import { isDefault, parseTileSettings, TILE_SETTING_FIELDS } from '../../services/tilecache/layer-settings.js'
 
+const RESOURCE_CLASS: Record<string, string> = { RASTER: 'coverage', VECTOR: 'featureType', WMS: 'wmsLayer', WMTS: 'wmtsLayer' }
+const RESOURCE_PATH: Record<string, [string, string]> = {
+  RASTER: ['coveragestores', 'coverages'], VECTOR: ['datastores', 'featuretypes'], WMS: ['wmsstores', 'wmslayers'], WMTS: ['wmtsstores', 'layers']
+}
+
 export default async function layerRoutes (app: TypedApp) {
   const { layers, styles, urls, workspaces, mosaics, tileCache } = app
 
@@ -43,19 +48,20 @@ export default async function layerRoutes (app: TypedApp) {
     }
   }
 
+  /** The layer's resource as GeoServer links it: a coverage, a feature type, or a cascaded store's layer. */
+  const resourceRef = (req: FastifyRequest, l: LayerInfo): Value => {
+    const [stores, resources] = RESOURCE_PATH[l.type] ?? RESOURCE_PATH.VECTOR
+    return { '@class': RESOURCE_CLASS[l.type] ?? 'featureType', name: l.qualifiedName, href: new Link(urls.rest(req, 'workspaces', l.workspace, stores, l.store, resources, l.name)) }
+  }
+
   const layerDoc = async (req: FastifyRequest, l: LayerInfo): Promise<Document> => {
-    const raster = l.type === 'RASTER'
     return {
       layer: {
         name: l.name,
         type: l.type,
         defaultStyle: l.defaultStyle === undefined ? undefined : await styleDoc(req, l, l.defaultStyle),
         styles: l.styles.length === 0 ? undefined : { '@class': 'linked-hash-set', style: await Promise.all(l.styles.map((ref) => styleDoc(req, l, ref))) },
-        resource: {
-          '@class': raster ? 'coverage' : 'featureType',
-          name: l.qualifiedName,
-          href: new Link(urls.rest(req, 'workspaces', l.workspace, raster ? 'coveragestores' : 'datastores', l.store, raster ? 'coverages' : 'featuretypes', l.name))
-        },
+        resource: resourceRef(req, l),
         enabled: l.enabled,
         attribution: l.attribution === undefined ? undefined : attributionDoc(l.attribution),
         // The tile cache's per-layer settings (GWC names), shown once one differs from its default,
@@ -95,7 +101,7 @@ export default async function layerRoutes (app: TypedApp) {
     // Every field GET shows is applied or, read-only, accepted only unchanged (issue 16).
     const body = unifyShape(sent) as Record<string, any>
     const raster = l.type === 'RASTER'
-    const readOnly: Record<string, unknown> = { name: l.name, type: l.type, resource: { '@class': raster ? 'coverage' : 'featureType', name: l.qualifiedName } }
+    const readOnly: Record<string, unknown> = { name: l.name, type: l.type, resource: { '@class': RESOURCE_CLASS[l.type] ?? 'featureType', name: l.qualifiedName } }
     if (!raster) readOnly.enabled = l.enabled // a feature type's layer follows its mapping; no switch of its own
     checkFields(body, 'layer', [...(raster ? ['defaultStyle', 'styles', 'enabled'] : ['defaultStyle', 'styles']), 'attribution', ...TILE_SETTING_FIELDS], readOnly)
     // Everything is validated before anything is written (a refused PUT changes nothing).

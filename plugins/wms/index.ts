@@ -37,7 +37,8 @@ export default async function wms (app: FastifyInstance) {
     if (q === undefined) throw err
     const status = statusOf(err)
     const known = isMapwardenError(err)
-    if (status >= 500 && status !== 503 && status !== 507) req.log.error({ err }, 'unexpected failure')
+    if (status === 502 && known) req.log.warn({ code: (err as FastifyError).code, msg: err.message }, 'a cascaded remote server failed')
+    else if (status >= 500 && status !== 503 && status !== 507) req.log.error({ err }, 'unexpected failure')
     else req.log.info({ status, code: (err as FastifyError).code, msg: err.message }, 'request refused')
     const message = known || status < 500 ? err.message : 'Internal server error'
     if (status === 401) reply.header('WWW-Authenticate', 'Basic realm="GeoServer Realm"')

@@ -19,7 +19,8 @@ export interface LayerInfo {
   /** <workspace>:<name> */
   qualifiedName: string
   /** GROUP: a layer group as the tile cache serves it (tile-cache-context.ts), never a catalog row. */
-  type: 'RASTER' | 'VECTOR' | 'GROUP'
+  /** WMS, WMTS: a remote layer of a cascaded store (services/cascade), drawn from the remote's maps. */
+  type: 'RASTER' | 'VECTOR' | 'WMS' | 'WMTS' | 'GROUP'
   store: string
   defaultStyle?: string
   styles: string[]
@@ -51,10 +52,15 @@ export function isDrawnAsVector (layer: Pick<LayerInfo, 'type' | 'config'>): boo
   return layer.type === 'VECTOR' && ['postgis', 'geopackage', 'shapefile'].includes(layer.config.source as string)
 }
 
-/** Whether a layer has cached tiles (WMTS, TMS, XYZ, seeding) and is drawn by the WMS: a mosaic,
+/** Whether a layer has cached tiles (WMTS, TMS, XYZ, seeding) and is drawn by the WMS: a mosaic, a cascaded WMS layer,
  *  or a feature type drawn with its SLD. */
 export function isTileLayer (layer: Pick<LayerInfo, 'type' | 'config'>): boolean {
-  return isDrawable(layer) || isDrawnAsVector(layer)
+  return isDrawable(layer) || isDrawnAsVector(layer) || layer.type === 'WMS'
+}
+
+/** Whether a layer is a cascaded store's remote layer (type WMS or WMTS): its pictures are the remote's. */
+export function isCascaded (layer: Pick<LayerInfo, 'type'>): boolean {
+  return layer.type === 'WMS' || layer.type === 'WMTS'
 }
 
 /** Whether a tile layer is a layer group (drawn as its members, in order, with the group's styles). */

@@ -98,5 +98,62 @@ export const coreMigrations: Migration[] = [
     // logoHeight, logoType), one JSON document; NULL when the layer has none.
     id: 'core/004-layer-attribution',
     sql: 'ALTER TABLE layers ADD COLUMN attribution TEXT;'
+  },
+  {
+    // Cascaded WMS and WMTS stores (GeoServer's WMSStoreInfo, WMTSStoreInfo) share the stores' name
+    // space; their published remote layers (WMSLayerInfo, WMTSLayerInfo) are resources and layers of
+    // type WMS and WMTS, as GeoServer's PublishedType names them. SQLite changes a CHECK only by
+    // rebuilding the table: same columns, same rows, wider CHECKs.
+    id: 'core/005-cascaded-stores',
+    foreignKeysOff: true,
+    sql: `
+      CREATE TABLE stores_new (
+        workspace TEXT NOT NULL REFERENCES workspaces(name) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('coverage', 'data', 'wms', 'wmts')),
+        type TEXT NOT NULL,
+        enabled INTEGER NOT NULL DEFAULT 1,
+        description TEXT,
+        config TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (workspace, name)
+      );
+      INSERT INTO stores_new (workspace, name, kind, type, enabled, description, config, created_at)
+        SELECT workspace, name, kind, type, enabled, description, config, created_at FROM stores;
+      DROP TABLE stores;
+      ALTER TABLE stores_new RENAME TO stores;
+      CREATE TABLE resources_new (
+        workspace TEXT NOT NULL,
+        store TEXT NOT NULL,
+        name TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('coverage', 'featureType', 'wmsLayer', 'wmtsLayer')),
+        native_name TEXT NOT NULL,
+        title TEXT,
+        srs TEXT,
+        bbox TEXT,
+        config TEXT NOT NULL DEFAULT '{}',
+        PRIMARY KEY (workspace, name),
+        FOREIGN KEY (workspace, store) REFERENCES stores(workspace, name) ON DELETE CASCADE
+      );
+      INSERT INTO resources_new (workspace, store, name, kind, native_name, title, srs, bbox, config)
+        SELECT workspace, store, name, kind, native_name, title, srs, bbox, config FROM resources;
+      DROP TABLE resources;
+      ALTER TABLE resources_new RENAME TO resources;
+      CREATE TABLE layers_new (
+        workspace TEXT NOT NULL,
+        name TEXT NOT NULL,
+        type TEXT NOT NULL CHECK (type IN ('RASTER', 'VECTOR', 'WMS', 'WMTS')),
+        default_style TEXT,
+        styles TEXT NOT NULL DEFAULT '[]',
+        enabled INTEGER NOT NULL DEFAULT 1,
+        attribution TEXT,
+        PRIMARY KEY (workspace, name),
+        FOREIGN KEY (workspace, name) REFERENCES resources(workspace, name) ON DELETE CASCADE
+      );
+      INSERT INTO layers_new (workspace, name, type, default_style, styles, enabled, attribution)
+        SELECT workspace, name, type, default_style, styles, enabled, attribution FROM layers;
+      DROP TABLE layers;
+      ALTER TABLE layers_new RENAME TO layers;
+    `
   }
 ]

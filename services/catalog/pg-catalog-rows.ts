@@ -42,7 +42,7 @@ export function createPgCatalogRowWriter () {
       await c.query('UPDATE resources SET srs = $1, bbox = $2, config = $3 WHERE workspace = $4 AND store = $5 AND name = $6',
         [r.srs, r.bbox, r.config, r.workspace, r.store, r.name])
     },
-    async insertLayer (c: PgClient, workspace: string, name: string, type: 'RASTER' | 'VECTOR', enabled: boolean): Promise<void> {
+    async insertLayer (c: PgClient, workspace: string, name: string, type: 'RASTER' | 'VECTOR' | 'WMS' | 'WMTS', enabled: boolean): Promise<void> {
       await c.query("INSERT INTO layers (workspace, name, type, default_style, styles, enabled) VALUES ($1, $2, $3, NULL, '[]', $4)", [workspace, name, type, enabled ? 1 : 0])
     },
     /** A published layer for a resource, unless it is published already. */

@@ -95,5 +95,17 @@ export const corePgMigrations: Migration[] = [
     // logoHeight, logoType), one JSON document; NULL when the layer has none.
     id: 'core/004-layer-attribution',
     sql: 'ALTER TABLE layers ADD COLUMN attribution TEXT;'
+  },
+  {
+    // Cascaded WMS and WMTS stores and their remote layers (see migrations.ts): wider CHECKs.
+    id: 'core/005-cascaded-stores',
+    sql: `
+      ALTER TABLE stores DROP CONSTRAINT stores_kind_check;
+      ALTER TABLE stores ADD CONSTRAINT stores_kind_check CHECK (kind IN ('coverage', 'data', 'wms', 'wmts'));
+      ALTER TABLE resources DROP CONSTRAINT resources_kind_check;
+      ALTER TABLE resources ADD CONSTRAINT resources_kind_check CHECK (kind IN ('coverage', 'featureType', 'wmsLayer', 'wmtsLayer'));
+      ALTER TABLE layers DROP CONSTRAINT layers_type_check;
+      ALTER TABLE layers ADD CONSTRAINT layers_type_check CHECK (type IN ('RASTER', 'VECTOR', 'WMS', 'WMTS'));
+    `
   }
 ]

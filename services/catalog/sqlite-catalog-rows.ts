@@ -4,13 +4,13 @@
 // resources and its layers change in one commit.
 import type { Db } from '../storage/sqlite/database.js'
 
-export interface NewStoreRow { workspace: string, name: string, kind: 'coverage' | 'data', type: string, config: string, createdAt: string }
+export interface NewStoreRow { workspace: string, name: string, kind: 'coverage' | 'data' | 'wms' | 'wmts', type: string, config: string, createdAt: string }
 export interface StoreFields { workspace: string, name: string, config: string, enabled: boolean, description: string | null }
 export interface ResourceRow {
   workspace: string
   store: string
   name: string
-  kind: 'coverage' | 'featureType'
+  kind: 'coverage' | 'featureType' | 'wmsLayer' | 'wmtsLayer'
   nativeName: string
   title: string | null
   srs: string | null
@@ -46,7 +46,7 @@ export function createCatalogRowWriter (db: Db) {
     updateResource (row: Omit<ResourceRow, 'kind' | 'nativeName'>): void { q.updateResource.run(row) },
     /** SRS, bounding box and configuration of an existing resource; its title stays. */
     updateResourceKeepTitle (row: Omit<ResourceRow, 'kind' | 'nativeName' | 'title'>): void { q.updateResourceKeepTitle.run(row) },
-    insertLayer (workspace: string, name: string, type: 'RASTER' | 'VECTOR', enabled: boolean): void { q.insertLayer.run(workspace, name, type, enabled ? 1 : 0) },
+    insertLayer (workspace: string, name: string, type: 'RASTER' | 'VECTOR' | 'WMS' | 'WMTS', enabled: boolean): void { q.insertLayer.run(workspace, name, type, enabled ? 1 : 0) },
     /** A published layer for a resource, unless it is published already. */
     insertLayerIfAbsent (workspace: string, name: string, type: 'RASTER' | 'VECTOR'): void { q.insertLayerIfAbsent.run(workspace, name, type) },
     setLayerEnabled (workspace: string, name: string, enabled: boolean): void { q.setLayerEnabled.run(enabled ? 1 : 0, workspace, name) },

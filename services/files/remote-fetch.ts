@@ -66,7 +66,7 @@ function shown (url: URL | string): string {
   return JSON.stringify(`${url.protocol}//${url.host}${url.pathname}`.slice(0, 200))
 }
 
-function hostAllowed (host: string, allowed: string[]): boolean {
+export function hostAllowed (host: string, allowed: string[]): boolean {
   const h = host.toLowerCase()
   return allowed.some((a) => a.startsWith('*.') ? h.endsWith(a.slice(1)) && h.length > a.length - 1 : h === a)
 }

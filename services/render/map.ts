@@ -9,6 +9,7 @@ import sharp from 'sharp'
 import { renderBands, renderFailure, renderMosaic, type RenderFailure } from './raster/render-mosaic.js'
 import type { RenderJob } from './raster/mosaic-types.js'
 import { drawVector, type VectorJob } from './vector/draw-vector.js'
+import { drawImage, isImageJob, type ImageJob } from './image-job.js'
 
 /** Pixels of one strip: 1024 x 1024 (4 MiB of RGBA, 16 MiB of source coordinates when reprojecting). */
 export const STRIP_PIXELS = 1024 * 1024
@@ -18,7 +19,7 @@ export type MapFormat = 'image/png' | 'image/png8' | 'image/jpeg' | 'image/webp'
 export interface MapPayload {
   /** One job per layer, drawing order, each for the whole map's bbox and size: a raster layer's
    *  render plan, or a vector layer's features and style (vector/draw-vector.ts). */
-  jobs: Array<RenderJob | VectorJob>
+  jobs: Array<RenderJob | VectorJob | ImageJob>
   width: number
   height: number
   format: MapFormat
@@ -32,7 +33,7 @@ export interface MapPayload {
 /** The encoded image (in an ArrayBuffer of its own, which a worker moves to the event loop's thread), or why nothing was drawn. */
 export type MapResult = Uint8Array | RenderFailure
 
-export function isVectorJob (job: RenderJob | VectorJob): job is VectorJob {
+export function isVectorJob (job: RenderJob | VectorJob | ImageJob): job is VectorJob {
   return (job as VectorJob).kind === 'vector'
 }
 
@@ -84,6 +85,7 @@ export async function drawMap (p: MapPayload): Promise<MapResult> {
     // Layer by layer, in order: a raster layer in strips, a vector layer as one SVG drawn whole.
     for (const job of p.jobs) {
       if (isVectorJob(job)) { over(rgba, 0, await drawVector(job)); continue }
+      if (isImageJob(job)) { over(rgba, 0, await drawImage(job)); continue }
       if (job.granules.length === 0) continue
       for (let r0 = 0; r0 < height; r0 += rows) {
         const strip = await renderMosaic(stripOf(job, r0, Math.min(height, r0 + rows)))

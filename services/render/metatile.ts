@@ -13,6 +13,7 @@ import { cutAndEncode, type EncodeFormat } from './tile-encode.js'
 import { createFaults, killProcessAt, type FaultPoint, type FaultRule } from '../faults.js'
 import { drawVector, type VectorJob } from './vector/draw-vector.js'
 import { over } from './map.js'
+import { drawImage, isImageJob, type ImageJob } from './image-job.js'
 import { encodeVectorTiles, type VectorTilesPlan } from './vector/vector-tiles.js'
 
 /** What the render pool gives each render thread (render-pool.ts workerData). */
@@ -71,7 +72,7 @@ export async function renderMetatile (p: MetatilePayload, fault: FaultPoint): Pr
 /** A metatile of a vector layer or a layer group's vector members: the jobs (vector/draw-vector.ts,
  *  or a raster render plan for a group's raster member) for the metatile's box and size, drawn in
  *  order over a transparent image, then cut and written as any metatile. */
-export interface VectorMetatilePayload extends Omit<MetatilePayload, 'job'> { jobs: Array<RenderJob | VectorJob> }
+export interface VectorMetatilePayload extends Omit<MetatilePayload, 'job'> { jobs: Array<RenderJob | VectorJob | ImageJob> }
 
 export async function renderVectorMetatile (p: VectorMetatilePayload, fault: FaultPoint): Promise<MetatileResult> {
   const width = p.cols * p.tileSize
@@ -80,6 +81,7 @@ export async function renderVectorMetatile (p: VectorMetatilePayload, fault: Fau
   for (const job of p.jobs) {
     if (job.width !== width || job.height !== height) throw new Error(`a ${job.width}x${job.height} job for a ${width}x${height} metatile`)
     if ((job as VectorJob).kind === 'vector') { over(rgba, 0, await drawVector(job as VectorJob)); continue }
+    if (isImageJob(job as ImageJob)) { over(rgba, 0, await drawImage(job as ImageJob)); continue }
     if ((job as RenderJob).granules.length === 0) continue
     const scratch = idle.pop() ?? createRenderScratch()
     try {

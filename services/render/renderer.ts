@@ -13,6 +13,7 @@ import type { VectorJob } from './vector/draw-vector.js'
 import type { VectorStyle } from './vector/vector-style.js'
 import type { VectorTilesRequest } from './vector/vector-tile-plan.js'
 import type { VectorTilesPlan } from './vector/vector-tiles.js'
+import type { ImageJob } from './image-job.js'
 
 export interface RendererDeps {
   run: RunOnPool
@@ -24,6 +25,9 @@ export interface RendererDeps {
   planVector?: (req: RenderRequest, style: VectorStyle) => Promise<VectorJob>
   /** The plan of vector tiles (MVT): database-encoded layers and file layers' features (vector/vector-tile-plan.ts). */
   planVectorTiles?: (req: VectorTilesRequest) => Promise<VectorTilesPlan>
+  /** The picture of a cascaded layer (type WMS): the remote's map for the request, fetched on the
+   *  event loop's thread (services/cascade's mapImage); a remote failure throws, nothing is drawn. */
+  planImage?: (req: RenderRequest) => Promise<ImageJob>
   /** Records that a granule file cannot be decoded; returns its location for messages. */
   markDamaged (path: string, reason: string): Promise<string>
 }
@@ -69,6 +73,10 @@ export function createRenderer (deps: RendererDeps) {
     async planVector (req: RenderRequest, style: VectorStyle): Promise<VectorJob> {
       if (!deps.planVector) throw new Error('this renderer draws no vector layers')
       return await deps.planVector(req, style)
+    },
+    async planImage (req: RenderRequest): Promise<ImageJob> {
+      if (!deps.planImage) throw new Error('this renderer draws no cascaded layers')
+      return await deps.planImage(req)
     },
     async planVectorTiles (req: VectorTilesRequest): Promise<VectorTilesPlan> {
       if (!deps.planVectorTiles) throw new Error('this renderer encodes no vector tiles')

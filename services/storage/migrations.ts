@@ -11,7 +11,13 @@ import { settingsMigrations } from '../settings/migrations.js'
 import { tilecacheMigrations } from '../tilecache/migrations.js'
 import { wfsMigrations } from '../wfs/migrations.js'
 
-export interface Migration { id: string, sql: string }
+export interface Migration {
+  id: string
+  sql: string
+  /** SQLite only: run with foreign keys off (SQLite's table rebuild, the only way to change a CHECK),
+   *  and the keys checked before the commit; no effect on PostgreSQL. */
+  foreignKeysOff?: boolean
+}
 
 export const ALL_MIGRATIONS: Migration[] = [
   ...coreMigrations,

@@ -8,6 +8,7 @@ import type { LayerGroupStore, LayerStore, WorkspaceStore } from '../catalog/sto
 import type { RuleStore } from '../security/store.js'
 import type { AppSchemaStore } from '../appschema/store.js'
 import type { DataStoreRows } from '../datastores/store.js'
+import type { CascadeRows } from '../cascade/store.js'
 import type { ServiceSettingsStore, SettingsStore } from '../settings/store.js'
 import type { BlobStoreStore, GridSetStore } from '../tilecache/store.js'
 import type { FeatureTypeRows } from '../vector/store.js'
@@ -31,6 +32,7 @@ export interface Stores {
   rules: RuleStore
   appschema: AppSchemaStore
   datastores: DataStoreRows
+  cascade: CascadeRows
   /** Feature types of PostGIS data stores, with their layers. */
   featureTypes: FeatureTypeRows
   styles: StyleStore

@@ -26,7 +26,7 @@ export function isTileFormat (s: string): s is TileFormat { return Object.hasOwn
 export function isImageFormat (f: TileFormat): f is EncodeFormat { return f !== MVT_FORMAT }
 
 /** Whether a tile layer has vector tiles: a vector layer or a layer group (its raster members left out). */
-export function vectorTileLayer (layer: Pick<LayerInfo, 'type'>): boolean { return layer.type !== 'RASTER' }
+export function vectorTileLayer (layer: Pick<LayerInfo, 'type'>): boolean { return layer.type === 'VECTOR' || layer.type === 'GROUP' }
 /** The formats a tile layer offers: every image format, and MVT for vector layers and groups. */
 export function formatsOf (layer: Pick<LayerInfo, 'type'>): TileFormat[] {
   return vectorTileLayer(layer) ? TILE_FORMATS : TILE_FORMATS.filter(isImageFormat)

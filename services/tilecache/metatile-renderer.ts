@@ -5,7 +5,7 @@
 // behind the render queue (interactive renders go ahead of seeding) and retries a vanished granule
 // once. The worker writes the tiles to the blob store's paths. A pyramid level is drawn from the
 // tiles under it instead.
-import type { LayerInfo } from '../catalog/layers.js'
+import { isCascaded, type LayerInfo } from '../catalog/layers.js'
 import { rectBounds, type GridSet, type Rect } from './grid-sets.js'
 import type { BlobStore, MetatileTarget, TileSet } from './blob-store.js'
 import { MVT_FORMAT, type TileFormat } from './formats.js'
@@ -60,7 +60,7 @@ export function metatileKey (spec: { layer: LayerInfo, gridSet: GridSet }, forma
 export interface DrawnLayer { layer: LayerInfo, style: string }
 
 export interface MetatileRendererDeps {
-  renderer: Pick<Renderer, 'plan' | 'planVector' | 'planVectorTiles' | 'run' | 'draw'>
+  renderer: Pick<Renderer, 'plan' | 'planVector' | 'planImage' | 'planVectorTiles' | 'run' | 'draw'>
   rasterStyleFor (workspace: string, style: string): Promise<RasterStyle | undefined>
   /** The vector style of a style name ('' : GeoServer's generic style). */
   vectorStyleFor (workspace: string, style: string): Promise<VectorStyle>
@@ -134,12 +134,14 @@ export function metatileRenderer ({ renderer, rasterStyleFor, vectorStyleFor, la
       }, req.layer.qualifiedName)
       return { writes: out.writes, error: writeError(out) }
     }
-    // A vector layer, or a group's layers in order: the features of the metatile and a buffer
+    // A vector layer, a cascaded layer (the remote's map of the metatile), or a group's layers in order: the features of the metatile and a buffer
     // around it (vector-plan.ts's margin) read once, labels placed in the metatile only (draw-vector.ts).
     const payload = async () => ({
-      jobs: await Promise.all(drawn.map(async ({ layer, style }) => layer.type === 'VECTOR'
-        ? await renderer.planVector(request(layer), await vectorStyleFor(layer.workspace, style || (layer.defaultStyle ?? '')))
-        : await renderer.plan(request(layer, style ? await rasterStyleFor(layer.workspace, style) : undefined)))),
+      jobs: await Promise.all(drawn.map(async ({ layer, style }) => isCascaded(layer)
+        ? await renderer.planImage(request(layer))
+        : layer.type === 'VECTOR'
+          ? await renderer.planVector(request(layer), await vectorStyleFor(layer.workspace, style || (layer.defaultStyle ?? '')))
+          : await renderer.plan(request(layer, style ? await rasterStyleFor(layer.workspace, style) : undefined)))),
       ...common
     })
     const out = await renderer.draw<MetatileResult>({ name: 'renderVectorMetatile', priority, key: req.key, signal: req.signal, payload }, req.layer.qualifiedName)

@@ -79,11 +79,11 @@ export function capabilitiesOperations ({ deps, tileCache }: WmsContext) {
         if (where.workspace && l.workspace !== where.workspace) continue
         const styles = allowedStyles(l)
         const def = defaultStyleOf(l)
-        if (l.type === 'VECTOR') {
+        if (l.type !== 'RASTER') {
           layers.push({
             name: where.workspace ? l.name : l.qualifiedName,
             title: l.name,
-            keywords: ['features', l.name],
+            keywords: [l.type === 'VECTOR' ? 'features' : 'cascaded', l.name],
             bbox: l.bbox ?? [-180, -90, 180, 90],
             nativeCrs: l.srs,
             styles: def ? [def, ...styles.filter((s) => s !== def)] : styles,

@@ -4,7 +4,7 @@
 import type { Principal } from '../auth/authenticator.js'
 import { coverageBandNames, defaultBandNames } from '../mosaics/coverage-fields.js'
 import { isMapwardenError, WmsInvalidFormat, WmsInvalidParameter, WmsLayerNotDefined, WmsLayerNotQueryable } from '../errors.js'
-import type { LayerInfo } from '../catalog/layers.js'
+import { isCascaded, type LayerInfo } from '../catalog/layers.js'
 import type { PixelResult } from '../render/map.js'
 import { INFO_FORMATS } from './capabilities.js'
 import { list, parsePoint, required, type Kvp } from './request.js'
@@ -44,6 +44,15 @@ export function featureInfoOperations (ctx: WmsContext) {
       // BUFFER: the search radius around the pixel, in pixels (GeoServer's vendor parameter).
       const buffer = q.BUFFER === undefined ? DEFAULT_BUFFER : Number(q.BUFFER)
       if (!Number.isInteger(buffer) || buffer < 0 || buffer > 1000) throw WmsInvalidParameter('BUFFER', JSON.stringify(q.BUFFER), 'a whole number of pixels from 0 to 1000 is expected')
+      // A cascaded layer is answered by its remote (the same map and pixel; its answer as it came),
+      // alone: an answer of one server's format cannot be merged with this one's.
+      const cascaded = queried.filter(([, l]) => isCascaded(l))
+      if (cascaded.length > 0) {
+        if (queried.length > 1 || !deps.cascadedInfo) throw WmsLayerNotQueryable(cascaded[0][0])
+        const crs = s.crs.code
+        const out = await deps.cascadedInfo(cascaded[0][1].qualifiedName, { crs, bbox: s.bbox, width: s.width, height: s.height, i, j, infoFormat, featureCount: count })
+        return { body: out.data.toString('utf8'), contentType: out.contentType }
+      }
       for (const [name, layer] of queried) {
         const k = s.layers.findIndex((l) => l.qualifiedName === layer.qualifiedName)
         if (k < 0) throw WmsLayerNotQueryable(name)

@@ -1,7 +1,7 @@
 // What the WMS operations share: their collaborators, how a layer name of the request becomes a
 // layer the caller may read (through the tile cache's authorizer), and the render job of one layer.
 import type { Principal } from '../auth/authenticator.js'
-import { isLayerGroup, type LayerInfo } from '../catalog/layers.js'
+import { isCascaded, isLayerGroup, type LayerInfo } from '../catalog/layers.js'
 import type { GroupLayer, LayerGroup, LayerGroupService } from '../catalog/layer-groups.js'
 import type { TileCache } from '../tilecache/tile-cache.js'
 import type { Renderer } from '../render/renderer.js'
@@ -12,6 +12,7 @@ import type { RasterStyle, RenderRequest } from '../render/render-types.js'
 import type { RenderJob } from '../render/raster/mosaic-types.js'
 import type { MapFormat } from '../render/map.js'
 import type { VectorJob } from '../render/vector/draw-vector.js'
+import type { ImageJob } from '../render/image-job.js'
 import type { VectorStyle } from '../render/vector/vector-style.js'
 import type { Feature } from '../vector/source.js'
 import type { MapSpec } from './map-spec.js'
@@ -29,13 +30,15 @@ export interface WmsDeps {
     vectorStyleFor (workspace: string | undefined, styleName: string): Promise<VectorStyle>
   }
   /** Every picture (maps, pixel values, exception images) is drawn through the render entry. */
-  renderer: Pick<Renderer, 'plan' | 'planVector' | 'run' | 'draw'>
+  renderer: Pick<Renderer, 'plan' | 'planVector' | 'planImage' | 'run' | 'draw'>
   /** Layer groups: found by the name a request gives them, drawn as their layers. */
   layerGroups: Pick<LayerGroupService, 'byRef' | 'layersOf' | 'all'>
   /** The WMS settings: the capabilities' Service section and whether the service answers. */
   serviceSettings: Pick<ServiceSettingsService, 'get' | 'local'>
   maxSize: number
   /** A vector layer's features that meet an area of the map (GetFeatureInfo); absent: none are read. */
+  /** GetFeatureInfo of a cascaded WMS layer: the remote's answer (services/cascade's featureInfo). */
+  cascadedInfo?: (layer: string, q: { crs: string, bbox: [number, number, number, number], width: number, height: number, i: number, j: number, infoFormat: string, featureCount: number }) => Promise<{ data: Buffer, contentType: string }>
   featuresAt?: (layer: string, area: [number, number, number, number], crs: string, proj4Defs: Record<string, string> | undefined, limit: number) => Promise<{ features: Feature[], dataCrs: string }>
 }
 
@@ -134,8 +137,13 @@ export function createWmsContext (deps: WmsDeps) {
   }
 
   /** The drawing job of the map's i-th layer: a vector layer's features and style, or a raster render plan. */
-  async function planLayer (s: MapSpec, i: number): Promise<RenderJob | VectorJob> {
+  async function planLayer (s: MapSpec, i: number): Promise<RenderJob | VectorJob | ImageJob> {
     const layer = s.layers[i]
+    if (isCascaded(layer)) {
+      const req: RenderRequest = { layer: layer.qualifiedName, crs: s.crs.code, bbox: s.bbox, width: s.width, height: s.height }
+      if (s.crs.proj4Defs) req.proj4Defs = s.crs.proj4Defs
+      return await deps.renderer.planImage(req)
+    }
     if (layer.type !== 'VECTOR') return await plan(layer, s.styles[i], s, s.bbox, s.width, s.height)
     const req: RenderRequest = { layer: layer.qualifiedName, crs: s.crs.code, bbox: s.bbox, width: s.width, height: s.height, cqlFilter: s.q.CQL_FILTER }
     if (s.crs.proj4Defs) req.proj4Defs = s.crs.proj4Defs

@@ -3,6 +3,7 @@
 // (seed-queue.ts). Migrations run once under a cluster-wide lock; changes are announced to every
 // instance (change-bus.ts); start-up recovery of shared files runs only on the first instance to
 // start (nodes.ts).
+import { createPgCascadeRows } from '../../cascade/pg-store.js'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Stores } from '../stores.js'
@@ -51,6 +52,7 @@ export async function openPgStores (url: string, dataDir: string, { fault, onErr
     rules: createPgRuleStore(db, fault),
     appschema: createPgAppSchemaStore(db),
     datastores: createPgDataStoreRows(db),
+    cascade: createPgCascadeRows(db),
     featureTypes: createPgFeatureTypeRows(db),
     styles: createPgStyleStore(db),
     mosaics: createPgMosaicStore(db),

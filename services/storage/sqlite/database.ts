@@ -30,10 +30,19 @@ export function migrate (db: Db, migrations: Migration[]): string[] {
   const record = db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)')
   for (const m of migrations) {
     if (done.has(m.id)) continue
-    db.transaction(() => {
-      db.exec(m.sql)
-      record.run(m.id, new Date().toISOString())
-    })()
+    // A table rebuild (create, copy, drop, rename) would cascade its drop into the referring tables
+    // with foreign keys on; they are off for it (outside the transaction, as SQLite requires) and
+    // every key is checked before the commit.
+    if (m.foreignKeysOff) db.pragma('foreign_keys = OFF')
+    try {
+      db.transaction(() => {
+        db.exec(m.sql)
+        if (m.foreignKeysOff && (db.pragma('foreign_key_check') as unknown[]).length > 0) throw new Error(`migration ${m.id} left rows whose foreign keys point nowhere`)
+        record.run(m.id, new Date().toISOString())
+      })()
+    } finally {
+      if (m.foreignKeysOff) db.pragma('foreign_keys = ON')
+    }
     applied.push(m.id)
   }
   return applied

@@ -1,5 +1,6 @@
 // The embedded default: every area's store on the SQLite catalog in the data directory, this
 // process's seed queue and metatile locks (seed-queue.ts). One process owns the data directory.
+import { createSqliteCascadeRows } from '../../cascade/sqlite-store.js'
 import fs from 'node:fs'
 import { openDatabase, type Db } from './database.js'
 import { lockDataDir } from './data-dir-lock.js'
@@ -45,6 +46,7 @@ export async function openSqliteStores (dataDir: string, { fault }: { fault?: Fa
     rules: createSqliteRuleStore(db, fault),
     appschema: createSqliteAppSchemaStore(db),
     datastores: createSqliteDataStoreRows(db),
+    cascade: createSqliteCascadeRows(db),
     featureTypes: createSqliteFeatureTypeRows(db),
     styles: createSqliteStyleStore(db),
     mosaics: createSqliteMosaicStore(db),
