@@ -107,7 +107,6 @@ function symbolizer (s: GsSymbolizer, el: XmlElement | undefined): Symbolizer | 
       return out
     }
     case 'Line': {
-      if (s.graphicFill !== undefined) throw InvalidStyle(' a LineSymbolizer\'s Stroke GraphicFill is not drawn yet (GraphicStroke is)')
       const dynamic = dynamicOf(strokeParams(at(el, 'Stroke')), 'LineSymbolizer')
       const lit = (f: DynamicField, v: unknown) => dynamic?.[f] ? undefined : v
       const out: Symbolizer = { kind: 'line', stroke: stroke(lit('stroke', s.color), lit('stroke-width', s.width), lit('stroke-opacity', s.opacity), s.dasharray, s.cap, s.join, 'LineSymbolizer') }
@@ -118,6 +117,7 @@ function symbolizer (s: GsSymbolizer, el: XmlElement | undefined): Symbolizer | 
         // A Stroke of a GraphicStroke draws no line of its own unless it gives a colour.
         if (s.color === undefined && dynamic?.stroke === undefined) out.stroke.width = 0
       }
+      if (s.graphicFill !== undefined) out.graphicFill = literalGraphic(s.graphicFill as GsSymbolizer, at(el, 'Stroke', 'GraphicFill', 'Graphic'), 'Stroke GraphicFill')
       if (dynamic) out.dynamic = dynamic
       return out
     }

@@ -68,7 +68,7 @@ function drawn (s: Exclude<Symbolizer, TextSymbolizer>, g: PixelGeometry, graphi
     const off = (l: Xy[], closed: boolean) => s.offset ? offsetLine(l, s.offset, closed) : l
     const lines = [...g.lines.map((l) => ({ l: off(l, false), closed: false })), ...g.polygons.flatMap((p) => p.map((r) => ({ l: off(r, true), closed: true })))]
     if (lines.length === 0) return ''
-    let out = s.stroke.width > 0 ? `<path d="${lines.map(({ l, closed }) => pathOf(l, closed)).join('')}" fill="none"${strokeAttrs(s.stroke)}/>` : ''
+    let out = s.stroke.width > 0 ? `<path d="${lines.map(({ l, closed }) => pathOf(l, closed)).join('')}" fill="none"${strokeAttrs(s.stroke, s.graphicFill && graphics.fill(s.graphicFill))}/>` : ''
     if (s.graphicStroke) {
       const gs = s.graphicStroke
       const step = gs.image?.data && gs.image.width && gs.image.height ? (gs.image.ownSize ? gs.image.width : gs.size * gs.image.width / gs.image.height) : gs.size
