@@ -2,6 +2,7 @@
 // through the mapserv CGI): the bench mosaic's VRT as one raster layer `mosaic`, nearest
 // neighbour, RGBA PNG, over the mosaic's extent.
 import type { BBox } from '../services/tilecache/grid-sets.js'
+import { PNG_OUTPUTFORMAT } from '../test/fixtures/mapserver.js'
 
 /** The bench mosaic's extent (lon 0..20, lat 40..60). */
 export const BENCH_LONLAT: BBox = [0, 40, 20, 60]
@@ -13,14 +14,7 @@ export function mapfile (vrt: string, onlineResource?: string): string {
   SIZE 512 512
   UNITS DD
   PROJECTION "init=epsg:4326" END
-  OUTPUTFORMAT
-    NAME "png"
-    DRIVER "AGG/PNG"
-    MIMETYPE "image/png"
-    IMAGEMODE RGBA
-    EXTENSION "png"
-    TRANSPARENT ON
-  END
+${PNG_OUTPUTFORMAT}
   WEB
     METADATA
       "wms_title" "bench"${onlineResource ? `\n      "wms_onlineresource" "${onlineResource}"` : ''}

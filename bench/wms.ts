@@ -57,7 +57,7 @@ for i in range(processes - 1):
 Server(('127.0.0.1', port), Handler).serve_forever()
 `
 
-const haveMapscript = () => haveBenchTool(() => spawnSync('/usr/bin/python3', ['-c', 'import mapscript'], { stdio: 'ignore' }).status === 0)
+export const haveMapscript = () => haveBenchTool(() => spawnSync('/usr/bin/python3', ['-c', 'import mapscript'], { stdio: 'ignore' }).status === 0)
 
 async function freePort (): Promise<number> {
   const srv = net.createServer()
@@ -67,17 +67,27 @@ async function freePort (): Promise<number> {
   return port
 }
 
-async function startMapserver (): Promise<{ url: string, child: ChildProcess, dir: string }> {
+/**
+ * MapServer 8 in two mapscript processes on a loopback port, on the mapfile `mapfileOf` writes
+ * (given the folder it is written to and the server's online resource); `url` is the query `params`
+ * on it, answered with a PNG once it has started. `stop()` ends it and removes its folder.
+ */
+export async function startMapscript (mapfileOf: (dir: string, onlineResource: string) => string, params: string): Promise<{ url: string, child: ChildProcess, dir: string, stop: () => void }> {
   const port = await freePort()
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-bench-mapserver-'))
-  fs.writeFileSync(path.join(dir, 'bench.map'), mapfile(path.join(DATA, 'mosaic.vrt'), `http://127.0.0.1:${port}/?`))
+  fs.writeFileSync(path.join(dir, 'bench.map'), mapfileOf(dir, `http://127.0.0.1:${port}/?`))
   const child = spawn('/usr/bin/python3', ['-c', MAPSERVER, path.join(dir, 'bench.map'), String(port), '2'], { stdio: 'ignore', detached: true })
-  const url = `http://127.0.0.1:${port}/?${MAP_PARAMS.replace('%s', 'mosaic')}`
+  const url = `http://127.0.0.1:${port}/?${params}`
+  const stop = () => {
+    try { process.kill(-child.pid!, 'SIGTERM') } catch { /* gone */ }
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
   for (let i = 0; i < 100; i++) { // until it answers (a second or two)
     const ok = await fetch(url).then((r) => r.ok && r.headers.get('content-type') === 'image/png').catch(() => false)
-    if (ok) return { url, child, dir }
+    if (ok) return { url, child, dir, stop }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
+  stop()
   throw new Error('MapServer did not start')
 }
 
@@ -96,17 +106,14 @@ export async function run (): Promise<Figure[]> {
     const mw = await load(ours, {}, SECONDS, CONNECTIONS)
     figures.push({ name: `GetMap 512x512 PNG, ${CONNECTIONS} clients, mapwarden`, value: round(mw.rps), unit: 'req/s', note: `p99 ${mw.p99} ms, ${mw.errors} errors` })
     if (haveMapscript()) {
-      const ms = await startMapserver()
+      const ms = await startMapscript((_dir, online) => mapfile(path.join(DATA, 'mosaic.vrt'), online), MAP_PARAMS.replace('%s', 'mosaic'))
       try {
         await load(ms.url, {}, 2, CONNECTIONS)
         const them = await load(ms.url, {}, SECONDS, CONNECTIONS)
         figures.push(
           { name: `GetMap 512x512 PNG, ${CONNECTIONS} clients, MapServer 8 (mapscript, 2 processes)`, value: round(them.rps), unit: 'req/s', note: `p99 ${them.p99} ms, ${them.errors} errors` },
           { name: 'GetMap mapwarden / MapServer', value: round(mw.rps / them.rps), unit: 'ratio', note: 'target >= 1.0' })
-      } finally {
-        try { process.kill(-ms.child.pid!, 'SIGTERM') } catch { /* gone */ }
-        fs.rmSync(ms.dir, { recursive: true, force: true })
-      }
+      } finally { ms.stop() }
     } else figures.push({ name: 'MapServer', value: 0, unit: '', note: 'python3-mapscript is not installed' })
 
     // Tiled WMS hit against the cached WMTS GET of the same tile (both HIT after the first).

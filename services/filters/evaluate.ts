@@ -1,9 +1,11 @@
 // The filter tree evaluated on one feature: for a source without SQL (a shapefile) and for an SLD
-// rule choosing the features it draws. Its properties and the envelope of its geometry. By default
+// rule choosing the features it draws. Its properties, its geometry and the envelope of it; an SLD
+// rule's functions (`expr` operands) evaluated by render/vector/expression.ts. By default
 // the answers are SQL's, as the compiled forms give them: a comparison with a null (missing) value
 // is unknown, and unknown is not a match, also under NOT (three-valued logic). An SLD rule follows
 // GeoTools instead (`twoValued`): a comparison with a null is false, so NOT of it is true. LIKE as
 // ECQL (case-sensitive; ILIKE folds ASCII letters as SQLite's LIKE).
+import { evaluateWith } from '../render/vector/expression.js'
 import type { Geo } from '../wfs/geometry.js'
 import { spatialMatch, toJts, type JtsGeometry } from './spatial.js'
 import type { Envelope, Expression, Filter, Value } from './tree.js'
@@ -22,8 +24,12 @@ function normalise (v: unknown): Value {
   return String(v)
 }
 
+/** true/false written as text (an SLD literal) read as the boolean it is compared with (`in`'s answer), as GeoTools converts it. */
+const asBoolean = (v: Value, other: Value): Value => typeof other === 'boolean' && typeof v === 'string' && /^\s*(true|false)\s*$/i.test(v) ? /true/i.test(v) : v
+
 function compare (a: Value, b: Value): number | null {
   if (a === null || b === null) return null
+  a = asBoolean(a, b); b = asBoolean(b, a)
   if (typeof a === 'boolean') a = a ? 1 : 0
   if (typeof b === 'boolean') b = b ? 1 : 0
   if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0
@@ -77,7 +83,7 @@ export function recordView (props: Record<string, unknown>, envelope?: Envelope,
 export function matches (filter: Filter, f: FeatureView, { twoValued = false } = {}): boolean {
   const likes = new Map<Filter, RegExp>()
   let own: JtsGeometry | null | undefined
-  const val = (e: Expression): Value => e.k === 'value' ? e.v : normalise(f.property(e.name))
+  const val = (e: Expression): Value => e.k === 'value' ? e.v : e.k === 'expr' ? normalise(evaluateWith(e.e, (name) => f.property(name))) : normalise(f.property(e.name))
   // Unknown is false in two-valued logic: AND and OR already treat it so, NOT turns it into true.
   const not = (x: Tri): Tri => x === null ? (twoValued ? true : null) : !x
   const ev = (n: Filter): Tri => {

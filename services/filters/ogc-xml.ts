@@ -6,22 +6,44 @@
 // id filters (fes:ResourceId rid, ogc:FeatureId fid, ogc:GmlObjectId gml:id) as one `fid` node.
 // Property names are resolved against the source's schema (a namespace prefix and a leading
 // feature-type step dropped); literals are typed for the attribute they meet. Anything else
-// (spatial operators past BBOX, functions, arithmetic) is refused naming the operator: never ignored.
+// (functions, arithmetic, temporal operators) is refused naming the operator: never ignored.
+// An SLD rule's ogc:Filter is read here too, before the layer it draws is known (no `attributes`,
+// no `crs`): names are kept as written, a literal that reads as a number is one (evaluate.ts
+// compares as GeoTools does), functions and arithmetic are read by the context's `expression`
+// (styles/sld-expression.ts) and evaluated per feature, BBOX is the Intersects of its envelope
+// (GeoTools evaluates it so in memory), and spatial literals wait in the CRS their srsName names
+// (spatial.ts inCrs takes them to the layer's when a map is planned).
 import { InvalidCql, InvalidXmlFilter, isMapwardenError, UnsupportedFilterOperator } from '../errors.js'
 import { builtinProj4Def, isNorthingFirst, normalizeCrs, transformBbox } from '../render/crs.js'
 import { parseGml } from '../wfs/gml-input.js'
 import { envelopeOf, reprojector, type Geo } from '../wfs/geometry.js'
 import type { XmlElement } from '../files/xml.js'
 import { isoInstant, type FilterSchema } from './ecql.js'
-import { distanceInCrsUnits } from './spatial.js'
+import type { Expr } from '../render/vector/expression.js'
+import { distanceInCrsUnits, envelopePolygon } from './spatial.js'
 import { allOf, anyOf, not, type ComparisonOp, type Envelope, type Expression, type Filter, type SpatialOp, type Value } from './tree.js'
 
-export interface OgcFilterContext extends FilterSchema {
+export type OgcFilterContext = WfsFilterContext | SldFilterContext
+
+export interface WfsFilterContext extends FilterSchema {
   /** The local id of a resource id (`places.12` → `12`); undefined when it names another type. */
   localId (id: string): string | undefined
   /** Attribute names are whole XPaths (an app-schema type's `gsml:specification/gml:name`): matched as written. */
   xpaths?: boolean
+  expression?: undefined
 }
+
+/** An SLD rule's filter: no schema, no CRS, no ids; functions and arithmetic read by `expression`. */
+export interface SldFilterContext {
+  attributes?: undefined
+  crs?: undefined
+  localId?: undefined
+  xpaths?: undefined
+  expression (el: XmlElement): Expr
+}
+
+const EXPRESSIONS = new Set(['Function', 'Add', 'Sub', 'Mul', 'Div'])
+const NUMBER = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/
 
 const COMPARISONS: Record<string, ComparisonOp> = {
   PropertyIsEqualTo: '=', PropertyIsNotEqualTo: '<>', PropertyIsLessThan: '<', PropertyIsGreaterThan: '>',
@@ -51,6 +73,7 @@ export function parseOgcFilter (el: XmlElement, ctx: OgcFilterContext): Filter {
 
 function ids (els: XmlElement[], ctx: OgcFilterContext): Filter {
   const out: string[] = []
+  if (!ctx.localId) throw UnsupportedFilterOperator(els[0].local, 'an SLD rule chooses features by their attributes and geometry')
   for (const e of els) {
     const id = e.attrs.rid ?? e.attrs.fid ?? e.attrs['gml:id'] ?? e.attrs.id ?? Object.entries(e.attrs).find(([k]) => k.endsWith(':id'))?.[1]
     if (id === undefined || id === '') throw InvalidXmlFilter(`${e.local} without an id`)
@@ -60,25 +83,31 @@ function ids (els: XmlElement[], ctx: OgcFilterContext): Filter {
   return { k: 'fid', ids: out }
 }
 
-function typeOf (ctx: OgcFilterContext, name: string): string {
-  return ctx.attributes.find((a) => a.name === name)!.type
+/** The attribute's type; undefined in an SLD rule (no schema). */
+function typeOf (ctx: OgcFilterContext, name: string): string | undefined {
+  return ctx.attributes?.find((a) => a.name === name)!.type
 }
 
 function propertyName (ctx: OgcFilterContext, raw: string): string {
   // vx:name, places/name, vx:places/vx:name, @name: the last step, without its prefix.
-  if (ctx.xpaths) {
+  if (ctx.xpaths === true) {
     const a = ctx.attributes.find((x) => x.name === raw.trim())
     if (!a) throw InvalidXmlFilter(`unknown property ${JSON.stringify(raw.trim().slice(0, 80))}; the type has ${ctx.attributes.map((x) => x.name).join(', ')}`)
     return a.name
   }
   const step = raw.trim().split('/').filter((s) => s !== '').pop() ?? ''
   const local = step.replace(/^@/, '').slice(step.indexOf(':') + 1)
+  if (!ctx.attributes) {
+    if (local === '') throw InvalidXmlFilter('an empty property name')
+    return local
+  }
   const a = ctx.attributes.find((x) => x.name === local) ?? ctx.attributes.find((x) => x.name.toLowerCase() === local.toLowerCase())
   if (!a) throw InvalidXmlFilter(`unknown property ${JSON.stringify(raw.trim().slice(0, 80))}; the type has ${ctx.attributes.map((x) => x.name).join(', ')}`)
   return a.name
 }
 
-function literal (text: string, type: string | undefined): Value {
+function literal (text: string, type: string | undefined, ctx: OgcFilterContext): Value {
+  if (!ctx.attributes) return NUMBER.test(text) ? Number(text) : text
   if (type === 'Integer' || type === 'Double') {
     const n = Number(text.trim())
     if (text.trim() === '' || !Number.isFinite(n)) throw InvalidXmlFilter(`${JSON.stringify(text.slice(0, 40))} is not a number`)
@@ -95,6 +124,14 @@ function literal (text: string, type: string | undefined): Value {
 }
 
 const isProperty = (e: XmlElement) => e.local === 'ValueReference' || e.local === 'PropertyName'
+/** A property or, in an SLD rule, a function or arithmetic: what an operator's subject may be. */
+const isSubject = (e: XmlElement, ctx: OgcFilterContext) => isProperty(e) || (ctx.expression !== undefined && EXPRESSIONS.has(e.local))
+
+/** A function or arithmetic of an SLD rule; refused in a WFS filter. */
+function expressionOf (e: XmlElement, ctx: OgcFilterContext): Expression {
+  if (!ctx.expression || !EXPRESSIONS.has(e.local)) throw UnsupportedFilterOperator(e.local, 'operands are property names and literals (no functions or arithmetic)')
+  return { k: 'expr', e: ctx.expression(e) }
+}
 
 /** The operands of a binary operator: a property and a literal (either order), typed together. */
 function operands (el: XmlElement, ctx: OgcFilterContext): [Expression, Expression] {
@@ -108,16 +145,16 @@ function operands (el: XmlElement, ctx: OgcFilterContext): [Expression, Expressi
       if (typeOf(ctx, name) === 'Geometry') throw InvalidXmlFilter(`geometry property ${name} can only be used in spatial operators (BBOX, Intersects, DWithin...)`)
       return { k: 'property', name }
     }
-    if (e.local === 'Literal') return { k: 'value', v: literal(e.text, type) }
-    throw UnsupportedFilterOperator(e.local, 'operands are property names and literals (no functions or arithmetic)')
+    if (e.local === 'Literal') return { k: 'value', v: literal(e.text, type, ctx) }
+    return expressionOf(e, ctx)
   }
   return [expr(args[0]), expr(args[1])]
 }
 
 function single (el: XmlElement, ctx: OgcFilterContext): Expression {
-  const p = el.children.find(isProperty)
+  const p = el.children.find((c) => isSubject(c, ctx))
   if (!p) throw InvalidXmlFilter(`${el.local} needs a property name`)
-  return { k: 'property', name: propertyName(ctx, p.text) }
+  return isProperty(p) ? { k: 'property', name: propertyName(ctx, p.text) } : expressionOf(p, ctx)
 }
 
 /** A filter LIKE pattern with the request's characters as the tree's (% any run, _ one, \ escape). */
@@ -151,10 +188,13 @@ function operator (el: XmlElement, ctx: OgcFilterContext, depth: number): Filter
   const op = COMPARISONS[name]
   if (op) {
     const [l, r] = operands(el, ctx)
-    const text = (l.k === 'property' && typeOf(ctx, l.name) === 'String') || (r.k === 'property' && typeOf(ctx, r.name) === 'String')
+    // Text compared: a String attribute, or in an SLD rule (no schema) a literal that is no number.
+    const text = ctx.attributes
+      ? (l.k === 'property' && typeOf(ctx, l.name) === 'String') || (r.k === 'property' && typeOf(ctx, r.name) === 'String')
+      : [l, r].some((x) => x.k === 'value' && typeof x.v === 'string')
     if (text && /^false$/i.test(el.attrs.matchCase ?? '') && (op === '=' || op === '<>')) {
       // matchCase="false": a case-insensitive equality, as an ILIKE of the literal quoted.
-      const [p, v] = l.k === 'property' ? [l, r] : [r, l]
+      const [p, v] = l.k !== 'value' ? [l, r] : [r, l]
       if (v.k === 'value') {
         const f: Filter = { k: 'like', e: p, pattern: String(v.v).replace(/[%_\\]/g, (c) => '\\' + c), ci: true }
         return op === '=' ? f : not(f)
@@ -175,16 +215,26 @@ function operator (el: XmlElement, ctx: OgcFilterContext, depth: number): Filter
   if (name === 'PropertyIsNull' || name === 'PropertyIsNil') return { k: 'null', e: single(el, ctx) }
   if (name === 'PropertyIsBetween') {
     const e = single(el, ctx)
-    const type = typeOf(ctx, (e as { name: string }).name)
-    const bound = (which: string) => {
+    const type = e.k === 'property' ? typeOf(ctx, e.name) : undefined
+    const bound = (which: string): Expression => {
       const b = el.children.find((c) => c.local === which)
       const lit = b?.children.find((c) => c.local === 'Literal')
+      // An SLD rule's bound may be an expression too (GeoTools reads any there).
+      const other = lit ? undefined : b?.children.find((c) => isSubject(c, ctx) && ctx.expression)
+      if (other) return isProperty(other) ? { k: 'property', name: propertyName(ctx, other.text) } : expressionOf(other, ctx)
       if (!lit) throw InvalidXmlFilter(`PropertyIsBetween needs a ${which} with a Literal`)
-      return { k: 'value' as const, v: literal(lit.text, type) }
+      return { k: 'value' as const, v: literal(lit.text, type, ctx) }
     }
     return { k: 'between', e, lo: bound('LowerBoundary'), hi: bound('UpperBoundary') }
   }
-  if (name === 'BBOX') return bbox(el, ctx)
+  if (name === 'BBOX') {
+    const prop = el.children.find(isProperty)
+    if (prop) geometryName(ctx, prop.text)
+    const { env, crs } = envelope(el, ctx)
+    // An SLD rule: the Intersects of the envelope, in its CRS until the layer's is known.
+    if (!ctx.crs) return { k: 'spatial', op: 'intersects', name: prop ? propertyName(ctx, prop.text) : '', geo: envelopePolygon(env), distance: 0, unresolved: { ...(crs ? { crs } : {}), box: true } }
+    return { k: 'bbox', env }
+  }
   if (ID_ELEMENTS.has(name)) return ids([el], ctx)
   if (SPATIAL.has(name)) return spatial(el, ctx)
   if (TEMPORAL.has(name)) throw UnsupportedFilterOperator(name, 'temporal operators are not supported; compare the time property instead')
@@ -192,35 +242,43 @@ function operator (el: XmlElement, ctx: OgcFilterContext, depth: number): Filter
 }
 
 
+/** A geometry property named in a spatial operator: checked against the schema (an SLD rule keeps it as written). */
+function geometryName (ctx: OgcFilterContext, raw: string): string {
+  const name = propertyName(ctx, raw)
+  if (ctx.attributes && typeOf(ctx, name) !== 'Geometry') throw InvalidXmlFilter(`${name} is not a geometry property`)
+  return name
+}
+
 /**
  * A spatial operator (Intersects, Within, Contains, Disjoint, Touches, Overlaps, Crosses, Equals,
  * DWithin, Beyond): the geometry property (else the type's default geometry), a GML geometry (GML
  * 2, 3.1.1 or 3.2; a gml:Envelope as its polygon) taken to the source's CRS, and for DWithin and
- * Beyond the Distance (uom in FES 2.0, units in Filter 1.x).
+ * Beyond the Distance (uom in FES 2.0, units in Filter 1.x). In an SLD rule the default geometry
+ * is named '' and the literal stays in its srsName's CRS (`unresolved`).
  */
 function spatial (el: XmlElement, ctx: OgcFilterContext): Filter {
   const op = el.local.toLowerCase() as SpatialOp
   const prop = el.children.find(isProperty)
-  let name: string
-  if (prop) {
-    name = propertyName(ctx, prop.text)
-    if (typeOf(ctx, name) !== 'Geometry') throw InvalidXmlFilter(`${name} is not a geometry property`)
-  } else {
+  let name = ''
+  if (prop) name = geometryName(ctx, prop.text)
+  else if (ctx.attributes) {
     const g = ctx.attributes.find((a) => a.type === 'Geometry')
     if (!g) throw InvalidXmlFilter(`${el.local}: the type has no geometry`)
     name = g.name
   }
   const literal = el.children.find((c) => !isProperty(c) && c.local !== 'Distance')
   if (!literal) throw InvalidXmlFilter(`${el.local} needs a GML geometry`)
-  if (literal.local === 'Literal' || literal.local === 'Function' || literal.local === 'PropertyName') {
+  if (literal.local === 'Literal' || EXPRESSIONS.has(literal.local)) {
     throw UnsupportedFilterOperator(literal.local, `${el.local} compares a property with a GML geometry`)
   }
   let geo: Geo
   let from: string | undefined
+  let box = false
   if (literal.local === 'Envelope' || literal.local === 'Box') {
-    const b = bbox({ ...el, children: [literal] }, { ...ctx, crs: ctx.crs })
-    const [x0, y0, x1, y1] = (b as { env: Envelope }).env
-    geo = { type: 'Polygon', coordinates: [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]] }
+    const e = envelope({ ...el, children: [literal] }, ctx)
+    geo = envelopePolygon(e.env)
+    from = e.crs
+    box = true
   } else {
     let g
     try { g = parseGml(literal, 'filter') } catch (err) {
@@ -229,32 +287,31 @@ function spatial (el: XmlElement, ctx: OgcFilterContext): Filter {
     }
     geo = g.geo
     from = g.crs ?? (el.attrs.srsName ? crsName(el.attrs.srsName)?.code : undefined)
-    if (from && from !== normalizeCrs(ctx.crs)) {
+    if (ctx.crs && from && from !== normalizeCrs(ctx.crs)) {
       try { geo = reprojector(from, ctx.crs)(geo) } catch { throw InvalidXmlFilter(`the geometry cannot be taken from ${from} to ${ctx.crs}`) }
     }
     const e = envelopeOf(geo)
-    if (!e || !e.every(Number.isFinite)) throw InvalidXmlFilter(`the geometry cannot be taken from ${from ?? ctx.crs} to ${ctx.crs}`)
+    if (!e || !e.every(Number.isFinite)) throw InvalidXmlFilter(`the geometry cannot be taken from ${from ?? ctx.crs ?? 'its CRS'} to ${ctx.crs ?? 'the layer\'s'}`)
   }
   let distance = 0
+  let unit: string | undefined
   if (op === 'dwithin' || op === 'beyond') {
     const d = el.children.find((c) => c.local === 'Distance')
     if (!d) throw InvalidXmlFilter(`${el.local} needs a Distance`)
     const n = Number(d.text.trim())
     if (d.text.trim() === '' || !Number.isFinite(n) || n < 0) throw InvalidXmlFilter(`${el.local}: distance ${JSON.stringify(d.text.slice(0, 40))} is not a number of at least 0`)
-    distance = distanceInCrsUnits(n, d.attrs.uom ?? d.attrs.units, ctx.crs)
+    unit = d.attrs.uom ?? d.attrs.units
+    distance = ctx.crs ? distanceInCrsUnits(n, unit, ctx.crs) : n
   }
-  return { k: 'spatial', op, name, geo, distance }
+  if (ctx.crs) return { k: 'spatial', op, name, geo, distance }
+  return { k: 'spatial', op, name, geo, distance, unresolved: { ...(from ? { crs: from } : {}), ...(unit ? { unit } : {}), ...(box ? { box } : {}) } }
 }
 
-/** An envelope's corners in the source's CRS, minx, miny, maxx, maxy. */
-function bbox (el: XmlElement, ctx: OgcFilterContext): Filter {
-  const prop = el.children.find(isProperty)
-  if (prop) {
-    const n = propertyName(ctx, prop.text)
-    if (typeOf(ctx, n) !== 'Geometry') throw InvalidXmlFilter(`${n} is not a geometry property`)
-  }
+/** An envelope's corners (a gml:Envelope or gml:Box child of `el`), minx, miny, maxx, maxy: in the
+ *  source's CRS; in an SLD rule (no CRS yet) easting first in the CRS its srsName names, `crs`. */
+function envelope (el: XmlElement, ctx: OgcFilterContext): { env: Envelope, crs?: string } {
   const g = el.children.find((c) => c.local === 'Envelope' || c.local === 'Box')
-  if (!g) throw InvalidXmlFilter('BBOX needs a gml:Envelope or gml:Box')
+  if (!g) throw InvalidXmlFilter(`${el.local} needs a gml:Envelope or gml:Box`)
   const nums = (s: string | undefined, what: string, count: number) => {
     const v = (s ?? '').trim().split(/[\s,]+/).filter((x) => x !== '').map(Number)
     if (v.length !== count || !v.every(Number.isFinite)) throw InvalidXmlFilter(`${what} must hold ${count} numbers`)
@@ -274,17 +331,19 @@ function bbox (el: XmlElement, ctx: OgcFilterContext): Filter {
   }
   const srs = g.attrs.srsName ?? el.attrs.srsName
   let env: Envelope = [c[0], c[1], c[2], c[3]]
+  let from: string | undefined
   if (srs) {
     const crs = crsName(srs)
     if (!crs) throw InvalidXmlFilter(`unknown CRS ${JSON.stringify(srs.slice(0, 80))}`)
     if (crs.latFirst) env = [c[1], c[0], c[3], c[2]]
-    if (crs.code !== normalizeCrs(ctx.crs)) {
+    if (!ctx.crs) from = crs.code
+    else if (crs.code !== normalizeCrs(ctx.crs)) {
       try { env = transformBbox(env, crs.code, ctx.crs) } catch { throw InvalidXmlFilter(`unsupported CRS ${JSON.stringify(srs.slice(0, 80))}`) }
       if (!env.every(Number.isFinite)) throw InvalidXmlFilter(`the envelope cannot be taken from ${srs.slice(0, 80)} to ${ctx.crs}`)
     }
   }
   if (env[0] > env[2] || env[1] > env[3]) throw InvalidXmlFilter(`the envelope's lower corner is above its upper corner: ${c.join(' ')}`)
-  return { k: 'bbox', env }
+  return from ? { env, crs: from } : { env }
 }
 
 /**

@@ -32,6 +32,7 @@ export const quotePgName = (name: string): string => `"${name.replace(/"/g, '""'
 export function toPg (filter: Filter, target: PgTarget, bind: Bind): string {
   const expr = (e: Expression, text = false): string => {
     if (e.k === 'value') return target.value(e.v, bind)
+    if (e.k === 'expr') throw InvalidFeatureQuery('filter functions are evaluated by the renderer only')
     return text ? target.propertyText(e.name, bind) : target.property(e.name, bind)
   }
   const compile = (n: Filter): string => {

@@ -7,9 +7,9 @@
 import GeometryFactory from 'jsts/org/locationtech/jts/geom/GeometryFactory.js'
 import GeoJSONReader from 'jsts/org/locationtech/jts/io/GeoJSONReader.js'
 import 'jsts/org/locationtech/jts/monkey.js'
-import { isGeographic, METRES_PER_DEGREE, normalizeCrs } from '../render/crs.js'
-import type { Geo } from '../wfs/geometry.js'
-import type { Envelope, SpatialFilter } from './tree.js'
+import { isGeographic, METRES_PER_DEGREE, normalizeCrs, transformBbox } from '../render/crs.js'
+import { envelopeOf, reprojector, type Geo } from '../wfs/geometry.js'
+import type { Envelope, Filter, SpatialFilter } from './tree.js'
 
 const reader = new GeoJSONReader(new GeometryFactory())
 
@@ -68,4 +68,40 @@ export function distanceInCrsUnits (d: number, unit: string | undefined, crs: st
   if (u in METRES) return geographic ? d * METRES[u] / METRES_PER_DEGREE : d * METRES[u]
   if (DEGREES.has(u) && !geographic) return d * METRES_PER_DEGREE
   return d
+}
+
+/** An envelope as a polygon, corners counter-clockwise from the lower left. */
+export function envelopePolygon ([x0, y0, x1, y1]: Envelope): Geo {
+  return { type: 'Polygon', coordinates: [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]] }
+}
+
+/**
+ * An SLD rule's filter with its spatial literals taken to the layer's CRS (`crs`, with the map's
+ * proj4 definitions): a literal without srsName is already in it (GeoServer reads it in the
+ * layer's), a BBOX's envelope becomes the envelope of its transform (GeoTools' ReferencedEnvelope
+ * transform), another geometry has each position transformed; a distance's unit is converted as a
+ * WFS filter's is. The tree is returned as is when nothing in it waits for a CRS.
+ */
+export function inCrs (f: Filter, crs: string, defs?: Record<string, string>): Filter {
+  switch (f.k) {
+    case 'and': case 'or': { const a = inCrs(f.a, crs, defs); const b = inCrs(f.b, crs, defs); return a === f.a && b === f.b ? f : { k: f.k, a, b } }
+    case 'not': { const a = inCrs(f.a, crs, defs); return a === f.a ? f : { k: 'not', a } }
+    case 'spatial': {
+      if (!f.unresolved) return f
+      const { crs: from, unit, box } = f.unresolved
+      let geo = f.geo
+      if (from !== undefined && normalizeCrs(from) !== normalizeCrs(crs)) {
+        if (box) {
+          const e = envelopeOf(geo)
+          geo = envelopePolygon(e ? transformBbox(e, from, crs, defs) : [NaN, NaN, NaN, NaN])
+        } else geo = reprojector(from, crs, defs)(geo)
+      }
+      // A literal that cannot be taken to the layer's CRS meets no feature (unknown, never a match).
+      const e = envelopeOf(geo)
+      if (!e || !e.every(Number.isFinite)) return { k: 'const', v: false }
+      const out: SpatialFilter = { k: 'spatial', op: f.op, name: f.name, geo, distance: f.op === 'dwithin' || f.op === 'beyond' ? distanceInCrsUnits(f.distance, unit, crs) : f.distance }
+      return out
+    }
+    default: return f
+  }
 }

@@ -29,6 +29,7 @@ export function toSqlite (filter: Filter, target: SqliteTarget): SqliteFilter {
   const params: unknown[] = []
   const expr = (e: Expression): string => {
     if (e.k === 'property') return target.property(e.name, params)
+    if (e.k === 'expr') throw InvalidFeatureQuery('filter functions are evaluated by the renderer only')
     params.push(typeof e.v === 'boolean' ? (e.v ? 1 : 0) : e.v)
     return '?'
   }

@@ -14,7 +14,8 @@ const isText = (c: XmlElement) => c.local === '#text' || c.local === '#cdata'
 /** An element's text: its text trimmed, CDATA as written (GeoTools' reading). */
 const textOf = (el: XmlElement) => el.children.length === 0 ? el.text.trim() : el.children.map((c) => c.local === '#cdata' ? c.text : c.local === '#text' ? c.text.trim() : '').join('')
 
-function element (el: XmlElement, where: string): Expr {
+/** The Expr of an ogc:PropertyName, ogc:Literal, ogc:Function or arithmetic element (also an ogc:Filter's operands). */
+export function element (el: XmlElement, where: string): Expr {
   if (el.local === 'PropertyName') {
     const name = textOf(el).trim()
     if (name === '') throw InvalidStyle(` an empty ogc:PropertyName in ${where}`)

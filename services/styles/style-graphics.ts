@@ -120,7 +120,7 @@ export async function embedGraphics (style: VectorStyle, dir: string | undefined
       symbolizers: await Promise.all(r.symbolizers.map(async (s) => {
         if (s.kind === 'point') return { ...s, ...(await graphic(s)) } as typeof s
         if (s.kind === 'polygon' && s.graphicFill) return { ...s, graphicFill: await graphic(s.graphicFill) }
-        if (s.kind === 'line' && s.graphicStroke) return { ...s, graphicStroke: await graphic(s.graphicStroke) }
+        if (s.kind === 'line') return { ...s, ...(s.graphicStroke ? { graphicStroke: await graphic(s.graphicStroke) } : {}), ...(s.graphicFill ? { graphicFill: await graphic(s.graphicFill) } : {}) }
         return s
       }))
     })))

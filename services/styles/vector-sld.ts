@@ -6,15 +6,18 @@
 // escape (its `*=` means "contains"), FeatureTypeStyle boundaries, the rule's Name next to its
 // Title, and an AnchorPoint at (0.5, 0.5) is not told from none. Rules are matched to
 // geostyler's by their order in the document (geostyler reads every NamedLayer > UserStyle >
-// FeatureTypeStyle > Rule in order; UserLayer is renamed NamedLayer for it).
+// FeatureTypeStyle > Rule in order; UserLayer is renamed NamedLayer for it). The rules' ogc:Filters
+// are read by the WFS filter reader (filters/ogc-xml.ts in its SLD form: functions, spatial
+// operators) and taken out of the text geostyler reads, which refuses BBOX ("No Filter detected").
 import { SldStyleParser } from 'geostyler-sld-parser'
 import { parseXmlElements, type XmlElement, type XmlValue } from '../files/xml.js'
 import { children, text } from '../files/xml-nodes.js'
-import { InvalidStyle } from '../errors.js'
-import { parseOgcFilter } from '../filters/ogc-filter.js'
+import { InvalidStyle, InvalidXmlFilter, isMapwardenError, UnsupportedFilterOperator } from '../errors.js'
+import { parseOgcFilter } from '../filters/ogc-xml.js'
+import type { Filter } from '../filters/tree.js'
 import { SHAPE_MARKS, type Dynamic, type DynamicField, type Graphic, type MarkName, type Symbolizer, type VectorRule, type VectorStyle } from '../render/vector/vector-style.js'
 import { parseSld } from './sld.js'
-import { at, dynamicOf, parameter, vendorOptions } from './sld-expression.js'
+import { at, dynamicOf, element, parameter, vendorOptions } from './sld-expression.js'
 import { textSymbolizer } from './sld-text.js'
 import { colour, number, stroke } from './sld-values.js'
 import { checkGraphicHref } from './style-graphics.js'
@@ -104,7 +107,6 @@ function symbolizer (s: GsSymbolizer, el: XmlElement | undefined): Symbolizer | 
       return out
     }
     case 'Line': {
-      if (s.graphicFill !== undefined) throw InvalidStyle(' a LineSymbolizer\'s Stroke GraphicFill is not drawn yet (GraphicStroke is)')
       const dynamic = dynamicOf(strokeParams(at(el, 'Stroke')), 'LineSymbolizer')
       const lit = (f: DynamicField, v: unknown) => dynamic?.[f] ? undefined : v
       const out: Symbolizer = { kind: 'line', stroke: stroke(lit('stroke', s.color), lit('stroke-width', s.width), lit('stroke-opacity', s.opacity), s.dasharray, s.cap, s.join, 'LineSymbolizer') }
@@ -115,6 +117,7 @@ function symbolizer (s: GsSymbolizer, el: XmlElement | undefined): Symbolizer | 
         // A Stroke of a GraphicStroke draws no line of its own unless it gives a colour.
         if (s.color === undefined && dynamic?.stroke === undefined) out.stroke.width = 0
       }
+      if (s.graphicFill !== undefined) out.graphicFill = literalGraphic(s.graphicFill as GsSymbolizer, at(el, 'Stroke', 'GraphicFill', 'Graphic'), 'Stroke GraphicFill')
       if (dynamic) out.dynamic = dynamic
       return out
     }
@@ -140,6 +143,24 @@ function symbolizer (s: GsSymbolizer, el: XmlElement | undefined): Symbolizer | 
   }
 }
 
+/** An element without its text children (the document is read with mixed content), its text as GeoTools reads a Literal's. */
+function elementsOnly (el: XmlElement): XmlElement {
+  const kids = el.children.filter((c) => c.local !== '#text' && c.local !== '#cdata')
+  const cdata = el.children.some((c) => c.local === '#cdata')
+  return { ...el, text: cdata ? el.children.map((c) => c.local === '#cdata' ? c.text : c.local === '#text' ? c.text.trim() : '').join('') : el.text.trim(), children: kids.map(elementsOnly) }
+}
+
+/** A Rule's ogc:Filter as the filter tree; what cannot be read is named in MW_STYLES_INVALID. */
+function ruleFilter (filter: XmlElement, rule: number): Filter {
+  const where = `the Filter of rule ${rule}`
+  try {
+    return parseOgcFilter(elementsOnly(filter), { expression: (el) => element(el, where) })
+  } catch (err) {
+    if (isMapwardenError(err) && (err.code === InvalidXmlFilter.code || err.code === UnsupportedFilterOperator.code)) throw InvalidStyle(` ${where}: ${err.message}`)
+    throw err
+  }
+}
+
 function scale (rule: XmlValue, name: string): number | undefined {
   const t = text(children(rule, name)[0])?.trim()
   if (t === undefined || t === '') return undefined
@@ -159,20 +180,19 @@ export async function vectorStyleOf (sld: string, layer?: string, { every = fals
   // geostyler reads NamedLayer only: a UserLayer (SLD_BODY's inline layers) is read as one.
   const renamed = sld.replace(/(<\/?)((?:[\w.-]+:)?)UserLayer\b/g, '$1$2NamedLayer')
   const parsed = await parseSld(renamed)
-  // Our reading of the filters first, so a filter that cannot be read is named as ours names it.
-  for (const l of children(parsed.root, 'NamedLayer')) {
-    for (const us of children(l, 'UserStyle')) for (const fts of children(us, 'FeatureTypeStyle')) for (const rule of children(fts, 'Rule')) for (const f of children(rule, 'Filter')) parseOgcFilter(f)
-  }
-  const read = await new SldStyleParser().readStyle(renamed)
+  // The document once more in order, text kept: filters, expressions and Labels are read from it.
+  const ordered = await parseXmlElements(renamed, { mixed: true })
+  const below = (el: XmlElement, name: string) => el.children.filter((c) => c.local === name)
+  const ruleEls = below(ordered, 'NamedLayer').flatMap((l) => below(l, 'UserStyle')).flatMap((us) => below(us, 'FeatureTypeStyle')).flatMap((fts) => below(fts, 'Rule'))
+  // Our reading of the filters first (every rule's), so a filter that cannot be read is named as ours names it.
+  const filters = ruleEls.map((r, i) => { const f = below(r, 'Filter')[0]; return f === undefined ? undefined : ruleFilter(f, i + 1) })
+  const withoutFilters = renamed.replace(/<((?:[\w.-]+:)?)Filter\b[^>]*?(?:\/>|>[\s\S]*?<\/\1Filter\s*>)/g, '')
+  const read = await new SldStyleParser().readStyle(withoutFilters)
   if (!read.output || (read.errors && read.errors.length > 0)) {
     const why = (read.errors ?? []).map((e: unknown) => (e as Error)?.message).filter(Boolean).join('; ')
     throw InvalidStyle(` the SLD cannot be read${why ? `: ${why}` : ''}`)
   }
   const gsRules = read.output.rules as unknown as GsRule[]
-  // The document once more in order, text kept: expressions and Labels are read from it.
-  const ordered = await parseXmlElements(renamed, { mixed: true })
-  const below = (el: XmlElement, name: string) => el.children.filter((c) => c.local === name)
-  const ruleEls = below(ordered, 'NamedLayer').flatMap((l) => below(l, 'UserStyle')).flatMap((us) => below(us, 'FeatureTypeStyle')).flatMap((fts) => below(fts, 'Rule'))
   const layers = children(parsed.root, 'NamedLayer')
   const unqualified = layer?.includes(':') ? layer.slice(layer.indexOf(':') + 1) : layer
   const wanted = layers.find((l) => nameOf(l) === layer) ?? layers.find((l) => nameOf(l) === unqualified) ?? layers[0]
@@ -187,6 +207,7 @@ export async function vectorStyleOf (sld: string, layer?: string, { every = fals
         const rules: VectorRule[] = []
         for (const rule of children(fts, 'Rule')) {
           const ruleEl = ruleEls[index]
+          const filter = filters[index]
           const gs = gsRules[index++]
           if (!every && (l !== wanted || us !== chosen)) continue
           const seen = new Map<string, number>()
@@ -199,8 +220,7 @@ export async function vectorStyleOf (sld: string, layer?: string, { every = fals
           const r: VectorRule = { symbolizers }
           const name = nameOf(rule); if (name) r.name = name
           const title = text(children(rule, 'Title')[0])?.trim(); if (title) r.title = title
-          const filter = children(rule, 'Filter')[0]
-          if (filter !== undefined) r.filter = parseOgcFilter(filter)
+          if (filter !== undefined) r.filter = filter
           if (children(rule, 'ElseFilter').length > 0) r.else = true
           const min = scale(rule, 'MinScaleDenominator'); if (min !== undefined) r.minScale = min
           const max = scale(rule, 'MaxScaleDenominator'); if (max !== undefined) r.maxScale = max

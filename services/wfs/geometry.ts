@@ -84,9 +84,9 @@ function mapPositions (g: Geo, f: (p: Pos) => Pos): Geo {
 }
 
 /** A function taking geometries from one CRS to another (identity when they are the same or unknown). */
-export function reprojector (from: string | undefined, to: string | undefined): (g: Geo) => Geo {
+export function reprojector (from: string | undefined, to: string | undefined, defs?: Record<string, string>): (g: Geo) => Geo {
   if (!from || !to || normalizeCrs(from) === normalizeCrs(to)) return (g) => g
-  const t = pointTransform(normalizeCrs(from), normalizeCrs(to))
+  const t = pointTransform(normalizeCrs(from), normalizeCrs(to), defs)
   return (g) => mapPositions(g, (p) => { const [x, y] = t(p[0], p[1]); return p.length > 2 ? [x, y, ...p.slice(2)] : [x, y] })
 }
 

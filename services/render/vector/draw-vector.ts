@@ -5,7 +5,8 @@
 // drawn, each skipped when its box meets one already placed or is not wholly inside the image.
 import sharp from 'sharp'
 import wkx from 'wkx'
-import { matches, recordView } from '../../filters/evaluate.js'
+import { matches, recordView, type FeatureView } from '../../filters/evaluate.js'
+import type { Geo } from '../../wfs/geometry.js'
 import { pointTransform } from '../crs.js'
 import { asNumber, asText, evaluate } from './expression.js'
 import { placeLabels, type LabelRequest } from './labels.js'
@@ -67,7 +68,7 @@ function drawn (s: Exclude<Symbolizer, TextSymbolizer>, g: PixelGeometry, graphi
     const off = (l: Xy[], closed: boolean) => s.offset ? offsetLine(l, s.offset, closed) : l
     const lines = [...g.lines.map((l) => ({ l: off(l, false), closed: false })), ...g.polygons.flatMap((p) => p.map((r) => ({ l: off(r, true), closed: true })))]
     if (lines.length === 0) return ''
-    let out = s.stroke.width > 0 ? `<path d="${lines.map(({ l, closed }) => pathOf(l, closed)).join('')}" fill="none"${strokeAttrs(s.stroke)}/>` : ''
+    let out = s.stroke.width > 0 ? `<path d="${lines.map(({ l, closed }) => pathOf(l, closed)).join('')}" fill="none"${strokeAttrs(s.stroke, s.graphicFill && graphics.fill(s.graphicFill))}/>` : ''
     if (s.graphicStroke) {
       const gs = s.graphicStroke
       const step = gs.image?.data && gs.image.width && gs.image.height ? (gs.image.ownSize ? gs.image.width : gs.size * gs.image.width / gs.image.height) : gs.size
@@ -111,7 +112,14 @@ export function vectorSvg (job: VectorJob, idPrefix = ''): string {
   })
   const body: string[] = []
   const labels: LabelRequest[] = []
-  const applies = (r: VectorRule, g: PixelGeometry, props: Record<string, unknown>) => (!r.geometry || r.geometry === kindOf(g)) && (!r.filter || matches(r.filter, recordView(props), { twoValued: true }))
+  // A rule's spatial operators meet the feature's geometry in the data's CRS (its literal was taken
+  // there when the map was planned), decoded again from the WKB only when a rule asks for it.
+  const view = (i: number): FeatureView => {
+    const f = job.features[i]
+    let geo: Geo | undefined
+    return { ...recordView(f.properties), geometry: () => (geo ??= wkx.Geometry.parse(Buffer.from(f.geometry.buffer, f.geometry.byteOffset, f.geometry.byteLength)).toGeoJSON() as Geo) }
+  }
+  const applies = (r: VectorRule, g: PixelGeometry, v: FeatureView) => (!r.geometry || r.geometry === kindOf(g)) && (!r.filter || matches(r.filter, v, { twoValued: true }))
   for (const fts of job.style.featureTypeStyles) {
     const rules = fts.rules.filter((r) => inScale(r, job.scale))
     const normal = rules.filter((r) => !r.else)
@@ -130,7 +138,8 @@ export function vectorSvg (job: VectorJob, idPrefix = ''): string {
         }
       }
       let any = false
-      for (const r of normal) if (applies(r, g, props)) { any = true; draw(r) }
+      const v = view(i)
+      for (const r of normal) if (applies(r, g, v)) { any = true; draw(r) }
       if (!any) for (const r of otherwise) if (!r.geometry || r.geometry === kindOf(g)) draw(r)
     }
   }

@@ -136,13 +136,18 @@ function call (name: string, a: unknown[]): unknown {
 
 /** The value of an expression on a feature's properties (null when missing). */
 export function evaluate (e: Expr, props: Props): unknown {
+  return evaluateWith(e, (name) => property(props, name))
+}
+
+/** The value of an expression with the feature's properties read by `get` (an SLD rule's filter's view). */
+export function evaluateWith (e: Expr, get: (name: string) => unknown): unknown {
   if ('lit' in e) return e.lit
-  if ('prop' in e) return property(props, e.prop) ?? null
-  if ('cat' in e) return e.cat.map((p) => asText(evaluate(p, props)) ?? '').join('')
+  if ('prop' in e) return get(e.prop) ?? null
+  if ('cat' in e) return e.cat.map((p) => asText(evaluateWith(p, get)) ?? '').join('')
   if ('op' in e) {
-    const x = asNumber(evaluate(e.args[0], props)); const y = asNumber(evaluate(e.args[1], props))
+    const x = asNumber(evaluateWith(e.args[0], get)); const y = asNumber(evaluateWith(e.args[1], get))
     if (x === null || y === null) return null
     return e.op === '+' ? x + y : e.op === '-' ? x - y : e.op === '*' ? x * y : x / y
   }
-  return call(e.fn, e.args.map((x) => evaluate(x, props)))
+  return call(e.fn, e.args.map((x) => evaluateWith(x, get)))
 }

@@ -17,9 +17,10 @@ export const pathOf = (line: Xy[], close: boolean) => 'M' + line.map(([x, y]) =>
 export function fillAttrs (p: Paint | undefined): string {
   return p ? `fill="${p.color}"${p.opacity < 1 ? ` fill-opacity="${p.opacity}"` : ''}` : 'fill="none"'
 }
-export function strokeAttrs (s: Stroke | undefined): string {
+/** A stroke's attributes; `paint`: a pattern (url(#...)) painted instead of its colour. */
+export function strokeAttrs (s: Stroke | undefined, paint?: string): string {
   if (!s || s.width <= 0) return ''
-  let a = ` stroke="${s.color}" stroke-width="${s.width}"`
+  let a = ` stroke="${paint ?? s.color}" stroke-width="${s.width}"`
   if (s.opacity < 1) a += ` stroke-opacity="${s.opacity}"`
   if (s.dasharray) a += ` stroke-dasharray="${s.dasharray.join(' ')}"`
   if (s.dasharray && s.dashoffset) a += ` stroke-dashoffset="${s.dashoffset}"`

@@ -7,6 +7,7 @@
 import { WmsTooManyFeatures } from '../../errors.js'
 import type { Envelope, Filter } from '../../filters/tree.js'
 import { parseEcql, type FilterSchema } from '../../filters/ecql.js'
+import { inCrs } from '../../filters/spatial.js'
 import type { Feature, VectorSource } from '../../vector/source.js'
 import { isGeographic, METRES_PER_DEGREE, transformBbox } from '../crs.js'
 import type { RenderRequest } from '../render-types.js'
@@ -40,6 +41,20 @@ export function ogcScale (crs: string, bbox: [number, number, number, number], w
   return (bbox[2] - bbox[0]) * perUnit / width / 0.00028
 }
 
+/** The style with its rules' spatial literals in the data's CRS (filters/spatial.ts inCrs); itself when none waits for it. */
+export function styleInCrs (style: VectorStyle, crs: string, defs?: Record<string, string>): VectorStyle {
+  let changed = false
+  const featureTypeStyles = style.featureTypeStyles.map((fts) => ({
+    rules: fts.rules.map((r) => {
+      const filter = r.filter && inCrs(r.filter, crs, defs)
+      if (filter === r.filter) return r
+      changed = true
+      return { ...r, filter }
+    })
+  }))
+  return changed ? { featureTypeStyles } : style
+}
+
 export async function planVector (deps: VectorPlanDeps, req: RenderRequest, style: VectorStyle): Promise<VectorJob> {
   const data = await deps.layerData(req.layer)
   const [x0, y0, x1, y1] = req.bbox
@@ -57,7 +72,7 @@ export async function planVector (deps: VectorPlanDeps, req: RenderRequest, styl
     height: req.height,
     dataCrs: data.dataCrs,
     scale: ogcScale(req.crs, req.bbox, req.width),
-    style,
+    style: styleInCrs(style, data.dataCrs, req.proj4Defs),
     features
   }
   if (req.proj4Defs) job.proj4Defs = req.proj4Defs

@@ -50,6 +50,9 @@ export interface LineSymbolizer {
   offset?: number
   /** GraphicStroke: the graphic repeated along the line, turned with it, one after the other. */
   graphicStroke?: Graphic
+  /** The Stroke's GraphicFill: the stroke (its width, dashes, caps and joins) painted with the
+   *  graphic repeated edge to edge on the map instead of its colour, as GeoTools' texture paint. */
+  graphicFill?: Graphic
   dynamic?: Dynamic
 }
 /**

@@ -6,7 +6,7 @@
 // area and buffer, at most `maxFeatures`) and encoded by the render worker (vector-tiles.ts).
 import { WmsTooManyFeatures } from '../../errors.js'
 import { parseEcql } from '../../filters/ecql.js'
-import { allOf, anyOf, type Filter } from '../../filters/tree.js'
+import { allOf, anyOf, evaluatedOnly, type Filter } from '../../filters/tree.js'
 import { epsgNumber, transformBbox } from '../crs.js'
 import type { VectorFeature } from './draw-vector.js'
 import { ogcScale, type VectorPlanDeps } from './vector-plan.js'
@@ -41,7 +41,8 @@ export function drawnFilter (style: VectorStyle, scale: number): Filter | undefi
   for (const fts of style.featureTypeStyles) {
     for (const r of fts.rules) {
       if (!inScale(r, scale)) continue
-      if (r.else || !r.filter) return undefined
+      // Functions and spatial operators are the renderer's: the rule may draw any feature.
+      if (r.else || !r.filter || evaluatedOnly(r.filter)) return undefined
       filters.push(r.filter)
     }
   }

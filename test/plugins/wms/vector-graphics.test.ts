@@ -31,7 +31,7 @@ async function setup (t: Test): Promise<FastifyInstance> {
   const file = path.join(tempDir(t, 'gpkg'), 'data.gpkg')
   writeGeoPackage(file, [
     { name: 'shapes', columns: ['kind TEXT'], geometryColumn: 'geom', geometryType: 'POLYGON', rows: [{ values: ['hatch'], geometry: square(0, 0, 10, 10) }, { values: ['image'], geometry: square(20, 0, 30, 10) }, { values: ['dots'], geometry: square(0, 12, 10, 17) }] },
-    { name: 'roads', columns: ['kind TEXT'], geometryColumn: 'geom', geometryType: 'LINESTRING', rows: [{ values: ['offset'], geometry: line(20) }, { values: ['dash'], geometry: line(15) }, { values: ['ticks'], geometry: line(25) }] },
+    { name: 'roads', columns: ['kind TEXT'], geometryColumn: 'geom', geometryType: 'LINESTRING', rows: [{ values: ['offset'], geometry: line(20) }, { values: ['dash'], geometry: line(15) }, { values: ['ticks'], geometry: line(25) }, { values: ['pattern'], geometry: line(5) }] },
     { name: 'towns', columns: ['kind TEXT'], geometryColumn: 'geom', geometryType: 'POINT', rows: [{ values: ['png'], geometry: { type: 'Point', coordinates: [5, 30] } }, { values: ['svg'], geometry: { type: 'Point', coordinates: [25, 30] } }] }
   ])
   const up = await app.inject({ method: 'PUT', url: `${REST}/workspaces/vx/datastores/gp/file.gpkg?configure=all`, headers: { ...ADMIN, 'content-type': 'application/geopackage+sqlite3' }, payload: fs.readFileSync(file) })
@@ -58,7 +58,9 @@ const stroke = (c: string, more = '') => `<Stroke><CssParameter name="stroke">${
 const LINES = doc(`
   <Rule>${kind('offset')}<LineSymbolizer>${stroke('#000000')}<PerpendicularOffset>10</PerpendicularOffset></LineSymbolizer></Rule>
   <Rule>${kind('dash')}<LineSymbolizer>${stroke('#0000FF', '<CssParameter name="stroke-dasharray">10 10</CssParameter><CssParameter name="stroke-dashoffset">5</CssParameter>')}</LineSymbolizer></Rule>
-  <Rule>${kind('ticks')}<LineSymbolizer><Stroke><GraphicStroke><Graphic><Mark><WellKnownName>shape://vertline</WellKnownName>${stroke('#FF0000')}</Mark><Size>10</Size></Graphic></GraphicStroke></Stroke></LineSymbolizer></Rule>`)
+  <Rule>${kind('ticks')}<LineSymbolizer><Stroke><GraphicStroke><Graphic><Mark><WellKnownName>shape://vertline</WellKnownName>${stroke('#FF0000')}</Mark><Size>10</Size></Graphic></GraphicStroke></Stroke></LineSymbolizer></Rule>
+  <Rule>${kind('pattern')}<LineSymbolizer><Stroke><GraphicFill><Graphic><Mark><WellKnownName>circle</WellKnownName><Fill><CssParameter name="fill">#FF0000</CssParameter></Fill></Mark><Size>10</Size></Graphic></GraphicFill>
+    <CssParameter name="stroke">#000000</CssParameter><CssParameter name="stroke-width">10</CssParameter></Stroke></LineSymbolizer></Rule>`)
 
 /** A 20x10 PNG: red, wider than high, so its rotation shows. */
 const widePng = () => sharp({ create: { width: 20, height: 10, channels: 4, background: { r: 255, g: 0, b: 0, alpha: 1 } } }).png().toBuffer()
@@ -137,7 +139,7 @@ t.test('GraphicFill: a shape:// hatch and an SVG image tile the polygons, anchor
   t.equal(at(l, 10, 9)[3], 0, 'and its gaps')
 })
 
-t.test('LineSymbolizer: PerpendicularOffset, stroke-dashoffset and a GraphicStroke of marks along the line', async (t) => {
+t.test('LineSymbolizer: PerpendicularOffset, stroke-dashoffset, a GraphicStroke of marks along the line and a Stroke painted with a GraphicFill', async (t) => {
   const app = await setup(t)
   await styled(t, app)
   const p = await getMap(app, 'vx:roads')
@@ -152,6 +154,14 @@ t.test('LineSymbolizer: PerpendicularOffset, stroke-dashoffset and a GraphicStro
   t.same(at(p, 55, 97), [255, 0, 0, 255], 'a tick across the line')
   t.equal(at(p, 60, 97)[3], 0, 'between ticks')
   t.equal(at(p, 200, 100)[3], 0, 'between ticks on the line itself: no plain stroke under them')
+  // Lat 5 (row 300), 10 pixels wide (rows 295..305), painted with red circles of 10 pixels tiled
+  // from the world origin (centres at x 55, 65... and rows 295, 305) instead of its black.
+  for (const [x, y] of [[55, 297], [65, 303], [205, 296]]) t.same(at(p, x, y), [255, 0, 0, 255], `the pattern's circle in the stroke at ${x},${y}`)
+  for (const [x, y] of [[60, 300], [200, 300]]) t.equal(at(p, x, y)[3], 0, `the pattern's gap between circles at ${x},${y}`)
+  t.equal(at(p, 55, 290)[3], 0, 'no pattern outside the stroke\'s width')
+  let black = 0
+  for (let x = 40; x < 360; x++) for (let y = 290; y < 310; y++) { const px = at(p, x, y); if (px[3] > 0 && px[0] < 100) black++ }
+  t.equal(black, 0, 'the stroke\'s colour is not drawn under the pattern')
 })
 
 t.test('GetLegendGraphic draws the package\'s images', async (t) => {

@@ -1,0 +1,100 @@
+// Vector WMS (issue 34), every figure against MapServer 8 in the same run, on the same PostGIS
+// tables of a throwaway database of MW_BENCH_PG:
+// - GetMap 1024x768 PNG of Natural Earth 1:10m countries (world-atlas; test/fixtures/vector/
+//   countries.ts) filled, outlined and labelled with their names, the whole world, 20 clients for
+//   MW_BENCH_VECTORWMS_SECONDS (default 10) each, against MapServer 8 (python3-mapscript in two
+//   processes, as wms.ts) drawing the equivalent mapfile: throughput ratio and each side's p99;
+// - one GetMap of MW_BENCH_VECTORWMS_ROWS points (default 1,000,000: points-db.ts's `pts`) in one
+//   map, mapwarden's peak RSS over its RSS before (server and client in this process) and its time,
+//   against MapServer's time for the same map.
+// MapServer: scripts/install-bench-tools.sh (root only).
+import os from 'node:os'
+import { load, startMapwarden, AUTH, type Figure } from './harness.js'
+import { pointsDatabase } from './points-db.js'
+import { haveMapscript, startMapscript } from './wms.js'
+import { countryMapfile, countrySlds, countryTables } from '../test/fixtures/vector/countries.js'
+
+const SECONDS = Number(process.env.MW_BENCH_VECTORWMS_SECONDS ?? 10)
+const ROWS = Number(process.env.MW_BENCH_VECTORWMS_ROWS ?? 1_000_000)
+const CONNECTIONS = 20
+const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d
+// The world in square pixels: 360 / 1024 degrees each way.
+const MAP = 'SERVICE=WMS&VERSION=1.1.1&REQUEST=GetMap&STYLES=&SRS=EPSG:4326&BBOX=-180,-135,180,135&WIDTH=1024&HEIGHT=768&FORMAT=image/png&TRANSPARENT=true'
+
+/** The time of one GET answered with a PNG. */
+async function timedGet (url: string, headers: Record<string, string> = {}): Promise<number> {
+  const t0 = performance.now()
+  const r = await fetch(url, { headers })
+  const body = await r.arrayBuffer()
+  if (!r.ok || r.headers.get('content-type') !== 'image/png') throw new Error(`${url.slice(0, 120)}: ${r.status} ${Buffer.from(body).toString('latin1').slice(0, 300)}`)
+  return (performance.now() - t0) / 1000
+}
+
+export async function run (): Promise<Figure[]> {
+  const figures: Figure[] = []
+  const load1 = os.loadavg()[0]
+  const db = await pointsDatabase(ROWS)
+  try {
+    const { countries } = await countryTables(db.url.href, '10m')
+    const mw = await startMapwarden({ workerThreads: 2, wmsMaxFeatures: ROWS + 1 })
+    try {
+      const inject = async (method: 'POST' | 'PUT', url: string, payload: object | string, type = 'application/json') => {
+        const r = await mw.app.inject({ method, url: `/geoserver/rest${url}`, headers: { authorization: AUTH, 'content-type': type }, payload })
+        if (r.statusCode !== 201 && r.statusCode !== 200) throw new Error(`${method} ${url}: ${r.statusCode} ${r.body}`)
+      }
+      await inject('POST', '/workspaces', { workspace: { name: 'vb' } })
+      await inject('POST', '/workspaces/vb/datastores', { dataStore: { name: 'db', connectionParameters: { entry: [
+        { '@key': 'host', $: db.url.hostname }, { '@key': 'port', $: db.url.port || '5432' }, { '@key': 'database', $: db.name },
+        { '@key': 'user', $: decodeURIComponent(db.url.username) || 'postgres' }, { '@key': 'dbtype', $: 'postgis' }
+      ] } } })
+      const slds = countrySlds({ labels: true })
+      for (const name of ['countries', 'pts'] as const) {
+        await inject('POST', '/workspaces/vb/datastores/db/featuretypes', { featureType: { name } })
+        if (name === 'countries') {
+          await inject('POST', '/workspaces/vb/styles?name=countries', slds.countries, 'application/vnd.ogc.sld+xml')
+          await inject('PUT', '/layers/vb:countries', { layer: { defaultStyle: { name: 'vb:countries' } } })
+        }
+      }
+      const ours = `${mw.url}/geoserver/wms?${MAP}&LAYERS=vb:countries`
+      await timedGet(ours)
+      const alone = await timedGet(ours) // one request alone, the pool idle
+      await load(ours, {}, 2, CONNECTIONS) // warm-up: render threads started, fonts read
+      const a = await load(ours, {}, SECONDS, CONNECTIONS)
+      figures.push({ name: `GetMap 1024x768 PNG, ${countries} countries with outlines and labels, ${CONNECTIONS} clients, mapwarden`, value: round(a.rps), unit: 'req/s', note: `p99 ${a.p99} ms, ${a.errors} errors; one request alone ${round(alone, 3)} s` })
+
+      // One map of ROWS points: the default point style, the whole table at once.
+      const pts = `${mw.url}/geoserver/wms?${MAP}&LAYERS=vb:pts`
+      global.gc?.()
+      const before = process.memoryUsage().rss
+      let peak = before
+      const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 20)
+      let ptsTime: number
+      try { ptsTime = await timedGet(pts) } finally { clearInterval(timer) }
+      peak = Math.max(peak, process.memoryUsage().rss)
+      figures.push({ name: `GetMap of ${ROWS} points, peak RSS over before`, value: round((peak - before) / 2 ** 20, 1), unit: 'MB', note: `peak ${round(peak / 2 ** 20, 1)} MB; ${round(ptsTime)} s` })
+
+      if (haveMapscript()) {
+        const ptsLayer = `  LAYER NAME "pts" TYPE POINT STATUS ON CONNECTIONTYPE POSTGIS
+    CONNECTION "host=${db.url.hostname} port=${db.url.port || '5432'} dbname=${db.name} user=${decodeURIComponent(db.url.username) || 'postgres'}"
+    DATA "geom FROM pts USING UNIQUE id USING SRID=4326" PROJECTION "init=epsg:4326" END
+    CLASS STYLE SYMBOL "square" SIZE 6 COLOR 255 0 0 END END
+  END
+  SYMBOL NAME "square" TYPE VECTOR FILLED TRUE POINTS 0 0 0 1 1 1 1 0 0 0 END END
+`
+        const ms = await startMapscript((dir) => countryMapfile(db.url.href, dir, { labels: true, extraLayers: ptsLayer }), `${MAP}&LAYERS=countries`)
+        try {
+          const msAlone = await timedGet(ms.url)
+          await load(ms.url, {}, 2, CONNECTIONS)
+          const b = await load(ms.url, {}, SECONDS, CONNECTIONS)
+          figures.push(
+            { name: `GetMap 1024x768 PNG, countries with outlines and labels, ${CONNECTIONS} clients, MapServer 8 (mapscript, 2 processes)`, value: round(b.rps), unit: 'req/s', note: `p99 ${b.p99} ms, ${b.errors} errors; one request alone ${round(msAlone, 3)} s` },
+            { name: 'vector GetMap mapwarden / MapServer', value: round(a.rps / b.rps), unit: 'ratio', note: `p99 ${a.p99} ms against ${b.p99} ms; target >= 1.0 with a lower p99` })
+          const msPts = await timedGet(ms.url.replace('LAYERS=countries', 'LAYERS=pts'))
+          figures.push({ name: `GetMap of ${ROWS} points, MapServer's time / ours`, value: round(msPts / ptsTime), unit: 'ratio', note: `MapServer ${round(msPts)} s, mapwarden ${round(ptsTime)} s` })
+        } finally { ms.stop() }
+      } else figures.push({ name: 'MapServer', value: 0, unit: '', note: 'python3-mapscript is not installed' })
+    } finally { await mw.close() }
+  } finally { await db.drop() }
+  figures.push({ name: 'load average (1 min) at start / end', value: round(load1), unit: '', note: `end ${round(os.loadavg()[0])}, ${os.cpus().length} cores` })
+  return figures
+}
