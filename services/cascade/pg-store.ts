@@ -5,18 +5,7 @@ import { notify } from '../storage/pg/change-bus.js'
 import { foldName } from '../files/names.js'
 import { checkPgStoreName, createPgCatalogRowWriter } from '../catalog/pg-catalog-rows.js'
 import { CascadeLayerExists, CascadeStoreExists } from '../errors.js'
-import { cascadeLayerFromRow, cascadeStoreFromRow, LAYER_COLUMNS, storeType, type CascadeLayerRow, type CascadeRows, type CascadeStoreRow } from './store.js'
-
-const fields = (row: CascadeStoreRow) => ({ workspace: row.workspace, name: row.name, config: JSON.stringify(row.config), enabled: row.enabled, description: row.description ?? null })
-const resource = (row: CascadeLayerRow) => ({
-  workspace: row.workspace,
-  store: row.store,
-  name: row.name,
-  title: row.title ?? null,
-  srs: row.srs ?? null,
-  bbox: row.latLonBbox ? JSON.stringify(row.latLonBbox) : null,
-  config: JSON.stringify(row.config)
-})
+import { cascadeLayerFromRow, cascadeStoreFromRow, LAYER_COLUMNS, resourceFields, storeFields, storeType, type CascadeRows } from './store.js'
 
 export function createPgCascadeRows (db: PgDatabase): CascadeRows {
   const rows = createPgCatalogRowWriter()
@@ -47,14 +36,14 @@ export function createPgCascadeRows (db: PgDatabase): CascadeRows {
         await db.transaction(async (c) => {
           await checkNewStore(c, row.workspace, row.name)
           await rows.insertStore(c, { workspace: row.workspace, name: row.name, kind: row.kind, type: storeType(row.kind), config: JSON.stringify(row.config), createdAt: row.createdAt })
-          await rows.setStoreFields(c, fields(row))
+          await rows.setStoreFields(c, storeFields(row))
           await notify(c, { topic: 'catalog', key: row.workspace })
         })
       } catch (err) { await raced(err, (c) => checkNewStore(c, row.workspace, row.name)) }
     },
     async updateStore (row) {
       await db.transaction(async (c) => {
-        await rows.setStoreFields(c, fields(row))
+        await rows.setStoreFields(c, storeFields(row))
         await notify(c, { topic: 'catalog', key: row.workspace })
       })
     },
@@ -78,7 +67,7 @@ export function createPgCascadeRows (db: PgDatabase): CascadeRows {
       try {
         await db.transaction(async (c) => {
           await checkNewLayer(c, row.workspace, row.name)
-          await rows.insertResource(c, { ...resource(row), kind: row.kind === 'wms' ? 'wmsLayer' : 'wmtsLayer', nativeName: row.nativeName })
+          await rows.insertResource(c, { ...resourceFields(row), kind: row.kind === 'wms' ? 'wmsLayer' : 'wmtsLayer', nativeName: row.nativeName })
           await rows.insertLayer(c, row.workspace, row.name, row.kind === 'wms' ? 'WMS' : 'WMTS', row.config.enabled)
           await notify(c, { topic: 'catalog', key: row.workspace })
         })
@@ -86,7 +75,7 @@ export function createPgCascadeRows (db: PgDatabase): CascadeRows {
     },
     async updateLayer (row) {
       await db.transaction(async (c) => {
-        await rows.updateResource(c, resource(row))
+        await rows.updateResource(c, resourceFields(row))
         await rows.setLayerEnabled(c, row.workspace, row.name, row.config.enabled)
         await notify(c, { topic: 'catalog', key: row.workspace })
       })

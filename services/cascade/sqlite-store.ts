@@ -3,18 +3,7 @@ import type { Db } from '../storage/sqlite/database.js'
 import { checkStoreName } from '../catalog/sqlite-store.js'
 import { createCatalogRowWriter } from '../catalog/sqlite-catalog-rows.js'
 import { CascadeLayerExists, CascadeStoreExists } from '../errors.js'
-import { cascadeLayerFromRow, cascadeStoreFromRow, LAYER_COLUMNS, storeType, type CascadeLayerRow, type CascadeRows, type CascadeStoreRow } from './store.js'
-
-const fields = (row: CascadeStoreRow) => ({ workspace: row.workspace, name: row.name, config: JSON.stringify(row.config), enabled: row.enabled, description: row.description ?? null })
-const resource = (row: CascadeLayerRow) => ({
-  workspace: row.workspace,
-  store: row.store,
-  name: row.name,
-  title: row.title ?? null,
-  srs: row.srs ?? null,
-  bbox: row.latLonBbox ? JSON.stringify(row.latLonBbox) : null,
-  config: JSON.stringify(row.config)
-})
+import { cascadeLayerFromRow, cascadeStoreFromRow, LAYER_COLUMNS, resourceFields, storeFields, storeType, type CascadeLayerRow, type CascadeRows, type CascadeStoreRow } from './store.js'
 
 export function createSqliteCascadeRows (db: Db): CascadeRows {
   const rows = createCatalogRowWriter(db)
@@ -31,15 +20,15 @@ export function createSqliteCascadeRows (db: Db): CascadeRows {
     if (q.getStore.get(row.workspace, row.name) !== undefined) throw CascadeStoreExists(row.name, row.workspace)
     checkStoreName(db, row.workspace, row.name)
     rows.insertStore({ workspace: row.workspace, name: row.name, kind: row.kind, type: storeType(row.kind), config: JSON.stringify(row.config), createdAt: row.createdAt })
-    rows.setStoreFields(fields(row))
+    rows.setStoreFields(storeFields(row))
   })
   const insertLayer = db.transaction((row: CascadeLayerRow) => {
     if (q.anyResource.get(row.workspace, row.name) !== undefined) throw CascadeLayerExists(row.name, row.workspace)
-    rows.insertResource({ ...resource(row), kind: row.kind === 'wms' ? 'wmsLayer' : 'wmtsLayer', nativeName: row.nativeName })
+    rows.insertResource({ ...resourceFields(row), kind: row.kind === 'wms' ? 'wmsLayer' : 'wmtsLayer', nativeName: row.nativeName })
     rows.insertLayer(row.workspace, row.name, row.kind === 'wms' ? 'WMS' : 'WMTS', row.config.enabled)
   })
   const updateLayer = db.transaction((row: CascadeLayerRow) => {
-    rows.updateResource(resource(row))
+    rows.updateResource(resourceFields(row))
     rows.setLayerEnabled(row.workspace, row.name, row.config.enabled)
   })
   return {
@@ -49,7 +38,7 @@ export function createSqliteCascadeRows (db: Db): CascadeRows {
     },
     async listStores (ws, kind) { return q.listStores.all(ws, kind).map(cascadeStoreFromRow) },
     async insertStore (row) { insertStore(row) },
-    async updateStore (row) { rows.setStoreFields(fields(row)) },
+    async updateStore (row) { rows.setStoreFields(storeFields(row)) },
     async deleteStore (ws, name) { rows.deleteStore(ws, name) },
     async listLayers (ws, store) { return (store === undefined ? q.listLayers.all(ws) : q.listStoreLayers.all(ws, store)).map(cascadeLayerFromRow) },
     async getLayer (ws, name) {

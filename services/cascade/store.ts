@@ -98,4 +98,17 @@ export function cascadeLayerFromRow (r: any): CascadeLayerRow {
   }
 }
 
+/** A store row's columns as the catalog's row writers take them (both backends). */
+export const storeFields = (row: CascadeStoreRow) => ({ workspace: row.workspace, name: row.name, config: JSON.stringify(row.config), enabled: row.enabled, description: row.description ?? null })
+/** A published remote layer's resource columns as the catalog's row writers take them. */
+export const resourceFields = (row: CascadeLayerRow) => ({
+  workspace: row.workspace,
+  store: row.store,
+  name: row.name,
+  title: row.title ?? null,
+  srs: row.srs ?? null,
+  bbox: row.latLonBbox ? JSON.stringify(row.latLonBbox) : null,
+  config: JSON.stringify(row.config)
+})
+
 export const LAYER_COLUMNS = "SELECT workspace, store, name, kind, native_name, title, srs, bbox, config FROM resources WHERE kind IN ('wmsLayer', 'wmtsLayer')"
