@@ -3,7 +3,7 @@
 // count and bounds; a user the layer rules keep out of a layer does not see it. The vector-tile
 // preview: the layer's MVT tiles decoded in the browser and drawn in its SLD's colours where the
 // features are, and the toggle back to the server's PNG tiles. Fails (never skips) when chromium is missing.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -19,10 +19,11 @@ const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run
 const WAIT = { timeout: 120_000 } // an upper bound for a loaded 2-core machine, not a measurement
 t.setTimeout(300_000)
 
-t.test('the vector layer list of the admin page', async (t) => {
+/** A listening mapwarden with a harvest root, and its admin REST caller; undefined without Chromium. */
+async function start (t: Test): Promise<{ root: string, origin: string, rest: (method: string, url: string, body: string, type?: string) => Promise<void> } | undefined> {
   if (!fs.existsSync(CHROMIUM)) {
     t.fail(`${CHROMIUM} is missing: run scripts/install-chromium.sh`)
-    return
+    return undefined
   }
   const root = tempDir(t, 'harvest')
   const server = Fastify({ logger: false })
@@ -30,10 +31,17 @@ t.test('the vector layer list of the admin page', async (t) => {
   await server.listen({ host: '127.0.0.1', port: 0 })
   t.teardown(() => server.close())
   const origin = `http://127.0.0.1:${(server.server.address() as import('node:net').AddressInfo).port}`
-  const rest = async (method: string, url: string, body: string) => {
-    const res = await fetch(`${origin}${BASE}${url}`, { method, headers: { ...ADMIN, 'content-type': 'application/json' }, body })
+  const rest = async (method: string, url: string, body: string, type = 'application/json') => {
+    const res = await fetch(`${origin}${BASE}${url}`, { method, headers: { ...ADMIN, 'content-type': type }, body })
     if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`)
   }
+  return { root, origin, rest }
+}
+
+t.test('the vector layer list of the admin page', async (t) => {
+  const started = await start(t)
+  if (!started) return
+  const { root, origin, rest } = started
   writeGeoPackage(path.join(root, 'city.gpkg'), [
     { name: 'places', columns: ['name TEXT'], geometryColumn: 'geom', geometryType: 'POINT', rows: [['A', -10, -5], ['B', 20, 40]].map(([n, x, y]) => ({ values: [n], geometry: { type: 'Point', coordinates: [x, y] } })) },
     { name: 'parcels', columns: ['kind TEXT'], geometryColumn: 'geom', geometryType: 'POLYGON', rows: [{ values: ['field'], geometry: { type: 'Polygon', coordinates: [[[1, 2], [3, 2], [3, 4], [1, 4], [1, 2]]] } }] }
@@ -116,20 +124,9 @@ async function waitForColour (page: Page, c: number[]): Promise<{ all: number, m
 }
 
 t.test('the vector-tile preview draws the features in the style\'s colours; the toggle goes back to PNG tiles', async (t) => {
-  if (!fs.existsSync(CHROMIUM)) {
-    t.fail(`${CHROMIUM} is missing: run scripts/install-chromium.sh`)
-    return
-  }
-  const root = tempDir(t, 'harvest')
-  const server = Fastify({ logger: false })
-  await server.register(mapwarden, { prefix: BASE, env: {}, dataDir: tempDir(t, 'mw-e2e'), harvestRoots: [root], adminPassword: ADMIN_PASSWORD, announce: () => {}, taskSlots: 1 })
-  await server.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => server.close())
-  const origin = `http://127.0.0.1:${(server.server.address() as import('node:net').AddressInfo).port}`
-  const rest = async (method: string, url: string, body: string, type = 'application/json') => {
-    const res = await fetch(`${origin}${BASE}${url}`, { method, headers: { ...ADMIN, 'content-type': type }, body })
-    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`)
-  }
+  const started = await start(t)
+  if (!started) return
+  const { root, origin, rest } = started
   writeGeoPackage(path.join(root, 'city.gpkg'), [
     { name: 'parcels', columns: ['kind TEXT'], geometryColumn: 'geom', geometryType: 'POLYGON', rows: [{ values: ['field'], geometry: { type: 'Polygon', coordinates: [[[1, 2], [3, 2], [3, 4], [1, 4], [1, 2]]] } }] }
   ])
