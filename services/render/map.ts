@@ -82,15 +82,20 @@ export async function drawMap (p: MapPayload): Promise<MapResult> {
   const out = await catching(async () => {
     const rgba = new Uint8Array(width * height * 4)
     const rows = Math.max(1, Math.min(height, p.stripRows ?? Math.floor(STRIP_PIXELS / width)))
+    // A whole-map layer drawn first is the map as it is (nothing under it to blend with): copied,
+    // not composited pixel by pixel (12 ms of a 1024x768 vector map).
+    let blank = true
+    const whole = (layer: Uint8Array) => { if (blank) rgba.set(layer); else over(rgba, 0, layer); blank = false }
     // Layer by layer, in order: a raster layer in strips, a vector layer as one SVG drawn whole.
     for (const job of p.jobs) {
-      if (isVectorJob(job)) { over(rgba, 0, await drawVector(job)); continue }
-      if (isImageJob(job)) { over(rgba, 0, await drawImage(job)); continue }
+      if (isVectorJob(job)) { whole(await drawVector(job)); continue }
+      if (isImageJob(job)) { whole(await drawImage(job)); continue }
       if (job.granules.length === 0) continue
       for (let r0 = 0; r0 < height; r0 += rows) {
         const strip = await renderMosaic(stripOf(job, r0, Math.min(height, r0 + rows)))
         over(rgba, r0 * width * 4, strip.rgba)
       }
+      blank = false
     }
     return rgba
   })

@@ -117,8 +117,14 @@ export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opt
   const columns = (q.properties ?? type.attributes.filter((a) => a.name !== geom?.name).map((a) => a.name))
     .filter((n) => n !== geom?.name).map(check)
   for (const k of opts.keys) if (!columns.includes(quotePgName(k))) columns.push(quotePgName(k))
-  if (g) columns.push(opts.rawGeometry ? g : q.geometryFormat === 'geojson' ? `ST_AsGeoJSON(${g}) AS ${g}` : `ST_AsBinary(${g}) AS ${g}`)
   const where = whereSql(type, q, opts.keys, opts.looseBbox, bind, check)
+  if (g) {
+    if (q.simplify !== undefined && !(Number.isFinite(q.simplify) && q.simplify >= 0)) throw InvalidFeatureQuery(`simplification tolerance must be a number of at least 0: ${q.simplify}`)
+    // Simplified to the tolerance (Douglas-Peucker, a feature smaller than it kept as a tiny one,
+    // as a map draws it), then repeated points dropped: the read carries what the pixels show.
+    const read = q.simplify ? `ST_RemoveRepeatedPoints(ST_Simplify(${g}, ${bind(q.simplify)}::double precision, true))` : g
+    columns.push(opts.rawGeometry ? g : q.geometryFormat === 'geojson' ? `ST_AsGeoJSON(${read}) AS ${g}` : `ST_AsBinary(${read}) AS ${g}`)
+  }
   let text = `SELECT ${opts.count ? 'count(*) AS n' : columns.join(', ')} FROM ${qualifiedTable(dbSchema, type.name)}`
   if (where.length > 0) text += ` WHERE ${where.join(' AND ')}`
   if (opts.count) return { text, values }

@@ -47,6 +47,9 @@ export interface ReadQuery {
   sortBy?: Array<{ name: string, descending?: boolean }>
   /** How the geometry is returned: WKB (default) or GeoJSON text. */
   geometryFormat?: 'wkb' | 'geojson'
+  /** A tolerance in the type's native CRS units (a map's pixel): a source that can (PostGIS) returns
+   *  the geometries simplified to it, small ones kept rather than dropped; the others ignore it. */
+  simplify?: number
 }
 
 export interface Feature {

@@ -9,7 +9,7 @@ import type { Envelope, Filter } from '../../filters/tree.js'
 import { parseEcql, type FilterSchema } from '../../filters/ecql.js'
 import { inCrs } from '../../filters/spatial.js'
 import type { Feature, VectorSource } from '../../vector/source.js'
-import { isGeographic, METRES_PER_DEGREE, transformBbox } from '../crs.js'
+import { isGeographic, METRES_PER_DEGREE, pointTransform, transformBbox } from '../crs.js'
 import type { RenderRequest } from '../render-types.js'
 import type { VectorFeature, VectorJob } from './draw-vector.js'
 import type { VectorStyle } from './vector-style.js'
@@ -33,7 +33,34 @@ export interface VectorPlanDeps {
 /** Pixels around the map whose features are read too: symbols and labels that reach into it. */
 export const MARGIN_PIXELS = 64
 
-/** Metres of one degree at the equator, as GeoTools' OGC scale takes them (WGS84's semi-major axis). */
+/** The fraction of a pixel geometries are simplified to before they are drawn: under it, the
+ *  antialiased edges of a simplified outline and of the full one differ by a few levels of grey. */
+export const SIMPLIFY_PIXELS = 0.5
+
+/**
+ * The smallest extent of one pixel of the map in the data's CRS units, sampled on a grid of the map
+ * (a reprojected map's pixels change size across it: the smallest one sets the tolerance); undefined
+ * where no sample can be taken there.
+ */
+export function pixelInData (req: Pick<RenderRequest, 'crs' | 'bbox' | 'width' | 'height' | 'proj4Defs'>, dataCrs: string): number | undefined {
+  const [x0, y0, x1, y1] = req.bbox
+  const px = (x1 - x0) / req.width
+  const py = (y1 - y0) / req.height
+  const t = pointTransform(req.crs, dataCrs, req.proj4Defs)
+  const n = 8
+  let least = Infinity
+  for (let i = 0; i <= n; i++) {
+    for (let j = 0; j <= n; j++) {
+      const x = x0 + (x1 - x0 - px) * i / n
+      const y = y0 + (y1 - y0 - py) * j / n
+      const [ax, ay] = t(x, y); const [bx, by] = t(x + px, y); const [cx, cy] = t(x, y + py)
+      const d = Math.min(Math.hypot(bx - ax, by - ay), Math.hypot(cx - ax, cy - ay))
+      if (Number.isFinite(d) && d > 0) least = Math.min(least, d)
+    }
+  }
+  return Number.isFinite(least) ? least : undefined
+}
+
 
 /** The OGC scale denominator of a map: its ground width per pixel over a 0.28 mm pixel (GeoServer's RendererUtilities.calculateOGCScale). */
 export function ogcScale (crs: string, bbox: [number, number, number, number], width: number): number {
@@ -80,7 +107,11 @@ export async function planVector (deps: VectorPlanDeps, req: RenderRequest, styl
   if (!drawsAnything || !area.every(Number.isFinite)) return job
   // CQL_FILTER: resolved against the feature type's attributes, compiled by the source to SQL.
   const filter: Filter | undefined = req.cqlFilter !== undefined && req.cqlFilter.trim() !== '' ? parseEcql(req.cqlFilter, data.schema) : undefined
-  for await (const f of data.source.readFeatures({ type: data.type, bbox: area, ...(filter ? { filter } : {}) })) {
+  // Geometries simplified to half a pixel where the source can (PostGIS): the read, its transfer to
+  // the render thread and the SVG carry what the pixels show, not every vertex of the data.
+  const pixel = pixelInData(req, data.dataCrs)
+  const simplify = pixel !== undefined ? pixel * SIMPLIFY_PIXELS : undefined
+  for await (const f of data.source.readFeatures({ type: data.type, bbox: area, ...(filter ? { filter } : {}), ...(simplify ? { simplify } : {}) })) {
     if (!(f.geometry instanceof Uint8Array)) continue
     if (features.length >= deps.maxFeatures) throw WmsTooManyFeatures(req.layer, deps.maxFeatures)
     features.push({ geometry: f.geometry, properties: f.properties })

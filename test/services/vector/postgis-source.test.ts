@@ -54,6 +54,43 @@ t.test('selectSql: the filter tree compiles with bound values after the bbox; or
   t.throws(() => selectSql('public', roads, { type: roads.name, offset: 1.5 }, { looseBbox: false, keys: [] }), /offset must be a whole number/)
 })
 
+t.test('selectSql: a simplified read binds its tolerance; a bad one is refused', async (t) => {
+  const sql = selectSql('public', roads, { type: roads.name, bbox: [0, 0, 1, 1], simplify: 0.25 }, { looseBbox: true, keys: [] })
+  t.match(sql.text, 'ST_AsBinary(ST_RemoveRepeatedPoints(ST_Simplify("the geom", $6::double precision, true))) AS "the geom"')
+  t.same(sql.values, [0, 0, 1, 1, 4326, 0.25])
+  t.match(selectSql('public', roads, { type: roads.name, simplify: 0.25, geometryFormat: 'geojson' }, { looseBbox: true, keys: [] }).text, 'ST_AsGeoJSON(ST_RemoveRepeatedPoints(ST_Simplify(')
+  t.notMatch(selectSql('public', roads, { type: roads.name, simplify: 0 }, { looseBbox: true, keys: [] }).text, 'ST_Simplify')
+  t.throws(() => selectSql('public', roads, { type: roads.name, simplify: -1 }, { looseBbox: true, keys: [] }), /simplification tolerance must be a number of at least 0: -1/)
+  t.throws(() => selectSql('public', roads, { type: roads.name, simplify: NaN }, { looseBbox: true, keys: [] }), /simplification tolerance/)
+})
+
+t.test('against PostGIS: a simplified read drops the vertices under the tolerance and keeps a polygon smaller than it', async (t) => {
+  const url = new URL(await pgDatabase(t, { postgis: true }))
+  const c = new pg.Client({ connectionString: url.href })
+  await c.connect()
+  // A line of 1001 vertices zigzagging by 0.001 and a square of 0.01 a side.
+  await c.query(`CREATE TABLE shapes (id integer PRIMARY KEY, geom geometry(Geometry, 4326));
+    INSERT INTO shapes SELECT 1, ST_SetSRID(ST_MakeLine(array_agg(ST_MakePoint(i / 100.0, (i % 2) * 0.001) ORDER BY i)), 4326) FROM generate_series(0, 1000) i;
+    INSERT INTO shapes VALUES (2, ST_MakeEnvelope(5, 5, 5.01, 5.01, 4326))`)
+  await c.end()
+  const source = createPostgisSource({
+    host: url.hostname, port: Number(url.port || 5432), database: url.pathname.slice(1), schema: 'public', user: decodeURIComponent(url.username) || 'postgres',
+    timeout: 10, ssl: 'off' as const, maxConnections: 2, minConnections: 0, fetchSize: 10, looseBbox: false, exposePrimaryKeys: true
+  })
+  t.teardown(() => source.close())
+  const read = async (simplify?: number) => {
+    const out: Record<string, unknown> = {}
+    for await (const f of source.readFeatures({ type: 'shapes', geometryFormat: 'geojson', ...(simplify !== undefined ? { simplify } : {}) })) out[String(f.properties.id)] = JSON.parse(f.geometry as string)
+    return out as Record<string, { type: string, coordinates: unknown[] }>
+  }
+  const full = await read()
+  t.equal(full['1'].coordinates.length, 1001)
+  const simple = await read(0.1)
+  t.same(simple['1'], { type: 'LineString', coordinates: [[0, 0], [10, 0]] }, 'the zigzag under the tolerance is a straight line')
+  t.equal(simple['2'].type, 'Polygon', 'the square smaller than the tolerance is still there')
+  t.ok((simple['2'].coordinates[0] as unknown[]).length >= 3)
+})
+
 t.test('against PostGIS: types, schema, bounds, lat/lon, and features streamed in batches with bbox, filter, order and page', async (t) => {
   const url = new URL(await pgDatabase(t, { postgis: true }))
   const c = new pg.Client({ connectionString: url.href })
