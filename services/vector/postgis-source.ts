@@ -186,18 +186,20 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
   // A connection lost while idle must not become an unhandled 'error' event.
   pool.on('error', () => undefined)
 
-  const describeFull = async (type: string): Promise<Described | undefined> => {
-    const rel = await pool.query<{ oid: number }>(`SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  /** The table's description from the catalogs, through `db`: a read holding a connection asks on
+   *  it (a pool of one connection would otherwise wait for itself). */
+  const describeFull = async (type: string, db: pg.Pool | pg.PoolClient = pool): Promise<Described | undefined> => {
+    const rel = await db.query<{ oid: number }>(`SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'v', 'm', 'p', 'f')`, [o.schema, type])
     if (rel.rows.length === 0 || SYSTEM_TABLES.has(type)) return undefined
     const oid = rel.rows[0].oid
     const [cols, geoms, keys] = await Promise.all([
-      pool.query<{ attname: string, typname: string, attnotnull: boolean, atttypmod: number }>(`SELECT a.attname, t.typname, a.attnotnull, a.atttypmod
+      db.query<{ attname: string, typname: string, attnotnull: boolean, atttypmod: number }>(`SELECT a.attname, t.typname, a.attnotnull, a.atttypmod
         FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
         WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`, [oid]),
-      pool.query<{ column: string, type: string, srid: number }>(`SELECT f_geometry_column AS column, type, srid FROM geometry_columns
+      db.query<{ column: string, type: string, srid: number }>(`SELECT f_geometry_column AS column, type, srid FROM geometry_columns
         WHERE f_table_schema = $1 AND f_table_name = $2`, [o.schema, type]),
-      pool.query<{ attname: string }>(`SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+      db.query<{ attname: string }>(`SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
         WHERE i.indrelid = $1 AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)`, [oid])
     ])
     const geomOf = new Map(geoms.rows.map((g) => [g.column, g]))
@@ -234,17 +236,17 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     if (described.size > 1000) described.delete(described.keys().next().value!)
     return d
   }
-  const describedFor = async (type: string, fresh = false): Promise<Described> => {
+  const describedFor = async (type: string, fresh = false, db?: pg.PoolClient): Promise<Described> => {
     const had = described.get(type)
-    const d = !fresh && had && Date.now() - had.at < DESCRIBED_FOR_MS ? had.d : remember(type, await describeFull(type))
+    const d = !fresh && had && Date.now() - had.at < DESCRIBED_FOR_MS ? had.d : remember(type, await describeFull(type, db))
     if (!d) throw InvalidFeatureQuery(`no table or view ${JSON.stringify(type)} in schema ${JSON.stringify(o.schema)}`)
     return d
   }
   /** `fn` on the table's description; again on a fresh one when the statement names what is gone. */
-  async function withDescription<T> (type: string, fn: (d: Described) => Promise<T>): Promise<T> {
-    try { return await fn(await describedFor(type)) } catch (err) {
+  async function withDescription<T> (type: string, fn: (d: Described) => Promise<T>, db?: pg.PoolClient): Promise<T> {
+    try { return await fn(await describedFor(type, false, db)) } catch (err) {
       if (!schemaChanged(err)) throw err
-      return await fn(await describedFor(type, true))
+      return await fn(await describedFor(type, true, db))
     }
   }
 
@@ -279,7 +281,7 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
           d = desc
           const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys })
           return await client.query<unknown[]>({ text: sql.text, values: sql.values, rowMode: 'array' })
-        }))
+        }, client))
       } else {
         await withDescription(q.type, async (desc) => {
           d = desc
@@ -288,7 +290,7 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
           try {
             await client.query(`DECLARE mw_features NO SCROLL CURSOR FOR ${sql.text}`, sql.values)
           } catch (err) { await client.query('ROLLBACK'); throw err }
-        })
+        }, client)
         const fetch = () => {
           const p = client.query<unknown[]>({ text: `FETCH ${o.fetchSize} FROM mw_features`, rowMode: 'array' })
           p.catch(() => undefined) // awaited below; a reader that stops early drops the connection under it
