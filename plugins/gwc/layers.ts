@@ -7,6 +7,7 @@ import { toXml, escapeXml as esc, type Document } from '../infra/representation.
 import { GwcLayerUnsupported, GwcListReadOnly } from '../../services/errors.js'
 import { bodyRoot } from '../infra/routes.js'
 import type { GeoServerLayerView, ParameterFilterView } from '../../services/tilecache/geoserver-layer.js'
+import { javaFloat } from '../../services/tilecache/parameters.js'
 
 // GWC writes the names form-encoded in the links (img+states, topp%3Astates).
 const formEncode = (s: string) => encodeURIComponent(s).replace(/%20/g, '+')
@@ -49,7 +50,7 @@ function filterDoc (f: ParameterFilterView): Document {
     ...(f.normalize ? { normalize: { case: f.normalize.case, ...(f.normalize.locale ? { locale: f.normalize.locale } : {}) } } : {}),
     ...(f.values !== undefined ? { values: { [VALUE_ITEM[f.kind]]: f.values } } : {}),
     ...(f.regex !== undefined ? { regex: f.regex } : {}),
-    ...(f.threshold !== undefined ? { threshold: String(f.threshold) } : {})
+    ...(f.threshold !== undefined ? { threshold: f.kind === 'floatParameterFilter' ? javaFloat(f.threshold) : String(f.threshold) } : {})
   }
 }
 

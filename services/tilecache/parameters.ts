@@ -54,30 +54,33 @@ export function filterRegex (regex: string): RegExp { return new RegExp(`^(?:${r
 
 /**
  * The value a filter turns a request's value into (GWC ParameterFilter.apply): an empty value is the
- * filter's default; undefined when the filter refuses it.
+ * filter's default; `refused` says why a value is not allowed, in GWC's words.
  */
-export function applyFilter (f: ParameterFilterSetting, value: string): string | undefined {
-  if (value === '') return f.defaultValue
+export function applyFilter (f: ParameterFilterSetting, value: string): { value: string } | { refused: string } {
+  if (value === '') return { value: f.defaultValue }
+  const violates = { refused: `${value} violates filter for parameter ${f.key}` }
   switch (f.kind) {
     case 'stringParameterFilter': {
       const v = normalised(f.normalize, value)
-      return (f.values ?? []).map((l) => normalised(f.normalize, l)).includes(v) ? v : undefined
+      return (f.values ?? []).map((l) => normalised(f.normalize, l)).includes(v) ? { value: v } : violates
     }
     case 'regexParameterFilter': {
       const v = normalised(f.normalize, value)
-      return filterRegex(f.regex ?? '.*').test(v) ? v : undefined
+      return filterRegex(f.regex ?? '.*').test(v) ? { value: v } : violates
     }
     case 'floatParameterFilter':
     case 'integerParameterFilter': {
       const int = f.kind === 'integerParameterFilter'
-      if (!(int ? /^[+-]?\d{1,10}$/ : /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/).test(value)) return undefined
+      const show = (n: number) => int ? String(n) : javaFloat(n)
+      if (!(int ? /^[+-]?\d{1,10}$/ : /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/).test(value)) return violates
       const n = Number(value)
       const values = (f.values ?? []).map(Number)
-      if (values.length === 0) return int ? String(n) : javaFloat(n)
+      if (values.length === 0) return { value: show(n) }
       let best = values[0]
       for (const c of values) if (Math.abs(c - n) < Math.abs(best - n)) best = c
       const threshold = f.threshold ?? (int ? 1 : 1e-6)
-      return threshold > 0 && Math.abs(best - n) < threshold ? (int ? String(best) : javaFloat(best)) : undefined
+      if (threshold > 0 && Math.abs(best - n) < threshold) return { value: show(best) }
+      return { refused: `Closest match for ${f.key}=${value} is ${show(best)}, but this exceeds the threshold of ${show(threshold)}` }
     }
   }
 }
@@ -123,8 +126,8 @@ export function normaliseParameters (layer: LayerInfo, raw: Record<string, unkno
     const filter = filters.find((f) => f.key === name)
     if (filter) {
       const applied = applyFilter(filter, value)
-      if (applied === undefined) throw invalid(field, name, `${value} violates filter for parameter ${name}`)
-      if (applied !== '') out[name] = applied
+      if ('refused' in applied) throw invalid(field, name, applied.refused)
+      if (applied.value !== '') out[name] = applied.value
       continue
     }
     if (value === '') continue

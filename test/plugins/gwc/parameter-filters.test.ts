@@ -7,7 +7,7 @@
 import t from 'tap'
 import { ADMIN, BASE, build } from '../../helper.js'
 import { G, vectorSetup } from '../../fixtures/vector-tiles.js'
-import { pixels } from '../wms/helpers.js'
+import { pixels, timeMosaic, wmsUrl } from '../wms/helpers.js'
 import { createMosaic, pattern, rgbTiff } from '../../fixtures/seed/mosaic.js'
 
 const L = `${BASE}/gwc/rest/layers`
@@ -148,4 +148,52 @@ t.test('regex, float and integer filters are kept and shown as GWC writes them; 
   const fl = await mosaic.inject({ method: 'PUT', url: `${L}/${layer}.json`, headers: JSONH, payload: JSON.stringify({ GeoServerLayer: { name: layer, parameterFilters: { floatParameterFilter: [{ key: 'CQL_FILTER', defaultValue: '', values: { float: ['1.5', '2'] }, threshold: '0.1' }] } } }) })
   t.equal(fl.statusCode, 200, fl.body)
   t.same((await mosaic.inject({ url: `${L}/${layer}.json`, headers: ADMIN })).json().GeoServerLayer.parameterFilters.floatParameterFilter, [{ key: 'CQL_FILTER', defaultValue: '', values: { float: ['1.5', '2.0'] }, threshold: '0.1' }])
+})
+
+t.test('float and regex filters on a mosaic\'s ELEVATION and TIME: the value is snapped to the closest listed one, drawn and cached under it; WMS-C follows', async (t) => {
+  const app = await build(t)
+  const layer = await timeMosaic(app)
+  const put = await app.inject({
+    method: 'PUT',
+    url: `${L}/${layer}.json`,
+    headers: JSONH,
+    payload: JSON.stringify({ GeoServerLayer: { name: layer, parameterFilters: {
+      floatParameterFilter: { key: 'ELEVATION', defaultValue: '0', values: { float: [0, 100] }, threshold: 5 },
+      regexParameterFilter: { key: 'TIME', defaultValue: '', regex: '2024-01-01.*' }
+    } } })
+  })
+  t.equal(put.statusCode, 200, put.body)
+  t.match((await app.inject({ url: `${L}/${layer}.xml`, headers: ADMIN })).body,
+    '    <regexParameterFilter>\n      <key>TIME</key>\n      <defaultValue></defaultValue>\n      <regex>2024-01-01.*</regex>\n    </regexParameterFilter>\n' +
+    '    <floatParameterFilter>\n      <key>ELEVATION</key>\n      <defaultValue>0</defaultValue>\n      <values>\n        <float>0.0</float>\n        <float>100.0</float>\n      </values>\n      <threshold>5.0</threshold>\n    </floatParameterFilter>\n')
+  // ws:temp covers lon/lat 0..10: the EPSG:4326 tile 4/16/7 (lon 0..11.25, lat 0..11.25) holds it.
+  const get = (q: string) => app.inject({ url: `${G}/xyz/${layer}/EPSG:4326/4/16/7.png?TIME=2024-01-01T00:00:00.000Z&${q}` })
+  const high = await get('ELEVATION=98.5')
+  t.equal(high.statusCode, 200, high.body)
+  t.equal(high.headers['geowebcache-cache-result'], 'MISS')
+  const exact = await get('ELEVATION=100')
+  t.equal(exact.headers['geowebcache-cache-result'], 'HIT', '98.5 and 100 are one value (100.0): one tile set')
+  t.same(exact.rawPayload, high.rawPayload)
+  const low = await get('')
+  t.equal(low.statusCode, 200, low.body)
+  t.equal(low.headers['geowebcache-cache-result'], 'MISS', 'no ELEVATION: the default 0, another set')
+  const [hp, lp] = [await pixels(high.rawPayload), await pixels(low.rawPayload)]
+  t.notOk(hp.data.equals(lp.data), 'elevation 100 (granule of 20) and 0 (granule of 10) draw different maps')
+  t.equal((await app.tileCache.store.tileSets(layer)).length, 2, 'two tile sets')
+
+  const far = await get('ELEVATION=60')
+  t.equal(far.statusCode, 400)
+  t.equal(far.body, 'Invalid tile request: parameter ELEVATION: Closest match for ELEVATION=60 is 100.0, but this exceeds the threshold of 5.0')
+  const feb = await app.inject({ url: `${G}/xyz/${layer}/EPSG:4326/4/16/7.png?TIME=2024-02-01T00:00:00.000Z` })
+  t.equal(feb.statusCode, 400)
+  t.equal(feb.body, 'Invalid tile request: parameter TIME: 2024-02-01T00:00:00.000Z violates filter for parameter TIME')
+
+  // WMS-C: the same tile as a tiled GetMap is served from the same tile set.
+  const span = 180 / 16
+  const wmsc = await app.inject({ url: wmsUrl({ SERVICE: 'WMS', REQUEST: 'GetMap', VERSION: '1.1.1', LAYERS: layer, STYLES: '', SRS: 'EPSG:4326', BBOX: [0, 0, span, span].join(','), WIDTH: 256, HEIGHT: 256, FORMAT: 'image/png', TRANSPARENT: 'true', TILED: 'true', TIME: '2024-01-01T00:00:00.000Z', ELEVATION: '100' }) })
+  t.equal(wmsc.statusCode, 200)
+  t.equal(wmsc.headers['geowebcache-cache-result'], 'HIT', 'WMS-C finds the tile cached under the filtered value')
+  t.same(wmsc.rawPayload, high.rawPayload)
+  const refused = await app.inject({ url: wmsUrl({ SERVICE: 'WMS', REQUEST: 'GetMap', VERSION: '1.1.1', LAYERS: layer, STYLES: '', SRS: 'EPSG:4326', BBOX: [0, 0, span, span].join(','), WIDTH: 256, HEIGHT: 256, FORMAT: 'image/png', TRANSPARENT: 'true', TILED: 'true', TIME: '2024-01-01T00:00:00.000Z', ELEVATION: '60' }) })
+  t.match(refused.body, 'Closest match for ELEVATION=60 is 100.0, but this exceeds the threshold of 5.0', 'WMS-C refuses what the filter refuses')
 })
