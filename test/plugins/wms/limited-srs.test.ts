@@ -4,8 +4,11 @@
 // GetMap in a code outside the list is still served, as GeoServer does; an unknown code is a 400 that
 // changes nothing; an empty list lists every code again.
 import t from 'tap'
+import path from 'node:path'
 import { build, ADMIN, BASE } from '../../helper.js'
-import { wmsUrl, worldMosaic } from './helpers.js'
+import { wmsUrl, worldMosaic, xmllint } from './helpers.js'
+
+const SCHEMAS = '/usr/share/python3-mapproxy/test/schemas/wms'
 
 const SETTINGS = `${BASE}/rest/services/wms/settings`
 const XML = { ...ADMIN, 'content-type': 'application/xml' }
@@ -54,6 +57,8 @@ t.test('a limited SRS list with bboxForEachCRS: read back, the capabilities list
   const laea = layerBox(c11, layer, 'SRS', 'EPSG:3035')!
   t.ok(laea[0] > 5e5 && laea[0] < 2.5e6 && laea[3] < 2.5e6, `EPSG:3035 box ${laea.join(',')}`)
   t.ok(layerBox(c13, layer, 'CRS', 'EPSG:4326'), 'the service-wide boxes stay')
+  xmllint(t, c13, 'limited capabilities 1.3.0', ['--schema', path.join(SCHEMAS, '1.3.0/capabilities_1_3_0.xsd')])
+  xmllint(t, c11, 'limited capabilities 1.1.1', ['--dtdvalid', path.join(SCHEMAS, '1.1.1/WMS_MS_Capabilities.dtd')])
 
   // GetMap in a code the list leaves out is served (GeoServer limits the capabilities only).
   const map = await app.inject({ url: wmsUrl({ SERVICE: 'WMS', REQUEST: 'GetMap', VERSION: '1.3.0', LAYERS: layer, STYLES: '', CRS: 'EPSG:32632', BBOX: '0,0,1000000,3000000', WIDTH: 64, HEIGHT: 64, FORMAT: 'image/png' }) })
@@ -73,6 +78,13 @@ t.test('a limited SRS list with bboxForEachCRS: read back, the capabilities list
   t.equal(res.statusCode, 400)
   t.equal(res.body, 'wms srs: "EPSG:99999999" is not an EPSG code the server knows (4326 or EPSG:4326)')
   t.same(app.serviceSettings.get('wms').srs, ['EPSG:4326', '3035', 'EPSG:27700'])
+
+  // A workspace's own WMS settings limit its virtual service only.
+  res = await app.inject({ method: 'PUT', url: `${BASE}/rest/services/wms/workspaces/topp/settings.json`, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: JSON.stringify({ wms: { srs: { string: ['3857'] } } }) })
+  t.equal(res.statusCode, 200, res.body)
+  const local = (await app.inject({ url: wmsUrl({ SERVICE: 'WMS', REQUEST: 'GetCapabilities', VERSION: '1.1.1' }, '/topp/wms') })).body
+  t.same(rootList(local), ['<!--Limited list of EPSG projections:-->', '<SRS>EPSG:3857</SRS>'], 'topp\'s own list')
+  t.same(rootList(await caps(app, '1.1.1')).slice(1), ['<SRS>EPSG:4326</SRS>', '<SRS>EPSG:3035</SRS>', '<SRS>EPSG:27700</SRS>'], 'the global list stays')
 
   // An empty list: every code again.
   res = await app.inject({ method: 'PUT', url: `${SETTINGS}.xml`, headers: XML, payload: '<wms><srs/></wms>' })
