@@ -166,6 +166,14 @@ t.test('float and regex filters on a mosaic\'s ELEVATION and TIME: the value is 
   t.match((await app.inject({ url: `${L}/${layer}.xml`, headers: ADMIN })).body,
     '    <regexParameterFilter>\n      <key>TIME</key>\n      <defaultValue></defaultValue>\n      <regex>2024-01-01.*</regex>\n    </regexParameterFilter>\n' +
     '    <floatParameterFilter>\n      <key>ELEVATION</key>\n      <defaultValue>0</defaultValue>\n      <values>\n        <float>0.0</float>\n        <float>100.0</float>\n      </values>\n      <threshold>5.0</threshold>\n    </floatParameterFilter>\n')
+  // GET then PUT back (XML and JSON) changes nothing.
+  const shownXml = (await app.inject({ url: `${L}/${layer}.xml`, headers: ADMIN })).body
+  t.equal((await app.inject({ method: 'PUT', url: `${L}/${layer}.xml`, headers: XMLH, payload: shownXml })).statusCode, 200)
+  t.equal((await app.inject({ url: `${L}/${layer}.xml`, headers: ADMIN })).body, shownXml, 'the XML round trip keeps the filters')
+  const shownJson = (await app.inject({ url: `${L}/${layer}.json`, headers: ADMIN })).body
+  const back = await app.inject({ method: 'PUT', url: `${L}/${layer}.json`, headers: JSONH, payload: shownJson })
+  t.equal(back.statusCode, 200, back.body)
+  t.equal((await app.inject({ url: `${L}/${layer}.json`, headers: ADMIN })).body, shownJson, 'the JSON round trip keeps the filters')
   // ws:temp covers lon/lat 0..10: the EPSG:4326 tile 4/16/7 (lon 0..11.25, lat 0..11.25) holds it.
   const get = (q: string) => app.inject({ url: `${G}/xyz/${layer}/EPSG:4326/4/16/7.png?TIME=2024-01-01T00:00:00.000Z&${q}` })
   const high = await get('ELEVATION=98.5')
