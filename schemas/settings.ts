@@ -58,6 +58,8 @@ const serviceFields = {
 }
 const wmsFields = {
   ...serviceFields,
+  srs: field('The limited SRS list of the capabilities: { "string": ["4326", "EPSG:3035", ...] }; empty: every code (GetMap takes every code either way)'),
+  bboxForEachCRS: field('With a limited SRS list: a BoundingBox in each of its CRSs for every layer', BooleanText),
   watermark: field('enabled (false only), position, transparency (0-100)'),
   interpolation: field('Nearest only (the renderer resamples by nearest neighbour)', Type.String()),
   maxBuffer: field('0 only', IntegerText),

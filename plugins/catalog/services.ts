@@ -31,6 +31,8 @@ export function serviceDoc (service: ServiceName, s: ServiceSettings, workspace?
       verbose: s.verbose,
       ...(service === 'wms'
         ? {
+            srs: { string: s.srs ?? [] },
+            bboxForEachCRS: s.bboxForEachCRS ?? false,
             watermark: { ...s.watermark! },
             interpolation: s.interpolation,
             maxBuffer: s.maxBuffer,

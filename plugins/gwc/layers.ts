@@ -6,17 +6,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { toXml, escapeXml as esc, type Document } from '../infra/representation.js'
 import { GwcLayerUnsupported, GwcListReadOnly } from '../../services/errors.js'
 import { bodyRoot } from '../infra/routes.js'
-import type { GeoServerLayerView } from '../../services/tilecache/geoserver-layer.js'
+import type { GeoServerLayerView, ParameterFilterView } from '../../services/tilecache/geoserver-layer.js'
+import { javaFloat } from '../../services/tilecache/parameters.js'
 
 // GWC writes the names form-encoded in the links (img+states, topp%3Astates).
 const formEncode = (s: string) => encodeURIComponent(s).replace(/%20/g, '+')
 
 function layerXml (v: GeoServerLayerView): string {
   const filters: Record<string, Document[]> = {}
-  for (const f of v.parameterFilters) {
-    const { kind, key, defaultValue, allowedStyles, regex } = f
-    ;(filters[kind] ??= []).push({ key, defaultValue, ...(allowedStyles && allowedStyles.length ? { allowedStyles: { string: allowedStyles } } : {}), ...(regex !== undefined ? { regex } : {}) })
-  }
+  for (const f of v.parameterFilters) (filters[f.kind] ??= []).push(filterDoc(f))
   return toXml({
     GeoServerLayer: {
       id: v.id,
@@ -41,9 +39,28 @@ function layerXml (v: GeoServerLayerView): string {
   } as Document)
 }
 
+// A filter's fields in GWC's XStream order (key, defaultValue, normalize, then values/regex/threshold),
+// lists wrapped by item as XStream writes them (<values><string>, <float>, <int>).
+const VALUE_ITEM = { stringParameterFilter: 'string', regexParameterFilter: 'string', floatParameterFilter: 'float', integerParameterFilter: 'int' } as const
+function filterDoc (f: ParameterFilterView): Document {
+  if (f.kind === 'styleParameterFilter') return { key: f.key, defaultValue: f.defaultValue, ...(f.allowedStyles && f.allowedStyles.length ? { allowedStyles: { string: f.allowedStyles } } : {}) }
+  return {
+    key: f.key,
+    defaultValue: f.defaultValue,
+    ...(f.normalize ? { normalize: { case: f.normalize.case, ...(f.normalize.locale ? { locale: f.normalize.locale } : {}) } } : {}),
+    ...(f.values !== undefined ? { values: { [VALUE_ITEM[f.kind]]: f.values } } : {}),
+    ...(f.regex !== undefined ? { regex: f.regex } : {}),
+    ...(f.threshold !== undefined ? { threshold: f.kind === 'floatParameterFilter' ? javaFloat(f.threshold) : String(f.threshold) } : {})
+  }
+}
+
 function layerJson (v: GeoServerLayerView): string {
   const filters: Record<string, unknown[]> = {}
-  for (const { kind, ...f } of v.parameterFilters) (filters[kind] ??= []).push(f)
+  for (const f of v.parameterFilters) {
+    // The layer's own filters keep the shape they had; the administrator's are as GWC's JSON (Jettison) writes them.
+    if (f.kind === 'styleParameterFilter' || (f.values === undefined && !f.normalize && f.threshold === undefined)) { const { kind, ...rest } = f; (filters[kind] ??= []).push(rest); continue }
+    ;(filters[f.kind] ??= []).push(filterDoc(f))
+  }
   const { parameterFilters, ...rest } = v
   return JSON.stringify({ GeoServerLayer: { ...rest, parameterFilters: filters } })
 }
@@ -75,7 +92,7 @@ export default async function layers (app: FastifyInstance) {
   // GWC: PUT adds a tile layer, POST changes one; every drawable layer already is one here, so both
   // change it and answer 200 (GWC's status for a change) with an empty body.
   for (const method of ['put', 'post'] as const) {
-    app[method]('/layers/:layer', { schema: { summary: 'Change a tile layer from a GeoServerLayer (expireCache, expireClients, gridSubsets; the other fields must match what mapwarden serves)' } }, async (req, reply) => {
+    app[method]('/layers/:layer', { schema: { summary: 'Change a tile layer from a GeoServerLayer (expireCache, expireClients, gridSubsets, blobStoreId, parameterFilters on CQL_FILTER, TIME, ELEVATION; the other fields must match what mapwarden serves)' } }, async (req, reply) => {
       await cache.updateGeoServerLayer((req.params as { layer: string }).layer, bodyRoot(req.body, 'GeoServerLayer', 'wmsLayer'), req.principal)
       return reply.code(200).type('text/plain; charset=utf-8').send('')
     })

@@ -136,5 +136,13 @@ export const seedMigrations: Migration[] = [
     sql: `
       ALTER TABLE tile_layer_settings ADD COLUMN blob_store_id TEXT;
     `
+  },
+  {
+    // The administrator's parameter filters of a tile layer (GWC's GeoServerLayer parameterFilters:
+    // string, regex, float, integer filters on CQL_FILTER, TIME, ELEVATION) as JSON; NULL: the layer's own.
+    id: 'seed/008-tile-parameter-filters',
+    sql: `
+      ALTER TABLE tile_layer_settings ADD COLUMN parameter_filters TEXT;
+    `
   }
 ]

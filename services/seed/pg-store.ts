@@ -43,7 +43,7 @@ async function changed (c: PgClient, rows: number | null, layer: string): Promis
 function tileSettings (db: PgDatabase): TileSettingsStore {
   return {
     async all () {
-      const r = await db.query<TileSettingsRow>(`SELECT workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets, blob_store_id
+      const r = await db.query<TileSettingsRow>(`SELECT workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets, blob_store_id, parameter_filters
         FROM tile_layer_settings ORDER BY workspace COLLATE "C", name COLLATE "C"`)
       return r.rows.map(tileSettingsRow)
     },
@@ -52,10 +52,10 @@ function tileSettings (db: PgDatabase): TileSettingsStore {
         // The blob store named is held until this commits, so its removal (pg-blob-store-store.ts,
         // which locks the row first) sees this layer among its users, or this sees it gone.
         if (s.blobStoreId !== undefined && (await c.query('SELECT 1 FROM blob_stores WHERE id = $1 FOR SHARE', [s.blobStoreId])).rows.length === 0) throw BlobStoreInvalid('blobStoreId', JSON.stringify(s.blobStoreId), 'there is no blob store of that id (GET gwc/rest/blobstores lists them)')
-        const r = await c.query(`INSERT INTO tile_layer_settings (workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets, blob_store_id)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (workspace, name) DO UPDATE SET expire_cache = EXCLUDED.expire_cache,
+        const r = await c.query(`INSERT INTO tile_layer_settings (workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets, blob_store_id, parameter_filters)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (workspace, name) DO UPDATE SET expire_cache = EXCLUDED.expire_cache,
           expire_clients = EXCLUDED.expire_clients, cached_only = EXCLUDED.cached_only, cached_only_missing = EXCLUDED.cached_only_missing,
-          grid_subsets = EXCLUDED.grid_subsets, blob_store_id = EXCLUDED.blob_store_id`,
+          grid_subsets = EXCLUDED.grid_subsets, blob_store_id = EXCLUDED.blob_store_id, parameter_filters = EXCLUDED.parameter_filters`,
         [workspace, name, ...tileSettingsValues(s)])
         await changed(c, r.rowCount, `${workspace}:${name}`)
       })

@@ -5,7 +5,7 @@ import type { LayerInfo } from '../catalog/layers.js'
 import { SeedFieldInvalid, SeedFieldMissing, SeedUnknownField } from '../errors.js'
 import { builtInGrids, maxZoom, type BBox, type GridSet, type GridSubset, type LayerGrids } from '../tilecache/grid-sets.js'
 import { formatsOf, isTileFormat, type TileFormat } from '../tilecache/formats.js'
-import { normaliseParameters, type ParameterSet } from '../tilecache/parameters.js'
+import { normaliseParameters, type ParameterFilterSetting, type ParameterSet } from '../tilecache/parameters.js'
 import { parseArea, type Area } from './area.js'
 
 export type TaskType = 'seed' | 'reseed' | 'truncate'
@@ -86,7 +86,8 @@ function parameterMap (v: unknown): Record<string, unknown> {
 }
 
 /** `grids`: the grid sets the layer offers and its subsets of them (the built-in ones unless told). */
-export function parseSeedRequest (body: Record<string, unknown>, layer: LayerInfo, maxThreads: number, grids: LayerGrids = builtInGrids(layer.bbox)): SeedSpec {
+export function parseSeedRequest (body: Record<string, unknown>, layer: LayerInfo, maxThreads: number, grids: LayerGrids = builtInGrids(layer.bbox),
+  filters: readonly ParameterFilterSetting[] = []): SeedSpec {
   const { gridSets } = grids
   for (const k of Object.keys(body)) {
     if (k === '$') throw SeedUnknownField(`attribute ${Object.keys(body.$ as object).join(', ')}`)
@@ -156,7 +157,7 @@ export function parseSeedRequest (body: Record<string, unknown>, layer: LayerInf
   if (threadCount < 1 || threadCount > maxThreads) throw SeedFieldInvalid('threadCount', String(threadCount), `must be from 1 to ${maxThreads}`)
 
   const rawParams = parameterMap(body.parameters)
-  const parameters = type === 'truncate' && body.parameters === undefined ? undefined : normaliseParameters(layer, rawParams)
+  const parameters = type === 'truncate' && body.parameters === undefined ? undefined : normaliseParameters(layer, rawParams, undefined, undefined, filters)
   return { layer, type, gridSet: gs, subset, zoomStart, zoomStop, bounds, formats, parameters, threadCount }
 }
 
@@ -176,12 +177,12 @@ function dateField (field: string, v: unknown): number {
  * seed request as on seed/<layer>.json plus a GeoJSON Polygon or MultiPolygon (required) and, for
  * a reseed, `olderThan` (also as a query parameter). The request's bounds, when given, still apply.
  */
-export function parseAreaRequest (body: unknown, layer: LayerInfo, maxThreads: number, olderThanQuery?: string, grids?: LayerGrids): SeedSpec {
+export function parseAreaRequest (body: unknown, layer: LayerInfo, maxThreads: number, olderThanQuery?: string, grids?: LayerGrids, filters: readonly ParameterFilterSetting[] = []): SeedSpec {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw SeedFieldMissing('seedRequest (a JSON object with seedRequest and geometry)')
   const b = body as Record<string, unknown>
   for (const k of Object.keys(b)) if (!AREA_FIELDS.has(k)) throw SeedUnknownField(k)
   if (b.seedRequest === null || typeof b.seedRequest !== 'object' || Array.isArray(b.seedRequest)) throw SeedFieldMissing('seedRequest')
-  const spec = parseSeedRequest(b.seedRequest as Record<string, unknown>, layer, maxThreads, grids)
+  const spec = parseSeedRequest(b.seedRequest as Record<string, unknown>, layer, maxThreads, grids, filters)
   const area = parseArea(b.geometry, spec.gridSet)
   if (b.olderThan !== undefined && olderThanQuery !== undefined) throw SeedFieldInvalid('olderThan', olderThanQuery, 'is given both in the body and as a query parameter')
   const older = b.olderThan ?? olderThanQuery

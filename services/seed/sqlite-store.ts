@@ -35,11 +35,11 @@ function taskRecords (db: Db): TaskRecordStore {
 
 function tileSettings (db: Db): TileSettingsStore {
   const q = {
-    all: db.prepare('SELECT workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets, blob_store_id FROM tile_layer_settings ORDER BY workspace, name'),
-    upsert: db.prepare(`INSERT INTO tile_layer_settings (workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets, blob_store_id)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (workspace, name) DO UPDATE SET expire_cache = excluded.expire_cache,
+    all: db.prepare('SELECT workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets, blob_store_id, parameter_filters FROM tile_layer_settings ORDER BY workspace, name'),
+    upsert: db.prepare(`INSERT INTO tile_layer_settings (workspace, name, expire_cache, expire_clients, cached_only, cached_only_missing, grid_subsets, blob_store_id, parameter_filters)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (workspace, name) DO UPDATE SET expire_cache = excluded.expire_cache,
       expire_clients = excluded.expire_clients, cached_only = excluded.cached_only, cached_only_missing = excluded.cached_only_missing,
-      grid_subsets = excluded.grid_subsets, blob_store_id = excluded.blob_store_id`),
+      grid_subsets = excluded.grid_subsets, blob_store_id = excluded.blob_store_id, parameter_filters = excluded.parameter_filters`),
     remove: db.prepare('DELETE FROM tile_layer_settings WHERE workspace = ? AND name = ?')
   }
   // The blob store named is checked in the write's transaction, so a removal that ran since the

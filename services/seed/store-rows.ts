@@ -3,7 +3,7 @@
 import { parseExact } from '../exact-json.js'
 import type { BBox } from '../tilecache/grid-sets.js'
 import type { GridSubsetSetting, TileLayerSettings } from '../tilecache/layer-settings.js'
-import type { ParameterSet } from '../tilecache/parameters.js'
+import type { ParameterFilterSetting, ParameterSet } from '../tilecache/parameters.js'
 import type { TaskView } from './task.js'
 import type { StoredTask } from './store.js'
 import type { DropMark } from '../tilecache/store.js'
@@ -18,13 +18,15 @@ export interface TileSettingsRow {
   cached_only_missing: TileLayerSettings['cachedOnlyMissing']
   grid_subsets: string | null
   blob_store_id: string | null
+  parameter_filters: string | null
 }
 export interface ParameterSetRow { parameter_id: string, parameters: string }
 export interface DropMarkRow { id: number, layer: string, parameter_id: string | null, area: string | null, before_ms: number, reason: string }
 
 /** The columns of tile_layer_settings after (workspace, name), as written. */
-export function tileSettingsValues (s: TileLayerSettings): [number, number, number, string, string | null, string | null] {
-  return [s.expireCache, s.expireClients, s.cachedOnly ? 1 : 0, s.cachedOnlyMissing, s.gridSubsets ? JSON.stringify(s.gridSubsets) : null, s.blobStoreId ?? null]
+export function tileSettingsValues (s: TileLayerSettings): [number, number, number, string, string | null, string | null, string | null] {
+  return [s.expireCache, s.expireClients, s.cachedOnly ? 1 : 0, s.cachedOnlyMissing, s.gridSubsets ? JSON.stringify(s.gridSubsets) : null, s.blobStoreId ?? null,
+    s.parameterFilters ? JSON.stringify(s.parameterFilters) : null]
 }
 
 /** The columns of tile_drops after its id, as written. */
@@ -44,7 +46,8 @@ export const tileSettings = (r: TileSettingsRow): { workspace: string, name: str
     cachedOnly: r.cached_only === 1,
     cachedOnlyMissing: r.cached_only_missing,
     ...(r.grid_subsets ? { gridSubsets: JSON.parse(r.grid_subsets) as GridSubsetSetting[] } : {}),
-    ...(r.blob_store_id ? { blobStoreId: r.blob_store_id } : {})
+    ...(r.blob_store_id ? { blobStoreId: r.blob_store_id } : {}),
+    ...(r.parameter_filters ? { parameterFilters: JSON.parse(r.parameter_filters) as ParameterFilterSetting[] } : {})
   }
 })
 

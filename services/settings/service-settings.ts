@@ -9,6 +9,7 @@ import type { ServiceSettingsStore } from './store.js'
 import { InvalidBody, ServiceSettingsNotFound } from '../errors.js'
 import { onlyFields } from '../body-fields.js'
 import { createKeyedQueue } from '../keyed-queue.js'
+import { epsgEntry } from '../render/epsg.js'
 
 export const SERVICE_NAMES = ['wms', 'wmts', 'wfs'] as const
 export type ServiceName = typeof SERVICE_NAMES[number]
@@ -39,6 +40,10 @@ export interface ServiceSettings {
   maxRequestMemory?: number
   maxRenderingTime?: number
   maxRenderingErrors?: number
+  /** GeoServer's limited SRS list: the codes the capabilities list ("4326" or "EPSG:4326", as sent); empty: every code. */
+  srs?: string[]
+  /** With a limited list: a BoundingBox in each of its CRSs for every layer. */
+  bboxForEachCRS?: boolean
   // WFS (applied by the WFS; serviceLevel BASIC (read-only), TRANSACTIONAL (with Transaction) or COMPLETE (with locks too),
   // the three flags false are the only values kept)
   serviceLevel?: string
@@ -67,6 +72,8 @@ export const DEFAULT_SERVICE_SETTINGS: Record<ServiceName, ServiceSettings> = {
     accessConstraints: 'NONE',
     fees: 'NONE',
     keywords: ['WMS', 'GEOSERVER'],
+    srs: [],
+    bboxForEachCRS: false,
     watermark: { enabled: false, position: 'BOT_RIGHT', transparency: 100 },
     interpolation: 'Nearest',
     maxBuffer: 0,
@@ -93,7 +100,7 @@ export const DEFAULT_SERVICE_SETTINGS: Record<ServiceName, ServiceSettings> = {
 
 const COMMON_FIELDS = ['enabled', 'name', 'title', 'maintainer', 'abstrct', 'accessConstraints', 'fees', 'versions', 'keywords', 'citeCompliant', 'onlineResource', 'schemaBaseURL', 'verbose']
 const OWN_FIELDS: Record<ServiceName, string[]> = {
-  wms: ['watermark', 'interpolation', 'maxBuffer', 'maxRequestMemory', 'maxRenderingTime', 'maxRenderingErrors'],
+  wms: ['srs', 'bboxForEachCRS', 'watermark', 'interpolation', 'maxBuffer', 'maxRequestMemory', 'maxRenderingTime', 'maxRenderingErrors'],
   wmts: [],
   wfs: ['serviceLevel', 'maxFeatures', 'featureBounding', 'canonicalSchemaLocation', 'encodeFeatureMember', 'hitsIgnoreMaxFeatures']
 }
@@ -161,6 +168,25 @@ function keywords (v: unknown, field: string): string[] {
   return out
 }
 
+/** The EPSG code of a limited SRS list's entry (GeoServer takes "4326" and "EPSG:4326"), when the registry knows it. */
+export function srsCode (entry: string): string | undefined {
+  const m = /^(?:EPSG:)?(\d{1,9})$/i.exec(entry.trim())
+  if (!m) return undefined
+  const n = Number(m[1])
+  return n === 4326 || n === 3857 || n === 900913 || epsgEntry(n) !== undefined ? `EPSG:${n}` : undefined
+}
+
+function srsList (v: unknown, field: string): string[] {
+  const out: string[] = []
+  for (const e of list(v, 'string', field)) {
+    const s = text(e)?.trim()
+    if (s === undefined || srsCode(s) === undefined) throw InvalidBody(`${field}: ${shown(e)} is not an EPSG code the server knows (4326 or EPSG:4326)`)
+    if (!out.some((o) => srsCode(o) === srsCode(s))) out.push(s)
+  }
+  if (out.length > 10000) throw InvalidBody(`${field}: more than 10000 codes`)
+  return out
+}
+
 /** Only the values mapwarden applies: `allowed` names them, `why` says what a client would miss. */
 function only<T> (value: T, allowed: T[], field: string, why: string): T {
   if (!allowed.includes(value)) throw InvalidBody(`${field} ${JSON.stringify(value)} is not supported: ${why}`)
@@ -194,6 +220,9 @@ export function mergeServiceSettings (service: ServiceName, old: ServiceSettings
   if (input.schemaBaseURL !== undefined) next.schemaBaseURL = only(text(input.schemaBaseURL)?.trim().replace(/\/+$/, '') ?? '', [SCHEMA_BASE_URL], f('schemaBaseURL'), `the documents mapwarden writes refer to the schemas at ${SCHEMA_BASE_URL}`)
   if (input.verbose !== undefined) next.verbose = only(flag(input.verbose, f('verbose')), [false], f('verbose'), 'the service documents are always written indented')
   if (service === 'wms') {
+    // Applied by the capabilities (services/wms/capabilities.ts); GetMap takes every code still, as GeoServer does.
+    if (input.srs !== undefined) next.srs = srsList(input.srs, f('srs'))
+    if (input.bboxForEachCRS !== undefined) next.bboxForEachCRS = flag(input.bboxForEachCRS, f('bboxForEachCRS'))
     if (input.watermark !== undefined && input.watermark !== '') {
       if (!isObject(input.watermark)) throw InvalidBody(`${f('watermark')} must be an object`)
       onlyFields(input.watermark, 'watermark', ['enabled', 'position', 'transparency'])

@@ -1,14 +1,16 @@
 // A GeoServerLayer sent to GeoWebCache's REST (PUT or POST layers/<layer>.xml), applied to the settings
 // mapwarden keeps: expireCache and expireClients go to the layer's tile settings (the same the layer
 // resource writes), and gridSubsets (the grid sets the layer is cached in, each with its levels
-// zoomStart-zoomStop and an extent in the grid set's CRS) too; every other field must say what
-// mapwarden does (all the layer's formats, 4x4 metatiles, no gutter, the layer's own parameter filters, the one
+// zoomStart-zoomStop and an extent in the grid set's CRS) too, and the administrator's parameter
+// filters on CQL_FILTER, TIME and ELEVATION (string, regex, float, integer); every other field must say what
+// mapwarden does (all the layer's formats, 4x4 metatiles, no gutter, STYLES' filter from the layer's styles, the one
 // blob store unless blobStoreId names one of GWC's REST's file blob stores), and anything else is refused with a 400 naming the field, never dropped. Validated
 // whole first.
 import type { LayerInfo } from '../catalog/layers.js'
 import { GwcLayerUnsupported } from '../errors.js'
 import { maxZoom, type BBox } from './grid-sets.js'
-import { geoServerLayerView, type GridChoice } from './geoserver-layer.js'
+import { geoServerLayerView, type GeoServerLayerView, type GridChoice } from './geoserver-layer.js'
+import { FILTER_KINDS, FILTERABLE_KEYS, filterRegex, javaFloat, layerDimensions, type CaseNormalize, type FilterKind, type ParameterFilterSetting } from './parameters.js'
 import { parseTileSettings, type GridSubsetSetting, type TileLayerSettings } from './layer-settings.js'
 
 const SUBSET_FIELDS = ['gridSetName', 'zoomStart', 'zoomStop', 'extent', 'minCachedLevel', 'maxCachedLevel']
@@ -50,31 +52,10 @@ export function applyGeoServerLayer (layer: LayerInfo, body: Record<string, unkn
     if (id !== '' && !grids.blobStoreExists?.(id)) throw refuse('blobStoreId', `${JSON.stringify(id)} is not a blob store (GET gwc/rest/blobstores lists them)`)
     blobStoreId = id === '' ? undefined : id
   }
-  if (body.parameterFilters !== undefined && body.parameterFilters !== '' && body.parameterFilters !== null) {
-    const shown = new Set(view.parameterFilters.map((f) => f.key))
-    const pf = body.parameterFilters as Record<string, unknown>
-    for (const [kind, entries] of Object.entries(typeof pf === 'object' ? pf : {})) {
-      for (const e of (Array.isArray(entries) ? entries : [entries]) as Array<Record<string, unknown>>) {
-        const key = str(e?.key).toUpperCase()
-        if (!shown.has(key)) throw refuse(`parameterFilters ${kind} ${key}`, `the layer's filters are ${[...shown].join(', ')} (STYLES from its styles, TIME and ELEVATION from its dimensions)`)
-        const mine = view.parameterFilters.find((f) => f.key === key)!
-        if (kind !== mine.kind) throw refuse(`parameterFilters ${kind} ${key}`, `${key} is a ${mine.kind}`)
-        if (e.allowedStyles !== undefined) {
-          const styles = list(e.allowedStyles, 'string').map(str)
-          if (styles.length !== (mine.allowedStyles ?? []).length || styles.some((s) => !mine.allowedStyles!.includes(s))) throw refuse(`parameterFilters ${key} allowedStyles`, 'a layer\'s styles are set through the layer resource (PUT rest/layers/<layer> styles)')
-        }
-        for (const k of Object.keys(e ?? {})) {
-          if (k === 'key' || k === 'allowedStyles') continue
-          if (k === 'defaultValue' && str(e[k] ?? '') === '') continue
-          if (k === 'regex' && str(e[k]) === mine.regex) continue
-          throw refuse(`parameterFilters ${key} ${k}`, 'not supported: the filter follows the layer')
-        }
-      }
-    }
-  }
+  const parameterFilters = body.parameterFilters !== undefined ? parseParameterFilters(layer, body.parameterFilters, view) : current.parameterFilters
   const settings = parseTileSettings(name, { expireCache: body.expireCache, expireClients: body.expireClients }, current) ?? current
-  const { gridSubsets: _, blobStoreId: __, ...rest } = settings
-  return { ...rest, ...(gridSubsets ? { gridSubsets } : {}), ...(blobStoreId !== undefined ? { blobStoreId } : {}) }
+  const { gridSubsets: _, blobStoreId: __, parameterFilters: ___, ...rest } = settings
+  return { ...rest, ...(gridSubsets ? { gridSubsets } : {}), ...(blobStoreId !== undefined ? { blobStoreId } : {}), ...(parameterFilters ? { parameterFilters } : {}) }
 }
 
 const int = (field: string, v: unknown): number => {
@@ -132,4 +113,96 @@ function parseGridSubsets (v: unknown, grids: GridChoice): GridSubsetSetting[] |
   const plain = out.every((s) => Object.keys(s).length === 1)
   const same = plain && out.length === grids.defaults.length && grids.defaults.every((d) => out.some((s) => s.gridSetName === d.id))
   return same ? undefined : out
+}
+
+const VALUE_ITEM: Record<FilterKind, string> = { stringParameterFilter: 'string', regexParameterFilter: 'string', floatParameterFilter: 'float', integerParameterFilter: 'int' }
+const KIND_FIELDS: Record<FilterKind, string[]> = {
+  stringParameterFilter: ['key', 'defaultValue', 'normalize', 'values'],
+  regexParameterFilter: ['key', 'defaultValue', 'normalize', 'regex'],
+  floatParameterFilter: ['key', 'defaultValue', 'values', 'threshold'],
+  integerParameterFilter: ['key', 'defaultValue', 'values', 'threshold']
+}
+const MAX_FILTER_TEXT = 4096
+
+/**
+ * The administrator's filters a GeoServerLayer's parameterFilters names (GWC's XStream shape, XML or
+ * JSON); STYLES' filter must be the layer's own, and a TIME or ELEVATION regex ".*" without default
+ * is the layer's own filter of its dimension (not kept). Undefined: the layer's own filters only.
+ */
+function parseParameterFilters (layer: LayerInfo, v: unknown, view: GeoServerLayerView): ParameterFilterSetting[] | undefined {
+  if (v === '' || v === null) return undefined
+  if (typeof v !== 'object' || Array.isArray(v)) throw GwcLayerUnsupported('parameterFilters', 'must hold filters by kind (stringParameterFilter, regexParameterFilter, floatParameterFilter, integerParameterFilter, styleParameterFilter)')
+  const dims = layerDimensions(layer)
+  const out: ParameterFilterSetting[] = []
+  for (const [kind, entries] of Object.entries(v as Record<string, unknown>)) {
+    for (const e of (Array.isArray(entries) ? entries : [entries]) as unknown[]) {
+      if (e === null || typeof e !== 'object') throw GwcLayerUnsupported(`parameterFilters ${kind}`, `${JSON.stringify(e)} is not a filter`)
+      const f = e as Record<string, unknown>
+      const key = str(f.key ?? '').toUpperCase()
+      const field = `parameterFilters ${kind} ${key}`
+      if (kind === 'styleParameterFilter') {
+        const mine = view.parameterFilters.find((g) => g.kind === 'styleParameterFilter')
+        if (key !== 'STYLES' || !mine || mine.kind !== 'styleParameterFilter') throw GwcLayerUnsupported(field, 'a style filter is on STYLES')
+        for (const k of Object.keys(f)) {
+          if (k === 'key') continue
+          if (k === 'defaultValue' && str(f[k] ?? '') === '') continue
+          if (k === 'allowedStyles') {
+            const styles = list(f.allowedStyles, 'string').map(str)
+            if (styles.length === (mine.allowedStyles ?? []).length && styles.every((s) => mine.allowedStyles!.includes(s))) continue
+          }
+          throw GwcLayerUnsupported(`parameterFilters STYLES ${k}`, 'STYLES\' filter follows the layer\'s styles (PUT rest/layers/<layer> defaultStyle and styles)')
+        }
+        continue
+      }
+      if (!(FILTER_KINDS as readonly string[]).includes(kind)) throw GwcLayerUnsupported(`parameterFilters ${kind}`, `not a filter kind; they are ${FILTER_KINDS.join(', ')}, styleParameterFilter`)
+      const k = kind as FilterKind
+      if (!FILTERABLE_KEYS.includes(key)) throw GwcLayerUnsupported(field, `a filter narrows one of ${FILTERABLE_KEYS.join(', ')} (the parameters the render uses; STYLES has its style filter)`)
+      if ((key === 'TIME' || key === 'ELEVATION') && !dims.has(key.toLowerCase())) throw GwcLayerUnsupported(field, `layer ${layer.qualifiedName} has no ${key.toLowerCase()} dimension`)
+      if (out.some((o) => o.key === key)) throw GwcLayerUnsupported(field, `${key} is filtered twice`)
+      for (const name of Object.keys(f)) if (!KIND_FIELDS[k].includes(name)) throw GwcLayerUnsupported(`${field} ${name}`, `not a field of a ${k}; its fields are ${KIND_FIELDS[k].join(', ')}`)
+      const text = (name: string, s: string) => {
+        if (s.length > MAX_FILTER_TEXT) throw GwcLayerUnsupported(`${field} ${name}`, `longer than ${MAX_FILTER_TEXT} characters`)
+        if (/[\u0000-\u001f]/.test(s)) throw GwcLayerUnsupported(`${field} ${name}`, 'holds control characters')
+        return s
+      }
+      const filter: ParameterFilterSetting = { kind: k, key, defaultValue: f.defaultValue === undefined || f.defaultValue === null ? '' : text('defaultValue', str(f.defaultValue)) }
+      if (k === 'regexParameterFilter') {
+        const regex = f.regex === undefined || f.regex === null ? '' : text('regex', str(f.regex))
+        if (regex === '') throw GwcLayerUnsupported(`${field} regex`, 'a regex filter needs its regex')
+        try { filterRegex(regex) } catch (err) { throw GwcLayerUnsupported(`${field} regex`, `${JSON.stringify(regex)} is not a regular expression: ${(err as Error).message}`) }
+        filter.regex = regex
+      }
+      if (f.normalize !== undefined && f.normalize !== null && f.normalize !== '') {
+        const n = f.normalize as Record<string, unknown>
+        const c = str(n.case ?? 'NONE').toUpperCase()
+        if (c !== 'NONE' && c !== 'UPPER' && c !== 'LOWER') throw GwcLayerUnsupported(`${field} normalize case`, `${JSON.stringify(c)} is not NONE, UPPER or LOWER`)
+        const locale = n.locale === undefined || n.locale === null ? '' : str(n.locale)
+        if (locale !== '') {
+          try { new Intl.Locale(locale.replace(/_/g, '-')) } catch { throw GwcLayerUnsupported(`${field} normalize locale`, `${JSON.stringify(locale)} is not a locale`) }
+        }
+        for (const name of Object.keys(n)) if (name !== 'case' && name !== 'locale') throw GwcLayerUnsupported(`${field} normalize ${name}`, 'a normalize has case and locale')
+        if (c !== 'NONE' || locale !== '') filter.normalize = { case: c as CaseNormalize['case'], ...(locale !== '' ? { locale: locale.replace(/_/g, '-') } : {}) }
+      }
+      if (k !== 'regexParameterFilter') {
+        const values = list(f.values, VALUE_ITEM[k]).map((x) => text('values', str(x)))
+        if (k !== 'stringParameterFilter') {
+          for (const x of values) {
+            const ok = k === 'integerParameterFilter' ? /^[+-]?\d{1,10}$/.test(x) : x !== '' && Number.isFinite(Number(x))
+            if (!ok) throw GwcLayerUnsupported(`${field} values`, `${JSON.stringify(x)} is not ${k === 'integerParameterFilter' ? 'a whole number' : 'a number'}`)
+          }
+        } else if (values.length === 0) throw GwcLayerUnsupported(`${field} values`, 'a string filter lists the values it allows')
+        filter.values = k === 'stringParameterFilter' ? values : values.map((x) => k === 'floatParameterFilter' ? javaFloat(Number(x)) : String(Number(x)))
+        if (f.threshold !== undefined && f.threshold !== null && f.threshold !== '') {
+          const t = str(f.threshold)
+          const n = Number(t)
+          if (!Number.isFinite(n) || n <= 0 || (k === 'integerParameterFilter' && !Number.isInteger(n))) throw GwcLayerUnsupported(`${field} threshold`, `${JSON.stringify(t)} is not a ${k === 'integerParameterFilter' ? 'whole ' : ''}number above 0`)
+          filter.threshold = n
+        }
+      }
+      // The layer's own dimension filter sent back as GET showed it is not an administrator's filter.
+      if (k === 'regexParameterFilter' && filter.regex === '.*' && filter.defaultValue === '' && !filter.normalize && (key === 'TIME' || key === 'ELEVATION')) continue
+      out.push(filter)
+    }
+  }
+  return out.length ? out : undefined
 }

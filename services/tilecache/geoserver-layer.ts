@@ -5,7 +5,7 @@ import type { LayerInfo } from '../catalog/layers.js'
 import { GRID_SETS, gridSet, maxZoom, type GridSet } from './grid-sets.js'
 import { formatsOf } from './formats.js'
 import type { TileLayerSettings } from './layer-settings.js'
-import { allowedStyles, defaultStyleOf, layerDimensions } from './parameters.js'
+import { allowedStyles, defaultStyleOf, layerDimensions, type ParameterFilterSetting } from './parameters.js'
 
 /** The metatile factor every render uses (tile-range.ts metaTileIterator, metaTileOf). */
 export const META_WIDTH_HEIGHT = [4, 4]
@@ -21,9 +21,12 @@ export interface GeoServerLayerView {
   metaWidthHeight: number[]
   expireCache: number
   expireClients: number
-  parameterFilters: Array<{ kind: 'styleParameterFilter' | 'regexParameterFilter', key: string, defaultValue: string, allowedStyles?: string[], regex?: string }>
+  parameterFilters: Array<ParameterFilterView>
   gutter: number
 }
+
+/** A filter as GWC shows it: the layer's own (STYLES, its dimensions) or the administrator's (parameters.ts). */
+export type ParameterFilterView = { kind: 'styleParameterFilter', key: string, defaultValue: string, allowedStyles?: string[] } | ParameterFilterSetting
 
 /** The grid sets of a layer while its settings name none (tile-cache-context.ts defaultGridSetsOf), and every grid set by name. */
 export interface GridChoice {
@@ -42,6 +45,12 @@ export function geoServerLayerView (layer: LayerInfo, settings: TileLayerSetting
   // GeoServer's default filters for dimensions: any value (a regex filter on ".*").
   if (dims.has('time')) filters.push({ kind: 'regexParameterFilter', key: 'TIME', defaultValue: '', regex: '.*' })
   if (dims.has('elevation')) filters.push({ kind: 'regexParameterFilter', key: 'ELEVATION', defaultValue: '', regex: '.*' })
+  // The administrator's filters, in place of the layer's own for the same key.
+  for (const f of settings.parameterFilters ?? []) {
+    const at = filters.findIndex((g) => g.key === f.key)
+    if (at >= 0) filters[at] = f
+    else filters.push(f)
+  }
   return {
     id: layer.qualifiedName,
     enabled: layer.enabled,

@@ -11,11 +11,14 @@
 //   (GWC's gridSubsets, written through GWC's REST layers resource); absent: every grid set the
 //   layer lies in, all its levels, the layer's bounds.
 // - blobStoreId: the file blob store its tiles live in (blob-store-registry.ts); absent: the default.
+// - parameterFilters: the administrator's filters on CQL_FILTER, TIME, ELEVATION (parameters.ts);
+//   absent: those the layer has by itself (any CQL_FILTER, any value of its dimensions).
 // Rows exist only for layers that changed a default; they go with their layer (foreign key).
 import type { TileSettingsStore } from './store.js'
 import type { SubsetLimits } from './grid-sets.js'
 import { TileSettingInvalid } from '../errors.js'
 import { createKeyedQueue } from '../keyed-queue.js'
+import type { ParameterFilterSetting } from './parameters.js'
 
 export type MissingTile = 'notFound' | 'transparent'
 export interface TileLayerSettings {
@@ -26,6 +29,8 @@ export interface TileLayerSettings {
   gridSubsets?: GridSubsetSetting[]
   /** The file blob store of the layer's tiles (GWC's blobStoreId); absent: the default one. */
   blobStoreId?: string
+  /** The administrator's parameter filters (GWC's string, regex, float, integer filters). */
+  parameterFilters?: ParameterFilterSetting[]
 }
 export interface GridSubsetSetting extends SubsetLimits { gridSetName: string }
 export const DEFAULT_TILE_SETTINGS: Readonly<TileLayerSettings> = Object.freeze({ expireCache: 0, expireClients: 0, cachedOnly: false, cachedOnlyMissing: 'notFound' })
@@ -76,7 +81,7 @@ export function parseTileSettings (layer: string, body: Record<string, unknown>,
 }
 
 export function isDefault (s: TileLayerSettings): boolean {
-  return TILE_SETTING_FIELDS.every((f) => s[f] === DEFAULT_TILE_SETTINGS[f]) && s.gridSubsets === undefined && s.blobStoreId === undefined
+  return TILE_SETTING_FIELDS.every((f) => s[f] === DEFAULT_TILE_SETTINGS[f]) && s.gridSubsets === undefined && s.blobStoreId === undefined && s.parameterFilters === undefined
 }
 
 /**

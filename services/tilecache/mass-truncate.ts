@@ -31,7 +31,7 @@ export function massTruncateOperations (ctx: TileCacheContext) {
         case 'truncateLayer':
           return await ctx.invalidation.truncate(name, 'mass truncation: truncateLayer')
         case 'truncateParameters': {
-          const id = parameterId(normaliseParameters(layer, req.parameters, 'parameters', invalid))
+          const id = parameterId(normaliseParameters(layer, req.parameters, 'parameters', invalid, ctx.settingsOf(layer).parameterFilters))
           return await ctx.invalidation.truncate(name, 'mass truncation: truncateParameters', id)
         }
         case 'truncateOrphans': {
@@ -40,7 +40,7 @@ export function massTruncateOperations (ctx: TileCacheContext) {
           let n = 0
           for (const set of await ctx.invalidation.recordedSets(name)) {
             let reachable: boolean
-            try { reachable = parameterId(normaliseParameters(layer, set.parameters)) === set.parameterId } catch { reachable = false }
+            try { reachable = parameterId(normaliseParameters(layer, set.parameters, undefined, undefined, ctx.settingsOf(layer).parameterFilters)) === set.parameterId } catch { reachable = false }
             if (!reachable) n += await ctx.invalidation.truncate(name, 'mass truncation: truncateOrphans', set.parameterId)
           }
           return n

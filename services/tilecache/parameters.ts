@@ -1,11 +1,33 @@
 // Parameter filters of a tile layer (GWC ParameterFilter): STYLES and CQL_FILTER always, TIME and
 // ELEVATION when the mosaic has those dimensions. Each distinct normalised set of values is its
 // own tile set, named by a stable hash (GWC ParametersUtils.getId is a SHA-1 of the sorted KVP).
+// An administrator narrows CQL_FILTER, TIME and ELEVATION with GWC's own filters (GeoServerLayer
+// parameterFilters, kept in the layer's tile settings): string (a list of values), regex, float and
+// integer (the closest listed value within a threshold); a value a filter refuses is refused as GWC
+// refuses it ("<value> violates filter for parameter <key>").
 import { createHash } from 'node:crypto'
 import type { LayerInfo } from '../catalog/layers.js'
 import { SeedFieldInvalid } from '../errors.js'
 
 export type ParameterSet = Record<string, string>
+export type FilterKind = 'stringParameterFilter' | 'regexParameterFilter' | 'floatParameterFilter' | 'integerParameterFilter'
+export const FILTER_KINDS: readonly FilterKind[] = ['stringParameterFilter', 'regexParameterFilter', 'floatParameterFilter', 'integerParameterFilter']
+/** GWC's CaseNormalizer (string and regex filters): the value's case before it is matched. */
+export interface CaseNormalize { case: 'NONE' | 'UPPER' | 'LOWER', locale?: string }
+/** A filter an administrator set (GWC's ParameterFilter subclasses, field for field). */
+export interface ParameterFilterSetting {
+  kind: FilterKind
+  key: string
+  defaultValue: string
+  /** string: the legal values; float/integer: the values as numbers' text. */
+  values?: string[]
+  regex?: string
+  normalize?: CaseNormalize
+  /** float/integer: how far a value may be from the closest listed one. */
+  threshold?: number
+}
+/** The keys the render uses, so the only ones a filter may narrow (STYLES has its style filter). */
+export const FILTERABLE_KEYS = ['CQL_FILTER', 'TIME', 'ELEVATION']
 export const DEFAULT_PARAMETER_ID = 'default'
 const MAX_VALUE_LENGTH = 4096
 
@@ -17,6 +39,50 @@ export function layerDimensions (layer: LayerInfo): Set<string> {
     for (const [k, v] of Object.entries(dims)) if (v && (v as any).enabled !== false) out.add(k.toLowerCase())
   }
   return out
+}
+
+/** GWC's Float.toString: 2 is "2.0". */
+export const javaFloat = (n: number) => Number.isInteger(n) ? n.toFixed(1) : String(n)
+
+function normalised (n: CaseNormalize | undefined, v: string): string {
+  if (!n || n.case === 'NONE') return v
+  return n.case === 'UPPER' ? v.toLocaleUpperCase(n.locale || undefined) : v.toLocaleLowerCase(n.locale || undefined)
+}
+
+/** A compiled regex filter, matched against the whole value (Java's Matcher.matches). */
+export function filterRegex (regex: string): RegExp { return new RegExp(`^(?:${regex})$`, 'u') }
+
+/**
+ * The value a filter turns a request's value into (GWC ParameterFilter.apply): an empty value is the
+ * filter's default; `refused` says why a value is not allowed, in GWC's words.
+ */
+export function applyFilter (f: ParameterFilterSetting, value: string): { value: string } | { refused: string } {
+  if (value === '') return { value: f.defaultValue }
+  const violates = { refused: `${value} violates filter for parameter ${f.key}` }
+  switch (f.kind) {
+    case 'stringParameterFilter': {
+      const v = normalised(f.normalize, value)
+      return (f.values ?? []).map((l) => normalised(f.normalize, l)).includes(v) ? { value: v } : violates
+    }
+    case 'regexParameterFilter': {
+      const v = normalised(f.normalize, value)
+      return filterRegex(f.regex ?? '.*').test(v) ? { value: v } : violates
+    }
+    case 'floatParameterFilter':
+    case 'integerParameterFilter': {
+      const int = f.kind === 'integerParameterFilter'
+      const show = (n: number) => int ? String(n) : javaFloat(n)
+      if (!(int ? /^[+-]?\d{1,10}$/ : /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/).test(value)) return violates
+      const n = Number(value)
+      const values = (f.values ?? []).map(Number)
+      if (values.length === 0) return { value: show(n) }
+      let best = values[0]
+      for (const c of values) if (Math.abs(c - n) < Math.abs(best - n)) best = c
+      const threshold = f.threshold ?? (int ? 1 : 1e-6)
+      if (threshold > 0 && Math.abs(best - n) < threshold) return { value: show(best) }
+      return { refused: `Closest match for ${f.key}=${value} is ${show(best)}, but this exceeds the threshold of ${show(threshold)}` }
+    }
+  }
 }
 
 export function allowedParameters (layer: LayerInfo): string[] {
@@ -39,12 +105,15 @@ export function allowedStyles (layer: LayerInfo): string[] {
 
 /**
  * Validates and normalises raw parameter values (names case-insensitive). Defaults are dropped
- * so that `STYLES=<default>` and no STYLES share one tile set.
+ * so that `STYLES=<default>` and no STYLES share one tile set. A key an administrator's filter
+ * narrows goes through it; its default value (when not empty) is the value of a request without
+ * the key, so it is drawn and names the tile set as GWC does.
  */
 export function normaliseParameters (layer: LayerInfo, raw: Record<string, unknown>, field = 'parameters',
-  invalid: (field: string, name: string, reason: string) => Error = SeedFieldInvalid): ParameterSet {
+  invalid: (field: string, name: string, reason: string) => Error = SeedFieldInvalid, filters: readonly ParameterFilterSetting[] = []): ParameterSet {
   const allowed = allowedParameters(layer)
   const out: ParameterSet = {}
+  const given = new Set<string>()
   for (const [k, v] of Object.entries(raw)) {
     const name = k.toUpperCase()
     if (!allowed.includes(name)) throw invalid(field, k, `not a parameter filter of layer ${layer.qualifiedName}; allowed: ${allowed.join(', ')}`)
@@ -53,6 +122,14 @@ export function normaliseParameters (layer: LayerInfo, raw: Record<string, unkno
     const value = String(v).trim()
     if (value.length > MAX_VALUE_LENGTH) throw invalid(field, k, `value longer than ${MAX_VALUE_LENGTH} characters`)
     if (/[\u0000-\u001f]/.test(value)) throw invalid(field, k, 'value holds control characters')
+    given.add(name)
+    const filter = filters.find((f) => f.key === name)
+    if (filter) {
+      const applied = applyFilter(filter, value)
+      if ('refused' in applied) throw invalid(field, name, applied.refused)
+      if (applied.value !== '') out[name] = applied.value
+      continue
+    }
     if (value === '') continue
     if (name === 'STYLES') {
       const styles = allowedStyles(layer)
@@ -61,6 +138,7 @@ export function normaliseParameters (layer: LayerInfo, raw: Record<string, unkno
     }
     out[name] = value
   }
+  for (const f of filters) if (!given.has(f.key) && f.defaultValue !== '' && allowed.includes(f.key)) out[f.key] = f.defaultValue
   return out
 }
 

@@ -16,7 +16,7 @@ export function exportOperations (ctx: TileCacheContext) {
     async exportTiles (layerName: string, kind: ExportKind, query: Record<string, unknown>, principal?: Principal, signal?: AbortSignal) {
       const layer = await ctx.tileLayer(layerName, principal)
       const q = parseExportQuery(kind, query, { gridSet, maxZoom, isFormat: isTileFormat, invalid: ExportInvalid })
-      const params = normaliseParameters(layer, q.parameters, 'parameter', (_f, name, why) => ExportInvalid('parameter', name, why))
+      const params = normaliseParameters(layer, q.parameters, 'parameter', (_f, name, why) => ExportInvalid('parameter', name, why), ctx.settingsOf(layer).parameterFilters)
       const set = { layer: layer.qualifiedName, gridSet: q.gridSet.id, format: q.format, parameterId: parameterId(params) }
       const subset = ctx.subsetOf(layer, q.gridSet)
       if (!subset) throw GridSetNotOffered(layer.qualifiedName, q.gridSet.id, ctx.gridSetsOf(layer).map((g) => g.id).join(', '))

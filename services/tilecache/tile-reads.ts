@@ -50,7 +50,7 @@ export function readOperations (ctx: TileCacheContext) {
       ctx.checkStoreEnabled(layer)
       const isPublic = principal === undefined || await ctx.isPublic(layer)
       const settings = ctx.settingsOf(layer)
-      const params = normaliseParameters(layer, req.parameters, 'parameter', TileParameterInvalid)
+      const params = normaliseParameters(layer, req.parameters, 'parameter', TileParameterInvalid, settings.parameterFilters)
       const key: TileKey = { layer: layer.qualifiedName, gridSet: req.gridSet.id, format: req.format, parameterId: parameterId(params), z: req.z, x: req.x, y: req.y }
       const marks = invalidation.inForce(key.layer)
       // The tile and its time from one open file (no stat before the read): served when fresh, and

@@ -32,7 +32,7 @@ export async function storedSpec (ctx: TileCacheContext, req: StoredRequest): Pr
   const layer = await ctx.findLayer(req.layer)
   if (!layer) throw UnknownTileLayer(req.layer)
   const { maxSeedThreads } = ctx.deps
-  return await complete(ctx, req.area ? parseAreaRequest(req.body, layer, maxSeedThreads, req.area.olderThan, ctx.gridsOf(layer)) : parseSeedRequest(req.body, layer, maxSeedThreads, ctx.gridsOf(layer)))
+  return await complete(ctx, req.area ? parseAreaRequest(req.body, layer, maxSeedThreads, req.area.olderThan, ctx.gridsOf(layer), ctx.settingsOf(layer).parameterFilters) : parseSeedRequest(req.body, layer, maxSeedThreads, ctx.gridsOf(layer), ctx.settingsOf(layer).parameterFilters))
 }
 
 export function seedingOperations (ctx: TileCacheContext, breeder: Breeder) {
@@ -47,8 +47,8 @@ export function seedingOperations (ctx: TileCacheContext, breeder: Breeder) {
       await ctx.authorize('write', layer, principal)
       ctx.checkStoreEnabled(layer)
       const spec = await complete(ctx, area
-        ? parseAreaRequest(body, layer, deps.maxSeedThreads, area.olderThan, ctx.gridsOf(layer))
-        : parseSeedRequest(body, layer, deps.maxSeedThreads, ctx.gridsOf(layer)))
+        ? parseAreaRequest(body, layer, deps.maxSeedThreads, area.olderThan, ctx.gridsOf(layer), ctx.settingsOf(layer).parameterFilters)
+        : parseSeedRequest(body, layer, deps.maxSeedThreads, ctx.gridsOf(layer), ctx.settingsOf(layer).parameterFilters))
       if (spec.parameters) await invalidation.recordSet(layer.qualifiedName, parameterId(spec.parameters), spec.parameters)
       const request: StoredRequest = { layer: layer.qualifiedName, body, area }
       return await breeder.submit(spec, JSON.stringify(request))

@@ -50,6 +50,10 @@ export interface CapabilitiesOptions {
   /** What the service settings say of the service (services/settings/service-settings.ts). */
   service: ServiceDescription
   updateSequence?: number
+  /** The settings' limited SRS list, as EPSG:<n> codes; empty or absent: every code of the registry. */
+  srs?: string[]
+  /** With a limited list: a BoundingBox in each of its CRSs for the root and every layer. */
+  bboxForEachCRS?: boolean
 }
 
 export const INFO_FORMATS = ['text/plain', 'application/vnd.ogc.gml', 'text/xml', 'application/json', 'text/html']
@@ -99,9 +103,17 @@ function rootCrsList (tag: string, v13: boolean): string[] {
   return rootLists[key]
 }
 
+/** A limited list as GeoServer writes it: a comment, its codes, then CRS:84 (1.3.0). */
+function limitedCrsList (tag: string, v13: boolean, codes: string[]): string[] {
+  return ['      <!--Limited list of EPSG projections:-->', ...[...codes, ...(v13 ? ['CRS:84'] : [])].map((c) => `      <${tag}>${c}</${tag}>`)]
+}
+
 export function wmsCapabilities (layers: WmsLayerDescription[], o: CapabilitiesOptions): string {
   const v13 = o.version === '1.3.0'
   const crsTag = v13 ? 'CRS' : 'SRS'
+  const limited = o.srs ?? []
+  const eachCrs = o.bboxForEachCRS === true ? limited : []
+  const boxCrs = (own: string[]) => [...new Set([...SERVICE_CRS, ...own, ...eachCrs])]
   const href = x(o.onlineResource)
   const out: string[] = []
   // 1.1.1 declares xlink on every OnlineResource (the DTD fixes it there), as GeoServer writes it.
@@ -159,7 +171,7 @@ export function wmsCapabilities (layers: WmsLayerDescription[], o: CapabilitiesO
 
   const all = union(layers)
   out.push('    <Layer>', `      <Title>${x(title)}</Title>`, '      <Abstract>The layers of this service.</Abstract>',
-    ...rootCrsList(crsTag, v13), ...geo(all, '      '), ...bboxes(all, SERVICE_CRS, '      '))
+    ...(limited.length ? limitedCrsList(crsTag, v13, limited) : rootCrsList(crsTag, v13)), ...geo(all, '      '), ...bboxes(all, boxCrs([]), '      '))
   const layer = (l: WmsLayerDescription & { name?: string }, ind: string) => {
     const in2 = ind + '  '
     const in4 = in2 + '  '
@@ -169,7 +181,7 @@ export function wmsCapabilities (layers: WmsLayerDescription[], o: CapabilitiesO
     out.push(`${in2}<Title>${x(l.title)}</Title>`)
     if (l.abstract) out.push(`${in2}<Abstract>${x(l.abstract)}</Abstract>`)
     if (l.keywords.length) out.push(`${in2}<KeywordList>`, ...l.keywords.map((k) => `${in4}<Keyword>${x(k)}</Keyword>`), `${in2}</KeywordList>`)
-    out.push(...own.map((c) => `${in2}<${crsTag}>${x(c)}</${crsTag}>`), ...geo(l.bbox, in2), ...bboxes(l.bbox, [...SERVICE_CRS, ...own], in2))
+    out.push(...own.map((c) => `${in2}<${crsTag}>${x(c)}</${crsTag}>`), ...geo(l.bbox, in2), ...bboxes(l.bbox, boxCrs(own), in2))
     const dims: Array<[string, string, string, string[], string | undefined]> = []
     if (l.time) dims.push(['time', 'ISO8601', '', l.time.values, l.time.default])
     if (l.elevation) dims.push(['elevation', 'EPSG:5030', 'm', l.elevation.values.map(String), l.elevation.default === undefined ? undefined : String(l.elevation.default)])

@@ -1,5 +1,6 @@
 // GetCapabilities: the layers the caller may see (the tile cache's `list` check), described from
 // their coverage and the dimension values of their index; capabilities.ts writes the document.
+import { srsCode } from '../settings/service-settings.js'
 import type { Principal } from '../auth/authenticator.js'
 import { allowedStyles, defaultStyleOf } from '../tilecache/parameters.js'
 import type { CoverageRow } from '../mosaics/store.js'
@@ -114,7 +115,7 @@ export function capabilitiesOperations ({ deps, tileCache }: WmsContext) {
       const s = own ?? deps.serviceSettings.get('wms')
       const title = own || where.workspace === undefined ? s.title ?? '' : `${s.title ?? ''}: workspace ${where.workspace}`
       const service = { title, abstract: s.abstrct, keywords: s.keywords, onlineResource: s.onlineResource, fees: s.fees, accessConstraints: s.accessConstraints }
-      return { body: wmsCapabilities(await withGroups(layers, where), { version, onlineResource, maxSize: deps.maxSize, service }), contentType: CAPABILITIES_TYPES[version] }
+      return { body: wmsCapabilities(await withGroups(layers, where), { version, onlineResource, maxSize: deps.maxSize, service, srs: (s.srs ?? []).flatMap((c) => srsCode(c) ?? []), bboxForEachCRS: s.bboxForEachCRS }), contentType: CAPABILITIES_TYPES[version] }
     }
   }
 }

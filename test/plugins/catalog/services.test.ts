@@ -36,6 +36,8 @@ const WMS_DEFAULT_XML = [
   '  <citeCompliant>false</citeCompliant>',
   '  <schemaBaseURL>http://schemas.opengis.net</schemaBaseURL>',
   '  <verbose>false</verbose>',
+  '  <srs/>',
+  '  <bboxForEachCRS>false</bboxForEachCRS>',
   '  <watermark>',
   '    <enabled>false</enabled>',
   '    <position>BOT_RIGHT</position>',
@@ -60,7 +62,7 @@ t.test('GET service settings: the defaults in XML and JSON; admin only; POST and
   t.equal(res.body, '{"wms":{"enabled":true,"name":"WMS","title":"mapwarden Web Map Service",' +
     '"abstrct":"Maps of the image mosaics published by mapwarden, rendered by the same renderer as its tiles.","accessConstraints":"NONE","fees":"NONE",' +
     '"versions":{"org.geotools.util.Version":[{"version":"1.1.1"},{"version":"1.3.0"}]},"keywords":{"string":["WMS","GEOSERVER"]},"citeCompliant":false,' +
-    '"schemaBaseURL":"http://schemas.opengis.net","verbose":false,"watermark":{"enabled":false,"position":"BOT_RIGHT","transparency":100},"interpolation":"Nearest",' +
+    '"schemaBaseURL":"http://schemas.opengis.net","verbose":false,"srs":"","bboxForEachCRS":false,"watermark":{"enabled":false,"position":"BOT_RIGHT","transparency":100},"interpolation":"Nearest",' +
     '"maxBuffer":0,"maxRequestMemory":0,"maxRenderingTime":0,"maxRenderingErrors":0}}')
   res = await app.inject({ url: `${REST}/services/wmts/settings.json`, headers: ADMIN })
   t.equal(res.body, '{"wmts":{"enabled":true,"name":"WMTS","title":"mapwarden Web Map Tile Service","versions":{"org.geotools.util.Version":[{"version":"1.0.0"}]},' +
