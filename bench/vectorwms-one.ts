@@ -4,9 +4,10 @@
 // threads on close, before they write theirs (an inspector session in the worker does it).
 // `node dist/bench/vectorwms-one.js [repeats]`; MW_BENCH_PG as the other benches. Prints the wall
 // time and the CPU time of this process (all its threads; PostgreSQL's aside) of each request.
-import { startMapwarden, AUTH } from './harness.js'
+import { startMapwarden } from './harness.js'
 import { pointsDatabase } from './points-db.js'
-import { countrySlds, countryTables } from '../test/fixtures/vector/countries.js'
+import { countryTables } from '../test/fixtures/vector/countries.js'
+import { publishBenchLayers } from './vectorwms.js'
 
 const MAP = 'SERVICE=WMS&VERSION=1.1.1&REQUEST=GetMap&STYLES=&SRS=EPSG:4326&BBOX=-180,-135,180,135&WIDTH=1024&HEIGHT=768&FORMAT=image/png&TRANSPARENT=true'
 const repeats = Number(process.argv[2] ?? 7)
@@ -16,18 +17,7 @@ try {
   await countryTables(db.url.href, '10m')
   const mw = await startMapwarden({ workerThreads: 1 })
   try {
-    const inject = async (method: 'POST' | 'PUT', url: string, payload: object | string, type = 'application/json') => {
-      const r = await mw.app.inject({ method, url: `/geoserver/rest${url}`, headers: { authorization: AUTH, 'content-type': type }, payload })
-      if (r.statusCode !== 201 && r.statusCode !== 200) throw new Error(`${method} ${url}: ${r.statusCode} ${r.body}`)
-    }
-    await inject('POST', '/workspaces', { workspace: { name: 'vb' } })
-    await inject('POST', '/workspaces/vb/datastores', { dataStore: { name: 'db', connectionParameters: { entry: [
-      { '@key': 'host', $: db.url.hostname }, { '@key': 'port', $: db.url.port || '5432' }, { '@key': 'database', $: db.name },
-      { '@key': 'user', $: decodeURIComponent(db.url.username) || 'postgres' }, { '@key': 'dbtype', $: 'postgis' }
-    ] } } })
-    await inject('POST', '/workspaces/vb/datastores/db/featuretypes', { featureType: { name: 'countries' } })
-    await inject('POST', '/workspaces/vb/styles?name=countries', countrySlds({ labels: true }).countries, 'application/vnd.ogc.sld+xml')
-    await inject('PUT', '/layers/vb:countries', { layer: { defaultStyle: { name: 'vb:countries' } } })
+    await publishBenchLayers(mw, db, ['countries'])
     const url = `${mw.url}/geoserver/wms?${MAP}&LAYERS=vb:countries`
     const times: number[] = []
     const cpu: number[] = []

@@ -10,7 +10,8 @@
 // MapServer: scripts/install-bench-tools.sh (root only).
 import os from 'node:os'
 import { load, startMapwarden, AUTH, type Figure } from './harness.js'
-import { pointsDatabase } from './points-db.js'
+import type { FastifyInstance } from 'fastify'
+import { pointsDatabase, type PointsDatabase } from './points-db.js'
 import { haveMapscript, startMapscript } from './wms.js'
 import { countryMapfile, countrySlds, countryTables } from '../test/fixtures/vector/countries.js'
 
@@ -30,6 +31,29 @@ async function timedGet (url: string, headers: Record<string, string> = {}): Pro
   return (performance.now() - t0) / 1000
 }
 
+/**
+ * The bench's PostGIS database published on `mw`: workspace `vb`, store `vb:db`, and the `layers`
+ * named (the countries styled filled, outlined and labelled; the points with the default style).
+ */
+export async function publishBenchLayers (mw: { app: FastifyInstance }, db: PointsDatabase, layers: Array<'countries' | 'pts'>): Promise<void> {
+  const inject = async (method: 'POST' | 'PUT', url: string, payload: object | string, type = 'application/json') => {
+    const r = await mw.app.inject({ method, url: `/geoserver/rest${url}`, headers: { authorization: AUTH, 'content-type': type }, payload })
+    if (r.statusCode !== 201 && r.statusCode !== 200) throw new Error(`${method} ${url}: ${r.statusCode} ${r.body}`)
+  }
+  await inject('POST', '/workspaces', { workspace: { name: 'vb' } })
+  await inject('POST', '/workspaces/vb/datastores', { dataStore: { name: 'db', connectionParameters: { entry: [
+    { '@key': 'host', $: db.url.hostname }, { '@key': 'port', $: db.url.port || '5432' }, { '@key': 'database', $: db.name },
+    { '@key': 'user', $: decodeURIComponent(db.url.username) || 'postgres' }, { '@key': 'dbtype', $: 'postgis' }
+  ] } } })
+  for (const name of layers) {
+    await inject('POST', '/workspaces/vb/datastores/db/featuretypes', { featureType: { name } })
+    if (name === 'countries') {
+      await inject('POST', '/workspaces/vb/styles?name=countries', countrySlds({ labels: true }).countries, 'application/vnd.ogc.sld+xml')
+      await inject('PUT', '/layers/vb:countries', { layer: { defaultStyle: { name: 'vb:countries' } } })
+    }
+  }
+}
+
 export async function run (): Promise<Figure[]> {
   const figures: Figure[] = []
   const load1 = os.loadavg()[0]
@@ -38,23 +62,7 @@ export async function run (): Promise<Figure[]> {
     const { countries } = await countryTables(db.url.href, '10m')
     const mw = await startMapwarden({ workerThreads: 2, wmsMaxFeatures: ROWS + 1 })
     try {
-      const inject = async (method: 'POST' | 'PUT', url: string, payload: object | string, type = 'application/json') => {
-        const r = await mw.app.inject({ method, url: `/geoserver/rest${url}`, headers: { authorization: AUTH, 'content-type': type }, payload })
-        if (r.statusCode !== 201 && r.statusCode !== 200) throw new Error(`${method} ${url}: ${r.statusCode} ${r.body}`)
-      }
-      await inject('POST', '/workspaces', { workspace: { name: 'vb' } })
-      await inject('POST', '/workspaces/vb/datastores', { dataStore: { name: 'db', connectionParameters: { entry: [
-        { '@key': 'host', $: db.url.hostname }, { '@key': 'port', $: db.url.port || '5432' }, { '@key': 'database', $: db.name },
-        { '@key': 'user', $: decodeURIComponent(db.url.username) || 'postgres' }, { '@key': 'dbtype', $: 'postgis' }
-      ] } } })
-      const slds = countrySlds({ labels: true })
-      for (const name of ['countries', 'pts'] as const) {
-        await inject('POST', '/workspaces/vb/datastores/db/featuretypes', { featureType: { name } })
-        if (name === 'countries') {
-          await inject('POST', '/workspaces/vb/styles?name=countries', slds.countries, 'application/vnd.ogc.sld+xml')
-          await inject('PUT', '/layers/vb:countries', { layer: { defaultStyle: { name: 'vb:countries' } } })
-        }
-      }
+      await publishBenchLayers(mw, db, ['countries', 'pts'])
       const ours = `${mw.url}/geoserver/wms?${MAP}&LAYERS=vb:countries`
       await timedGet(ours)
       const alone = await timedGet(ours) // one request alone, the pool idle
