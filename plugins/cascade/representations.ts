@@ -3,7 +3,7 @@
 import type { FastifyRequest } from 'fastify'
 import { Link, type Document, type Value } from '../infra/representation.js'
 import type { Urls } from '../infra/services.js'
-import type { CascadeKind, CascadeLayerRow, CascadeStoreRow } from '../../services/cascade/store.js'
+import { storeType, type CascadeKind, type CascadeLayerRow, type CascadeStoreRow } from '../../services/cascade/store.js'
 
 const STORES: Record<CascadeKind, string> = { wms: 'wmsstores', wmts: 'wmtsstores' }
 const LAYERS: Record<CascadeKind, string> = { wms: 'wmslayers', wmts: 'layers' }
@@ -24,7 +24,7 @@ export function storeDoc (req: FastifyRequest, urls: Urls, row: CascadeStoreRow)
     [STORE_ROOT[row.kind]]: {
       name: row.name,
       description: row.description,
-      type: row.kind === 'wms' ? 'WMS' : 'WMTS',
+      type: storeType(row.kind),
       enabled: row.enabled,
       workspace: { name: row.workspace, href: new Link(urls.rest(req, 'workspaces', row.workspace)) },
       // XStream writes `__default`; Jettison's JSON drops one underscore.

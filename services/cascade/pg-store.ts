@@ -5,7 +5,7 @@ import { notify } from '../storage/pg/change-bus.js'
 import { foldName } from '../files/names.js'
 import { checkPgStoreName, createPgCatalogRowWriter } from '../catalog/pg-catalog-rows.js'
 import { CascadeLayerExists, CascadeStoreExists } from '../errors.js'
-import { cascadeLayerFromRow, cascadeStoreFromRow, LAYER_COLUMNS, resourceFields, storeFields, storeType, type CascadeRows } from './store.js'
+import { cascadeLayerFromRow, cascadeStoreFromRow, LAYER_COLUMNS, resourceFields, resourceKind, storeFields, storeType, type CascadeRows } from './store.js'
 
 export function createPgCascadeRows (db: PgDatabase): CascadeRows {
   const rows = createPgCatalogRowWriter()
@@ -67,8 +67,8 @@ export function createPgCascadeRows (db: PgDatabase): CascadeRows {
       try {
         await db.transaction(async (c) => {
           await checkNewLayer(c, row.workspace, row.name)
-          await rows.insertResource(c, { ...resourceFields(row), kind: row.kind === 'wms' ? 'wmsLayer' : 'wmtsLayer', nativeName: row.nativeName })
-          await rows.insertLayer(c, row.workspace, row.name, row.kind === 'wms' ? 'WMS' : 'WMTS', row.config.enabled)
+          await rows.insertResource(c, { ...resourceFields(row), kind: resourceKind(row.kind), nativeName: row.nativeName })
+          await rows.insertLayer(c, row.workspace, row.name, storeType(row.kind), row.config.enabled)
           await notify(c, { topic: 'catalog', key: row.workspace })
         })
       } catch (err) { await raced(err, (c) => checkNewLayer(c, row.workspace, row.name)) }

@@ -3,7 +3,7 @@ import type { Db } from '../storage/sqlite/database.js'
 import { checkStoreName } from '../catalog/sqlite-store.js'
 import { createCatalogRowWriter } from '../catalog/sqlite-catalog-rows.js'
 import { CascadeLayerExists, CascadeStoreExists } from '../errors.js'
-import { cascadeLayerFromRow, cascadeStoreFromRow, LAYER_COLUMNS, resourceFields, storeFields, storeType, type CascadeLayerRow, type CascadeRows, type CascadeStoreRow } from './store.js'
+import { cascadeLayerFromRow, cascadeStoreFromRow, LAYER_COLUMNS, resourceFields, resourceKind, storeFields, storeType, type CascadeLayerRow, type CascadeRows, type CascadeStoreRow } from './store.js'
 
 export function createSqliteCascadeRows (db: Db): CascadeRows {
   const rows = createCatalogRowWriter(db)
@@ -24,8 +24,8 @@ export function createSqliteCascadeRows (db: Db): CascadeRows {
   })
   const insertLayer = db.transaction((row: CascadeLayerRow) => {
     if (q.anyResource.get(row.workspace, row.name) !== undefined) throw CascadeLayerExists(row.name, row.workspace)
-    rows.insertResource({ ...resourceFields(row), kind: row.kind === 'wms' ? 'wmsLayer' : 'wmtsLayer', nativeName: row.nativeName })
-    rows.insertLayer(row.workspace, row.name, row.kind === 'wms' ? 'WMS' : 'WMTS', row.config.enabled)
+    rows.insertResource({ ...resourceFields(row), kind: resourceKind(row.kind), nativeName: row.nativeName })
+    rows.insertLayer(row.workspace, row.name, storeType(row.kind), row.config.enabled)
   })
   const updateLayer = db.transaction((row: CascadeLayerRow) => {
     rows.updateResource(resourceFields(row))

@@ -70,7 +70,10 @@ export interface CascadeRows {
   deleteLayer (ws: string, name: string): Promise<void>
 }
 
+/** GeoServer's name of a cascaded store's type, which is also its layers' type (PublishedType). */
 export const storeType = (kind: CascadeKind) => kind === 'wms' ? 'WMS' : 'WMTS'
+/** The catalog's resource kind of a published remote layer. */
+export const resourceKind = (kind: CascadeKind) => kind === 'wms' ? 'wmsLayer' : 'wmtsLayer'
 
 export function cascadeStoreFromRow (r: any): CascadeStoreRow {
   return {
