@@ -148,12 +148,15 @@ const MVT_GEOMETRY = '__mw_mvt_geom'
  * One layer of a vector tile encoded by PostGIS: the features of the read (the tile's area with its
  * buffer in the data's CRS, the filter) with their attributes, each geometry given the data's SRID,
  * taken to the grid's CRS and to the tile's units by ST_AsMVTGeom (extent, buffer, clipped), and the
- * rows encoded by ST_AsMVT under the layer's name. Values bound, identifiers quoted.
+ * rows encoded by ST_AsMVT under the layer's name. Values bound, identifiers quoted. The area is
+ * matched on the index alone (a loose bounding box): ST_AsMVTGeom clips every geometry to the tile
+ * and its buffer and gives NULL for one that does not reach them, which the query leaves out, so an
+ * exact ST_Intersects first would only test each polygon's vertices twice.
  */
-export function vectorTileSql (dbSchema: string, type: TypeSchema, q: VectorTileQuery, opts: { looseBbox: boolean, keys: string[] }): SqlStatement {
+export function vectorTileSql (dbSchema: string, type: TypeSchema, q: VectorTileQuery, opts: { keys: string[] }): SqlStatement {
   const geom = type.geometry
   if (!geom) throw InvalidFeatureQuery(`${type.name} has no geometry to draw in a vector tile`)
-  const inner = selectSql(dbSchema, type, { type: q.type, bbox: q.area, ...(q.filter ? { filter: q.filter } : {}) }, { ...opts, rawGeometry: true })
+  const inner = selectSql(dbSchema, type, { type: q.type, bbox: q.area, ...(q.filter ? { filter: q.filter } : {}) }, { ...opts, looseBbox: true, rawGeometry: true })
   const values = inner.values
   const bind = (v: unknown) => { values.push(v); return `$${values.length}` }
   if (!q.tile.every(Number.isFinite)) throw InvalidFeatureQuery(`tile bounds ${JSON.stringify(q.tile)} are not numbers`)
@@ -379,7 +382,7 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     write: createPostgisWriter(pool, o, describeFull),
     async vectorTile (q) {
       return await withDescription(q.type, async (d) => {
-        const sql = vectorTileSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys })
+        const sql = vectorTileSql(o.schema, d, q, { keys: d.keys })
         const r = await pool.query<{ mvt: Buffer | null }>(sql.text, sql.values)
         return r.rows[0]?.mvt ?? new Uint8Array(0)
       })

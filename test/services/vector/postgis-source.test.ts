@@ -184,13 +184,14 @@ t.test('selectSql: feature ids compare each key as text with bound values; count
 
 t.test('vectorTileSql: ST_AsMVT over ST_AsMVTGeom of the read, every identifier quoted, every value bound', async (t) => {
   const q = { type: roads.name, name: 'ro"ads\'', tile: [0, 0, 10, 10] as [number, number, number, number], gridSrid: 3857, dataSrid: 4326, area: [-1, -1, 1, 1] as [number, number, number, number], extent: 4096, buffer: 256, filter: compare('=', 'kind', "a'; --") }
-  const sql = vectorTileSql('my "schema"', roads, q, { looseBbox: true, keys: ['id'] })
+  const sql = vectorTileSql('my "schema"', roads, q, { keys: ['id'] })
   t.match(sql.text, /^SELECT ST_AsMVT\(t, \$\d+::text, \$\d+::integer, \$\d+::text\) AS mvt FROM \(SELECT s\."kind", s\."lanes", ST_AsMVTGeom\(ST_Transform\(ST_SetSRID\(s\."the geom", \$\d+::integer\), \$\d+::integer\), ST_MakeEnvelope\(/)
   t.match(sql.text, 'FROM "my ""schema"""."Roads ""x"""', 'the table quoted')
   t.match(sql.text, /::box2d, \$\d+::integer, \$\d+::integer, true\) AS "__mw_mvt_geom"/, 'extent and buffer bound, clipped')
   t.notMatch(sql.text, /ro"ads|a';|4096|3857/, 'no value in the text')
   for (const v of ['ro"ads\'', "a'; --", 4096, 256, 3857, 4326, 10]) t.ok(sql.values.includes(v), `${v} is bound`)
-  const wkt = vectorTileSql('public', roads, { ...q, dataSrid: undefined }, { looseBbox: true, keys: [] })
+  const wkt = vectorTileSql('public', roads, { ...q, dataSrid: undefined }, { keys: [] })
   t.notMatch(wkt.text, 'ST_SetSRID', 'data in a CRS of no EPSG code keeps its column\'s SRID')
-  t.throws(() => vectorTileSql('public', { ...roads, geometry: undefined }, q, { looseBbox: true, keys: [] }), /has no geometry/)
+  t.notMatch(sql.text, 'ST_Intersects', 'the area on the index alone: ST_AsMVTGeom clips and drops what misses the tile')
+  t.throws(() => vectorTileSql('public', { ...roads, geometry: undefined }, q, { keys: [] }), /has no geometry/)
 })
