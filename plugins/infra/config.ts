@@ -141,7 +141,7 @@ export const SETTINGS: Setting[] = [
   { key: 'seedPyramid', env: 'MAPWARDEN_SEED_PYRAMID', parse: bool, default: false, describe: 'true: seeds of several zoom levels of a whole layer with a linear style render the deepest level and build each level above from the tiles under it (2x2 averaged); false (default): every level is rendered from the granules, which measured faster on the bench mosaic' },
   { key: 'wmsMaxSize', env: 'MAPWARDEN_WMS_MAX_SIZE', parse: int(1, 8192), default: 4096, describe: 'Largest WIDTH and HEIGHT of a WMS GetMap or GetFeatureInfo, in pixels; past it the request is refused with 400 naming the limit' },
   { key: 'wfsMaxFeatures', env: 'MAPWARDEN_WFS_MAX_FEATURES', parse: int(1, 1_000_000_000), default: 1_000_000, describe: 'Most features one WFS GetFeature answers (GeoServer\'s maxFeatures); a larger count is answered with this many, and capabilities advertise it as CountDefault' },
-  { key: 'wmsMaxFeatures', env: 'MAPWARDEN_WMS_MAX_FEATURES', parse: int(1, 100_000_000), default: 200_000, describe: 'Most features of one vector layer a WMS map draws (they are held in memory while it is drawn); past it the map is refused with 400 naming the layer' },
+  { key: 'wmsMaxFeatures', env: 'MAPWARDEN_WMS_MAX_FEATURES', parse: int(1, 100_000_000), default: 200_000, describe: 'Most features of one vector layer a WMS map draws (streamed to the render thread in batches, so memory does not grow with it: it bounds the time of one map); past it the map is refused with 400 naming the layer' },
   { key: 'maxPendingTasks', env: 'MAPWARDEN_MAX_PENDING_TASKS', parse: int(1, 1_000_000), default: 1000, describe: 'Pending-task cap; seed requests past it get 429' },
   {
     key: 'harvestRoots',

@@ -19,6 +19,7 @@ import { InvalidFeatureQuery } from '../errors.js'
 import { builtinProj4Def, transformBbox } from '../render/crs.js'
 import { checkEnvelope, envelopeOfValue as envelopeOf, geometryMeets, readGpkgBlob, wkbToGeojson } from './geometry.js'
 import { geometryBinding } from './postgis-source.js'
+import { simplifyWkb, toleranceOf } from './simplify.js'
 import { writeGeoPackage } from './gpkg-write.js'
 import type { AttributeInfo, Feature, ReadQuery, TypeName, TypeSchema, VectorSource } from './source.js'
 
@@ -294,6 +295,7 @@ export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSourc
       const d = describeFull(q.type)
       if (!d) throw InvalidFeatureQuery(`no feature table ${JSON.stringify(q.type)} in ${path.basename(o.file)}`)
       const sql = gpkgSelectSql(d, q, o.exposePrimaryKeys)
+      const tolerance = toleranceOf(q)
       // SQLite keeps a BOOLEAN as 0/1: read back as the binding says.
       const booleans = new Set(d.attributes.filter((a) => a.binding === 'java.lang.Boolean').map((a) => a.name))
       const conn = open()
@@ -311,7 +313,7 @@ export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSourc
             let geometry: Buffer | string | null = null
             if (Buffer.isBuffer(row.mw_geom)) {
               const wkb = readGpkgBlob(row.mw_geom).wkb
-              if (wkb) geometry = q.geometryFormat === 'geojson' ? JSON.stringify(wkbToGeojson(wkb)) : wkb
+              if (wkb) geometry = q.geometryFormat === 'geojson' ? JSON.stringify(wkbToGeojson(wkb)) : tolerance ? simplifyWkb(wkb, tolerance) : wkb
             }
             yield { ...(fid !== undefined && fid !== null ? { id: String(fid) } : {}), properties, geometry } satisfies Feature
             if (++n % batch === 0) await turn()

@@ -9,6 +9,7 @@ import pg from 'pg'
 import { quotePgName, toPg, type PgTarget } from '../filters/pg.js'
 import type { Envelope } from '../filters/tree.js'
 import { InvalidFeatureQuery } from '../errors.js'
+import { toleranceOf } from './simplify.js'
 import { pgConnectionConfig, type ConnectionSettings } from '../datastores/params.js'
 import { createPostgisWriter } from './postgis-write.js'
 import type { AttributeInfo, Feature, ReadQuery, TypeName, TypeSchema, VectorSource, VectorTileQuery } from './source.js'
@@ -119,10 +120,10 @@ export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opt
   for (const k of opts.keys) if (!columns.includes(quotePgName(k))) columns.push(quotePgName(k))
   const where = whereSql(type, q, opts.keys, opts.looseBbox, bind, check)
   if (g) {
-    if (q.simplify !== undefined && !(Number.isFinite(q.simplify) && q.simplify >= 0)) throw InvalidFeatureQuery(`simplification tolerance must be a number of at least 0: ${q.simplify}`)
+    const tolerance = toleranceOf(q)
     // Simplified to the tolerance (Douglas-Peucker, a feature smaller than it kept as a tiny one,
     // as a map draws it), then repeated points dropped: the read carries what the pixels show.
-    const read = q.simplify ? `ST_RemoveRepeatedPoints(ST_Simplify(${g}, ${bind(q.simplify)}::double precision, true))` : g
+    const read = tolerance ? `ST_RemoveRepeatedPoints(ST_Simplify(${g}, ${bind(tolerance)}::double precision, true))` : g
     columns.push(opts.rawGeometry ? g : q.geometryFormat === 'geojson' ? `ST_AsGeoJSON(${read}) AS ${g}` : `ST_AsBinary(${read}) AS ${g}`)
   }
   let text = `SELECT ${opts.count ? 'count(*) AS n' : columns.join(', ')} FROM ${qualifiedTable(dbSchema, type.name)}`
