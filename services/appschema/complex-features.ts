@@ -8,7 +8,7 @@
 // written the second time as an xlink:href to the first (gml:id must be unique in a document).
 import { escapeXml } from '../xml-escape.js'
 import { gml3, swapAxes, type Geo } from '../wfs/geometry.js'
-import type { Filter } from '../filters/tree.js'
+import { allOf, type Filter } from '../filters/tree.js'
 import { matches, recordView } from '../filters/evaluate.js'
 import { envelopeOf } from '../wfs/geometry.js'
 import { namesOf, type Selection } from './mapped-filter.js'
@@ -65,40 +65,46 @@ const idCmp = (col: string, op: '>=' | '<=', v: unknown): Filter => ({ k: 'cmp',
 
 /**
  * The features of a mapping (rows grouped by id), in id order where the id is a column. A filter on
- * a denormalised source selects rows; the features are those ids with all their rows. Where the
- * source has SQL and the id is a column, a page starts at its first id (SELECT DISTINCT id ...
- * OFFSET n LIMIT 1) and reads the rows from that id on (keyset), never the features before it;
- * a filtered denormalised source reads the page's ids (one DISTINCT statement), then their rows.
+ * a denormalised source selects rows; the features are those ids with all their rows (a filter on
+ * the id column itself, as a chained read's, already selects whole features). Where the source has
+ * SQL and the id is a column, a page is a range of ids (keyset): its first id is found by
+ * SELECT DISTINCT id ... OFFSET n LIMIT 1 and the rows are read from there (to the page's last id
+ * where features have several rows), never the features before it; a filtered denormalised source
+ * reads the page's ids (one DISTINCT statement), then their rows, BATCH ids a statement.
  */
 export async function * groupedFeatures (ctx: ExecContext, m: TypeMapping, filter?: Filter, page: Page = { offset: 0, limit: Infinity }): AsyncGenerator<Grouped> {
   if (page.limit <= 0) return
   const source = ctx.sourceOf(m)
   const orderBy = await idColumn(ctx, m)
   const limit = Number.isFinite(page.limit) ? page.limit : undefined
+  const whole = !m.isDenormalised || !filter || (filter.k === 'in' && filter.e.k === 'property' && filter.e.name === orderBy)
   if (orderBy && source.distinct) {
-    if (filter && m.isDenormalised) {
+    if (!whole) {
       const ids = await source.distinct(m.sourceType, { column: orderBy, filter, offset: page.offset, ...(limit !== undefined ? { limit } : {}) })
       for (let i = 0; i < ids.length; i += BATCH) {
-        yield * groupedFeatures(ctx, { ...m, isDenormalised: false }, { k: 'in', e: { k: 'property', name: orderBy }, list: ids.slice(i, i + BATCH).map((v) => ({ k: 'value', v: v as string })) })
+        yield * groupedFeatures(ctx, m, { k: 'in', e: { k: 'property', name: orderBy }, list: ids.slice(i, i + BATCH).map((v) => ({ k: 'value', v: v as string })) })
       }
       return
     }
-    let from = filter
-    if (m.isDenormalised && (page.offset > 0 || limit !== undefined)) {
-      // Several rows a feature: the rows between the page's first and last id.
-      const ids = await source.distinct(m.sourceType, { column: orderBy, offset: page.offset, ...(limit !== undefined ? { limit } : {}) })
-      if (ids.length === 0) return
-      from = { k: 'and', a: idCmp(orderBy, '>=', ids[0]), b: idCmp(orderBy, '<=', ids[ids.length - 1]) }
-    } else if (page.offset > 0) {
-      const first = await source.distinct(m.sourceType, { column: orderBy, ...(filter ? { filter } : {}), offset: page.offset, limit: 1 })
-      if (first.length === 0) return
-      from = filter ? { k: 'and', a: filter, b: idCmp(orderBy, '>=', first[0]) } : idCmp(orderBy, '>=', first[0])
+    /** The id of the page's n-th feature (from 0), undefined past the last. */
+    const idAt = async (n: number) => (await source.distinct!(m.sourceType, { column: orderBy, ...(filter ? { filter } : {}), offset: n, limit: 1 }))[0]
+    const range: Filter[] = filter ? [filter] : []
+    if (page.offset > 0) {
+      const first = await idAt(page.offset)
+      if (first === undefined) return
+      range.push(idCmp(orderBy, '>=', first))
     }
+    // Several rows a feature: the rows up to the page's last id (none past the last feature).
+    if (m.isDenormalised && limit !== undefined) {
+      const last = await idAt(page.offset + limit - 1)
+      if (last !== undefined) range.push(idCmp(orderBy, '<=', last))
+    }
+    const from = allOf(range)
     // One row a feature unless denormalised: the page's rows are its features'.
     yield * grouped(ctx, m, source.rows(m.sourceType, { ...(from ? { filter: from } : {}), orderBy, ...(limit !== undefined && !m.isDenormalised ? { limit } : {}) }), { offset: 0, limit: page.limit })
     return
   }
-  if (filter && m.isDenormalised && orderBy) {
+  if (!whole && orderBy) {
     const ids: unknown[] = []
     const seen = new Set<string>()
     for await (const row of source.rows(m.sourceType, { filter, orderBy })) {
@@ -107,7 +113,7 @@ export async function * groupedFeatures (ctx: ExecContext, m: TypeMapping, filte
     }
     const wanted = ids.slice(page.offset, limit !== undefined ? page.offset + limit : undefined)
     for (let i = 0; i < wanted.length; i += BATCH) {
-      yield * groupedFeatures(ctx, { ...m, isDenormalised: false }, { k: 'in', e: { k: 'property', name: orderBy }, list: wanted.slice(i, i + BATCH).map((v) => ({ k: 'value', v: v as string })) })
+      yield * groupedFeatures(ctx, m, { k: 'in', e: { k: 'property', name: orderBy }, list: wanted.slice(i, i + BATCH).map((v) => ({ k: 'value', v: v as string })) })
     }
     return
   }
