@@ -219,6 +219,8 @@ export interface Writer {
   written: Set<string>
 }
 
+const builtOnce = new WeakMap<Grouped, Node>()
+
 /**
  * One feature of mapping `m` as its element tree: values kept beside their text (what a filter
  * compares), chained features nested whole below their property (written as an xlink:href where
@@ -234,8 +236,11 @@ export function buildFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, chai
         if (!child || v === null || v === undefined) continue
         for (const g of chains.get(`${child.key}\u0000${am.link.field}`)?.get(textOf(v)) ?? []) {
           const n = nodeAt(root, am.target, true)
-          if (g.id === f.id || ancestors.includes(g.id) || ancestors.length >= MAX_CHAIN_DEPTH) n.attrs.push(['xlink:href', `#${g.id}`])
-          else n.children.push(buildFeature(ctx, child, g, chains, [...ancestors, f.id]))
+          if (g.id === f.id || ancestors.includes(g.id) || ancestors.length >= MAX_CHAIN_DEPTH) { n.attrs.push(['xlink:href', `#${g.id}`]); continue }
+          // A chained feature several parents share is built once (trees are not changed after).
+          let built = builtOnce.get(g)
+          if (!built) { built = buildFeature(ctx, child, g, chains, [...ancestors, f.id]); builtOnce.set(g, built) }
+          n.children.push(built)
         }
         continue
       }
