@@ -5,7 +5,7 @@
 // chained to a denormalised GeologicUnit) over two tables of a throwaway database of MW_BENCH_PG:
 // `mappedfeature` (one row a feature, a square polygon each) and `geologicunit` (ROWS / 10 units of
 // two rows each). Figures: the mapped GetFeature's time over the plain GeoJSON's (both streamed over
-// HTTP on loopback), the peak RSS of this process (the server runs in it) over its RSS before each,
+// HTTP on loopback; and this process's CPU time for each, less moved by other load), the peak RSS of this process (the server runs in it) over its RSS before each,
 // and the SQL statements each request sends, counted on pg.Client.prototype.query as cluster.ts
 // does: reads (SELECT, DECLARE of a cursor) apart from the cursor's FETCHes and BEGIN/COMMIT.
 import fs from 'node:fs'
@@ -55,12 +55,13 @@ async function counted<T> (fn: () => Promise<T>): Promise<{ result: T, reads: nu
 }
 
 /** A GET streamed to its end: seconds, bytes, the occurrences of each pattern and the peak RSS meanwhile. */
-async function timedGet (url: string, patterns: string[] = []): Promise<{ s: number, bytes: number, counts: number[], peak: number, before: number }> {
+async function timedGet (url: string, patterns: string[] = []): Promise<{ s: number, cpu: number, bytes: number, counts: number[], peak: number, before: number }> {
   global.gc?.()
   const before = process.memoryUsage().rss
   let peak = before
   const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 20)
   const t0 = performance.now()
+  const cpu0 = process.cpuUsage()
   let bytes = 0
   const counts = patterns.map(() => 0)
   try {
@@ -80,7 +81,8 @@ async function timedGet (url: string, patterns: string[] = []): Promise<{ s: num
     }
   } finally { clearInterval(sampler) }
   const s = (performance.now() - t0) / 1000
-  return { s, bytes, counts, peak: Math.max(peak, process.memoryUsage().rss), before }
+  const cpu = process.cpuUsage(cpu0)
+  return { s, cpu: (cpu.user + cpu.system) / 1e6, bytes, counts, peak: Math.max(peak, process.memoryUsage().rss), before }
 }
 
 export async function run (): Promise<Figure[]> {
@@ -147,7 +149,7 @@ export async function run (): Promise<Figure[]> {
       const q = plain.result
       figures.push(
         { name: `app-schema GetFeature ${ROWS} mapped features (chained, GML 3.1.1) / plain GeoJSON of the same rows`, value: round(m.s / q.s), unit: 'x',
-          note: `mapped ${round(m.s)} s (${mb(m.bytes)} MB, ${units} units written whole, the rest xlink:href), plain ${round(q.s)} s (${mb(q.bytes)} MB); time ratio, lower is better` },
+          note: `mapped ${round(m.s)} s (${mb(m.bytes)} MB, ${units} units written whole, the rest xlink:href), plain ${round(q.s)} s (${mb(q.bytes)} MB); time ratio, lower is better; this process's CPU ${round(m.cpu)} s against ${round(q.cpu)} s (${round(m.cpu / q.cpu)} x)` },
         { name: 'app-schema GetFeature peak RSS over before', value: mb(m.peak - m.before), unit: 'MB', note: `peak ${mb(m.peak)} MB; plain GeoJSON ${mb(q.peak - q.before)} MB over before; server and client in this process` },
         { name: `app-schema GetFeature SQL reads per request (${ROWS} features)`, value: mapped.reads, unit: 'statements',
           note: `SELECT/DECLARE on the tables; plus ${mapped.fetches} cursor FETCHes, ${mapped.other} BEGIN/COMMIT, ${mapped.catalog} catalog queries (table descriptions); plain GeoJSON: ${plain.reads} reads, ${plain.fetches} FETCHes` },

@@ -162,6 +162,7 @@ async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped
     into.set(key, byValue)
     const wanted = [...values].filter((v) => !byValue.has(v))
     if (wanted.length === 0) continue
+    const wantedSet = new Set(wanted)
     const col = await linkColumn(ctx, child, am.link.field)
     const linkExpr = child.linkFields.get(am.link.field)
     // One query for the whole batch: the link column IN (values) where it is a column, else every row.
@@ -172,7 +173,7 @@ async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped
       const v = linkExpr ? evaluate(linkExpr, g.rows[0]) : g.id
       if (v === null || v === undefined) continue
       const k = textOf(v)
-      if (!wanted.includes(k)) continue
+      if (!wantedSet.has(k)) continue
       byValue.set(k, [...(byValue.get(k) ?? []), g])
       found.push(g)
     }
