@@ -5,8 +5,8 @@
 // chained to a denormalised GeologicUnit) over two tables of a throwaway database of MW_BENCH_PG:
 // `mappedfeature` (one row a feature, a square polygon each) and `geologicunit` (ROWS / 10 units of
 // two rows each). Figures: the mapped GetFeature's time over the plain GeoJSON's (both streamed over
-// HTTP on loopback; and this process's CPU time for each, less moved by other load), the peak RSS of this process (the server runs in it) over its RSS before each,
-// and the SQL statements each request sends, counted on pg.Client.prototype.query as cluster.ts
+// HTTP on loopback; and this process's CPU time for each, less moved by other load), the peak RSS
+// of this process (the server runs in it) over its RSS before each, and the SQL statements each request sends, counted on pg.Client.prototype.query as cluster.ts
 // does: reads (SELECT, DECLARE of a cursor) apart from the cursor's FETCHes and BEGIN/COMMIT.
 import fs from 'node:fs'
 import os from 'node:os'
