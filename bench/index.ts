@@ -1,5 +1,5 @@
 // npm run bench: every area's figures, each measured against its baseline in the same run.
-// Usage: npm run bench [-- area ...]   (areas: core mosaics tilecache diskquota styles security wms load misses cluster vector wfs vectorwms vectormem)
+// Usage: npm run bench [-- area ...]   (areas: core mosaics tilecache diskquota styles security wms load misses cluster vector wfs vectorwms vectormem appschema)
 // load and misses run the built server as a child process (load about 2 minutes; MW_BENCH_SOAK=1
 // adds a 10-minute soak; misses: cache misses of 50 metatiles under 200 clients, under a minute;
 // vector: MW_BENCH_VECTOR_ROWS rows, default 1,000,000, several minutes; wfs: WFS GetFeature and
@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process'
 import type { Figure } from './harness.js'
 import { SERVER_NODE_FLAGS } from './node-flags.js'
 
-const AREAS = ['core', 'mosaics', 'tilecache', 'diskquota', 'styles', 'security', 'wms', 'load', 'misses', 'cluster', 'vector', 'wfs', 'vectorwms', 'vectormem']
+const AREAS = ['core', 'mosaics', 'tilecache', 'diskquota', 'styles', 'security', 'wms', 'load', 'misses', 'cluster', 'vector', 'wfs', 'vectorwms', 'vectormem', 'appschema']
 
 async function main () {
   // Measured as the server runs (npm start, the image): glibc limited to two malloc arenas, and

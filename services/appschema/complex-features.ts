@@ -8,7 +8,10 @@
 // written the second time as an xlink:href to the first (gml:id must be unique in a document).
 import { escapeXml } from '../xml-escape.js'
 import { gml3, swapAxes, type Geo } from '../wfs/geometry.js'
-import type { Filter } from '../filters/tree.js'
+import { allOf, type Filter } from '../filters/tree.js'
+import { matches, recordView } from '../filters/evaluate.js'
+import { envelopeOf } from '../wfs/geometry.js'
+import { namesOf, type Selection } from './mapped-filter.js'
 import { evaluate, plainAttribute, type Row } from './ocql.js'
 import type { RowSource } from './row-sources.js'
 import type { AttributeMapping, LoadedMapping, Step, TypeMapping } from './type-mapping.js'
@@ -30,7 +33,9 @@ export interface ExecContext {
   latFirst: boolean
 }
 
-interface Node { name: string, attrs: Array<[string, string]>, children: Node[], text?: string, raw?: string }
+/** An element of a built feature: its text and the values it was written from (what filters compare),
+ *  a geometry (written as GML with its gml:id), `feature`: the gml:id of a feature element. */
+export interface Node { name: string, attrs: Array<[string, string]>, children: Node[], text?: string, values?: unknown[], geo?: { g: Geo, id: string }, feature?: string }
 
 const x = (s: string) => escapeXml(s)
 // eslint-disable-next-line no-control-regex
@@ -52,33 +57,81 @@ export function featureId (m: TypeMapping, row: Row): string {
   return v === null || v === undefined || v === '' ? row.id : textOf(v)
 }
 
+/** A page of a mapping's features: skip `offset`, at most `limit` (Infinity: all). */
+export interface Page { offset: number, limit: number }
+
+/** The id column compared with a value of it (keyset paging: every row of those features). */
+const idCmp = (col: string, op: '>=' | '<=', v: unknown): Filter => ({ k: 'cmp', op, l: { k: 'property', name: col }, r: { k: 'value', v: v as string } })
+
 /**
  * The features of a mapping (rows grouped by id), in id order where the id is a column. A filter on
- * a denormalised source selects rows; the features are those ids with all their rows, read for a
- * batch of ids at a time.
+ * a denormalised source selects rows; the features are those ids with all their rows (a filter on
+ * the id column itself, as a chained read's, already selects whole features). Where the source has
+ * SQL and the id is a column, a page is a range of ids (keyset): its first id is found by
+ * SELECT DISTINCT id ... OFFSET n LIMIT 1 and the rows are read from there (to the page's last id
+ * where features have several rows), never the features before it; a filtered denormalised source
+ * reads the page's ids (one DISTINCT statement), then their rows, BATCH ids a statement.
  */
-export async function * groupedFeatures (ctx: ExecContext, m: TypeMapping, filter?: Filter): AsyncGenerator<Grouped> {
+export async function * groupedFeatures (ctx: ExecContext, m: TypeMapping, filter?: Filter, page: Page = { offset: 0, limit: Infinity }): AsyncGenerator<Grouped> {
+  if (page.limit <= 0) return
+  const source = ctx.sourceOf(m)
   const orderBy = await idColumn(ctx, m)
-  if (filter && m.isDenormalised && orderBy) {
+  const limit = Number.isFinite(page.limit) ? page.limit : undefined
+  const whole = !m.isDenormalised || !filter || (filter.k === 'in' && filter.e.k === 'property' && filter.e.name === orderBy)
+  if (orderBy && source.distinct) {
+    if (!whole) {
+      const ids = await source.distinct(m.sourceType, { column: orderBy, filter, offset: page.offset, ...(limit !== undefined ? { limit } : {}) })
+      for (let i = 0; i < ids.length; i += BATCH) {
+        yield * groupedFeatures(ctx, m, { k: 'in', e: { k: 'property', name: orderBy }, list: ids.slice(i, i + BATCH).map((v) => ({ k: 'value', v: v as string })) })
+      }
+      return
+    }
+    /** The id of the page's n-th feature (from 0), undefined past the last. */
+    const idAt = async (n: number) => (await source.distinct!(m.sourceType, { column: orderBy, ...(filter ? { filter } : {}), offset: n, limit: 1 }))[0]
+    const range: Filter[] = filter ? [filter] : []
+    if (page.offset > 0) {
+      const first = await idAt(page.offset)
+      if (first === undefined) return
+      range.push(idCmp(orderBy, '>=', first))
+    }
+    // Several rows a feature: the rows up to the page's last id (none past the last feature).
+    if (m.isDenormalised && limit !== undefined) {
+      const last = await idAt(page.offset + limit - 1)
+      if (last !== undefined) range.push(idCmp(orderBy, '<=', last))
+    }
+    const from = allOf(range)
+    // One row a feature unless denormalised: the page's rows are its features'.
+    yield * grouped(ctx, m, source.rows(m.sourceType, { ...(from ? { filter: from } : {}), orderBy, ...(limit !== undefined && !m.isDenormalised ? { limit } : {}) }), { offset: 0, limit: page.limit })
+    return
+  }
+  if (!whole && orderBy) {
     const ids: unknown[] = []
     const seen = new Set<string>()
-    for await (const row of ctx.sourceOf(m).rows(m.sourceType, { filter, orderBy })) {
+    for await (const row of source.rows(m.sourceType, { filter, orderBy })) {
       const id = featureId(m, row)
       if (!seen.has(id)) { seen.add(id); ids.push(row.values[orderBy]) }
     }
-    for (let i = 0; i < ids.length; i += BATCH) {
-      yield * groupedFeatures(ctx, { ...m, isDenormalised: false }, { k: 'in', e: { k: 'property', name: orderBy }, list: ids.slice(i, i + BATCH).map((v) => ({ k: 'value', v: v as string })) })
+    const wanted = ids.slice(page.offset, limit !== undefined ? page.offset + limit : undefined)
+    for (let i = 0; i < wanted.length; i += BATCH) {
+      yield * groupedFeatures(ctx, m, { k: 'in', e: { k: 'property', name: orderBy }, list: wanted.slice(i, i + BATCH).map((v) => ({ k: 'value', v: v as string })) })
     }
     return
   }
+  yield * grouped(ctx, m, source.rows(m.sourceType, { ...(filter ? { filter } : {}), ...(orderBy ? { orderBy } : {}) }), page)
+}
+
+/** Consecutive rows of one id as one feature, a page of them. */
+async function * grouped (ctx: ExecContext, m: TypeMapping, rows: AsyncIterable<Row>, page: Page): AsyncGenerator<Grouped> {
   let current: Grouped | undefined
-  for await (const row of ctx.sourceOf(m).rows(m.sourceType, { ...(filter ? { filter } : {}), ...(orderBy ? { orderBy } : {}) })) {
+  let n = 0
+  for await (const row of rows) {
     const id = featureId(m, row)
     if (current && current.id === id) { current.rows.push(row); continue }
-    if (current) yield current
+    if (current && n++ >= page.offset) yield current
+    if (n >= page.offset + page.limit) { current = undefined; break }
     current = { id, rows: [row] }
   }
-  if (current) yield current
+  if (current && n >= page.offset) yield current
 }
 
 /** The source column of a chained mapping's link field, matched case-insensitively. */
@@ -109,6 +162,7 @@ async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped
     into.set(key, byValue)
     const wanted = [...values].filter((v) => !byValue.has(v))
     if (wanted.length === 0) continue
+    const wantedSet = new Set(wanted)
     const col = await linkColumn(ctx, child, am.link.field)
     const linkExpr = child.linkFields.get(am.link.field)
     // One query for the whole batch: the link column IN (values) where it is a column, else every row.
@@ -119,7 +173,7 @@ async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped
       const v = linkExpr ? evaluate(linkExpr, g.rows[0]) : g.id
       if (v === null || v === undefined) continue
       const k = textOf(v)
-      if (!wanted.includes(k)) continue
+      if (!wantedSet.has(k)) continue
       byValue.set(k, [...(byValue.get(k) ?? []), g])
       found.push(g)
     }
@@ -164,23 +218,30 @@ function nodeAt (root: Node, steps: Step[], fresh: boolean): Node {
 export interface Writer {
   /** gml:ids written so far in this document. */
   written: Set<string>
-  chains: Chains
 }
 
-/** One feature of mapping `m` as its GML element. */
-export function encodeFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, w: Writer, depth = 0): string {
-  w.written.add(f.id)
-  const root: Node = { name: m.targetElement, attrs: [['gml:id', f.id]], children: [] }
+const builtOnce = new WeakMap<Grouped, Node>()
+
+/**
+ * One feature of mapping `m` as its element tree: values kept beside their text (what a filter
+ * compares), chained features nested whole below their property (written as an xlink:href where
+ * the document already holds them, see write), an xlink:href to a feature that contains itself.
+ */
+export function buildFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, chains: Chains, ancestors: string[] = []): Node {
+  const root: Node = { name: m.targetElement, attrs: [['gml:id', f.id]], children: [], feature: f.id }
   for (const am of m.attributes) {
     for (const row of rowsFor(m, am, f)) {
       if (am.link) {
         const child = ctx.mapping.byKey.get(am.link.element)
         const v = am.sourceExpression ? evaluate(am.sourceExpression, row) : undefined
         if (!child || v === null || v === undefined) continue
-        for (const g of w.chains.get(`${child.key}\u0000${am.link.field}`)?.get(textOf(v)) ?? []) {
+        for (const g of chains.get(`${child.key}\u0000${am.link.field}`)?.get(textOf(v)) ?? []) {
           const n = nodeAt(root, am.target, true)
-          if (w.written.has(g.id) || depth >= MAX_CHAIN_DEPTH) n.attrs.push(['xlink:href', `#${g.id}`])
-          else n.raw = encodeFeature(ctx, child, g, w, depth + 1)
+          if (g.id === f.id || ancestors.includes(g.id) || ancestors.length >= MAX_CHAIN_DEPTH) { n.attrs.push(['xlink:href', `#${g.id}`]); continue }
+          // A chained feature several parents share is built once (trees are not changed after).
+          let built = builtOnce.get(g)
+          if (!built) { built = buildFeature(ctx, child, g, chains, [...ancestors, f.id]); builtOnce.set(g, built) }
+          n.children.push(built)
         }
         continue
       }
@@ -193,10 +254,9 @@ export function encodeFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, w: 
       for (const [k, v] of props) n.attrs.push([k, textOf(v)])
       if (empty) continue
       if (isGeo(value)) {
-        const g = ctx.latFirst ? swapAxes(value) : value
-        n.raw = gml3(g, ctx.srsName, ctx.v32, `${f.id}.${am.target.map((s) => s.local).join('.')}`)
-      } else if (am.isList && Array.isArray(value)) n.text = value.map(textOf).join(' ')
-      else n.text = textOf(value)
+        n.values = [value]
+        n.geo = { g: ctx.latFirst ? swapAxes(value) : value, id: `${f.id}.${am.target.map((s) => s.local).join('.')}` }
+      } else if (am.isList && Array.isArray(value)) { n.values = value; n.text = value.map(textOf).join(' ') } else { n.values = [value]; n.text = textOf(value) }
     }
   }
   const order = ctx.order(m.targetElement)
@@ -210,43 +270,158 @@ export function encodeFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, w: 
     }
     root.children = root.children.map((n, i) => ({ n, i })).sort((a, b) => rank(a.n) - rank(b.n) || a.i - b.i).map((e) => e.n)
   }
-  return write(root)
+  return root
 }
 
-function write (n: Node): string {
+/** The GML of a built feature; a chained feature the document already holds is an xlink:href to it. */
+export function write (ctx: ExecContext, n: Node, w: Writer): string {
+  if (n.feature !== undefined) w.written.add(n.feature)
   const attrs = n.attrs.map(([k, v]) => ` ${k}="${clean(v)}"`).join('')
-  const inner = (n.raw ?? '') + n.children.map(write).join('') + (n.text !== undefined ? clean(n.text) : '')
+  const nested = n.children.length === 1 ? n.children[0].feature : undefined
+  if (nested !== undefined && w.written.has(nested)) return `<${n.name}${attrs} xlink:href="${clean(`#${nested}`)}"/>`
+  const inner = (n.geo ? gml3(n.geo.g, ctx.srsName, ctx.v32, n.geo.id) : '') + n.children.map((c) => write(ctx, c, w)).join('') + (n.text !== undefined ? clean(n.text) : '')
   return inner === '' ? `<${n.name}${attrs}/>` : `<${n.name}${attrs}>${inner}</${n.name}>`
 }
 
-/**
- * The features of `m` from `offset`, at most `limit`, encoded, in batches: each batch's chained
- * features are read together before it is written. `stats.queries` counts the chained reads.
- */
-export async function * encodedFeatures (ctx: ExecContext, m: TypeMapping, offset: number, limit: number, w: Writer, stats: { queries: number }, filter?: Filter): AsyncGenerator<string> {
-  if (limit <= 0) return
-  let skipped = 0
-  let n = 0
-  let batch: Grouped[] = []
-  const flush = async function * () {
-    await resolveChains(ctx, m, batch, 0, w.chains, stats)
-    for (const f of batch) yield encodeFeature(ctx, m, f, w)
-    batch = []
-    w.chains.clear()
+/** The values at an XPath of a built feature (`gml:name`, `a/b[2]/c`, `gml:name/@codeSpace`, a chained
+ *  `gsml:specification/gsml:GeologicUnit/gml:name`): every node the path reaches, each value of each. */
+export function valuesAt (root: Node, path: string): unknown[] {
+  const steps = path.split('/')
+  let nodes = [root]
+  let i = 0
+  if (steps[0] === root.name) i = 1
+  for (; i < steps.length; i++) {
+    const s = steps[i]
+    if (s.startsWith('@')) {
+      const name = s.slice(1)
+      return i === steps.length - 1 ? nodes.flatMap((n) => n.attrs.filter(([k]) => k === name).map(([, v]) => v)) : []
+    }
+    const m = /^(.*?)(?:\[(\d+)\])?$/.exec(s)!
+    nodes = nodes.flatMap((n) => {
+      const same = n.children.filter((c) => c.name === m[1])
+      return m[2] ? same.slice(Number(m[2]) - 1, Number(m[2])) : same
+    })
+    if (nodes.length === 0) return []
   }
-  for await (const f of groupedFeatures(ctx, m, filter)) {
-    if (skipped < offset) { skipped++; continue }
-    batch.push(f)
-    n++
-    if (batch.length >= BATCH) yield * flush()
-    if (n >= limit) break
-  }
-  if (batch.length > 0) yield * flush()
+  return nodes.flatMap((n) => n.values ?? (n.text !== undefined ? [n.text] : []))
 }
 
-/** How many features a mapping has (distinct ids). */
-export async function countFeatures (ctx: ExecContext, m: TypeMapping, filter?: Filter): Promise<number> {
+/** The first geometry among a feature's own properties (what a BBOX without a column tests). */
+function firstGeometry (n: Node): Geo | undefined {
+  for (const c of n.children) {
+    if (c.feature !== undefined) continue
+    if (c.geo) return c.values![0] as Geo
+    const g = firstGeometry(c)
+    if (g) return g
+  }
+  return undefined
+}
+
+/**
+ * Whether a built feature matches a filter on its XPaths. Each comparison is made with every value
+ * of the properties it names and holds where one of them does (GeoTools' MatchAction ANY); a
+ * property the feature lacks is null (unknown, as in SQL: not a match, also under NOT).
+ */
+export function postMatches (filter: Filter, root: Node): boolean {
+  const ev = (n: Filter): boolean | null => {
+    switch (n.k) {
+      case 'and': { const a = ev(n.a); if (a === false) return false; const b = ev(n.b); return b === false ? false : a === null || b === null ? null : true }
+      case 'or': { const a = ev(n.a); if (a === true) return true; const b = ev(n.b); return b === true ? true : a === null || b === null ? null : false }
+      case 'not': { const a = ev(n.a); return a === null ? null : !a }
+      case 'fid': return n.ids.includes(root.feature ?? '')
+      case 'bbox': {
+        const g = firstGeometry(root)
+        return g ? leaf(n, {}, g) : null
+      }
+      default: {
+        const names = [...new Set(namesOf(n))]
+        // Every combination of the named properties' values (most filters name one).
+        let combos: Array<Record<string, unknown>> = [{}]
+        for (const name of names) {
+          const vs = valuesAt(root, name)
+          const values = vs.length === 0 ? [null] : vs
+          combos = combos.flatMap((c) => values.map((v) => ({ ...c, [name]: v })))
+          if (combos.length > 10_000) combos = combos.slice(0, 10_000)
+        }
+        let unknown = false
+        for (const c of combos) {
+          const r = leaf(n, c, n.k === 'spatial' ? c[n.name] as Geo | undefined : undefined)
+          if (r === true) return true
+          if (r === null) unknown = true
+        }
+        return unknown ? null : false
+      }
+    }
+  }
+  return ev(filter) === true
+}
+
+/** One comparison on one set of values: true, false or unknown (neither it nor its negation holds). */
+function leaf (n: Filter, values: Record<string, unknown>, geo: Geo | null | undefined): boolean | null {
+  const g = geo && isGeo(geo) ? geo : undefined
+  const view = recordView(values, g ? envelopeOf(g) : undefined, '', g)
+  if (matches(n, view)) return true
+  return matches({ k: 'not', a: n }, view) ? false : null
+}
+
+/**
+ * The built features of `m` that match the selection, a page of them, in batches: each batch's
+ * chained features are read together (one query per chained mapping and batch) before it is built.
+ * Without a filter left for after the read, the page is the source's (SQL where it has it);
+ * with one, every feature the source selects is built and tested, and the page taken after.
+ * `stats.queries` counts the chained reads.
+ */
+export async function * selectedFeatures (ctx: ExecContext, m: TypeMapping, sel: Selection, page: Page, stats: { queries: number }): AsyncGenerator<Node[]> {
+  if (page.limit <= 0) return
+  const post = sel.post
+  let skipped = 0
+  let taken = 0
+  let batch: Grouped[] = []
+  const flush = async (): Promise<Node[]> => {
+    const chains: Chains = new Map()
+    await resolveChains(ctx, m, batch, 0, chains, stats)
+    let built = batch.map((f) => buildFeature(ctx, m, f, chains))
+    batch = []
+    if (!post) return built
+    built = built.filter((n) => postMatches(post, n))
+    const skip = Math.min(built.length, page.offset - skipped)
+    skipped += skip
+    built = built.slice(skip, skip + page.limit - taken)
+    taken += built.length
+    return built
+  }
+  for await (const f of groupedFeatures(ctx, m, sel.sql, post ? undefined : page)) {
+    batch.push(f)
+    if (batch.length >= BATCH) {
+      const out = await flush()
+      if (out.length > 0) yield out
+      if (post && taken >= page.limit) return
+    }
+  }
+  if (batch.length > 0) {
+    const out = await flush()
+    if (out.length > 0) yield out
+  }
+}
+
+/** The features of `m` from `offset`, at most `limit`, encoded. */
+export async function * encodedFeatures (ctx: ExecContext, m: TypeMapping, offset: number, limit: number, w: Writer, stats: { queries: number }, sel: Selection = {}): AsyncGenerator<string> {
+  for await (const batch of selectedFeatures(ctx, m, sel, { offset, limit }, stats)) {
+    for (const n of batch) yield write(ctx, n, w)
+  }
+}
+
+/** How many features a mapping has that match (distinct ids): COUNT(DISTINCT id) where the source
+ *  has SQL, the id is a column and the filter is all the source's; else by reading them. */
+export async function countFeatures (ctx: ExecContext, m: TypeMapping, sel: Selection = {}, stats: { queries: number } = { queries: 0 }): Promise<number> {
+  const source = ctx.sourceOf(m)
+  const orderBy = await idColumn(ctx, m)
+  if (!sel.post && orderBy && source.countDistinct) return await source.countDistinct(m.sourceType, { column: orderBy, ...(sel.sql ? { filter: sel.sql } : {}) })
   let n = 0
-  for await (const g of groupedFeatures(ctx, m, filter)) if (g) n++
+  if (!sel.post) {
+    for await (const g of groupedFeatures(ctx, m, sel.sql)) if (g) n++
+    return n
+  }
+  for await (const batch of selectedFeatures(ctx, m, sel, { offset: 0, limit: Infinity }, stats)) n += batch.length
   return n
 }

@@ -24,7 +24,12 @@ export interface RowQuery {
   filter?: Filter
   /** Source attribute to order by (the feature id's, so the rows of one feature come together). */
   orderBy?: string
+  /** At most this many rows. */
+  limit?: number
 }
+
+/** A page of the distinct values of one attribute, in its order. */
+export interface DistinctQuery { filter?: Filter, column: string, offset?: number, limit?: number }
 
 export interface RowSource {
   /** Undefined when the type can be read, else why not. */
@@ -36,6 +41,11 @@ export interface RowSource {
   kinds (type: string): Promise<Map<string, string>>
   /** The EPSG code of the type's (first) geometry, when it declares one. */
   srid (type: string): Promise<number | undefined>
+  /** Where the source has SQL (PostGIS, GeoPackage): the distinct values of a column, in its order,
+   *  a page of them in one statement; and how many there are (COUNT(DISTINCT)). A property file
+   *  has neither: its rows are read and grouped. */
+  distinct? (type: string, q: DistinctQuery): Promise<unknown[]>
+  countDistinct? (type: string, q: DistinctQuery): Promise<number>
   close (): Promise<void>
 }
 
@@ -132,7 +142,7 @@ function propertySource (dir: string): RowSource {
         const key = (r: Row) => String(r.values[k] ?? r.id)
         rows = [...rows].sort((a, b) => key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)
       }
-      yield * rows
+      yield * (q.limit !== undefined ? rows.slice(0, q.limit) : rows)
     },
     async close () {}
   }
@@ -156,12 +166,18 @@ function vectorRows (source: VectorSource): RowSource {
       const schema = await describe(type)
       if (!schema) throw new Error(`${type} is not a table or view of the source`)
       const geom = schema.geometry?.name
-      for await (const f of source.readFeatures({ type, ...(q.filter ? { filter: q.filter } : {}), ...(q.orderBy ? { sortBy: [{ name: q.orderBy }] } : {}), geometryFormat: 'geojson' })) {
+      for await (const f of source.readFeatures({ type, ...(q.filter ? { filter: q.filter } : {}), ...(q.orderBy ? { sortBy: [{ name: q.orderBy }] } : {}), ...(q.limit !== undefined ? { limit: q.limit } : {}), geometryFormat: 'geojson' })) {
         const values = { ...f.properties }
         if (geom) values[geom] = decodeGeometry(f.geometry)
         yield { id: f.id ?? '', values }
       }
     },
+    async distinct (type, q) {
+      const out: unknown[] = []
+      for await (const f of source.readFeatures({ type, distinct: q.column, ...(q.filter ? { filter: q.filter } : {}), ...(q.offset ? { offset: q.offset } : {}), ...(q.limit !== undefined ? { limit: q.limit } : {}) })) out.push(f.properties[q.column])
+      return out
+    },
+    countDistinct: (type, q) => source.count({ type, distinct: q.column, ...(q.filter ? { filter: q.filter } : {}) }),
     close: () => source.close()
   }
 }

@@ -121,6 +121,7 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
     /** The GML of the mapped features of `types` (one query each), as a stream of strings. */
     async getFeature (types: ComplexQueryType[], req: ComplexRequest): Promise<{ contentType: string, body: AsyncIterable<string>, matched: number }> {
       const plans = []
+      const stats = { queries: 0 }
       for (const t of types) {
         const l = await loadedOf(t.store.config)
         const m = mappingOf(l, t.nativeName)
@@ -130,8 +131,8 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
         const srid = t.srs === undefined && src && typeof src !== 'string' ? await src.srid(m.sourceType) : undefined
         const ctx = contextOf(l, req.version, t.srs ?? (srid ? `EPSG:${srid}` : undefined))
         const srs = t.srs ?? (srid ? `EPSG:${srid}` : undefined)
-        const filter = await mappedFilter(m, ctx.sourceOf(m), t.filters, t.ids, srs ?? 'EPSG:4326')
-        plans.push({ t, l, m, ctx, filter, matched: await countFeatures(ctx, m, filter) })
+        const filter = await mappedFilter(m, ctx, t.filters, t.ids, srs ?? 'EPSG:4326')
+        plans.push({ t, l, m, ctx, filter, matched: await countFeatures(ctx, m, filter, stats) })
       }
       let skip = req.startIndex
       let left = Math.min(req.count ?? Infinity, req.maxFeatures)
@@ -155,7 +156,6 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
         .map((uri) => `${x(uri)} ${x(req.describe(req.qualified))}`).join(' ')
       const stamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
       const wfs2 = req.version === '2.0.0'
-      const stats = { queries: 0 }
       async function * body (): AsyncGenerator<string> {
         if (wfs2) {
           yield '<?xml version="1.0" encoding="UTF-8"?>\n<wfs:FeatureCollection xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:wfs="http://www.opengis.net/wfs/2.0"' +
@@ -169,7 +169,7 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
           yield '>\n<gml:featureMembers>\n'
         }
         if (!hits) {
-          const w: Writer = { written: new Set(), chains: new Map() }
+          const w: Writer = { written: new Set() }
           for (const p of pages) {
             for await (const f of encodedFeatures(p.ctx, p.m, p.offset, p.limit, w, stats, p.filter)) yield wfs2 ? `<wfs:member>${f}</wfs:member>\n` : `${f}\n`
           }

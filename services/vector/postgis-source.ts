@@ -113,6 +113,7 @@ export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opt
     if (!known.has(name)) throw InvalidFeatureQuery(`${type.name} has no attribute ${JSON.stringify(name)}`)
     return quotePgName(name)
   }
+  if (q.distinct !== undefined) return distinctSql(dbSchema, type, q, opts, check)
   const geom = type.geometry
   const g = geom ? quotePgName(geom.name) : undefined
   const columns = (q.properties ?? type.attributes.filter((a) => a.name !== geom?.name).map((a) => a.name))
@@ -133,12 +134,28 @@ export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opt
   // A page needs a stable order: the key (else the physical order) breaks ties.
   if (q.limit !== undefined || q.offset !== undefined) for (const k of opts.keys) order.push(`${quotePgName(k)} ASC`)
   if (order.length > 0) text += ` ORDER BY ${order.join(', ')}`
-  const count = (v: number | undefined, what: string) => {
-    if (v !== undefined && (!Number.isSafeInteger(v) || v < 0)) throw InvalidFeatureQuery(`${what} must be a whole number of at least 0: ${v}`)
-    return v
-  }
-  if (count(q.limit, 'limit') !== undefined) text += ` LIMIT ${bind(q.limit)}::bigint`
-  if (count(q.offset, 'offset') !== undefined && q.offset !== 0) text += ` OFFSET ${bind(q.offset)}::bigint`
+  if (pageCount(q.limit, 'limit') !== undefined) text += ` LIMIT ${bind(q.limit)}::bigint`
+  if (pageCount(q.offset, 'offset') !== undefined && q.offset !== 0) text += ` OFFSET ${bind(q.offset)}::bigint`
+  return { text, values }
+}
+
+const pageCount = (v: number | undefined, what: string) => {
+  if (v !== undefined && (!Number.isSafeInteger(v) || v < 0)) throw InvalidFeatureQuery(`${what} must be a whole number of at least 0: ${v}`)
+  return v
+}
+
+/** SELECT DISTINCT of one attribute in its order, paged (or the COUNT(DISTINCT) of it). */
+function distinctSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opts: { looseBbox: boolean, keys: string[], count?: boolean }, check: (name: string) => string): SqlStatement {
+  const values: unknown[] = []
+  const bind = (v: unknown) => { values.push(v); return `$${values.length}` }
+  const col = check(q.distinct!)
+  const where = whereSql(type, q, opts.keys, opts.looseBbox, bind, check)
+  let text = `SELECT ${opts.count ? `count(DISTINCT ${col}) AS n` : `DISTINCT ${col}`} FROM ${qualifiedTable(dbSchema, type.name)}`
+  if (where.length > 0) text += ` WHERE ${where.join(' AND ')}`
+  if (opts.count) return { text, values }
+  text += ` ORDER BY ${col} ASC`
+  if (pageCount(q.limit, 'limit') !== undefined) text += ` LIMIT ${bind(q.limit)}::bigint`
+  if (pageCount(q.offset, 'offset') !== undefined && q.offset !== 0) text += ` OFFSET ${bind(q.offset)}::bigint`
   return { text, values }
 }
 
@@ -273,7 +290,7 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
         const properties: Record<string, unknown> = {}
         for (const p of props) properties[p.name] = row[p.i]
         const geometry = geomAt >= 0 ? (row[geomAt] as Buffer | string | null) ?? null : null
-        if (keyAt.length === 0) return { properties, geometry }
+        if (keyAt.length === 0 || keyAt.includes(-1)) return { properties, geometry } // no key read (a distinct read)
         return { id: keyAt.length === 1 ? String(row[keyAt[0]]) : keyAt.map((i) => String(row[i])).join('.'), properties, geometry }
       })
     }

@@ -27,6 +27,15 @@ t.test('selectSql quotes every identifier and binds every value', async (t) => {
   t.equal(keyed.text, 'SELECT "lanes", "id", ST_AsGeoJSON("the geom") AS "the geom" FROM "public"."Roads ""x"""', 'the key is read for the feature id')
 })
 
+t.test('selectSql: the distinct values of one attribute, paged, and their count (app-schema feature ids)', async (t) => {
+  const page = selectSql('public', roads, { type: roads.name, distinct: 'kind', filter: compare('>', 'lanes', 2), offset: 10, limit: 1 }, { looseBbox: false, keys: ['id'] })
+  t.equal(page.text, 'SELECT DISTINCT "kind" FROM "public"."Roads ""x""" WHERE ("lanes" > $1) ORDER BY "kind" ASC LIMIT $2::bigint OFFSET $3::bigint')
+  t.same(page.values, [2, 1, 10])
+  const count = selectSql('public', roads, { type: roads.name, distinct: 'kind' }, { looseBbox: false, keys: ['id'], count: true })
+  t.equal(count.text, 'SELECT count(DISTINCT "kind") AS n FROM "public"."Roads ""x"""')
+  t.throws(() => selectSql('public', roads, { type: roads.name, distinct: 'colour' }, { looseBbox: false, keys: [] }), /has no attribute "colour"/)
+})
+
 t.test('selectSql: a bbox is an index test and an exact intersection, or the index test alone with Loose bbox', async (t) => {
   const exact = selectSql('public', roads, { type: roads.name, bbox: [1, 2, 3, 4] }, { looseBbox: false, keys: [] })
   const env = 'ST_MakeEnvelope($1::double precision, $2::double precision, $3::double precision, $4::double precision, $5::integer)'
