@@ -371,4 +371,5 @@ export const InvalidCascadeLayer = createError('MW_CASCADE_INVALID_LAYER', 'inva
 export const CascadeRemoteRefused = createError('MW_CASCADE_REMOTE_REFUSED', 'invalid', 'The remote server at %s is refused: %s')
 export const CascadeRemoteFailed = createError('MW_CASCADE_REMOTE_FAILED', 'bad_gateway', 'The remote server at %s failed: %s')
 export const CascadeRemoteException = createError('MW_CASCADE_REMOTE_EXCEPTION', 'bad_gateway', 'The remote server at %s answered an exception: %s')
+export const CascadeCrsUnsupported = createError('MW_CASCADE_CRS_UNSUPPORTED', 'invalid', 'Layer %s is a cascaded WMTS layer drawn in its remote\'s tile matrix set CRSs only (no reprojection): %s is not one of them (%s)')
 export const CascadeStoreDisabled = createError('MW_CASCADE_STORE_DISABLED', 'unavailable', "Store '%s' of layer %s is disabled")

@@ -11,13 +11,15 @@ import { createKeyedQueue } from '../keyed-queue.js'
 import { checkFields, unifyShape } from '../body-fields.js'
 import type { WorkspaceService } from '../catalog/workspaces.js'
 import {
-  CascadeChangeRefused, CascadeLayerNotFound, CascadeRemoteException, CascadeStoreDisabled, CascadeStoreNotEmpty,
+  CascadeChangeRefused, CascadeCrsUnsupported, CascadeLayerNotFound, CascadeRemoteException, CascadeStoreDisabled, CascadeStoreNotEmpty,
   CascadeStoreNotFound, InvalidCascadeLayer, InvalidCascadeStore, isMapwardenError
 } from '../errors.js'
 import type { Secrets } from '../datastores/service.js'
 import type { RenderRequest } from '../render/render-types.js'
 import type { ImageJob } from '../render/image-job.js'
+import sharp from 'sharp'
 import { exceptionText, remoteLayers, type RemoteLayer } from './capabilities.js'
+import { matrixSetFor, planTiles, resample, tileUrl, wmtsCapabilities, type WmtsCapabilities } from './wmts.js'
 import { shownUrl, type Remote, type RemoteCall } from './remote.js'
 import type { CascadeKind, CascadeLayerRow, CascadeRows, CascadeStoreConfig, CascadeStoreRow } from './store.js'
 
@@ -170,17 +172,79 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
     ...(s.config.user ? { user: s.config.user, password: s.config.password ? secrets.openSecret(s.config.password) ?? '' : '' } : {})
   })
 
-  /** The remote's layers, from its capabilities; an exception report is a 502 naming it. */
-  const capabilities = async (s: CascadeStoreRow): Promise<RemoteLayer[]> => {
+  /** The remote's capabilities document; an exception report (or anything but XML) is a 502 naming it. */
+  const capabilitiesXml = async (s: CascadeStoreRow): Promise<{ url: string, xml: string }> => {
     const url = capabilitiesUrl(s.config.capabilitiesURL, s.kind)
     const answer = await remote.get(url, callOf(s))
-    if (!/xml/i.test(answer.contentType) && !answer.body.subarray(0, 200).toString('utf8').trimStart().startsWith('<')) {
+    const head = answer.body.subarray(0, 2048).toString('utf8')
+    if ((!/xml/i.test(answer.contentType) && !head.trimStart().startsWith('<')) || /<(\w+:)?(ServiceExceptionReport|ExceptionReport)\b/.test(head)) {
       throw CascadeRemoteException(shownUrl(url), await exceptionText(answer.body))
     }
-    try { return await remoteLayers(answer.body.toString('utf8')) } catch (err) {
-      if (isMapwardenError(err)) throw CascadeRemoteException(shownUrl(url), `its capabilities cannot be read: ${err.message}`)
-      throw err
+    return { url, xml: answer.body.toString('utf8') }
+  }
+  const unreadable = (url: string, err: unknown): never => {
+    if (isMapwardenError(err)) throw CascadeRemoteException(shownUrl(url), `its capabilities cannot be read: ${err.message}`)
+    throw err
+  }
+
+  // A WMTS store's capabilities are read once per store state and kept (every picture needs its
+  // matrices); a store change, or a picture failing on what they said, reads them again.
+  const wmtsCaps = new Map<string, { config: string, caps: Promise<WmtsCapabilities> }>()
+  const wmtsCapabilitiesOf = async (s: CascadeStoreRow): Promise<WmtsCapabilities> => {
+    const key = `${s.workspace}:${s.name}`
+    const config = JSON.stringify(s.config)
+    const hit = wmtsCaps.get(key)
+    if (hit && hit.config === config) return await hit.caps
+    const caps = (async () => {
+      const { url, xml } = await capabilitiesXml(s)
+      try { return await wmtsCapabilities(xml) } catch (err) { return unreadable(url, err) }
+    })()
+    wmtsCaps.set(key, { config, caps })
+    caps.catch(() => { if (wmtsCaps.get(key)?.caps === caps) wmtsCaps.delete(key) })
+    return await caps
+  }
+
+  /** The remote's layers, from its capabilities. */
+  const capabilities = async (s: CascadeStoreRow): Promise<RemoteLayer[]> => {
+    if (s.kind === 'wmts') {
+      wmtsCaps.delete(`${s.workspace}:${s.name}`) // listing and publishing read them fresh
+      return (await wmtsCapabilitiesOf(s)).layers
     }
+    const { url, xml } = await capabilitiesXml(s)
+    try { return await remoteLayers(xml) } catch (err) { return unreadable(url, err) }
+  }
+
+  /**
+   * The picture of a cascaded WMTS layer: the covering tiles of the remote matrix (of a matrix set in
+   * the request's CRS) whose pixels are the coarsest not coarser than the picture's, in the layer's
+   * first format of PNG, JPEG or its own first, mosaicked and resampled to the box and size. Only the
+   * remote's own CRSs are drawn (no reprojection): another CRS is refused, naming those it has.
+   */
+  const wmtsImage = async (s: CascadeStoreRow, layer: CascadeLayerRow, req: RenderRequest): Promise<ImageJob> => {
+    const caps = await wmtsCapabilitiesOf(s)
+    const remoteLayer = caps.layers.find((l) => l.name === layer.nativeName)
+    if (!remoteLayer) {
+      wmtsCaps.delete(`${s.workspace}:${s.name}`)
+      throw CascadeRemoteException(shownUrl(s.config.capabilitiesURL), `its capabilities no longer list layer ${shown(layer.nativeName)}`)
+    }
+    const found = matrixSetFor(caps, remoteLayer, req.crs)
+    if (!found) {
+      const crss = [...new Set(remoteLayer.matrixSets.map((l) => caps.matrixSets.get(l.id)?.crs).filter((c) => c !== undefined))]
+      throw CascadeCrsUnsupported(req.layer, req.crs, crss.join(', ') || '(none)')
+    }
+    const format = ['image/png', 'image/jpeg'].find((f) => remoteLayer.formats.includes(f) || remoteLayer.templates.has(f)) ?? remoteLayer.formats[0] ?? 'image/png'
+    const plan = planTiles(found.set, found.link, req.bbox, req.width, req.height)
+    const call = callOf(s)
+    const tiles = await Promise.all(plan.tiles.map(async ({ row, col }) => {
+      const url = tileUrl(caps, s.config.capabilitiesURL, remoteLayer, found.set.id, plan.matrix.id, row, col, format, remoteLayer.defaultStyle)
+      const answer = await remote.get(url, call)
+      if (!/^image\//i.test(answer.contentType)) throw CascadeRemoteException(shownUrl(url), await exceptionText(answer.body))
+      const { data, info } = await sharp(answer.body).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
+      return { row, col, rgba: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height }
+    }))
+    const rgba = resample(plan, tiles, req.bbox, req.width, req.height)
+    const png = await sharp(rgba, { raw: { width: req.width, height: req.height, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer()
+    return { kind: 'image', layer: req.layer, width: req.width, height: req.height, data: new Uint8Array(png.buffer, png.byteOffset, png.byteLength) }
   }
 
   const names = (ls: CascadeLayerRow[]) => ls.map((l) => `${l.workspace}:${l.name}`)
@@ -363,10 +427,10 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
       const ws = req.layer.slice(0, i)
       const layer = await rows.getLayer(ws, req.layer.slice(i + 1))
       if (!layer) throw CascadeLayerNotFound('WMS', req.layer, '*', ws)
-      if (layer.kind !== 'wms') throw InvalidCascadeLayer(`layer ${req.layer} is a WMTS layer: it is listed, not drawn (cascading WMTS is not supported yet)`)
       const s = await rows.getStore(ws, layer.store) as CascadeStoreRow | undefined
-      if (!s || s.kind !== 'wms') throw CascadeStoreNotFound('WMS', layer.store, ws)
+      if (!s || s.kind !== layer.kind) throw CascadeStoreNotFound(KIND_NAME[layer.kind], layer.store, ws)
       if (!s.enabled) throw CascadeStoreDisabled(s.name, req.layer)
+      if (layer.kind === 'wmts') return await wmtsImage(s, layer, req)
       const url = wmsUrl(s.config.capabilitiesURL, {
         SERVICE: 'WMS',
         VERSION: '1.1.1',
