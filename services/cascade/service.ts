@@ -21,7 +21,7 @@ import sharp from 'sharp'
 import { exceptionText, remoteLayers, type RemoteLayer } from './capabilities.js'
 import { matrixSetFor, planTiles, resample, tileUrl, wmtsCapabilities, type WmtsCapabilities } from './wmts.js'
 import { shownUrl, type Remote, type RemoteCall } from './remote.js'
-import type { CascadeKind, CascadeLayerRow, CascadeRows, CascadeStoreConfig, CascadeStoreRow } from './store.js'
+import { remoteStylesOf, type CascadeKind, type CascadeLayerConfig, type CascadeLayerRow, type CascadeRows, type CascadeStoreConfig, type CascadeStoreRow } from './store.js'
 
 export interface CascadeDeps {
   rows: CascadeRows
@@ -49,6 +49,7 @@ const STORE_READ_ONLY = { __default: false, _default: false }
 const LAYER_WRITABLE = ['name', 'nativeName', 'title', 'abstract', 'description', 'keywords', 'srs', 'nativeCRS', 'nativeBoundingBox',
   'latLonBoundingBox', 'enabled', 'namespace', 'store', 'projectionPolicy', 'advertised', 'metadata', 'serviceConfiguration',
   'simpleConversionEnabled', 'forcedRemoteStyle', 'preferredFormat', 'metadataBBoxRespected', 'allowedRemoteStyles', 'availableFormats',
+  'selectedRemoteStyles', 'selectedRemoteFormats',
   'minScale', 'maxScale', 'dateCreated', 'dateModified']
 
 function bool (v: unknown, field: string, invalid: (m: string) => Error): boolean {
@@ -74,12 +75,57 @@ function refName (v: unknown, field: string, invalid: (m: string) => Error): str
   if (isObject(v) && typeof v.name === 'string') return v.name
   throw invalid(`${field} must name one (<${field}><name>...</name></${field}>)`)
 }
-function keywords (v: unknown): string[] | undefined {
+/** A list of text as GeoServer writes one (<field><string>a</string>...</field>, {"string": [...]}) or a JSON array. */
+function strings (v: unknown, field: string): string[] | undefined {
   if (v === undefined || v === '') return undefined
   const list = isObject(v) ? v.string : v
   const arr = Array.isArray(list) ? list : list === undefined ? [] : [list]
-  return arr.map((k) => { if (typeof k !== 'string') throw InvalidCascadeLayer('keywords must be text'); return k })
+  return arr.map((k) => { if (typeof k !== 'string') throw InvalidCascadeLayer(`${field} must be text`); return k })
 }
+const keywords = (v: unknown) => strings(v, 'keywords')
+
+const REMOTE_FIELDS = ['preferredFormat', 'forcedRemoteStyle', 'selectedRemoteStyles', 'selectedRemoteFormats'] as const
+/**
+ * A WMS layer's remote style and format settings over the stored ones, each checked against what the
+ * remote's capabilities offer for the layer (a style or format it does not offer is refused by name).
+ */
+function remoteSettings (b: Record<string, unknown>, config: CascadeLayerConfig, found: RemoteLayer): CascadeLayerConfig {
+  const c: CascadeLayerConfig = { ...config, remoteStyles: found.styles }
+  const offeredStyle = (name: string, field: string) => {
+    if (!found.styles.includes(name)) throw InvalidCascadeLayer(`${field}: the remote offers no style ${shown(name)} for layer ${shown(found.name)} (it offers ${found.styles.map((x) => shown(x)).join(', ') || 'none'})`)
+  }
+  const offeredFormat = (f: string, field: string) => {
+    if (found.formats.length > 0 && !found.formats.includes(f)) throw InvalidCascadeLayer(`${field}: the remote draws no format ${shown(f)} (it draws ${found.formats.join(', ')})`)
+    if (!/^image\//i.test(f)) throw InvalidCascadeLayer(`${field}: ${shown(f)} is not an image format`)
+  }
+  if (b.preferredFormat !== undefined) {
+    const f = textField(b.preferredFormat, 'preferredFormat', InvalidCascadeLayer, 128)
+    if (f === undefined) delete c.preferredFormat
+    else { offeredFormat(f, 'preferredFormat'); c.preferredFormat = f }
+  }
+  if (b.forcedRemoteStyle !== undefined) {
+    const st = textField(b.forcedRemoteStyle, 'forcedRemoteStyle', InvalidCascadeLayer, 256)
+    if (st === undefined) delete c.forcedRemoteStyle
+    else { offeredStyle(st, 'forcedRemoteStyle'); c.forcedRemoteStyle = st }
+  }
+  if (b.selectedRemoteStyles !== undefined) {
+    const list = strings(b.selectedRemoteStyles, 'selectedRemoteStyles') ?? []
+    for (const st of list) offeredStyle(st, 'selectedRemoteStyles')
+    if (list.length === 0) delete c.selectedRemoteStyles
+    else c.selectedRemoteStyles = [...new Set(list)]
+  }
+  if (b.selectedRemoteFormats !== undefined) {
+    const list = strings(b.selectedRemoteFormats, 'selectedRemoteFormats') ?? []
+    for (const f of list) offeredFormat(f, 'selectedRemoteFormats')
+    if (list.length === 0) delete c.selectedRemoteFormats
+    else c.selectedRemoteFormats = [...new Set(list)]
+  }
+  if (c.forcedRemoteStyle !== undefined && c.selectedRemoteStyles !== undefined && !c.selectedRemoteStyles.includes(c.forcedRemoteStyle)) {
+    throw InvalidCascadeLayer(`forcedRemoteStyle ${shown(c.forcedRemoteStyle)} is not one of selectedRemoteStyles`)
+  }
+  return c
+}
+
 function envelope (v: unknown, field: string): [number, number, number, number] | undefined {
   if (v === undefined || v === '') return undefined
   if (!isObject(v)) throw InvalidCascadeLayer(`${field} must have minx, miny, maxx and maxy`)
@@ -369,6 +415,8 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
       if (ll) row.latLonBbox = ll
       const nb = envelope(b.nativeBoundingBox, 'nativeBoundingBox')
       if (nb) row.config.nativeBbox = nb
+      if (kind === 'wms') row.config = remoteSettings(b, row.config, found)
+      else if (REMOTE_FIELDS.some((f) => b[f] !== undefined && b[f] !== '')) throw InvalidCascadeLayer(`${REMOTE_FIELDS.find((f) => b[f] !== undefined && b[f] !== '')} is a setting of cascaded WMS layers; a WMTS layer is drawn from the remote's default style and first of PNG, JPEG`)
       await serialized(ws.name, () => rows.insertLayer(row))
       return name
     },
@@ -401,6 +449,13 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
           row.srs = srs.toUpperCase()
         }
         if (b.enabled !== undefined && b.enabled !== '') row.config.enabled = bool(b.enabled, 'enabled', InvalidCascadeLayer)
+        if (REMOTE_FIELDS.some((f) => b[f] !== undefined)) {
+          if (kind !== 'wms') throw InvalidCascadeLayer(`${REMOTE_FIELDS.find((f) => b[f] !== undefined)} is a setting of cascaded WMS layers`)
+          // Checked against what the remote offers now.
+          const found = (await capabilities(await requireStore(ws.name, kind, old.store))).find((l) => l.name === old.nativeName)
+          if (!found) throw InvalidCascadeLayer(`the remote server of store ${old.store} no longer has layer ${shown(old.nativeName)}`)
+          row.config = remoteSettings(b, row.config, found)
+        }
         await rows.updateLayer(row)
       })
       await layersChanged?.([`${ws.name}:${name}`], `${KIND_NAME[kind]} layer ${ws.name}:${name} changed`)
@@ -431,17 +486,22 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
       if (!s || s.kind !== layer.kind) throw CascadeStoreNotFound(KIND_NAME[layer.kind], layer.store, ws)
       if (!s.enabled) throw CascadeStoreDisabled(s.name, req.layer)
       if (layer.kind === 'wmts') return await wmtsImage(s, layer, req)
+      // The format the client asked when the layer forwards it (selectedRemoteFormats), else preferredFormat.
+      const asked = req.remote?.format?.split(';')[0].trim()
+      const format = asked !== undefined && layer.config.selectedRemoteFormats?.includes(asked) ? asked : layer.config.preferredFormat ?? 'image/png'
+      const style = req.remote?.style
+      if (style !== undefined && style !== '' && !remoteStylesOf(layer.config).includes(style)) throw InvalidCascadeLayer(`STYLES: the remote offers no style ${shown(style)} for layer ${req.layer}`)
       const url = wmsUrl(s.config.capabilitiesURL, {
         SERVICE: 'WMS',
         VERSION: '1.1.1',
         REQUEST: 'GetMap',
         LAYERS: layer.nativeName,
-        STYLES: '',
+        STYLES: req.remote?.style ?? layer.config.forcedRemoteStyle ?? '',
         SRS: req.crs,
         BBOX: req.bbox.join(','),
         WIDTH: String(req.width),
         HEIGHT: String(req.height),
-        FORMAT: 'image/png',
+        FORMAT: format,
         TRANSPARENT: 'TRUE',
         EXCEPTIONS: 'application/vnd.ogc.se_xml',
         ...(req.time !== undefined ? { TIME: req.time } : {}),
