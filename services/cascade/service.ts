@@ -11,7 +11,7 @@ import { createKeyedQueue } from '../keyed-queue.js'
 import { checkFields, unifyShape } from '../body-fields.js'
 import type { WorkspaceService } from '../catalog/workspaces.js'
 import {
-  CascadeChangeRefused, CascadeCrsUnsupported, CascadeLayerNotFound, CascadeRemoteException, CascadeStoreDisabled, CascadeStoreNotEmpty,
+  CascadeChangeRefused, CascadeCrsUnsupported, CascadeLayerNotFound, CascadeRemoteException, CascadeRemoteUnreachable, CascadeStoreDisabled, CascadeStoreNotEmpty,
   CascadeStoreNotFound, InvalidCascadeLayer, InvalidCascadeStore, isMapwardenError
 } from '../errors.js'
 import type { Secrets } from '../datastores/service.js'
@@ -21,6 +21,7 @@ import sharp from 'sharp'
 import { exceptionText, remoteLayers, type RemoteLayer } from './capabilities.js'
 import { matrixSetFor, planTiles, resample, tileUrl, wmtsCapabilities, type WmtsCapabilities } from './wmts.js'
 import { shownUrl, type Remote, type RemoteCall } from './remote.js'
+import type { StoreHealth } from './health.js'
 import { remoteStylesOf, type CascadeKind, type CascadeLayerConfig, type CascadeLayerRow, type CascadeRows, type CascadeStoreConfig, type CascadeStoreRow } from './store.js'
 
 export interface CascadeDeps {
@@ -28,6 +29,8 @@ export interface CascadeDeps {
   workspaces: Pick<WorkspaceService, 'get'>
   secrets: Secrets
   remote: Remote
+  /** disableOnConnFailure's state (health.ts); its probe is set here. */
+  health?: StoreHealth
   now?: () => Date
   /** Told after layers went with their store or alone (the tile cache drops them). */
   layersRemoved?: (names: string[]) => Promise<void>
@@ -152,7 +155,7 @@ function wmsUrl (base: string, params: Record<string, string>): string {
   return url.toString()
 }
 
-export function createCascadeService ({ rows, workspaces, secrets, remote, now = () => new Date(), layersRemoved, layersChanged }: CascadeDeps) {
+export function createCascadeService ({ rows, workspaces, secrets, remote, health, now = () => new Date(), layersRemoved, layersChanged }: CascadeDeps) {
   const serialized = createKeyedQueue()
 
   const requireStore = async (ws: string, kind: CascadeKind, name: string): Promise<CascadeStoreRow> => {
@@ -218,10 +221,26 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
     ...(s.config.user ? { user: s.config.user, password: s.config.password ? secrets.openSecret(s.config.password) ?? '' : '' } : {})
   })
 
+  /**
+   * One call to a store's remote. With disableOnConnFailure, a remote that cannot be reached marks the
+   * store down (its layers read as disabled until it answers again, health.ts) and one that answers
+   * marks it up; the failing request itself still answers the failure.
+   */
+  const reach = async (s: CascadeStoreRow, url: string, call = callOf(s)) => {
+    try {
+      const answer = await remote.get(url, call)
+      health?.markUp(s.workspace, s.name)
+      return answer
+    } catch (err) {
+      if (s.config.disableOnConnFailure === true && isMapwardenError(err) && err.code === CascadeRemoteUnreachable.code) health?.markDown(s.workspace, s.name)
+      throw err
+    }
+  }
+
   /** The remote's capabilities document; an exception report (or anything but XML) is a 502 naming it. */
   const capabilitiesXml = async (s: CascadeStoreRow): Promise<{ url: string, xml: string }> => {
     const url = capabilitiesUrl(s.config.capabilitiesURL, s.kind)
-    const answer = await remote.get(url, callOf(s))
+    const answer = await reach(s, url)
     const head = answer.body.subarray(0, 2048).toString('utf8')
     if ((!/xml/i.test(answer.contentType) && !head.trimStart().startsWith('<')) || /<(\w+:)?(ServiceExceptionReport|ExceptionReport)\b/.test(head)) {
       throw CascadeRemoteException(shownUrl(url), await exceptionText(answer.body))
@@ -283,7 +302,7 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
     const call = callOf(s)
     const tiles = await Promise.all(plan.tiles.map(async ({ row, col }) => {
       const url = tileUrl(caps, s.config.capabilitiesURL, remoteLayer, found.set.id, plan.matrix.id, row, col, format, remoteLayer.defaultStyle)
-      const answer = await remote.get(url, call)
+      const answer = await reach(s, url, call)
       if (!/^image\//i.test(answer.contentType)) throw CascadeRemoteException(shownUrl(url), await exceptionText(answer.body))
       const { data, info } = await sharp(answer.body).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
       return { row, col, rgba: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height }
@@ -292,6 +311,16 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
     const png = await sharp(rgba, { raw: { width: req.width, height: req.height, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer()
     return { kind: 'image', layer: req.layer, width: req.width, height: req.height, data: new Uint8Array(png.buffer, png.byteOffset, png.byteLength) }
   }
+
+  // A down store's probe: its capabilities answered (any answer of the server) brings its layers back.
+  health?.setProbe(async (ws, name) => {
+    const s = await rows.getStore(ws, name) as CascadeStoreRow | undefined
+    if (!s || s.config.disableOnConnFailure !== true) return true
+    try { await remote.get(capabilitiesUrl(s.config.capabilitiesURL, s.kind), callOf(s)) } catch (err) {
+      if (isMapwardenError(err) && err.code === CascadeRemoteUnreachable.code) return false
+    }
+    return true
+  })
 
   const names = (ls: CascadeLayerRow[]) => ls.map((l) => `${l.workspace}:${l.name}`)
 
@@ -344,6 +373,7 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
           else row.description = d
         }
         await rows.updateStore(row)
+        health?.markUp(ws.name, name) // judged again by its next call
         return await rows.listLayers(ws.name, name)
       })
       if (layers.length > 0) await layersChanged?.(names(layers), `${KIND_NAME[kind]} store ${ws.name}:${name} changed`)
@@ -357,6 +387,7 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
         const published = await rows.listLayers(ws.name, name)
         if (!recurse && published.length > 0) throw CascadeStoreNotEmpty(name, published.length)
         await rows.deleteStore(ws.name, name)
+        health?.markUp(ws.name, name)
         return published
       })
       if (layers.length > 0) await layersRemoved?.(names(layers))
@@ -507,7 +538,7 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
         ...(req.time !== undefined ? { TIME: req.time } : {}),
         ...(req.elevation !== undefined ? { ELEVATION: req.elevation } : {})
       })
-      const answer = await remote.get(url, callOf(s))
+      const answer = await reach(s, url)
       if (!/^image\//i.test(answer.contentType)) throw CascadeRemoteException(shownUrl(url), await exceptionText(answer.body))
       return { kind: 'image', layer: req.layer, width: req.width, height: req.height, data: new Uint8Array(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength) }
     },
@@ -538,7 +569,7 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
         FEATURE_COUNT: String(q.featureCount),
         EXCEPTIONS: 'application/vnd.ogc.se_xml'
       })
-      const answer = await remote.get(url, callOf(s))
+      const answer = await reach(s, url)
       if (/vnd\.ogc\.se_xml/i.test(answer.contentType) || (/xml/i.test(answer.contentType) && /ServiceExceptionReport/.test(answer.body.subarray(0, 2048).toString('utf8')))) {
         throw CascadeRemoteException(shownUrl(url), await exceptionText(answer.body))
       }
