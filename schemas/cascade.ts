@@ -23,7 +23,7 @@ const storeFields = (root: string) => rootBody([root], fields({
   readTimeout: field('Seconds without data before a call fails (default 60)', IntegerText),
   connectTimeout: field('Seconds until the remote answers (default 30)', IntegerText),
   useConnectionPooling: field('GeoServer\'s flag, kept and shown', BooleanText),
-  disableOnConnFailure: field('GeoServer\'s flag, kept and shown', BooleanText)
+  disableOnConnFailure: field('true: while the remote cannot be reached the store\'s layers read as disabled (out of the capabilities, LayerNotDefined) until it answers again; default false', BooleanText)
 }, 'Other fields are refused by name; the layers link, metadata, dateCreated and __default are accepted and ignored'))
 
 export const WmsStoreBody = storeFields('wmsStore')

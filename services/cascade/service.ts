@@ -3,9 +3,11 @@
 // capabilities URL, with a user, a password (sealed with the master key, shown only as its token,
 // never logged) and connection settings; a layer publishes one remote layer (nativeName) under a
 // local name, a layer like the others (type WMS or WMTS) for rest/layers, the WMS and the tile cache.
-// Pictures of a WMS layer are the remote's GetMap for the box, size and CRS asked (mapImage), drawn
-// by the render entry like any layer; GetFeatureInfo is the remote's (featureInfo). Every call goes
-// through remote.ts (allow-list, limits, deadlines, retries); a failure is a 502 for that request.
+// Pictures of a WMS layer are the remote's GetMap for the box, size and CRS asked, with the layer's
+// remote style and format settings (mapImage); a WMTS layer's are made of the remote's tiles (wmts.ts);
+// either is drawn by the render entry like any layer; GetFeatureInfo is the remote WMS's (featureInfo).
+// Every call goes through remote.ts (allow-list, limits, deadlines, retries); a failure is a 502 for
+// that request, and with disableOnConnFailure an unreachable remote takes the store down (health.ts).
 import { checkName } from '../files/names.js'
 import { createKeyedQueue } from '../keyed-queue.js'
 import { checkFields, unifyShape } from '../body-fields.js'
