@@ -45,6 +45,8 @@ const shown = (v: unknown) => { const s = JSON.stringify(v) ?? String(v); return
 const KIND_NAME: Record<CascadeKind, string> = { wms: 'WMS', wmts: 'WMTS' }
 const STORE_ROOT: Record<CascadeKind, string> = { wms: 'wmsStore', wmts: 'wmtsStore' }
 const LAYER_ROOT: Record<CascadeKind, string> = { wms: 'wmsLayer', wmts: 'wmtsLayer' }
+const CAPABILITIES_KEPT_MS = 10 * 60 * 1000
+const MAX_MOSAIC_TILES = 1024
 
 /** Fields of a wmsStore / wmtsStore body (GeoServer's XStream shape); the links of a GET may come back. */
 const STORE_WRITABLE = ['name', 'description', 'type', 'enabled', 'workspace', 'capabilitiesURL', 'user', 'password', 'maxConnections',
@@ -254,19 +256,19 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, healt
     throw err
   }
 
-  // A WMTS store's capabilities are read once per store state and kept (every picture needs its
-  // matrices); a store change, or a picture failing on what they said, reads them again.
-  const wmtsCaps = new Map<string, { config: string, caps: Promise<WmtsCapabilities> }>()
+  // A WMTS store's capabilities are read once per store state and kept ten minutes (every picture
+  // needs its matrices); a store change, or a picture failing on what they said, reads them again.
+  const wmtsCaps = new Map<string, { config: string, at: number, caps: Promise<WmtsCapabilities> }>()
   const wmtsCapabilitiesOf = async (s: CascadeStoreRow): Promise<WmtsCapabilities> => {
     const key = `${s.workspace}:${s.name}`
     const config = JSON.stringify(s.config)
     const hit = wmtsCaps.get(key)
-    if (hit && hit.config === config) return await hit.caps
+    if (hit && hit.config === config && now().getTime() - hit.at < CAPABILITIES_KEPT_MS) return await hit.caps
     const caps = (async () => {
       const { url, xml } = await capabilitiesXml(s)
       try { return await wmtsCapabilities(xml) } catch (err) { return unreadable(url, err) }
     })()
-    wmtsCaps.set(key, { config, caps })
+    wmtsCaps.set(key, { config, at: now().getTime(), caps })
     caps.catch(() => { if (wmtsCaps.get(key)?.caps === caps) wmtsCaps.delete(key) })
     return await caps
   }
@@ -301,6 +303,8 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, healt
     }
     const format = ['image/png', 'image/jpeg'].find((f) => remoteLayer.formats.includes(f) || remoteLayer.templates.has(f)) ?? remoteLayer.formats[0] ?? 'image/png'
     const plan = planTiles(found.set, found.link, req.bbox, req.width, req.height)
+    // A remote pyramid with far-apart matrices could ask for a mosaic far larger than the picture.
+    if (plan.cols * plan.rows > MAX_MOSAIC_TILES) throw InvalidCascadeLayer(`the picture of ${req.layer} would need ${plan.cols * plan.rows} tiles of the remote's matrix ${shown(plan.matrix.id)} (at most ${MAX_MOSAIC_TILES}): ask a smaller size or box`)
     const call = callOf(s)
     const tiles = await Promise.all(plan.tiles.map(async ({ row, col }) => {
       const url = tileUrl(caps, s.config.capabilitiesURL, remoteLayer, found.set.id, plan.matrix.id, row, col, format, remoteLayer.defaultStyle)

@@ -61,6 +61,11 @@ t.test('remote styles and formats of a cascaded WMS layer: stored, returned, for
   res = await app.inject({ method: 'GET', url: `${LAYERS}/world.xml`, headers: ADMIN })
   t.match(res.body.replace(/>\s+</g, '><'), /<forcedRemoteStyle>gray<\/forcedRemoteStyle><preferredFormat>image\/png<\/preferredFormat>[\s\S]*<selectedRemoteFormats><string>image\/png<\/string><string>image\/jpeg<\/string><\/selectedRemoteFormats><selectedRemoteStyles><string>raster<\/string><string>gray<\/string><\/selectedRemoteStyles>/)
 
+  // The WMS capabilities offer the selected remote styles, the forced one first.
+  res = await app.inject({ method: 'GET', url: `${BASE}/wms?SERVICE=WMS&REQUEST=GetCapabilities&VERSION=1.1.1` })
+  const layerCaps = /<Name>local:world<\/Name>[\s\S]*?<\/Layer>/.exec(res.body)?.[0] ?? ''
+  t.same([...layerCaps.matchAll(/<Style>\s*<Name>([^<]*)<\/Name>/g)].map((m) => m[1]), ['gray', 'raster'])
+
   const map = { SERVICE: 'WMS', VERSION: '1.1.1', REQUEST: 'GetMap', SRS: 'EPSG:4326', BBOX: '-25,-15,25,35', WIDTH: '100', HEIGHT: '100', FORMAT: 'image/png', TRANSPARENT: 'true' }
   const theirs = async (q: Record<string, string>) => await rgba(Buffer.from(await (await fetch(`${remote.wms}?${new URLSearchParams({ ...map, LAYERS: 'remote:world', ...q })}`)).arrayBuffer()))
   const ours = async (q: Record<string, string>) => {
