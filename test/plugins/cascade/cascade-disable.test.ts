@@ -1,6 +1,6 @@
 // disableOnConnFailure on cascaded stores against a real remote (the built server as a child process):
 // with it set, a remote that cannot be reached takes the store's layers out of the capabilities and
-// answers them as not defined (WMS) and with no tile (WMTS) until the remote answers again; a store
+// answers them as not defined (WMS) and with no tile (WMTS), for WMS and WMTS stores, until the remote answers again; a store
 // without it keeps answering each request with the remote's failure. MAPWARDEN_CASCADE_RETRY is 0 here,
 // so every request that meets the down store asks the remote again (no waiting in the test).
 import t from 'tap'
@@ -40,10 +40,16 @@ t.test('disableOnConnFailure: the store\'s layers disabled while the remote is d
     res = await app.inject({ method: 'POST', url: `${STORES}/${s}/wmslayers`, headers: JSON_TYPE, payload: JSON.stringify({ wmsLayer: { name: s, nativeName: 'remote:world' } }) })
     t.equal(res.statusCode, 201, res.body)
   }
+  // A WMTS store of the same remote with the setting.
+  res = await app.inject({ method: 'POST', url: `${BASE}/rest/workspaces/local/wmtsstores`, headers: JSON_TYPE, payload: JSON.stringify({ wmtsStore: { name: 'tiles', capabilitiesURL: `${remote.url}${BASE}/gwc/service/wmts`, disableOnConnFailure: true } }) })
+  t.equal(res.statusCode, 201, res.body)
+  res = await app.inject({ method: 'POST', url: `${BASE}/rest/workspaces/local/wmtsstores/tiles/layers`, headers: JSON_TYPE, payload: JSON.stringify({ wmtsLayer: { name: 'tiled', nativeName: 'remote:world' } }) })
+  t.equal(res.statusCode, 201, res.body)
   const caps = async () => (await app.inject({ method: 'GET', url: `${BASE}/wms?SERVICE=WMS&REQUEST=GetCapabilities&VERSION=1.1.1` })).body
   const wmtsCaps = async () => (await app.inject({ method: 'GET', url: `${BASE}/gwc/service/wmts?SERVICE=WMTS&REQUEST=GetCapabilities` })).body
   let doc = await caps()
   t.match(doc, /<Name>local:auto<\/Name>/)
+  t.match(doc, /<Name>local:tiled<\/Name>/)
   t.match(doc, /<Name>local:kept<\/Name>/)
   const map = { SERVICE: 'WMS', VERSION: '1.1.1', REQUEST: 'GetMap', STYLES: '', SRS: 'EPSG:4326', BBOX: '-25,-15,25,35', WIDTH: '100', HEIGHT: '100', FORMAT: 'image/png', TRANSPARENT: 'true' }
   const getMap = (layer: string) => app.inject({ method: 'GET', url: `${BASE}/wms?${new URLSearchParams({ ...map, LAYERS: layer })}` })
@@ -51,6 +57,8 @@ t.test('disableOnConnFailure: the store\'s layers disabled while the remote is d
   res = await getMap('local:auto')
   t.equal(res.statusCode, 200)
   t.ok((await rgba(res.rawPayload)).data.equals(theirs.data), 'drawn while the remote is up')
+  res = await getMap('local:tiled')
+  t.equal(res.statusCode, 200, res.body)
 
   // The remote dies.
   remote.child.kill('SIGKILL')
@@ -67,6 +75,12 @@ t.test('disableOnConnFailure: the store\'s layers disabled while the remote is d
   res = await app.inject({ method: 'GET', url: `${BASE}/gwc/service/tms/1.0.0/local:auto@EPSG:4326@png/2/3/1.png` })
   t.not(res.statusCode, 200)
   t.notOk(String(res.headers['content-type']).startsWith('image/'), 'no tile')
+  res = await getMap('local:tiled')
+  t.equal(res.statusCode, 502, 'the WMTS store finds its remote gone')
+  t.match(res.body, /failed: the connection was refused \(3 attempts\)/)
+  t.notMatch(await caps(), /local:tiled/, 'and its layer is out of the capabilities')
+  res = await getMap('local:tiled')
+  t.match(res.body, /<ServiceException code="LayerNotDefined">\s*Could not find layer local:tiled/)
   res = await getMap('local:kept')
   t.equal(res.statusCode, 502, 'without disableOnConnFailure: the per-request failure, as before')
   t.match(res.body, /failed: the connection was refused \(3 attempts\)/)
@@ -78,6 +92,9 @@ t.test('disableOnConnFailure: the store\'s layers disabled while the remote is d
   t.ok((await rgba(res.rawPayload)).data.equals(theirs.data), 'drawn again, the remote\'s map')
   t.match(await caps(), /<Name>local:auto<\/Name>/)
   t.match(await wmtsCaps(), /local:auto/)
+  res = await getMap('local:tiled')
+  t.equal(res.statusCode, 200, res.body)
+  t.equal(res.headers['content-type'], 'image/png', 'the WMTS layer is drawn again')
 
   // Unset by PUT: the failure is per request again, the layer stays listed.
   res = await app.inject({ method: 'PUT', url: `${STORES}/auto`, headers: JSON_TYPE, payload: JSON.stringify({ wmsStore: { disableOnConnFailure: false } }) })
