@@ -370,5 +370,8 @@ export const CascadeLayerExists = createError('MW_CASCADE_LAYER_EXISTS', 'confli
 export const InvalidCascadeLayer = createError('MW_CASCADE_INVALID_LAYER', 'invalid', '%s')
 export const CascadeRemoteRefused = createError('MW_CASCADE_REMOTE_REFUSED', 'invalid', 'The remote server at %s is refused: %s')
 export const CascadeRemoteFailed = createError('MW_CASCADE_REMOTE_FAILED', 'bad_gateway', 'The remote server at %s failed: %s')
+/** The remote could not be reached (refused, broken off, no answer in time, no address): disableOnConnFailure's trigger. */
+export const CascadeRemoteUnreachable = createError('MW_CASCADE_REMOTE_UNREACHABLE', 'bad_gateway', 'The remote server at %s failed: %s')
 export const CascadeRemoteException = createError('MW_CASCADE_REMOTE_EXCEPTION', 'bad_gateway', 'The remote server at %s answered an exception: %s')
+export const CascadeCrsUnsupported = createError('MW_CASCADE_CRS_UNSUPPORTED', 'invalid', 'Layer %s is a cascaded WMTS layer drawn in its remote\'s tile matrix set CRSs only (no reprojection): %s is not one of them (%s)')
 export const CascadeStoreDisabled = createError('MW_CASCADE_STORE_DISABLED', 'unavailable', "Store '%s' of layer %s is disabled")

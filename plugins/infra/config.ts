@@ -35,6 +35,7 @@ export interface MapwardenConfig {
   remoteUploadAllowPrivate: boolean // test only: url.* uploads may reach loopback and private addresses
   remoteUploadTimeout: number // seconds a url.* upload's remote transfer may take
   cascadeHosts: string[] // hosts cascaded WMS and WMTS stores may call; empty: none
+  cascadeRetrySeconds: number // seconds before a store disabled by disableOnConnFailure asks its remote again
   adminPassword?: string      // used once, on first start with an empty catalog
   allowWeakPasswords: boolean // throwaway test servers: short and well-known passwords accepted, with a warning at every start
   authCacheSeconds: number    // how long a verified password is remembered (0 = never)
@@ -177,6 +178,7 @@ export const SETTINGS: Setting[] = [
     default: [],
     describe: 'Hosts (separated by commas; *.example.org: its subdomains) that cascaded WMS and WMTS stores may call over http: or https:; a loopback, private or link-local address only when its host is named exactly; empty = cascading off'
   },
+  { key: 'cascadeRetrySeconds', env: 'MAPWARDEN_CASCADE_RETRY', parse: int(0, 86400), default: 30, describe: 'Seconds before a cascaded store whose remote could not be reached (disableOnConnFailure set: its layers read as disabled) asks the remote again; the first request after it waits for that answer' },
   { key: 'remoteUploadAllowPrivate', env: 'MAPWARDEN_REMOTE_UPLOAD_ALLOW_PRIVATE', parse: bool, default: false, describe: 'Test only: url.* uploads may reach loopback, private and link-local addresses (never set it in production)' },
   { key: 'remoteUploadTimeout', env: 'MAPWARDEN_REMOTE_UPLOAD_TIMEOUT', parse: int(1, 86400), default: 300, describe: 'Seconds a url.* upload\'s remote transfer may take, redirects included; past it 400 and the partial file removed' },
   {

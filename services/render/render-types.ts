@@ -31,6 +31,8 @@ export interface RenderRequest {
   elevation?: string
   cqlFilter?: string
   style?: RasterStyle
+  /** A cascaded WMS layer's GetMap: the remote style named in STYLES, the format the client asked. */
+  remote?: { style?: string, format?: string }
 }
 
 /** Band values of a rendered area, before styling. */

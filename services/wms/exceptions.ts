@@ -36,7 +36,7 @@ const BY_CODE: Record<string, string> = {
 /** The OGC exception code of a failure; undefined when the specification has none (NoApplicableCode). */
 export function ogcCode (err: unknown, version: WmsVersion): string | undefined {
   const code = (err as { code?: unknown })?.code
-  if (code === 'MW_WMS_INVALID_CRS') return version === '1.3.0' ? 'InvalidCRS' : 'InvalidSRS'
+  if (code === 'MW_WMS_INVALID_CRS' || code === 'MW_CASCADE_CRS_UNSUPPORTED') return version === '1.3.0' ? 'InvalidCRS' : 'InvalidSRS'
   return typeof code === 'string' ? BY_CODE[code] : undefined
 }
 

@@ -48,7 +48,8 @@ export function featureInfoOperations (ctx: WmsContext) {
       // alone: an answer of one server's format cannot be merged with this one's.
       const cascaded = queried.filter(([, l]) => isCascaded(l))
       if (cascaded.length > 0) {
-        if (queried.length > 1 || !deps.cascadedInfo) throw WmsLayerNotQueryable(cascaded[0][0])
+        // A cascaded WMTS layer has no feature info (GeoServer's WMTS store neither).
+        if (queried.length > 1 || !deps.cascadedInfo || cascaded[0][1].type === 'WMTS') throw WmsLayerNotQueryable(cascaded[0][0])
         const crs = s.crs.code
         const out = await deps.cascadedInfo(cascaded[0][1].qualifiedName, { crs, bbox: s.bbox, width: s.width, height: s.height, i, j, infoFormat, featureCount: count })
         return { body: out.data.toString('utf8'), contentType: out.contentType }

@@ -140,7 +140,7 @@ export function createWmsContext (deps: WmsDeps) {
   async function planLayer (s: MapSpec, i: number): Promise<RenderJob | VectorJob | ImageJob> {
     const layer = s.layers[i]
     if (isCascaded(layer)) {
-      const req: RenderRequest = { layer: layer.qualifiedName, crs: s.crs.code, bbox: s.bbox, width: s.width, height: s.height }
+      const req: RenderRequest = { layer: layer.qualifiedName, crs: s.crs.code, bbox: s.bbox, width: s.width, height: s.height, remote: { ...(s.styleNames[i] ? { style: s.styleNames[i] } : {}), ...(s.q.FORMAT ? { format: s.q.FORMAT } : {}) } }
       if (s.crs.proj4Defs) req.proj4Defs = s.crs.proj4Defs
       return await deps.renderer.planImage(req)
     }
