@@ -77,15 +77,11 @@ export interface VectorMetatilePayload extends Omit<MetatilePayload, 'job'> { jo
 export async function renderVectorMetatile (p: VectorMetatilePayload, fault: FaultPoint): Promise<MetatileResult> {
   const width = p.cols * p.tileSize
   const height = p.rows * p.tileSize
-  // The first layer drawn is the metatile's image as it is (nothing under it to blend with): a
-  // vector layer's or a cascaded one's own array taken, not composited pixel by pixel onto a blank
-  // one; the later layers go over it.
-  let rgba: Uint8Array | undefined
-  const onto = (img: Uint8Array) => { if (rgba) over(rgba, 0, img); else rgba = img }
+  const rgba = new Uint8Array(width * height * 4)
   for (const job of p.jobs) {
     if (job.width !== width || job.height !== height) throw new Error(`a ${job.width}x${job.height} job for a ${width}x${height} metatile`)
-    if ((job as VectorJob).kind === 'vector') { onto(await drawVector(job as VectorJob)); continue }
-    if (isImageJob(job as ImageJob)) { onto(await drawImage(job as ImageJob)); continue }
+    if ((job as VectorJob).kind === 'vector') { over(rgba, 0, await drawVector(job as VectorJob)); continue }
+    if (isImageJob(job as ImageJob)) { over(rgba, 0, await drawImage(job as ImageJob)); continue }
     if ((job as RenderJob).granules.length === 0) continue
     const scratch = idle.pop() ?? createRenderScratch()
     try {
@@ -95,11 +91,10 @@ export async function renderVectorMetatile (p: VectorMetatilePayload, fault: Fau
         if (failure) return { writes: [], ...failure }
         throw err
       }
-      // A raster's image is the thread's scratch, drawn into again by its next render: copied when first.
-      if (rgba) over(rgba, 0, img.rgba); else rgba = img.rgba.slice()
+      over(rgba, 0, img.rgba)
     } finally { idle.push(scratch) }
   }
-  return writeTiles(await cutAndEncode(rgba ?? new Uint8Array(width * height * 4), p.cols, p.rows, p.tileSize, p.format, p.quality), p.target, fault)
+  return writeTiles(await cutAndEncode(rgba, p.cols, p.rows, p.tileSize, p.format, p.quality), p.target, fault)
 }
 
 /** The vector tiles (MVT) of a request: one per target path, each encoded alone (vector/vector-tiles.ts). */
