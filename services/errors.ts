@@ -372,3 +372,6 @@ export const CascadeRemoteRefused = createError('MW_CASCADE_REMOTE_REFUSED', 'in
 export const CascadeRemoteFailed = createError('MW_CASCADE_REMOTE_FAILED', 'bad_gateway', 'The remote server at %s failed: %s')
 export const CascadeRemoteException = createError('MW_CASCADE_REMOTE_EXCEPTION', 'bad_gateway', 'The remote server at %s answered an exception: %s')
 export const CascadeStoreDisabled = createError('MW_CASCADE_STORE_DISABLED', 'unavailable', "Store '%s' of layer %s is disabled")
+// --- SQL views (GeoServer's JDBC_VIRTUAL_TABLE feature types, read through viewparams) ---
+export const InvalidVirtualTable = createError('MW_VECTOR_INVALID_VIRTUAL_TABLE', 'invalid', 'Invalid SQL view: %s')
+export const InvalidViewParams = createError('MW_VECTOR_INVALID_VIEWPARAMS', 'invalid', 'Invalid viewparams: %s')

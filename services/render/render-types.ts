@@ -30,6 +30,8 @@ export interface RenderRequest {
   time?: string
   elevation?: string
   cqlFilter?: string
+  /** An SQL view layer's parameters (viewparams), checked and bound by the read. */
+  viewParams?: Record<string, string>
   style?: RasterStyle
 }
 
