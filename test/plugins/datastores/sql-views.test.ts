@@ -223,3 +223,13 @@ t.test('a view the database refuses, or that writes, is a 400 naming the problem
   const hits = await app.inject({ url: `${BASE}/wfs?service=WFS&version=2.0.0&request=GetFeature&typeNames=vx:towns&resultType=hits`, headers: ADMIN })
   t.match(hits.body, 'numberMatched="3"')
 })
+
+t.test('an SQL view is read-only: a WFS Transaction on it is refused and changes nothing', async (t) => {
+  const app = await setup(t)
+  t.equal((await publish(app, viewXml('towns_by_kind', SQL))).statusCode, 201)
+  const res = await app.inject({ method: 'POST', url: `${BASE}/wfs`, headers: { ...ADMIN, 'content-type': 'text/xml' }, payload: `<wfs:Transaction service="WFS" version="2.0.0" xmlns:wfs="http://www.opengis.net/wfs/2.0" xmlns:fes="http://www.opengis.net/fes/2.0">
+  <wfs:Delete typeName="vx:towns_by_kind"><fes:Filter><fes:ResourceId rid="towns_by_kind.1"/></fes:Filter></wfs:Delete></wfs:Transaction>` })
+  t.match(res.body, 'exceptionCode="OperationNotSupported"')
+  t.match(res.body, 'vx:towns_by_kind is an SQL view, which is read-only')
+  t.same((await features(app, {})).map((f) => f.properties.name), ['Alpha', 'Gamma'])
+})
