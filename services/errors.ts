@@ -128,6 +128,7 @@ export const StyleWorkspaceNotFound = createError('MW_STYLES_WORKSPACE_NOT_FOUND
 export const StyleHasNoContent = createError('MW_STYLES_NO_CONTENT', 'not_found', 'Style %s has no content yet: PUT an SLD to it first')
 export const StyleExists = createError('MW_STYLES_EXISTS', 'forbidden', 'Style %s already exists.')
 export const StyleResourceExists = createError('MW_STYLES_RESOURCE_EXISTS', 'forbidden', 'Style resource %s already exists.')
+export const DefaultStyleNotDeletable = createError('MW_STYLES_DEFAULT_NOT_DELETABLE', 'forbidden', 'Unable to delete a default style')
 export const StyleInUse = createError('MW_STYLES_IN_USE', 'forbidden', "Can't delete style referenced by existing layers.")
 export const InvalidStyle = createError('MW_STYLES_INVALID', 'invalid', 'Invalid style:%s')
 export const InvalidStyleEntry = createError('MW_STYLES_INVALID_ENTRY', 'invalid', 'Invalid style entry: %s')
