@@ -6,7 +6,7 @@
 // a missing geometry and a statement that writes refused at publish with nothing stored.
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { build, ADMIN, BASE } from '../../helper.js'
+import { build, basic, ADMIN, BASE } from '../../helper.js'
 import { postgisStore } from '../../fixtures/postgis-store.js'
 import { at, pixels, wmsUrl } from '../wms/helpers.js'
 
@@ -215,6 +215,11 @@ t.test('a view the database refuses, or that writes, is a 400 naming the problem
   await refused(viewXml('bad', 'SELECT id, geom FROM towns WHERE id = $1'), 'may not hold positional parameters')
   await refused(viewXml('bad', SQL, 'geom', '<parameter><name>kind</name><defaultValue>it\'s</defaultValue><regexpValidator>^\\w+$</regexpValidator></parameter>'), 'the defaultValue "it\'s" of parameter kind does not match its regexpValidator')
   await refused(viewXml('bad', SQL, 'geom', '<parameter><name>kind</name><regexpValidator>^[</regexpValidator></parameter>'), 'the regexpValidator of parameter kind is not a regular expression')
+  // Publishing is an administrator's: another user is refused before the SQL is looked at.
+  const user = await app.inject({ method: 'POST', url: `${REST}/security/usergroup/users`, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: { user: { userName: 'joe', password: 'joe-long-password', enabled: true } } })
+  t.equal(user.statusCode, 201, user.body)
+  const asJoe = await app.inject({ method: 'POST', url: FT, headers: { authorization: basic('joe', 'joe-long-password'), 'content-type': 'text/xml' }, payload: viewXml('mine', SQL) })
+  t.equal(asJoe.statusCode, 403)
   const list = await app.inject({ url: `${FT}.json`, headers: ADMIN })
   t.same(list.json(), { featureTypes: '' }, 'no feature type was stored')
   // The table is still there (the DROP never ran): published as a table, its three rows read.
