@@ -278,7 +278,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     layerGroups,
     serviceSettings,
     maxSize: config.wmsMaxSize,
-    featuresAt: (layer, area, crs, defs, limit) => featuresAt({ layerData: vectorLayerData }, layer, area, crs, defs, limit),
+    featuresAt: (layer, area, crs, defs, limit, viewParams) => featuresAt({ layerData: vectorLayerData }, layer, area, crs, defs, limit, viewParams),
     cascadedInfo: (layer, q) => cascade.featureInfo(layer, q)
   })
   // WFS (read-only): the vector layers' features through their stores' sources, under the layer rules.

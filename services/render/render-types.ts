@@ -30,6 +30,8 @@ export interface RenderRequest {
   time?: string
   elevation?: string
   cqlFilter?: string
+  /** An SQL view layer's parameters (viewparams), checked and bound by the read. */
+  viewParams?: Record<string, string>
   style?: RasterStyle
   /** A cascaded WMS layer's GetMap: the remote style named in STYLES, the format the client asked. */
   remote?: { style?: string, format?: string }

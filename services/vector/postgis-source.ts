@@ -8,11 +8,12 @@
 import pg from 'pg'
 import { quotePgName, toPg, type PgTarget } from '../filters/pg.js'
 import type { Envelope } from '../filters/tree.js'
-import { InvalidFeatureQuery } from '../errors.js'
+import { InvalidFeatureQuery, InvalidVirtualTable } from '../errors.js'
 import { toleranceOf } from './simplify.js'
 import { pgConnectionConfig, type ConnectionSettings } from '../datastores/params.js'
 import { createPostgisWriter } from './postgis-write.js'
 import type { AttributeInfo, Feature, ReadQuery, TypeName, TypeSchema, VectorSource, VectorTileQuery } from './source.js'
+import type { VirtualTable } from './virtual-table.js'
 
 export interface PostgisSourceOptions extends ConnectionSettings {
   maxConnections: number
@@ -106,7 +107,8 @@ export function whereSql (type: TypeSchema, q: Pick<ReadQuery, 'bbox' | 'filter'
  * the page. Property names are checked against the schema (unknown: InvalidFeatureQuery).
  */
 export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opts: { looseBbox: boolean, keys: string[], count?: boolean, rawGeometry?: boolean }): SqlStatement {
-  const values: unknown[] = []
+  // An SQL view's SELECT comes first, its values $1..$n; the read's own values follow.
+  const values: unknown[] = q.view ? [...q.view.values] : []
   const bind = (v: unknown) => { values.push(v); return `$${values.length}` }
   const known = new Set([...type.attributes.map((a) => a.name), ...opts.keys])
   const check = (name: string) => {
@@ -127,7 +129,8 @@ export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opt
     const read = tolerance ? `ST_RemoveRepeatedPoints(ST_Simplify(${g}, ${bind(tolerance)}::double precision, true))` : g
     columns.push(opts.rawGeometry ? g : q.geometryFormat === 'geojson' ? `ST_AsGeoJSON(${read}) AS ${g}` : `ST_AsBinary(${read}) AS ${g}`)
   }
-  let text = `SELECT ${opts.count ? 'count(*) AS n' : columns.join(', ')} FROM ${qualifiedTable(dbSchema, type.name)}`
+  const from = q.view ? `(${q.view.sql}) AS ${quotePgName(type.name)}` : qualifiedTable(dbSchema, type.name)
+  let text = `SELECT ${opts.count ? 'count(*) AS n' : columns.join(', ')} FROM ${from}`
   if (where.length > 0) text += ` WHERE ${where.join(' AND ')}`
   if (opts.count) return { text, values }
   const order = (q.sortBy ?? []).map((s) => `${check(s.name)} ${s.descending ? 'DESC' : 'ASC'}`)
@@ -174,7 +177,7 @@ const MVT_GEOMETRY = '__mw_mvt_geom'
 export function vectorTileSql (dbSchema: string, type: TypeSchema, q: VectorTileQuery, opts: { keys: string[] }): SqlStatement {
   const geom = type.geometry
   if (!geom) throw InvalidFeatureQuery(`${type.name} has no geometry to draw in a vector tile`)
-  const inner = selectSql(dbSchema, type, { type: q.type, bbox: q.area, ...(q.filter ? { filter: q.filter } : {}) }, { ...opts, looseBbox: true, rawGeometry: true })
+  const inner = selectSql(dbSchema, type, { type: q.type, bbox: q.area, ...(q.filter ? { filter: q.filter } : {}), ...(q.view ? { view: q.view } : {}) }, { ...opts, looseBbox: true, rawGeometry: true })
   const values = inner.values
   const bind = (v: unknown) => { values.push(v); return `$${values.length}` }
   if (!q.tile.every(Number.isFinite)) throw InvalidFeatureQuery(`tile bounds ${JSON.stringify(q.tile)} are not numbers`)
@@ -196,6 +199,14 @@ const DESCRIBED_FOR_MS = 5000
 /** SQLSTATEs of a statement naming a column or table that is not there (undefined column, table). */
 const SCHEMA_CHANGED = new Set(['42703', '42P01'])
 const schemaChanged = (err: unknown) => SCHEMA_CHANGED.has(String((err as { code?: unknown }).code))
+/** SQLSTATE classes of a failure that is not the statement's: connection, resources, shutdown. */
+const NOT_THE_SQL = /^(08|53|57|58|XX)/
+
+/** BOX(minx miny,maxx maxy) of ST_Extent as an envelope. */
+const boxOf = (row: { e: string | null } | undefined): Envelope | undefined => {
+  const m = row?.e ? /^BOX\(([-0-9.e+]+) ([-0-9.e+]+),([-0-9.e+]+) ([-0-9.e+]+)\)$/i.exec(row.e) : null
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] : undefined
+}
 
 export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
   const pool = new pg.Pool({
@@ -271,6 +282,25 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     }
   }
 
+  /** `fn` on a connection in a read-only transaction (an SQL view's SELECT runs in nothing else). */
+  async function readOnly<T> (fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    const c = await pool.connect()
+    let ok = false
+    try {
+      await c.query('BEGIN READ ONLY')
+      const r = await fn(c)
+      await c.query('COMMIT')
+      ok = true
+      return r
+    } finally { c.release(ok ? undefined : true) }
+  }
+
+  /** `fn` on the read's description: an SQL view's is the feature type's own, a table's the catalogs'. */
+  async function describedRead<T> (q: { type: string, view?: ReadQuery['view'] }, fn: (d: Described) => Promise<T>, db?: pg.PoolClient): Promise<T> {
+    if (q.view) return await fn({ ...q.view.schema, keys: q.view.keys })
+    return await withDescription(q.type, fn, db)
+  }
+
   /**
    * The features of a read in batches of the store's fetch size, from a server-side cursor: each
    * FETCH is sent before the batch before it is handed on, so the database reads the next batch
@@ -298,13 +328,15 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     let ok = false
     try {
       if (o.fetchSize <= 0) {
-        yield batchOf(await withDescription(q.type, async (desc) => {
+        if (q.view) await client.query('BEGIN READ ONLY')
+        yield batchOf(await describedRead(q, async (desc) => {
           d = desc
           const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys })
           return await client.query<unknown[]>({ text: sql.text, values: sql.values, rowMode: 'array' })
         }, client))
+        if (q.view) await client.query('COMMIT')
       } else {
-        await withDescription(q.type, async (desc) => {
+        await describedRead(q, async (desc) => {
           d = desc
           const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys })
           await client.query('BEGIN READ ONLY')
@@ -354,10 +386,7 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
       const d = await describeFull(type)
       if (!d?.geometry) return undefined
       const g = quotePgName(d.geometry.name)
-      const read = (row: { e: string | null } | undefined): Envelope | undefined => {
-        const m = row?.e ? /^BOX\(([-0-9.e+]+) ([-0-9.e+]+),([-0-9.e+]+) ([-0-9.e+]+)\)$/i.exec(row.e) : null
-        return m ? [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] : undefined
-      }
+      const read = boxOf
       if (estimated) {
         try {
           const r = await pool.query<{ e: string | null }>('SELECT ST_EstimatedExtent($1, $2, $3)::text AS e', [o.schema, type, d.geometry.name])
@@ -390,18 +419,52 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     readFeatureBatches: readBatches,
 
     async count (q) {
-      return await withDescription(q.type, async (d) => {
+      return await describedRead(q, async (d) => {
         const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys, count: true })
-        const r = await pool.query<{ n: string }>(sql.text, sql.values)
+        const r = q.view ? await readOnly((c) => c.query<{ n: string }>(sql.text, sql.values)) : await pool.query<{ n: string }>(sql.text, sql.values)
         return Number(r.rows[0].n)
+      })
+    },
+
+    async describeView (vt: VirtualTable, sql: string, values: string[]) {
+      return await readOnly(async (c) => {
+        const refused = (err: unknown): never => {
+          const code = String((err as { code?: unknown }).code ?? '')
+          if (!/^[0-9A-Z]{5}$/.test(code) || NOT_THE_SQL.test(code)) throw err
+          throw InvalidVirtualTable(`the database refuses the SQL of ${vt.name}: ${(err as Error).message}`)
+        }
+        const r = await c.query({ text: `SELECT * FROM (${sql}) AS v LIMIT 0`, values }).catch(refused)
+        const oids = [...new Set(r.fields.map((f) => f.dataTypeID))]
+        const types = await c.query<{ oid: number, typname: string }>('SELECT oid::integer AS oid, typname FROM pg_type WHERE oid = ANY($1::oid[])', [oids])
+        const typname = new Map(types.rows.map((t) => [t.oid, t.typname]))
+        const names = r.fields.map((f) => f.name)
+        const twice = names.find((n, i) => names.indexOf(n) !== i)
+        if (twice !== undefined) throw InvalidVirtualTable(`the SQL of ${vt.name} names column ${JSON.stringify(twice)} twice: give each column its own name`)
+        const geom = vt.geometries[0]
+        const geomField = r.fields.find((f) => f.name === geom.name)
+        if (!geomField || typname.get(geomField.dataTypeID) !== 'geometry') throw InvalidVirtualTable(`the SQL of ${vt.name} has no geometry column ${JSON.stringify(geom.name)} (columns: ${names.join(', ')})`)
+        for (const k of vt.keyColumns) if (!names.includes(k)) throw InvalidVirtualTable(`key column ${JSON.stringify(k)} is not a column of the SQL of ${vt.name} (columns: ${names.join(', ')})`)
+        const attributes: AttributeInfo[] = []
+        for (const f of r.fields) {
+          const t = typname.get(f.dataTypeID) ?? ''
+          if (!o.exposePrimaryKeys && vt.keyColumns.includes(f.name)) continue
+          if (t === 'geometry' && f.name !== geom.name) continue // only the declared geometry is read
+          const a: AttributeInfo = { name: f.name, binding: f.name === geom.name ? geometryBinding(geom.type) : columnBinding(t), nillable: true, minOccurs: 0, maxOccurs: 1 }
+          if ((t === 'varchar' || t === 'bpchar') && f.dataTypeModifier > 4) a.length = f.dataTypeModifier - 4
+          attributes.push(a)
+        }
+        const b = await c.query<{ e: string | null }>({ text: `SELECT ST_Extent(${quotePgName(geom.name)})::text AS e FROM (${sql}) AS v`, values }).catch(refused)
+        const bounds = boxOf(b.rows[0])
+        const schema: TypeSchema = { name: vt.name, attributes, geometry: { name: geom.name, type: geom.type.toUpperCase(), srid: Math.max(geom.srid, 0) } }
+        return { schema, keys: vt.keyColumns, ...(bounds ? { bounds } : {}) }
       })
     },
 
     write: createPostgisWriter(pool, o, describeFull),
     async vectorTile (q) {
-      return await withDescription(q.type, async (d) => {
+      return await describedRead(q, async (d) => {
         const sql = vectorTileSql(o.schema, d, q, { keys: d.keys })
-        const r = await pool.query<{ mvt: Buffer | null }>(sql.text, sql.values)
+        const r = q.view ? await readOnly((c) => c.query<{ mvt: Buffer | null }>(sql.text, sql.values)) : await pool.query<{ mvt: Buffer | null }>(sql.text, sql.values)
         return r.rows[0]?.mvt ?? new Uint8Array(0)
       })
     },

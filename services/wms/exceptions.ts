@@ -22,6 +22,7 @@ const BY_CODE: Record<string, string> = {
   MW_WMS_TOO_LARGE: 'InvalidParameterValue',
   MW_WMS_NOT_TILE_ALIGNED: 'InvalidParameterValue',
   MW_MOSAIC_INVALID_CQL: 'InvalidParameterValue',
+  MW_VECTOR_INVALID_VIEWPARAMS: 'InvalidParameterValue',
   MW_STYLES_INVALID: 'InvalidParameterValue',
   MW_CORE_MALFORMED_XML: 'InvalidParameterValue',
   MW_CORE_DOCTYPE_NOT_ALLOWED: 'InvalidParameterValue',

@@ -11,6 +11,7 @@ import type { Envelope, Filter } from '../../filters/tree.js'
 import { parseEcql, type FilterSchema } from '../../filters/ecql.js'
 import { inCrs } from '../../filters/spatial.js'
 import type { Feature, VectorSource } from '../../vector/source.js'
+import type { SqlView } from '../../vector/virtual-table.js'
 import { isGeographic, METRES_PER_DEGREE, pointTransform, transformBbox } from '../crs.js'
 import type { RenderRequest } from '../render-types.js'
 import type { VectorFeature, VectorJob } from './draw-vector.js'
@@ -24,10 +25,12 @@ export interface VectorLayerData {
   dataCrs: string
   /** The attributes CQL_FILTER is resolved against. */
   schema: FilterSchema
+  /** An SQL view's SELECT with the request's parameters bound, read in place of the table. */
+  view?: SqlView
 }
 
 export interface VectorPlanDeps {
-  layerData (layer: string): Promise<VectorLayerData>
+  layerData (layer: string, viewParams?: Record<string, string>): Promise<VectorLayerData>
   /** The most features one map may draw of one layer (MAPWARDEN_WMS_MAX_FEATURES). */
   maxFeatures: number
   /** Features per batch handed to the render thread (BATCH_FEATURES); tests make it small. */
@@ -87,7 +90,7 @@ export function styleInCrs (style: VectorStyle, crs: string, defs?: Record<strin
 }
 
 export async function planVector (deps: VectorPlanDeps, req: RenderRequest, style: VectorStyle): Promise<VectorJob> {
-  const data = await deps.layerData(req.layer)
+  const data = await deps.layerData(req.layer, req.viewParams)
   const [x0, y0, x1, y1] = req.bbox
   const mx = (x1 - x0) / req.width * MARGIN_PIXELS
   const my = (y1 - y0) / req.height * MARGIN_PIXELS
@@ -116,7 +119,7 @@ export async function planVector (deps: VectorPlanDeps, req: RenderRequest, styl
   // every vertex of the data.
   const pixel = pixelInData(req, data.dataCrs)
   const simplify = pixel !== undefined ? pixel * SIMPLIFY_PIXELS : undefined
-  const it = data.source.readFeatures({ type: data.type, bbox: area, ...(filter ? { filter } : {}), ...(simplify ? { simplify } : {}) })[Symbol.asyncIterator]()
+  const it = data.source.readFeatures({ type: data.type, bbox: area, ...(filter ? { filter } : {}), ...(simplify ? { simplify } : {}), ...(data.view ? { view: data.view } : {}) })[Symbol.asyncIterator]()
   let read = 0
   /** Up to `n` more features; `done` when the read has ended. */
   const take = async (n: number): Promise<{ features: VectorFeature[], done: boolean }> => {
@@ -207,11 +210,11 @@ export function endFeeds (ports: MessagePort[]): Error | undefined {
  * geometries come back as GeoJSON in the data's CRS, at most `limit` of them.
  */
 export async function featuresAt (deps: Pick<VectorPlanDeps, 'layerData'>, layer: string, area: Envelope, crs: string, proj4Defs: Record<string, string> | undefined,
-  limit: number): Promise<{ features: Feature[], dataCrs: string }> {
-  const data = await deps.layerData(layer)
+  limit: number, viewParams?: Record<string, string>): Promise<{ features: Feature[], dataCrs: string }> {
+  const data = await deps.layerData(layer, viewParams)
   const env = transformBbox(area, crs, data.dataCrs, proj4Defs)
   const features: Feature[] = []
   if (!env.every(Number.isFinite)) return { features, dataCrs: data.dataCrs }
-  for await (const f of data.source.readFeatures({ type: data.type, bbox: env, limit, geometryFormat: 'geojson' })) features.push(f)
+  for await (const f of data.source.readFeatures({ type: data.type, bbox: env, limit, geometryFormat: 'geojson', ...(data.view ? { view: data.view } : {}) })) features.push(f)
   return { features, dataCrs: data.dataCrs }
 }
