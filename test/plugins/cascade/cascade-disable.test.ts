@@ -5,26 +5,15 @@
 // so every request that meets the down store asks the remote again (no waiting in the test).
 import t from 'tap'
 import { once } from 'node:events'
-import sharp from 'sharp'
 import { build, tempDir, startBuiltServer, ADMIN, BASE } from '../../helper.js'
-import { pattern, rgbTiff, zipOf } from '../../fixtures/seed/mosaic.js'
-
-const JSON_TYPE = { ...ADMIN, 'content-type': 'application/json' }
-const BBOX: [number, number, number, number] = [-20, -10, 20, 30]
-
-async function rgba (png: Buffer) {
-  const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
-  return { data, width: info.width, height: info.height }
-}
+import { JSON_TYPE, publishRemoteWorld, rgba } from '../../fixtures/cascade.js'
 
 t.test('disableOnConnFailure: the store\'s layers disabled while the remote is down, back when it answers', async (t) => {
   const dir = tempDir(t, 'mw-remote-disable')
   let remote = await startBuiltServer(dir)
   t.teardown(() => { remote.child.kill('SIGKILL') })
   const port = new URL(remote.url).port
-  await fetch(`${remote.url}${BASE}/rest/workspaces`, { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ workspace: { name: 'remote' } }) })
-  const put = await fetch(`${remote.url}${BASE}/rest/workspaces/remote/coveragestores/world/file.imagemosaic`, { method: 'PUT', headers: { ...ADMIN, 'content-type': 'application/zip' }, body: await zipOf({ 'world.tif': rgbTiff(80, 80, BBOX, pattern) }) as unknown as BodyInit })
-  t.ok(put.status < 300)
+  await publishRemoteWorld(remote.url)
   const wms = `${remote.url}${BASE}/wms`
 
   const app = await build(t, { cascadeHosts: ['127.0.0.1'], cascadeRetrySeconds: 0 })

@@ -5,36 +5,20 @@
 // and a style or format the remote does not offer refused by name.
 import t from 'tap'
 import fs from 'node:fs'
-import sharp from 'sharp'
-import { build, tempDir, startBuiltServer, ADMIN, BASE, type TestLike } from '../../helper.js'
-import { pattern, rgbTiff, zipOf } from '../../fixtures/seed/mosaic.js'
+import { build, ADMIN, BASE, type TestLike } from '../../helper.js'
+import { JSON_TYPE, rgba, startRemote } from '../../fixtures/cascade.js'
 
-const JSON_TYPE = { ...ADMIN, 'content-type': 'application/json' }
-const BBOX: [number, number, number, number] = [-20, -10, 20, 30]
-
-async function rgba (png: Buffer) {
-  const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
-  return { data, width: info.width, height: info.height }
-}
-
-async function startRemote (t: TestLike) {
-  const remote = await startBuiltServer(tempDir(t, 'mw-remote-styles'))
-  t.teardown(() => { remote.child.kill('SIGKILL') })
-  const call = (method: string, p: string, body?: Buffer | string, type = 'application/json') =>
-    fetch(`${remote.url}${BASE}${p}`, { method, headers: { ...ADMIN, ...(body ? { 'content-type': type } : {}) }, body: body as BodyInit | undefined })
-  let res = await call('POST', '/rest/workspaces', JSON.stringify({ workspace: { name: 'remote' } }))
-  if (res.status !== 201) throw new Error(`remote workspace: ${res.status} ${await res.text()}`)
-  res = await call('PUT', '/rest/workspaces/remote/coveragestores/world/file.imagemosaic', await zipOf({ 'world.tif': rgbTiff(80, 80, BBOX, pattern) }), 'application/zip')
-  if (res.status >= 300) throw new Error(`remote mosaic: ${res.status} ${await res.text()}`)
-  res = await call('POST', '/rest/styles?name=gray', fs.readFileSync('test/fixtures/styles/gray-gamma.sld'), 'application/vnd.ogc.sld+xml')
+async function startStyledRemote (t: TestLike) {
+  const remote = await startRemote(t, 'mw-remote-styles')
+  let res = await remote.call('POST', '/rest/styles?name=gray', fs.readFileSync('test/fixtures/styles/gray-gamma.sld'), 'application/vnd.ogc.sld+xml')
   if (res.status !== 201) throw new Error(`remote style: ${res.status} ${await res.text()}`)
-  res = await call('PUT', '/rest/layers/remote:world.json', JSON.stringify({ layer: { styles: { style: [{ name: 'gray' }] } } }))
+  res = await remote.call('PUT', '/rest/layers/remote:world.json', JSON.stringify({ layer: { styles: { style: [{ name: 'gray' }] } } }))
   if (res.status !== 200) throw new Error(`remote layer styles: ${res.status} ${await res.text()}`)
-  return { ...remote, wms: `${remote.url}${BASE}/wms` }
+  return remote
 }
 
 t.test('remote styles and formats of a cascaded WMS layer: stored, returned, forwarded, checked', async (t) => {
-  const remote = await startRemote(t)
+  const remote = await startStyledRemote(t)
   const app = await build(t, { cascadeHosts: ['127.0.0.1'] })
   await app.inject({ method: 'POST', url: `${BASE}/rest/workspaces`, headers: JSON_TYPE, payload: JSON.stringify({ workspace: { name: 'local' } }) })
   let res = await app.inject({ method: 'POST', url: `${BASE}/rest/workspaces/local/wmsstores`, headers: JSON_TYPE, payload: JSON.stringify({ wmsStore: { name: 'remote', capabilitiesURL: remote.wms } }) })

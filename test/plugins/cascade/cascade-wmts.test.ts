@@ -4,49 +4,9 @@
 // any box equal to the remote's own map within a stated tolerance), our own grid sets' tiles cached,
 // seeded and counted, read rules applied, and a CRS the remote has no matrix set in refused.
 import t from 'tap'
-import fs from 'node:fs'
 import path from 'node:path'
-import sharp from 'sharp'
-import { build, tempDir, startBuiltServer, ADMIN, ADMIN_PASSWORD, BASE, type TestLike } from '../../helper.js'
-import { pattern, rgbTiff, zipOf } from '../../fixtures/seed/mosaic.js'
-
-const JSON_TYPE = { ...ADMIN, 'content-type': 'application/json' }
-const BBOX: [number, number, number, number] = [-20, -10, 20, 30]
-
-function files (dir: string): string[] {
-  if (!fs.existsSync(dir)) return []
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name))).sort()
-}
-
-async function rgba (png: Buffer) {
-  const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
-  return { data, width: info.width, height: info.height }
-}
-
-/** Pixels whose channels differ by more than `tolerance`, and the largest difference. */
-function compare (a: Buffer, b: Buffer, tolerance: number) {
-  let differing = 0
-  let largest = 0
-  for (let i = 0; i < a.length; i += 4) {
-    let d = 0
-    for (let c = 0; c < 4; c++) d = Math.max(d, Math.abs(a[i + c] - b[i + c]))
-    largest = Math.max(largest, d)
-    if (d > tolerance) differing++
-  }
-  return { differing, largest }
-}
-
-async function startRemote (t: TestLike) {
-  const remote = await startBuiltServer(tempDir(t, 'mw-remote-wmts'))
-  t.teardown(() => { remote.child.kill('SIGKILL') })
-  const call = (method: string, p: string, body?: Buffer | string, type = 'application/json') =>
-    fetch(`${remote.url}${BASE}${p}`, { method, headers: { ...ADMIN, ...(body ? { 'content-type': type } : {}) }, body: body as BodyInit | undefined })
-  let res = await call('POST', '/rest/workspaces', JSON.stringify({ workspace: { name: 'remote' } }))
-  if (res.status !== 201) throw new Error(`remote workspace: ${res.status} ${await res.text()}`)
-  res = await call('PUT', '/rest/workspaces/remote/coveragestores/world/file.imagemosaic', await zipOf({ 'world.tif': rgbTiff(80, 80, BBOX, pattern) }), 'application/zip')
-  if (res.status >= 300) throw new Error(`remote mosaic: ${res.status} ${await res.text()}`)
-  return { ...remote, wmts: `${remote.url}${BASE}/gwc/service/wmts`, wms: `${remote.url}${BASE}/wms` }
-}
+import { build, ADMIN, ADMIN_PASSWORD, BASE } from '../../helper.js'
+import { compare, files, JSON_TYPE, rgba, startRemote } from '../../fixtures/cascade.js'
 
 t.test('a cascaded WMTS layer: published from the capabilities, drawn from the remote tiles, cached, seeded, counted', async (t) => {
   const remote = await startRemote(t)

@@ -4,37 +4,11 @@
 // a seed counted exactly, GetFeatureInfo forwarded, a remote exception a 502 that is never cached, and
 // the remote killed in the middle of a seed leaving the task ABORTED with the remote's failure.
 import t from 'tap'
-import fs from 'node:fs'
 import path from 'node:path'
-import sharp from 'sharp'
-import { build, tempDir, startBuiltServer, ADMIN, ADMIN_PASSWORD, BASE, TEST_BACKEND, type TestLike } from '../../helper.js'
+import { build, ADMIN, ADMIN_PASSWORD, BASE, TEST_BACKEND } from '../../helper.js'
 import { pattern, rgbTiff, zipOf } from '../../fixtures/seed/mosaic.js'
+import { BBOX, files, JSON_TYPE, rgba, startRemote } from '../../fixtures/cascade.js'
 
-const JSON_TYPE = { ...ADMIN, 'content-type': 'application/json' }
-const BBOX: [number, number, number, number] = [-20, -10, 20, 30]
-
-function files (dir: string): string[] {
-  if (!fs.existsSync(dir)) return []
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name))).sort()
-}
-
-async function rgba (png: Buffer) {
-  const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
-  return { data, width: info.width, height: info.height }
-}
-
-/** The remote: the built server on a free loopback port with remote:world, an 80x80 RGB pattern. */
-async function startRemote (t: TestLike) {
-  const remote = await startBuiltServer(tempDir(t, 'mw-remote'))
-  t.teardown(() => { remote.child.kill('SIGKILL') })
-  const call = (method: string, p: string, body?: Buffer | string, type = 'application/json') =>
-    fetch(`${remote.url}${BASE}${p}`, { method, headers: { ...ADMIN, ...(body ? { 'content-type': type } : {}) }, body: body as BodyInit | undefined })
-  let res = await call('POST', '/rest/workspaces', JSON.stringify({ workspace: { name: 'remote' } }))
-  if (res.status !== 201) throw new Error(`remote workspace: ${res.status} ${await res.text()}`)
-  res = await call('PUT', '/rest/workspaces/remote/coveragestores/world/file.imagemosaic', await zipOf({ 'world.tif': rgbTiff(80, 80, BBOX, pattern) }), 'application/zip')
-  if (res.status >= 300) throw new Error(`remote mosaic: ${res.status} ${await res.text()}`)
-  return { ...remote, wms: `${remote.url}${BASE}/wms` }
-}
 
 t.test('a cascaded WMS store and layer: REST shapes, sealed password, tiles equal to the remote GetMap, exact seed, forwarded GetFeatureInfo, remote death mid-seed', async (t) => {
   const remote = await startRemote(t)
