@@ -7,7 +7,7 @@
 // are written as GML elements of the mapping's namespaces; a feature met twice in one document is
 // written the second time as an xlink:href to the first (gml:id must be unique in a document).
 import { escapeXml } from '../xml-escape.js'
-import { gml3, swapAxes, type Geo } from '../wfs/geometry.js'
+import { gml3, type Geo } from '../wfs/geometry.js'
 import type { Filter } from '../filters/tree.js'
 import { evaluate, plainAttribute, type Row } from './ocql.js'
 import type { RowSource } from './row-sources.js'
@@ -24,10 +24,24 @@ export interface ExecContext {
   sourceOf (m: TypeMapping): RowSource
   /** The schema's order of a target element's properties (local names), when known. */
   order (targetElement: string): string[] | undefined
-  /** GML 3.2 (else 3.1.1) and the srsName and axis order geometries are written with. */
+  /** The properties of a target element the schema requires (minOccurs >= 1, local names): kept whatever propertyName asks. */
+  mandatory (targetElement: string): Set<string>
+  /** GML 3.2 (else 3.1.1), the srsName geometries are written with, and the reprojection (with the
+   *  answer's axis order) from the data's CRS to the answer's. */
   v32: boolean
   srsName?: string
-  latFirst: boolean
+  project: (g: Geo) => Geo
+}
+
+/** The properties a query asks for (WFS propertyName) as XPath steps; undefined: all of them. */
+export type Selection = Step[][] | undefined
+
+/** What a read of features asks beyond the filter: the order (source columns) and the properties. */
+export interface FeatureQuery {
+  sortBy?: Array<{ name: string, descending: boolean }>
+  properties?: Selection
+  /** GetPropertyValue: the values at this XPath are written instead of the features. */
+  values?: Step[]
 }
 
 interface Node { name: string, attrs: Array<[string, string]>, children: Node[], text?: string, raw?: string }
@@ -57,22 +71,28 @@ export function featureId (m: TypeMapping, row: Row): string {
  * a denormalised source selects rows; the features are those ids with all their rows, read for a
  * batch of ids at a time.
  */
-export async function * groupedFeatures (ctx: ExecContext, m: TypeMapping, filter?: Filter): AsyncGenerator<Grouped> {
+export async function * groupedFeatures (ctx: ExecContext, m: TypeMapping, filter?: Filter, sortBy?: FeatureQuery['sortBy']): AsyncGenerator<Grouped> {
   const orderBy = await idColumn(ctx, m)
-  if (filter && m.isDenormalised && orderBy) {
+  const sorted = sortBy !== undefined && sortBy.length > 0
+  if (m.isDenormalised && orderBy && (filter || sorted)) {
+    // The ids first (in the requested order: rows of one feature may sort apart), then the whole
+    // features a batch of ids at a time, written in that order.
     const ids: unknown[] = []
     const seen = new Set<string>()
-    for await (const row of ctx.sourceOf(m).rows(m.sourceType, { filter, orderBy })) {
+    for await (const row of ctx.sourceOf(m).rows(m.sourceType, { ...(filter ? { filter } : {}), orderBy, ...(sorted ? { sortBy } : {}) })) {
       const id = featureId(m, row)
       if (!seen.has(id)) { seen.add(id); ids.push(row.values[orderBy]) }
     }
     for (let i = 0; i < ids.length; i += BATCH) {
-      yield * groupedFeatures(ctx, { ...m, isDenormalised: false }, { k: 'in', e: { k: 'property', name: orderBy }, list: ids.slice(i, i + BATCH).map((v) => ({ k: 'value', v: v as string })) })
+      const batch = ids.slice(i, i + BATCH)
+      const byKey = new Map<string, Grouped>()
+      for await (const g of groupedFeatures(ctx, { ...m, isDenormalised: false }, { k: 'in', e: { k: 'property', name: orderBy }, list: batch.map((v) => ({ k: 'value', v: v as string })) })) byKey.set(String(g.rows[0].values[orderBy]), g)
+      for (const v of batch) { const g = byKey.get(String(v)); if (g) yield g }
     }
     return
   }
   let current: Grouped | undefined
-  for await (const row of ctx.sourceOf(m).rows(m.sourceType, { ...(filter ? { filter } : {}), ...(orderBy ? { orderBy } : {}) })) {
+  for await (const row of ctx.sourceOf(m).rows(m.sourceType, { ...(filter ? { filter } : {}), ...(orderBy ? { orderBy } : {}), ...(sorted ? { sortBy } : {}) })) {
     const id = featureId(m, row)
     if (current && current.id === id) { current.rows.push(row); continue }
     if (current) yield current
@@ -93,10 +113,13 @@ async function linkColumn (ctx: ExecContext, m: TypeMapping, field: string): Pro
 /** Chained features of the parents' link values: mapping key + link field -> value -> features. */
 type Chains = Map<string, Map<string, Grouped[]>>
 
-async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped[], depth: number, into: Chains, stats: { queries: number }): Promise<void> {
+async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped[], depth: number, into: Chains, stats: { queries: number }, sel?: Selection): Promise<void> {
   if (depth > MAX_CHAIN_DEPTH) return
   for (const am of m.attributes) {
     if (!am.link || !am.sourceExpression) continue
+    // A chained property the request leaves out is not read.
+    const { keep, sub } = selected(ctx, m, am, sel)
+    if (!keep) continue
     const child = ctx.mapping.byKey.get(am.link.element)
     if (!child) continue
     const values = new Set<string>()
@@ -124,7 +147,7 @@ async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped
       found.push(g)
     }
     for (const v of wanted) if (!byValue.has(v)) byValue.set(v, [])
-    if (found.length > 0) await resolveChains(ctx, child, found, depth + 1, into, stats)
+    if (found.length > 0) await resolveChains(ctx, child, found, depth + 1, into, stats, sub)
   }
 }
 
@@ -167,11 +190,42 @@ export interface Writer {
   chains: Chains
 }
 
-/** One feature of mapping `m` as its GML element. */
-export function encodeFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, w: Writer, depth = 0): string {
+const sameStep = (a: Step, b: Step) => a.local === b.local && (a.prefix === '' || b.prefix === '' || a.prefix === b.prefix)
+
+/**
+ * Whether an attribute mapping is written under a propertyName selection, and the selection its
+ * chained feature then gets, as GeoTools' app-schema selects them (AppSchemaDataAccess.matchProperty,
+ * GeoServer asking for mandatory properties): a mapping is kept when its XPath and a requested one
+ * are the same as far as the shorter goes (a parent or a part of what was asked), or when the schema
+ * requires its property (minOccurs >= 1), so the answer stays valid. A chained feature asked for
+ * below its property (`gsml:specification/gsml:GeologicUnit/gml:name`) keeps what was asked of it.
+ */
+export function selected (ctx: ExecContext, m: TypeMapping, am: AttributeMapping, sel: Selection): { keep: boolean, sub: Selection } {
+  if (!sel || am.target.length === 0) return { keep: true, sub: undefined }
+  let keep = ctx.mandatory(m.targetElement).has(am.target[0].local)
+  let whole = false
+  const subs: Step[][] = []
+  for (const r of sel) {
+    const n = Math.min(r.length, am.target.length)
+    if (!r.slice(0, n).every((s, i) => sameStep(s, am.target[i]))) continue
+    keep = true
+    if (r.length > am.target.length) subs.push(r.slice(am.target.length))
+    else whole = true
+  }
+  if (!keep || whole || subs.length === 0 || !am.link) return { keep, sub: undefined }
+  const child = ctx.mapping.byKey.get(am.link.element)
+  const [p, local] = child && child.targetElement.includes(':') ? child.targetElement.split(':') : ['', child?.targetElement ?? '']
+  const sub = subs.map((r) => r.length > 0 && sameStep(r[0], { prefix: p, local }) ? r.slice(1) : r)
+  return { keep, sub: sub.some((r) => r.length === 0) ? undefined : sub }
+}
+
+/** The feature's tree: one feature of mapping `m`, its properties under `sel`. */
+function featureNode (ctx: ExecContext, m: TypeMapping, f: Grouped, w: Writer, depth: number, sel: Selection): Node {
   w.written.add(f.id)
   const root: Node = { name: m.targetElement, attrs: [['gml:id', f.id]], children: [] }
   for (const am of m.attributes) {
+    const { keep, sub } = selected(ctx, m, am, sel)
+    if (!keep) continue
     for (const row of rowsFor(m, am, f)) {
       if (am.link) {
         const child = ctx.mapping.byKey.get(am.link.element)
@@ -180,7 +234,7 @@ export function encodeFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, w: 
         for (const g of w.chains.get(`${child.key}\u0000${am.link.field}`)?.get(textOf(v)) ?? []) {
           const n = nodeAt(root, am.target, true)
           if (w.written.has(g.id) || depth >= MAX_CHAIN_DEPTH) n.attrs.push(['xlink:href', `#${g.id}`])
-          else n.raw = encodeFeature(ctx, child, g, w, depth + 1)
+          else n.raw = write(featureNode(ctx, child, g, w, depth + 1, sub))
         }
         continue
       }
@@ -191,10 +245,15 @@ export function encodeFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, w: 
       if (am.target.length === 0) { for (const [k, v] of props) root.attrs.push([k, textOf(v)]); continue }
       const n = nodeAt(root, am.target, am.isMultiple)
       for (const [k, v] of props) n.attrs.push([k, textOf(v)])
+      // targetAttributeNode (GeoServer's manual, mapping file): the type the property is encoded
+      // with where its declared type cannot say (xs:anyType, an abstract content). A property type
+      // (…PropertyType) only chooses the structure the following mappings fill; any other type
+      // (gml:MeasureType on om:result) is named on the element, as xsi:type, unless the mapping
+      // sets xsi:type itself.
+      if (am.targetAttributeNode && !/PropertyType$/.test(am.targetAttributeNode) && !n.attrs.some(([k]) => k === 'xsi:type')) n.attrs.push(['xsi:type', am.targetAttributeNode])
       if (empty) continue
       if (isGeo(value)) {
-        const g = ctx.latFirst ? swapAxes(value) : value
-        n.raw = gml3(g, ctx.srsName, ctx.v32, `${f.id}.${am.target.map((s) => s.local).join('.')}`)
+        n.raw = gml3(ctx.project(value), ctx.srsName, ctx.v32, `${f.id}.${am.target.map((s) => s.local).join('.')}`)
       } else if (am.isList && Array.isArray(value)) n.text = value.map(textOf).join(' ')
       else n.text = textOf(value)
     }
@@ -210,7 +269,27 @@ export function encodeFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, w: 
     }
     root.children = root.children.map((n, i) => ({ n, i })).sort((a, b) => rank(a.n) - rank(b.n) || a.i - b.i).map((e) => e.n)
   }
-  return write(root)
+  return root
+}
+
+/** One feature of mapping `m` as its GML element (the properties of `sel`, all when undefined). */
+export function encodeFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, w: Writer, sel?: Selection): string {
+  return write(featureNode(ctx, m, f, w, 0, sel))
+}
+
+/**
+ * The values at an XPath of one feature (GetPropertyValue's valueReference): an element's content
+ * (a nested feature, a geometry, child elements), or its text; one per element the XPath names.
+ */
+export function propertyValues (ctx: ExecContext, m: TypeMapping, f: Grouped, w: Writer, steps: Step[]): string[] {
+  let at = [featureNode(ctx, m, f, w, 0, [steps])]
+  for (const s of steps) {
+    at = at.flatMap((n) => {
+      const same = n.children.filter((c) => sameStep(c.name.includes(':') ? { prefix: c.name.split(':')[0], local: c.name.split(':')[1] } : { prefix: '', local: c.name }, s))
+      return s.index !== undefined ? same.slice(s.index - 1, s.index) : same
+    })
+  }
+  return at.map((n) => n.raw !== undefined || n.children.length > 0 ? (n.raw ?? '') + n.children.map(write).join('') : clean(n.text ?? ''))
 }
 
 function write (n: Node): string {
@@ -220,21 +299,25 @@ function write (n: Node): string {
 }
 
 /**
- * The features of `m` from `offset`, at most `limit`, encoded, in batches: each batch's chained
- * features are read together before it is written. `stats.queries` counts the chained reads.
+ * The features of `m` from `offset`, at most `limit`, encoded (or their values at `q.values`), in
+ * batches: each batch's chained features are read together before it is written. `stats.queries`
+ * counts the chained reads.
  */
-export async function * encodedFeatures (ctx: ExecContext, m: TypeMapping, offset: number, limit: number, w: Writer, stats: { queries: number }, filter?: Filter): AsyncGenerator<string> {
+export async function * encodedFeatures (ctx: ExecContext, m: TypeMapping, offset: number, limit: number, w: Writer, stats: { queries: number }, filter?: Filter, q: FeatureQuery = {}): AsyncGenerator<string> {
   if (limit <= 0) return
   let skipped = 0
   let n = 0
   let batch: Grouped[] = []
   const flush = async function * () {
-    await resolveChains(ctx, m, batch, 0, w.chains, stats)
-    for (const f of batch) yield encodeFeature(ctx, m, f, w)
+    await resolveChains(ctx, m, batch, 0, w.chains, stats, q.values ? [q.values] : q.properties)
+    for (const f of batch) {
+      if (q.values) yield * propertyValues(ctx, m, f, w, q.values)
+      else yield encodeFeature(ctx, m, f, w, q.properties)
+    }
     batch = []
     w.chains.clear()
   }
-  for await (const f of groupedFeatures(ctx, m, filter)) {
+  for await (const f of groupedFeatures(ctx, m, filter, q.sortBy)) {
     if (skipped < offset) { skipped++; continue }
     batch.push(f)
     n++

@@ -14,20 +14,24 @@ import type { TypeMapping } from './type-mapping.js'
 
 export type MappedQueryFilter = { kind: 'cql', text: string } | { kind: 'xml', el: XmlElement }
 
-export async function mappedFilter (m: TypeMapping, source: RowSource, filters: MappedQueryFilter[], ids: string[] | undefined, crs: string): Promise<Filter | undefined> {
-  if (filters.length === 0 && !ids) return undefined
+/** The mapped XPaths that are a plain source attribute: XPath -> column, and the column's filter type. */
+export async function mappedColumns (m: TypeMapping, source: RowSource): Promise<{ columns: Map<string, string>, kinds: Map<string, string>, column: (name: string) => string | undefined }> {
   const kinds = await source.kinds(m.sourceType)
   const column = (name: string) => [...kinds.keys()].find((c) => c === name) ?? [...kinds.keys()].find((c) => c.toLowerCase() === name.toLowerCase())
   const columns = new Map<string, string>()
-  const attributes: FilterAttribute[] = []
   for (const am of m.attributes) {
     const src = am.sourceExpression && !am.link && am.target.length > 0 ? plainAttribute(am.sourceExpression) : undefined
     const col = src ? column(src) : undefined
     const name = am.targetText.trim()
-    if (!col || columns.has(name)) continue
-    columns.set(name, col)
-    attributes.push({ name, type: kinds.get(col) ?? 'String' })
+    if (col && !columns.has(name)) columns.set(name, col)
   }
+  return { columns, kinds, column }
+}
+
+export async function mappedFilter (m: TypeMapping, source: RowSource, filters: MappedQueryFilter[], ids: string[] | undefined, crs: string): Promise<Filter | undefined> {
+  if (filters.length === 0 && !ids) return undefined
+  const { columns, kinds, column } = await mappedColumns(m, source)
+  const attributes: FilterAttribute[] = [...columns].map(([name, col]) => ({ name, type: kinds.get(col) ?? 'String' }))
   const idColumn = m.idExpression && plainAttribute(m.idExpression) ? column(plainAttribute(m.idExpression)!) : undefined
   const schema = { attributes, crs }
   const parsed: Filter[] = filters.map((f) => f.kind === 'cql' ? parseEcql(f.text, schema) : parseOgcFilter(f.el, { ...schema, localId: (id) => id, xpaths: true }))

@@ -24,6 +24,8 @@ export interface RowQuery {
   filter?: Filter
   /** Source attribute to order by (the feature id's, so the rows of one feature come together). */
   orderBy?: string
+  /** Source attributes to order by first (a WFS sortBy on mapped XPaths), before `orderBy`. */
+  sortBy?: Array<{ name: string, descending: boolean }>
 }
 
 export interface RowSource {
@@ -36,6 +38,8 @@ export interface RowSource {
   kinds (type: string): Promise<Map<string, string>>
   /** The EPSG code of the type's (first) geometry, when it declares one. */
   srid (type: string): Promise<number | undefined>
+  /** The envelope of the type's (first) geometry in its CRS; undefined: no geometry or no features. */
+  bounds (type: string): Promise<[number, number, number, number] | undefined>
   close (): Promise<void>
 }
 
@@ -111,6 +115,14 @@ function propertySource (dir: string): RowSource {
     async check (type) { const t = await load(type); return typeof t === 'string' ? t : undefined },
     async attributes (type) { const t = await load(type); return typeof t === 'string' ? [] : t.attributes.map((a) => a.name) },
     async srid (type) { const t = await load(type); return typeof t === 'string' ? undefined : t.attributes.find((a) => GEOMETRY.test(a.type))?.srid },
+    async bounds (type) {
+      const t = await load(type)
+      const geom = typeof t === 'string' ? undefined : t.attributes.find((a) => GEOMETRY.test(a.type))?.name
+      if (typeof t === 'string' || !geom) return undefined
+      let env: [number, number, number, number] | undefined
+      for (const r of t.rows) { const g = r.values[geom] as Geo | null; if (g) env = envelopeOf(g, env) }
+      return env
+    },
     async kinds (type) {
       const t = await load(type)
       return new Map(typeof t === 'string' ? [] : t.attributes.map((a) => [a.name, propertyKind(a.type)]))
@@ -127,10 +139,24 @@ function propertySource (dir: string): RowSource {
           return matches(f, recordView(r.values, g ? envelopeOf(g) : undefined, r.id, g ?? undefined))
         })
       }
-      if (q.orderBy) {
-        const k = q.orderBy
-        const key = (r: Row) => String(r.values[k] ?? r.id)
-        rows = [...rows].sort((a, b) => key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)
+      const keys = [...(q.sortBy ?? []), ...(q.orderBy ? [{ name: q.orderBy, descending: false }] : [])]
+      if (keys.length > 0) {
+        // Numbers as numbers, text as text, nulls as the largest value (PostgreSQL's default: last
+        // ascending, first descending), so a property file and its PostGIS copy sort alike.
+        const cmp = (a: unknown, b: unknown): number => {
+          if (a === b) return 0
+          if (a === null || a === undefined) return 1
+          if (b === null || b === undefined) return -1
+          if (typeof a === 'number' && typeof b === 'number') return a - b
+          return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0
+        }
+        rows = [...rows].sort((a, b) => {
+          for (const k of keys) {
+            const c = k.name === q.orderBy ? cmp(String(a.values[k.name] ?? a.id), String(b.values[k.name] ?? b.id)) : cmp(a.values[k.name], b.values[k.name])
+            if (c !== 0) return k.descending ? -c : c
+          }
+          return 0
+        })
       }
       yield * rows
     },
@@ -151,12 +177,14 @@ function vectorRows (source: VectorSource): RowSource {
     },
     async attributes (type) { return (await describe(type))?.attributes.map((a) => a.name) ?? [] },
     async srid (type) { const g = (await describe(type))?.geometry; return g && g.srid > 0 ? g.srid : undefined },
+    async bounds (type) { return (await describe(type))?.geometry ? await source.bounds(type, false) : undefined },
     async kinds (type) { return new Map((await describe(type))?.attributes.map((a) => [a.name, filterType(a.binding)]) ?? []) },
     async * rows (type, q = {}) {
       const schema = await describe(type)
       if (!schema) throw new Error(`${type} is not a table or view of the source`)
       const geom = schema.geometry?.name
-      for await (const f of source.readFeatures({ type, ...(q.filter ? { filter: q.filter } : {}), ...(q.orderBy ? { sortBy: [{ name: q.orderBy }] } : {}), geometryFormat: 'geojson' })) {
+      const sortBy = [...(q.sortBy ?? []), ...(q.orderBy ? [{ name: q.orderBy, descending: false }] : [])]
+      for await (const f of source.readFeatures({ type, ...(q.filter ? { filter: q.filter } : {}), ...(sortBy.length > 0 ? { sortBy } : {}), geometryFormat: 'geojson' })) {
         const values = { ...f.properties }
         if (geom) values[geom] = decodeGeometry(f.geometry)
         yield { id: f.id ?? '', values }
