@@ -2,7 +2,8 @@
 // into memory at registration, served with an ETag and a strict Content-Security-Policy), plus
 // the small JSON resources the page needs beyond the REST API: who is logged in ({base}/session),
 // the tile layers the user may read ({base}/web/layers.json), the vector layers they may read
-// ({base}/web/vector-layers.json) and the mosaics ({base}/web/mosaics.json).
+// ({base}/web/vector-layers.json), the mosaics ({base}/web/mosaics.json) and the app-schema feature
+// types ({base}/web/app-schema.json).
 // Behind the same Basic login: the browser asks for credentials on the first 401.
 import crypto from 'node:crypto'
 import fs from 'node:fs'
@@ -141,4 +142,6 @@ export default async function web (app: FastifyInstance, opts: { dir?: string })
 
   // Admin only (the default access): every mosaic, for the read-only list and the footprints.
   app.get('/web/mosaics.json', { schema: { summary: 'Image mosaics with CRS, extent and coverages' } }, async () => ({ mosaics: await mosaics.overview() }))
+  // Admin only: every app-schema feature type with its target element and source (a map layer where it maps a geometry).
+  app.get('/web/app-schema.json', { schema: { summary: 'App-schema feature types with target element, source data store and mapped geometry' } }, async () => ({ stores: await app.appschema.overview() }))
 }

@@ -278,8 +278,10 @@ export function encodeFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, w: 
 }
 
 /**
- * The values at an XPath of one feature (GetPropertyValue's valueReference): an element's content
- * (a nested feature, a geometry, child elements), or its text; one per element the XPath names.
+ * The values at an XPath of one feature (GetPropertyValue's valueReference) as wfs:member elements,
+ * one per element the XPath names: its content (a nested feature, a geometry, child elements) or its
+ * text; a feature written earlier in the document by reference (wfs:member xlink:href, WFS 2.0's
+ * MemberPropertyType).
  */
 export function propertyValues (ctx: ExecContext, m: TypeMapping, f: Grouped, w: Writer, steps: Step[]): string[] {
   let at = [featureNode(ctx, m, f, w, 0, [steps])]
@@ -289,7 +291,11 @@ export function propertyValues (ctx: ExecContext, m: TypeMapping, f: Grouped, w:
       return s.index !== undefined ? same.slice(s.index - 1, s.index) : same
     })
   }
-  return at.map((n) => n.raw !== undefined || n.children.length > 0 ? (n.raw ?? '') + n.children.map(write).join('') : clean(n.text ?? ''))
+  return at.map((n) => {
+    const href = n.attrs.find(([k]) => k === 'xlink:href')?.[1]
+    if (href !== undefined && n.raw === undefined && n.children.length === 0) return `<wfs:member xlink:href="${clean(href)}"/>`
+    return `<wfs:member>${n.raw !== undefined || n.children.length > 0 ? (n.raw ?? '') + n.children.map(write).join('') : clean(n.text ?? '')}</wfs:member>`
+  })
 }
 
 function write (n: Node): string {
