@@ -289,7 +289,7 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
     /**
      * A mapped type as a map layer (WMS GetMap and GetFeatureInfo, through the render entry's vector
      * plan): one feature per mapped feature (the rows of a denormalised one together), drawn with its
-     * mapped geometry, its properties by mapped XPath (an SLD names them so: `gml:name`); the map's
+     * mapped geometry, its properties by mapped XPath (an SLD's `gml:name`); the map's
      * area is a BBOX filter on the source (SQL on PostGIS and GeoPackage).
      */
     async layerData (config: StoreConfig, nativeName: string, srs: string | undefined): Promise<VectorLayerData> {
@@ -316,7 +316,8 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
               const geo = row.values[geometry] as Geo | null | undefined
               if (!geo) continue
               const properties: Record<string, unknown> = {}
-              for (const [xpath, col] of columns) if (col !== geometry) properties[xpath] = row.values[col] ?? null
+              // Keyed as an SLD's PropertyName reaches them: the XPath without its first prefix (gml:name is `name`).
+              for (const [xpath, col] of columns) if (col !== geometry) properties[xpath.slice(xpath.indexOf(':') + 1)] = row.values[col] ?? null
               yield { id: g.id, properties, geometry: q.geometryFormat === 'geojson' ? JSON.stringify(geo) : geojsonToWkb(geo) }
               if (q.limit !== undefined && ++n >= q.limit) return
             }
