@@ -210,6 +210,11 @@ for (const source of ['property files', 'PostGIS']) {
     t.same(at(img, ...px(-1.15, 52.55)), [255, 0, 0, 255], 'mf3 red, by its gml:name')
     t.same(at(img, ...px(-1.25, 52.55)), [0, 0, 255, 255], 'mf2/mf4 blue')
     t.same(at(img, ...px(-1.35, 52.45)), [0, 0, 0, 0], 'outside transparent')
+    // GetFeatureInfo reads the same features: those under the pixel, with their mapped properties.
+    const [i, j] = px(-1.25, 52.55)
+    res = await getMap(app, 'gsml:MappedFeature', { request: 'GetFeatureInfo', query_layers: 'gsml:MappedFeature', info_format: 'application/json', x: String(i), y: String(j), feature_count: '10' })
+    t.equal(res.statusCode, 200, res.statusCode === 200 ? 'ok' : res.body)
+    t.same(res.json().features.map((f: { id: string, properties: Record<string, unknown> }) => [f.id, f.properties.name]).sort(), [['MappedFeature.mf2', 'MERCIA MUDSTONE GROUP'], ['MappedFeature.mf4', 'MERCIA MUDSTONE GROUP']])
     // A type whose mapping maps no geometry is no map layer.
     res = await getMap(app, 'gsml:GeologicUnit')
     t.equal(res.statusCode, 404)
