@@ -99,7 +99,8 @@ export default async function web (app: FastifyInstance, opts: { dir?: string })
   app.get('/web/vector-layers.json', { ...AUTH, schema: { summary: 'Vector layers the user may read, with geometry type, feature count and bounds' } }, async (req) => {
     const out = []
     for (const l of await tileCache.tileLayers(req.principal, ['list', 'read'])) {
-      const s = l.type === 'VECTOR' ? await app.vectorLayerSummary(l.workspace, l.name) : undefined
+      // An app-schema type (a mapped geometry) has its own list, web/app-schema.json.
+      const s = l.type === 'VECTOR' && typeof l.config.mappedGeometry !== 'string' ? await app.vectorLayerSummary(l.workspace, l.name) : undefined
       if (s) out.push({ name: l.qualifiedName, ...s })
     }
     return { layers: out }

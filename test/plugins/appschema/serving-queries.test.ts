@@ -225,6 +225,8 @@ for (const source of ['property files', 'PostGIS']) {
 
 t.test('the admin page lists app-schema feature types with their target element and source', async (t) => {
   const app = await setup(t)
+  const vector = await app.inject({ url: `${BASE}/web/vector-layers.json`, headers: ADMIN })
+  t.same(vector.json(), { layers: [] }, 'not among the vector stores\' layers')
   const res = await app.inject({ url: `${BASE}/web/app-schema.json`, headers: ADMIN })
   t.equal(res.statusCode, 200, res.statusCode === 200 ? 'ok' : res.body)
   t.same(res.json(), {
