@@ -23,7 +23,7 @@ const storeFields = (root: string) => rootBody([root], fields({
   readTimeout: field('Seconds without data before a call fails (default 60)', IntegerText),
   connectTimeout: field('Seconds until the remote answers (default 30)', IntegerText),
   useConnectionPooling: field('GeoServer\'s flag, kept and shown', BooleanText),
-  disableOnConnFailure: field('GeoServer\'s flag, kept and shown', BooleanText)
+  disableOnConnFailure: field('true: while the remote cannot be reached the store\'s layers read as disabled (out of the capabilities, LayerNotDefined) until it answers again; default false', BooleanText)
 }, 'Other fields are refused by name; the layers link, metadata, dateCreated and __default are accepted and ignored'))
 
 export const WmsStoreBody = storeFields('wmsStore')
@@ -37,8 +37,12 @@ const layerFields = (root: string) => rootBody([root], fields({
   keywords: field('Keywords', Type.Object({ string: Type.Union([Type.String(), Type.Array(Type.String())]) })),
   srs: field('The declared CRS (default EPSG:4326)', Type.String()),
   latLonBoundingBox: field('Default: the remote\'s lon/lat bounds', Type.Object({ minx: Type.Any(), miny: Type.Any(), maxx: Type.Any(), maxy: Type.Any() }, { additionalProperties: true })),
-  enabled: field('false: not drawn, not listed', BooleanText)
-}, 'GeoServer\'s other wmsLayer fields (projectionPolicy, forcedRemoteStyle, preferredFormat, metadata...) are accepted and not applied; unknown ones are refused by name'))
+  enabled: field('false: not drawn, not listed', BooleanText),
+  preferredFormat: field('WMS: the format asked of the remote (default image/png); one the remote\'s GetMap offers', Type.String()),
+  forcedRemoteStyle: field('WMS: the remote style asked when a request names none; one the remote offers for the layer', Type.String()),
+  selectedRemoteStyles: field('WMS: the remote styles a GetMap may name in STYLES (default: all the remote offers)', Type.Object({ string: Type.Union([Type.String(), Type.Array(Type.String())]) })),
+  selectedRemoteFormats: field('WMS: formats forwarded to the remote as the client asked them (others: preferredFormat)', Type.Object({ string: Type.Union([Type.String(), Type.Array(Type.String())]) }))
+}, 'GeoServer\'s other wmsLayer fields (projectionPolicy, metadata...) are accepted and not applied; unknown ones are refused by name'))
 
 export const WmsLayerBody = layerFields('wmsLayer')
 export const WmtsLayerBody = layerFields('wmtsLayer')

@@ -22,7 +22,8 @@ export const FeatureTypeBody = rootBody(['featureType'], fields({
   nativeBoundingBox: field('Default: computed from the data (exact, or estimated with the store\'s "Estimated extends")', Bbox),
   latLonBoundingBox: field('Default: the native bounds in EPSG:4326', Bbox),
   enabled: field('Whether the feature type and its layer are enabled (default true)', BooleanText),
-  attributes: field('POST: the columns to publish (default: all); PUT: as GET shows them')
+  attributes: field('POST: the columns to publish (default: all); PUT: as GET shows them'),
+  metadata: field('An SQL view: <entry key="JDBC_VIRTUAL_TABLE"><virtualTable> (name, sql, escapeSql, keyColumn, geometry, parameter) on a PostGIS store; no other entry is kept')
 }, 'Other fields are refused by name; namespace, store, nativeCRS and GeoServer\'s service flags are accepted as GET shows them'))
 
 export const responses = {

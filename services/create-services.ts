@@ -41,6 +41,7 @@ import { createResourceService } from './resource/service.js'
 import { createRemoteFetch } from './files/remote-fetch.js'
 import { createRemote } from './cascade/remote.js'
 import { createCascadeService } from './cascade/service.js'
+import { createStoreHealth } from './cascade/health.js'
 
 /** The settings the services read (plugins/infra/config.ts resolves them from options and MAPWARDEN_*). */
 export interface ServicesConfig {
@@ -58,6 +59,8 @@ export interface ServicesConfig {
   remoteUploadTimeout?: number
   /** Cascaded WMS and WMTS stores: the hosts they may call (MAPWARDEN_CASCADE_HOSTS). */
   cascadeHosts?: string[]
+  /** Seconds before a cascaded store marked down (disableOnConnFailure) asks its remote again (MAPWARDEN_CASCADE_RETRY). */
+  cascadeRetrySeconds?: number
   uploadLimit?: number
   adminPassword?: string
   /** MAPWARDEN_ALLOW_WEAK_PASSWORDS: short and well-known passwords accepted (a throwaway test server). */
@@ -142,7 +145,9 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
 
   // Catalog, styles, rules.
   const workspaces = createWorkspaceService({ store: stores.workspaces, namespaceBase: 'http://mapwarden.org/ns', fault: faults })
-  const layers = createLayerCatalog(stores.layers)
+  // disableOnConnFailure: a cascaded store whose remote cannot be reached has its layers read as disabled (cascade/health.ts).
+  const cascadeHealth = createStoreHealth({ retrySeconds: config.cascadeRetrySeconds ?? 30 })
+  const layers = createLayerCatalog(cascadeHealth.layers(stores.layers))
   const styles = createStyleService({ store: stores.styles, dataDir: config.dataDir, fault: faults, zipLimits })
   workspaces.onRemoved((ws) => styles.removeWorkspaceFiles(ws))
   workspaces.onRemoved((ws) => serviceSettings.workspaceRemoved(ws))
@@ -222,6 +227,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     workspaces,
     secrets: masterPassword,
     remote: createRemote({ allowedHosts: config.cascadeHosts ?? [] }),
+    health: cascadeHealth,
     layersRemoved: (names) => layers.removed(names),
     layersChanged: (names, reason) => cascadedChanged(names, reason)
   })
@@ -274,7 +280,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     layerGroups,
     serviceSettings,
     maxSize: config.wmsMaxSize,
-    featuresAt: (layer, area, crs, defs, limit) => featuresAt({ layerData: vectorLayerData }, layer, area, crs, defs, limit),
+    featuresAt: (layer, area, crs, defs, limit, viewParams) => featuresAt({ layerData: vectorLayerData }, layer, area, crs, defs, limit, viewParams),
     cascadedInfo: (layer, q) => cascade.featureInfo(layer, q)
   })
   // WFS (read-only): the vector layers' features through their stores' sources, under the layer rules.

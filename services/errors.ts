@@ -128,6 +128,7 @@ export const StyleWorkspaceNotFound = createError('MW_STYLES_WORKSPACE_NOT_FOUND
 export const StyleHasNoContent = createError('MW_STYLES_NO_CONTENT', 'not_found', 'Style %s has no content yet: PUT an SLD to it first')
 export const StyleExists = createError('MW_STYLES_EXISTS', 'forbidden', 'Style %s already exists.')
 export const StyleResourceExists = createError('MW_STYLES_RESOURCE_EXISTS', 'forbidden', 'Style resource %s already exists.')
+export const DefaultStyleNotDeletable = createError('MW_STYLES_DEFAULT_NOT_DELETABLE', 'forbidden', 'Unable to delete a default style')
 export const StyleInUse = createError('MW_STYLES_IN_USE', 'forbidden', "Can't delete style referenced by existing layers.")
 export const InvalidStyle = createError('MW_STYLES_INVALID', 'invalid', 'Invalid style:%s')
 export const InvalidStyleEntry = createError('MW_STYLES_INVALID_ENTRY', 'invalid', 'Invalid style entry: %s')
@@ -370,5 +371,11 @@ export const CascadeLayerExists = createError('MW_CASCADE_LAYER_EXISTS', 'confli
 export const InvalidCascadeLayer = createError('MW_CASCADE_INVALID_LAYER', 'invalid', '%s')
 export const CascadeRemoteRefused = createError('MW_CASCADE_REMOTE_REFUSED', 'invalid', 'The remote server at %s is refused: %s')
 export const CascadeRemoteFailed = createError('MW_CASCADE_REMOTE_FAILED', 'bad_gateway', 'The remote server at %s failed: %s')
+/** The remote could not be reached (refused, broken off, no answer in time, no address): disableOnConnFailure's trigger. */
+export const CascadeRemoteUnreachable = createError('MW_CASCADE_REMOTE_UNREACHABLE', 'bad_gateway', 'The remote server at %s failed: %s')
 export const CascadeRemoteException = createError('MW_CASCADE_REMOTE_EXCEPTION', 'bad_gateway', 'The remote server at %s answered an exception: %s')
+export const CascadeCrsUnsupported = createError('MW_CASCADE_CRS_UNSUPPORTED', 'invalid', 'Layer %s is a cascaded WMTS layer drawn in its remote\'s tile matrix set CRSs only (no reprojection): %s is not one of them (%s)')
 export const CascadeStoreDisabled = createError('MW_CASCADE_STORE_DISABLED', 'unavailable', "Store '%s' of layer %s is disabled")
+// --- SQL views (GeoServer's JDBC_VIRTUAL_TABLE feature types, read through viewparams) ---
+export const InvalidVirtualTable = createError('MW_VECTOR_INVALID_VIRTUAL_TABLE', 'invalid', 'Invalid SQL view: %s')
+export const InvalidViewParams = createError('MW_VECTOR_INVALID_VIEWPARAMS', 'invalid', 'Invalid viewparams: %s')

@@ -79,7 +79,15 @@ export function layerDoc (req: FastifyRequest, urls: Urls, row: CascadeLayerRow)
       },
       serviceConfiguration: false,
       simpleConversionEnabled: false,
-      ...(row.kind === 'wms' ? { preferredFormat: 'image/png', metadataBBoxRespected: false } : {})
+      ...(row.kind === 'wms'
+        ? {
+            forcedRemoteStyle: c.forcedRemoteStyle ?? '',
+            preferredFormat: c.preferredFormat ?? 'image/png',
+            metadataBBoxRespected: false,
+            ...(c.selectedRemoteFormats ? { selectedRemoteFormats: { string: c.selectedRemoteFormats } } : {}),
+            ...(c.selectedRemoteStyles ? { selectedRemoteStyles: { string: c.selectedRemoteStyles } } : {})
+          }
+        : {})
     }
   }
 }

@@ -7,6 +7,7 @@ import type { Urls } from '../infra/services.js'
 import type { Envelope } from '../../services/filters/tree.js'
 import type { VectorFeatureType } from '../../services/vector/store.js'
 import { isProjectedCode, nativeCrsText } from '../../services/vector/crs-wkt.js'
+import { VIRTUAL_TABLE_KEY, virtualTableValue } from '../../services/vector/virtual-table.js'
 
 // GeoServer's SRSConverter writes a bounding box's CRS as its code, with XStream's class="projected"
 // (JSON: {"@class": "projected", "$": "EPSG:3857"}) when the CRS is projected.
@@ -49,6 +50,8 @@ export function vectorFeatureTypeDoc (req: FastifyRequest, urls: Urls, ft: Vecto
       latLonBoundingBox: ft.latLonBbox ? envelope(ft.latLonBbox, 'EPSG:4326') : undefined,
       projectionPolicy: c.projectionPolicy,
       enabled: c.enabled,
+      // An SQL view's definition, as GeoServer's XStreamPersister writes a VirtualTable.
+      metadata: c.virtualTable ? { entry: [{ '@key': VIRTUAL_TABLE_KEY, virtualTable: virtualTableValue(c.virtualTable) as Value }] } : undefined,
       store: {
         '@class': 'dataStore',
         name: `${ft.workspace}:${ft.store}`,

@@ -35,6 +35,7 @@ export interface MapwardenConfig {
   remoteUploadAllowPrivate: boolean // test only: url.* uploads may reach loopback and private addresses
   remoteUploadTimeout: number // seconds a url.* upload's remote transfer may take
   cascadeHosts: string[] // hosts cascaded WMS and WMTS stores may call; empty: none
+  cascadeRetrySeconds: number // seconds before a store disabled by disableOnConnFailure asks its remote again
   adminPassword?: string      // used once, on first start with an empty catalog
   allowWeakPasswords: boolean // throwaway test servers: short and well-known passwords accepted, with a warning at every start
   authCacheSeconds: number    // how long a verified password is remembered (0 = never)
@@ -141,7 +142,7 @@ export const SETTINGS: Setting[] = [
   { key: 'seedPyramid', env: 'MAPWARDEN_SEED_PYRAMID', parse: bool, default: false, describe: 'true: seeds of several zoom levels of a whole layer with a linear style render the deepest level and build each level above from the tiles under it (2x2 averaged); false (default): every level is rendered from the granules, which measured faster on the bench mosaic' },
   { key: 'wmsMaxSize', env: 'MAPWARDEN_WMS_MAX_SIZE', parse: int(1, 8192), default: 4096, describe: 'Largest WIDTH and HEIGHT of a WMS GetMap or GetFeatureInfo, in pixels; past it the request is refused with 400 naming the limit' },
   { key: 'wfsMaxFeatures', env: 'MAPWARDEN_WFS_MAX_FEATURES', parse: int(1, 1_000_000_000), default: 1_000_000, describe: 'Most features one WFS GetFeature answers (GeoServer\'s maxFeatures); a larger count is answered with this many, and capabilities advertise it as CountDefault' },
-  { key: 'wmsMaxFeatures', env: 'MAPWARDEN_WMS_MAX_FEATURES', parse: int(1, 100_000_000), default: 200_000, describe: 'Most features of one vector layer a WMS map draws (they are held in memory while it is drawn); past it the map is refused with 400 naming the layer' },
+  { key: 'wmsMaxFeatures', env: 'MAPWARDEN_WMS_MAX_FEATURES', parse: int(1, 100_000_000), default: 200_000, describe: 'Most features of one vector layer a WMS map draws (streamed to the render thread in batches, so memory does not grow with it: it bounds the time of one map); past it the map is refused with 400 naming the layer' },
   { key: 'maxPendingTasks', env: 'MAPWARDEN_MAX_PENDING_TASKS', parse: int(1, 1_000_000), default: 1000, describe: 'Pending-task cap; seed requests past it get 429' },
   {
     key: 'harvestRoots',
@@ -177,6 +178,7 @@ export const SETTINGS: Setting[] = [
     default: [],
     describe: 'Hosts (separated by commas; *.example.org: its subdomains) that cascaded WMS and WMTS stores may call over http: or https:; a loopback, private or link-local address only when its host is named exactly; empty = cascading off'
   },
+  { key: 'cascadeRetrySeconds', env: 'MAPWARDEN_CASCADE_RETRY', parse: int(0, 86400), default: 30, describe: 'Seconds before a cascaded store whose remote could not be reached (disableOnConnFailure set: its layers read as disabled) asks the remote again; the first request after it waits for that answer' },
   { key: 'remoteUploadAllowPrivate', env: 'MAPWARDEN_REMOTE_UPLOAD_ALLOW_PRIVATE', parse: bool, default: false, describe: 'Test only: url.* uploads may reach loopback, private and link-local addresses (never set it in production)' },
   { key: 'remoteUploadTimeout', env: 'MAPWARDEN_REMOTE_UPLOAD_TIMEOUT', parse: int(1, 86400), default: 300, describe: 'Seconds a url.* upload\'s remote transfer may take, redirects included; past it 400 and the partial file removed' },
   {

@@ -1,16 +1,20 @@
 // Executes FeatureTypeMappings (GeoTools' AppSchemaDataAccess): the rows of a mapping's sourceType
-// are read ordered by the feature id's source attribute and grouped into features (several rows of
-// one id: a denormalised source, whose isMultiple attributes repeat); each AttributeMapping's
-// sourceExpression is evaluated and set at its targetAttribute XPath, with its ClientProperty
-// attributes; chained features (linkElement/linkField) are read for a batch of parents at once, one
-// query per chained mapping and batch (never one per feature), and nested to any depth. Features
-// are written as GML elements of the mapping's namespaces; a feature met twice in one document is
+// are read ordered by the feature id's source attribute (after a query's sortBy) and grouped into
+// features (several rows of one id: a denormalised source, whose isMultiple attributes repeat); each
+// AttributeMapping's sourceExpression is evaluated and set at its targetAttribute XPath, with its
+// ClientProperty attributes (one a propertyName leaves out and the schema does not require is not,
+// nor are its chained features read); chained features (linkElement/linkField) are read for a batch
+// of parents at once, one query per chained mapping and batch (never one per feature), and nested to
+// any depth. Filters the source cannot answer are evaluated on the built features. Features are
+// written as GML elements of the mapping's namespaces; a feature met twice in one document is
 // written the second time as an xlink:href to the first (gml:id must be unique in a document).
 import { escapeXml } from '../xml-escape.js'
-import { gml3, type Geo } from '../wfs/geometry.js'
-import type { Filter } from '../filters/tree.js'
+import { gml3, envelopeOf, type Geo } from '../wfs/geometry.js'
+import { allOf, type Filter } from '../filters/tree.js'
+import { matches, recordView } from '../filters/evaluate.js'
+import { namesOf, type Selection } from './mapped-filter.js'
 import { evaluate, plainAttribute, type Row } from './ocql.js'
-import type { RowSource } from './row-sources.js'
+import type { RowSource, SortKeys } from './row-sources.js'
 import type { AttributeMapping, LoadedMapping, Step, TypeMapping } from './type-mapping.js'
 
 export const BATCH = 500
@@ -34,17 +38,19 @@ export interface ExecContext {
 }
 
 /** The properties a query asks for (WFS propertyName) as XPath steps; undefined: all of them. */
-export type Selection = Step[][] | undefined
+export type Properties = Step[][] | undefined
 
 /** What a read of features asks beyond the filter: the order (source columns) and the properties. */
 export interface FeatureQuery {
-  sortBy?: Array<{ name: string, descending: boolean }>
-  properties?: Selection
+  sortBy?: SortKeys
+  properties?: Properties
   /** GetPropertyValue: the values at this XPath are written instead of the features. */
   values?: Step[]
 }
 
-interface Node { name: string, attrs: Array<[string, string]>, children: Node[], text?: string, raw?: string }
+/** An element of a built feature: its text and the values it was written from (what filters compare),
+ *  a geometry (written as GML with its gml:id), `feature`: the gml:id of a feature element. */
+export interface Node { name: string, attrs: Array<[string, string]>, children: Node[], text?: string, values?: unknown[], geo?: { g: Geo, id: string }, feature?: string }
 
 const x = (s: string) => escapeXml(s)
 // eslint-disable-next-line no-control-regex
@@ -66,39 +72,98 @@ export function featureId (m: TypeMapping, row: Row): string {
   return v === null || v === undefined || v === '' ? row.id : textOf(v)
 }
 
+/** A page of a mapping's features: skip `offset`, at most `limit` (Infinity: all). */
+export interface Page { offset: number, limit: number }
+
+/** The id column compared with a value of it (keyset paging: every row of those features). */
+const idCmp = (col: string, op: '>=' | '<=', v: unknown): Filter => ({ k: 'cmp', op, l: { k: 'property', name: col }, r: { k: 'value', v: v as string } })
+
 /**
- * The features of a mapping (rows grouped by id), in id order where the id is a column. A filter on
- * a denormalised source selects rows; the features are those ids with all their rows, read for a
- * batch of ids at a time.
+ * The features of a mapping (rows grouped by id), in the order of `sortBy` where given (source
+ * columns, the id breaking ties), else in id order where the id is a column. A filter on a
+ * denormalised source selects rows; the features are those ids with all their rows (a filter on
+ * the id column itself, as a chained read's, already selects whole features). Where the source has
+ * SQL and the id is a column, a page is a range of ids (keyset): its first id is found by
+ * SELECT DISTINCT id ... OFFSET n LIMIT 1 and the rows are read from there (to the page's last id
+ * where features have several rows), never the features before it. A sorted page is no range of
+ * ids: one row a feature, it is the sorted rows' OFFSET and LIMIT; several, the page's ids are
+ * found with the sort in the same statement (each id at its first row under the sort), as for a
+ * filtered denormalised source (the page's ids in one DISTINCT statement), then their rows are
+ * read, BATCH ids a statement, and handed on in the page's order.
  */
-export async function * groupedFeatures (ctx: ExecContext, m: TypeMapping, filter?: Filter, sortBy?: FeatureQuery['sortBy']): AsyncGenerator<Grouped> {
+export async function * groupedFeatures (ctx: ExecContext, m: TypeMapping, filter?: Filter, page: Page = { offset: 0, limit: Infinity }, sortBy?: SortKeys): AsyncGenerator<Grouped> {
+  if (page.limit <= 0) return
+  const source = ctx.sourceOf(m)
   const orderBy = await idColumn(ctx, m)
+  const limit = Number.isFinite(page.limit) ? page.limit : undefined
   const sorted = sortBy !== undefined && sortBy.length > 0
-  if (m.isDenormalised && orderBy && (filter || sorted)) {
-    // The ids first (in the requested order: rows of one feature may sort apart), then the whole
-    // features a batch of ids at a time, written in that order.
+  // Whether the rows the source selects, in their order, are whole features one after another.
+  const whole = !m.isDenormalised || (!sorted && (!filter || (filter.k === 'in' && filter.e.k === 'property' && filter.e.name === orderBy)))
+  if (orderBy && source.distinct) {
+    if (!whole) {
+      const ids = await source.distinct(m.sourceType, { column: orderBy, ...(filter ? { filter } : {}), ...(sorted ? { sortBy } : {}), offset: page.offset, ...(limit !== undefined ? { limit } : {}) })
+      yield * byIds(ctx, m, orderBy, ids)
+      return
+    }
+    if (sorted) {
+      // One row a feature, in the requested order: the page is the sorted rows' (OFFSET, LIMIT).
+      yield * grouped(ctx, m, source.rows(m.sourceType, { ...(filter ? { filter } : {}), orderBy, sortBy, offset: page.offset, ...(limit !== undefined ? { limit } : {}) }), { offset: 0, limit: page.limit })
+      return
+    }
+    /** The id of the page's n-th feature (from 0), undefined past the last. */
+    const idAt = async (n: number) => (await source.distinct!(m.sourceType, { column: orderBy, ...(filter ? { filter } : {}), offset: n, limit: 1 }))[0]
+    const range: Filter[] = filter ? [filter] : []
+    if (page.offset > 0) {
+      const first = await idAt(page.offset)
+      if (first === undefined) return
+      range.push(idCmp(orderBy, '>=', first))
+    }
+    // Several rows a feature: the rows up to the page's last id (none past the last feature).
+    if (m.isDenormalised && limit !== undefined) {
+      const last = await idAt(page.offset + limit - 1)
+      if (last !== undefined) range.push(idCmp(orderBy, '<=', last))
+    }
+    const from = allOf(range)
+    // One row a feature unless denormalised: the page's rows are its features'.
+    yield * grouped(ctx, m, source.rows(m.sourceType, { ...(from ? { filter: from } : {}), orderBy, ...(limit !== undefined && !m.isDenormalised ? { limit } : {}) }), { offset: 0, limit: page.limit })
+    return
+  }
+  if (!whole && orderBy) {
+    // The ids in the order of their first row (rows of one feature may sort apart), then a page of them.
     const ids: unknown[] = []
     const seen = new Set<string>()
-    for await (const row of ctx.sourceOf(m).rows(m.sourceType, { ...(filter ? { filter } : {}), orderBy, ...(sorted ? { sortBy } : {}) })) {
+    for await (const row of source.rows(m.sourceType, { ...(filter ? { filter } : {}), orderBy, ...(sorted ? { sortBy } : {}) })) {
       const id = featureId(m, row)
       if (!seen.has(id)) { seen.add(id); ids.push(row.values[orderBy]) }
     }
-    for (let i = 0; i < ids.length; i += BATCH) {
-      const batch = ids.slice(i, i + BATCH)
-      const byKey = new Map<string, Grouped>()
-      for await (const g of groupedFeatures(ctx, { ...m, isDenormalised: false }, { k: 'in', e: { k: 'property', name: orderBy }, list: batch.map((v) => ({ k: 'value', v: v as string })) })) byKey.set(String(g.rows[0].values[orderBy]), g)
-      for (const v of batch) { const g = byKey.get(String(v)); if (g) yield g }
-    }
+    yield * byIds(ctx, m, orderBy, ids.slice(page.offset, limit !== undefined ? page.offset + limit : undefined))
     return
   }
+  yield * grouped(ctx, m, source.rows(m.sourceType, { ...(filter ? { filter } : {}), ...(orderBy ? { orderBy } : {}), ...(sorted ? { sortBy } : {}) }), page)
+}
+
+/** The whole features of these ids (values of the id column), BATCH ids a statement, in the ids' order. */
+async function * byIds (ctx: ExecContext, m: TypeMapping, orderBy: string, ids: unknown[]): AsyncGenerator<Grouped> {
+  for (let i = 0; i < ids.length; i += BATCH) {
+    const batch = ids.slice(i, i + BATCH)
+    const byKey = new Map<string, Grouped>()
+    for await (const g of groupedFeatures(ctx, m, { k: 'in', e: { k: 'property', name: orderBy }, list: batch.map((v) => ({ k: 'value', v: v as string })) })) byKey.set(String(g.rows[0].values[orderBy]), g)
+    for (const v of batch) { const g = byKey.get(String(v)); if (g) yield g }
+  }
+}
+
+/** Consecutive rows of one id as one feature, a page of them. */
+async function * grouped (ctx: ExecContext, m: TypeMapping, rows: AsyncIterable<Row>, page: Page): AsyncGenerator<Grouped> {
   let current: Grouped | undefined
-  for await (const row of ctx.sourceOf(m).rows(m.sourceType, { ...(filter ? { filter } : {}), ...(orderBy ? { orderBy } : {}), ...(sorted ? { sortBy } : {}) })) {
+  let n = 0
+  for await (const row of rows) {
     const id = featureId(m, row)
     if (current && current.id === id) { current.rows.push(row); continue }
-    if (current) yield current
+    if (current && n++ >= page.offset) yield current
+    if (n >= page.offset + page.limit) { current = undefined; break }
     current = { id, rows: [row] }
   }
-  if (current) yield current
+  if (current && n >= page.offset) yield current
 }
 
 /** The source column of a chained mapping's link field, matched case-insensitively. */
@@ -113,7 +178,7 @@ async function linkColumn (ctx: ExecContext, m: TypeMapping, field: string): Pro
 /** Chained features of the parents' link values: mapping key + link field -> value -> features. */
 type Chains = Map<string, Map<string, Grouped[]>>
 
-async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped[], depth: number, into: Chains, stats: { queries: number }, sel?: Selection): Promise<void> {
+async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped[], depth: number, into: Chains, stats: { queries: number }, sel?: Properties): Promise<void> {
   if (depth > MAX_CHAIN_DEPTH) return
   for (const am of m.attributes) {
     if (!am.link || !am.sourceExpression) continue
@@ -132,6 +197,7 @@ async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped
     into.set(key, byValue)
     const wanted = [...values].filter((v) => !byValue.has(v))
     if (wanted.length === 0) continue
+    const wantedSet = new Set(wanted)
     const col = await linkColumn(ctx, child, am.link.field)
     const linkExpr = child.linkFields.get(am.link.field)
     // One query for the whole batch: the link column IN (values) where it is a column, else every row.
@@ -142,7 +208,7 @@ async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped
       const v = linkExpr ? evaluate(linkExpr, g.rows[0]) : g.id
       if (v === null || v === undefined) continue
       const k = textOf(v)
-      if (!wanted.includes(k)) continue
+      if (!wantedSet.has(k)) continue
       byValue.set(k, [...(byValue.get(k) ?? []), g])
       found.push(g)
     }
@@ -187,7 +253,6 @@ function nodeAt (root: Node, steps: Step[], fresh: boolean): Node {
 export interface Writer {
   /** gml:ids written so far in this document. */
   written: Set<string>
-  chains: Chains
 }
 
 const sameStep = (a: Step, b: Step) => a.local === b.local && (a.prefix === '' || b.prefix === '' || a.prefix === b.prefix)
@@ -200,7 +265,7 @@ const sameStep = (a: Step, b: Step) => a.local === b.local && (a.prefix === '' |
  * requires its property (minOccurs >= 1), so the answer stays valid. A chained feature asked for
  * below its property (`gsml:specification/gsml:GeologicUnit/gml:name`) keeps what was asked of it.
  */
-export function selected (ctx: ExecContext, m: TypeMapping, am: AttributeMapping, sel: Selection): { keep: boolean, sub: Selection } {
+export function selected (ctx: ExecContext, m: TypeMapping, am: AttributeMapping, sel: Properties): { keep: boolean, sub: Properties } {
   if (!sel || am.target.length === 0) return { keep: true, sub: undefined }
   let keep = ctx.mandatory(m.targetElement).has(am.target[0].local)
   let whole = false
@@ -219,10 +284,16 @@ export function selected (ctx: ExecContext, m: TypeMapping, am: AttributeMapping
   return { keep, sub: sub.some((r) => r.length === 0) ? undefined : sub }
 }
 
-/** The feature's tree: one feature of mapping `m`, its properties under `sel`. */
-function featureNode (ctx: ExecContext, m: TypeMapping, f: Grouped, w: Writer, depth: number, sel: Selection): Node {
-  w.written.add(f.id)
-  const root: Node = { name: m.targetElement, attrs: [['gml:id', f.id]], children: [] }
+const builtOnce = new WeakMap<Grouped, Node>()
+
+/**
+ * One feature of mapping `m` as its element tree, the properties of `sel` (all when undefined):
+ * values kept beside their text (what a filter compares), chained features nested whole below
+ * their property (written as an xlink:href where the document already holds them, see write), an
+ * xlink:href to a feature that contains itself.
+ */
+export function buildFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, chains: Chains, sel?: Properties, ancestors: string[] = []): Node {
+  const root: Node = { name: m.targetElement, attrs: [['gml:id', f.id]], children: [], feature: f.id }
   for (const am of m.attributes) {
     const { keep, sub } = selected(ctx, m, am, sel)
     if (!keep) continue
@@ -231,10 +302,15 @@ function featureNode (ctx: ExecContext, m: TypeMapping, f: Grouped, w: Writer, d
         const child = ctx.mapping.byKey.get(am.link.element)
         const v = am.sourceExpression ? evaluate(am.sourceExpression, row) : undefined
         if (!child || v === null || v === undefined) continue
-        for (const g of w.chains.get(`${child.key}\u0000${am.link.field}`)?.get(textOf(v)) ?? []) {
+        for (const g of chains.get(`${child.key}\u0000${am.link.field}`)?.get(textOf(v)) ?? []) {
           const n = nodeAt(root, am.target, true)
-          if (w.written.has(g.id) || depth >= MAX_CHAIN_DEPTH) n.attrs.push(['xlink:href', `#${g.id}`])
-          else n.raw = write(featureNode(ctx, child, g, w, depth + 1, sub))
+          if (g.id === f.id || ancestors.includes(g.id) || ancestors.length >= MAX_CHAIN_DEPTH) { n.attrs.push(['xlink:href', `#${g.id}`]); continue }
+          // A chained feature several parents share is built once (trees are not changed after);
+          // one asked for in part (propertyName below its property) is built for that request.
+          if (sub) { n.children.push(buildFeature(ctx, child, g, chains, sub, [...ancestors, f.id])); continue }
+          let built = builtOnce.get(g)
+          if (!built) { built = buildFeature(ctx, child, g, chains, undefined, [...ancestors, f.id]); builtOnce.set(g, built) }
+          n.children.push(built)
         }
         continue
       }
@@ -253,9 +329,9 @@ function featureNode (ctx: ExecContext, m: TypeMapping, f: Grouped, w: Writer, d
       if (am.targetAttributeNode && !/PropertyType$/.test(am.targetAttributeNode) && !n.attrs.some(([k]) => k === 'xsi:type')) n.attrs.push(['xsi:type', am.targetAttributeNode])
       if (empty) continue
       if (isGeo(value)) {
-        n.raw = gml3(ctx.project(value), ctx.srsName, ctx.v32, `${f.id}.${am.target.map((s) => s.local).join('.')}`)
-      } else if (am.isList && Array.isArray(value)) n.text = value.map(textOf).join(' ')
-      else n.text = textOf(value)
+        n.values = [value]
+        n.geo = { g: ctx.project(value), id: `${f.id}.${am.target.map((s) => s.local).join('.')}` }
+      } else if (am.isList && Array.isArray(value)) { n.values = value; n.text = value.map(textOf).join(' ') } else { n.values = [value]; n.text = textOf(value) }
     }
   }
   const order = ctx.order(m.targetElement)
@@ -272,19 +348,24 @@ function featureNode (ctx: ExecContext, m: TypeMapping, f: Grouped, w: Writer, d
   return root
 }
 
-/** One feature of mapping `m` as its GML element (the properties of `sel`, all when undefined). */
-export function encodeFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, w: Writer, sel?: Selection): string {
-  return write(featureNode(ctx, m, f, w, 0, sel))
+/** The GML of a built feature; a chained feature the document already holds is an xlink:href to it. */
+export function write (ctx: ExecContext, n: Node, w: Writer): string {
+  if (n.feature !== undefined) w.written.add(n.feature)
+  const attrs = n.attrs.map(([k, v]) => ` ${k}="${clean(v)}"`).join('')
+  const nested = n.children.length === 1 ? n.children[0].feature : undefined
+  if (nested !== undefined && w.written.has(nested)) return `<${n.name}${attrs} xlink:href="${clean(`#${nested}`)}"/>`
+  const inner = (n.geo ? gml3(n.geo.g, ctx.srsName, ctx.v32, n.geo.id) : '') + n.children.map((c) => write(ctx, c, w)).join('') + (n.text !== undefined ? clean(n.text) : '')
+  return inner === '' ? `<${n.name}${attrs}/>` : `<${n.name}${attrs}>${inner}</${n.name}>`
 }
 
 /**
- * The values at an XPath of one feature (GetPropertyValue's valueReference) as wfs:member elements,
- * one per element the XPath names: its content (a nested feature, a geometry, child elements) or its
- * text; a feature written earlier in the document by reference (wfs:member xlink:href, WFS 2.0's
- * MemberPropertyType).
+ * The values at an XPath of one built feature (GetPropertyValue's valueReference) as wfs:member
+ * elements, one per element the XPath names: its content (a nested feature, a geometry, child
+ * elements) or its text; a feature written earlier in the document by reference (wfs:member
+ * xlink:href, WFS 2.0's MemberPropertyType).
  */
-export function propertyValues (ctx: ExecContext, m: TypeMapping, f: Grouped, w: Writer, steps: Step[]): string[] {
-  let at = [featureNode(ctx, m, f, w, 0, [steps])]
+export function propertyValues (ctx: ExecContext, root: Node, steps: Step[], w: Writer): string[] {
+  let at = [root]
   for (const s of steps) {
     at = at.flatMap((n) => {
       const same = n.children.filter((c) => sameStep(c.name.includes(':') ? { prefix: c.name.split(':')[0], local: c.name.split(':')[1] } : { prefix: '', local: c.name }, s))
@@ -292,50 +373,160 @@ export function propertyValues (ctx: ExecContext, m: TypeMapping, f: Grouped, w:
     })
   }
   return at.map((n) => {
-    const href = n.attrs.find(([k]) => k === 'xlink:href')?.[1]
-    if (href !== undefined && n.raw === undefined && n.children.length === 0) return `<wfs:member xlink:href="${clean(href)}"/>`
-    return `<wfs:member>${n.raw !== undefined || n.children.length > 0 ? (n.raw ?? '') + n.children.map(write).join('') : clean(n.text ?? '')}</wfs:member>`
+    const nested = n.children.length === 1 ? n.children[0].feature : undefined
+    const href = nested !== undefined && w.written.has(nested) ? `#${nested}` : n.geo || n.children.length > 0 ? undefined : n.attrs.find(([k]) => k === 'xlink:href')?.[1]
+    if (href !== undefined) return `<wfs:member xlink:href="${clean(href)}"/>`
+    const content = (n.geo ? gml3(n.geo.g, ctx.srsName, ctx.v32, n.geo.id) : '') + n.children.map((c) => write(ctx, c, w)).join('')
+    return `<wfs:member>${content !== '' ? content : clean(n.text ?? '')}</wfs:member>`
   })
 }
 
-function write (n: Node): string {
-  const attrs = n.attrs.map(([k, v]) => ` ${k}="${clean(v)}"`).join('')
-  const inner = (n.raw ?? '') + n.children.map(write).join('') + (n.text !== undefined ? clean(n.text) : '')
-  return inner === '' ? `<${n.name}${attrs}/>` : `<${n.name}${attrs}>${inner}</${n.name}>`
+/** The values at an XPath of a built feature (`gml:name`, `a/b[2]/c`, `gml:name/@codeSpace`, a chained
+ *  `gsml:specification/gsml:GeologicUnit/gml:name`): every node the path reaches, each value of each. */
+export function valuesAt (root: Node, path: string): unknown[] {
+  const steps = path.split('/')
+  let nodes = [root]
+  let i = 0
+  if (steps[0] === root.name) i = 1
+  for (; i < steps.length; i++) {
+    const s = steps[i]
+    if (s.startsWith('@')) {
+      const name = s.slice(1)
+      return i === steps.length - 1 ? nodes.flatMap((n) => n.attrs.filter(([k]) => k === name).map(([, v]) => v)) : []
+    }
+    const m = /^(.*?)(?:\[(\d+)\])?$/.exec(s)!
+    nodes = nodes.flatMap((n) => {
+      const same = n.children.filter((c) => c.name === m[1])
+      return m[2] ? same.slice(Number(m[2]) - 1, Number(m[2])) : same
+    })
+    if (nodes.length === 0) return []
+  }
+  return nodes.flatMap((n) => n.values ?? (n.text !== undefined ? [n.text] : []))
+}
+
+/** The first geometry among a feature's own properties (what a BBOX without a column tests). */
+function firstGeometry (n: Node): Geo | undefined {
+  for (const c of n.children) {
+    if (c.feature !== undefined) continue
+    if (c.geo) return c.values![0] as Geo
+    const g = firstGeometry(c)
+    if (g) return g
+  }
+  return undefined
 }
 
 /**
- * The features of `m` from `offset`, at most `limit`, encoded (or their values at `q.values`), in
- * batches: each batch's chained features are read together before it is written. `stats.queries`
- * counts the chained reads.
+ * Whether a built feature matches a filter on its XPaths. Each comparison is made with every value
+ * of the properties it names and holds where one of them does (GeoTools' MatchAction ANY); a
+ * property the feature lacks is null (unknown, as in SQL: not a match, also under NOT).
  */
-export async function * encodedFeatures (ctx: ExecContext, m: TypeMapping, offset: number, limit: number, w: Writer, stats: { queries: number }, filter?: Filter, q: FeatureQuery = {}): AsyncGenerator<string> {
-  if (limit <= 0) return
-  let skipped = 0
-  let n = 0
-  let batch: Grouped[] = []
-  const flush = async function * () {
-    await resolveChains(ctx, m, batch, 0, w.chains, stats, q.values ? [q.values] : q.properties)
-    for (const f of batch) {
-      if (q.values) yield * propertyValues(ctx, m, f, w, q.values)
-      else yield encodeFeature(ctx, m, f, w, q.properties)
+export function postMatches (filter: Filter, root: Node): boolean {
+  const ev = (n: Filter): boolean | null => {
+    switch (n.k) {
+      case 'and': { const a = ev(n.a); if (a === false) return false; const b = ev(n.b); return b === false ? false : a === null || b === null ? null : true }
+      case 'or': { const a = ev(n.a); if (a === true) return true; const b = ev(n.b); return b === true ? true : a === null || b === null ? null : false }
+      case 'not': { const a = ev(n.a); return a === null ? null : !a }
+      case 'fid': return n.ids.includes(root.feature ?? '')
+      case 'bbox': {
+        const g = firstGeometry(root)
+        return g ? leaf(n, {}, g) : null
+      }
+      default: {
+        const names = [...new Set(namesOf(n))]
+        // Every combination of the named properties' values (most filters name one).
+        let combos: Array<Record<string, unknown>> = [{}]
+        for (const name of names) {
+          const vs = valuesAt(root, name)
+          const values = vs.length === 0 ? [null] : vs
+          combos = combos.flatMap((c) => values.map((v) => ({ ...c, [name]: v })))
+          if (combos.length > 10_000) combos = combos.slice(0, 10_000)
+        }
+        let unknown = false
+        for (const c of combos) {
+          const r = leaf(n, c, n.k === 'spatial' ? c[n.name] as Geo | undefined : undefined)
+          if (r === true) return true
+          if (r === null) unknown = true
+        }
+        return unknown ? null : false
+      }
     }
-    batch = []
-    w.chains.clear()
   }
-  for await (const f of groupedFeatures(ctx, m, filter, q.sortBy)) {
-    if (skipped < offset) { skipped++; continue }
-    batch.push(f)
-    n++
-    if (batch.length >= BATCH) yield * flush()
-    if (n >= limit) break
-  }
-  if (batch.length > 0) yield * flush()
+  return ev(filter) === true
 }
 
-/** How many features a mapping has (distinct ids). */
-export async function countFeatures (ctx: ExecContext, m: TypeMapping, filter?: Filter): Promise<number> {
+/** One comparison on one set of values: true, false or unknown (neither it nor its negation holds). */
+function leaf (n: Filter, values: Record<string, unknown>, geo: Geo | null | undefined): boolean | null {
+  const g = geo && isGeo(geo) ? geo : undefined
+  const view = recordView(values, g ? envelopeOf(g) : undefined, '', g)
+  if (matches(n, view)) return true
+  return matches({ k: 'not', a: n }, view) ? false : null
+}
+
+/**
+ * The built features of `m` that match the selection, a page of them in the order of `q.sortBy`
+ * (else the id's), their properties those of `q.properties` (or of the XPath of `q.values`), in
+ * batches: each batch's chained features are read together (one query per chained mapping and
+ * batch, none for a chained property left out) before it is built. Without a filter left for after
+ * the read, the page is the source's (SQL where it has it); with one, every feature the source
+ * selects is built whole and tested, the page taken after, and its features built again with the
+ * properties asked for. `stats.queries` counts the chained reads.
+ */
+export async function * selectedFeatures (ctx: ExecContext, m: TypeMapping, sel: Selection, page: Page, stats: { queries: number }, q: FeatureQuery = {}): AsyncGenerator<Node[]> {
+  if (page.limit <= 0) return
+  const post = sel.post
+  const props = q.values ? [q.values] : q.properties
+  let skipped = 0
+  let taken = 0
+  let batch: Grouped[] = []
+  const flush = async (): Promise<Node[]> => {
+    const chains: Chains = new Map()
+    await resolveChains(ctx, m, batch, 0, chains, stats, post ? undefined : props)
+    const features = batch
+    batch = []
+    if (!post) return features.map((f) => buildFeature(ctx, m, f, chains, props))
+    // Built whole to be tested (the filter may name properties left out), again where some are.
+    const kept = features.map((f) => ({ f, n: buildFeature(ctx, m, f, chains) })).filter((e) => postMatches(post, e.n))
+    const skip = Math.min(kept.length, page.offset - skipped)
+    skipped += skip
+    const wanted = kept.slice(skip, skip + page.limit - taken)
+    taken += wanted.length
+    return wanted.map((e) => props ? buildFeature(ctx, m, e.f, chains, props) : e.n)
+  }
+  for await (const f of groupedFeatures(ctx, m, sel.sql, post ? undefined : page, q.sortBy)) {
+    batch.push(f)
+    if (batch.length >= BATCH) {
+      const out = await flush()
+      if (out.length > 0) yield out
+      if (post && taken >= page.limit) return
+    }
+  }
+  if (batch.length > 0) {
+    const out = await flush()
+    if (out.length > 0) yield out
+  }
+}
+
+/** The features of `m` from `offset`, at most `limit`, encoded (or their values at `q.values`, as wfs:member elements). */
+export async function * encodedFeatures (ctx: ExecContext, m: TypeMapping, offset: number, limit: number, w: Writer, stats: { queries: number }, sel: Selection = {}, q: FeatureQuery = {}): AsyncGenerator<string> {
+  for await (const batch of selectedFeatures(ctx, m, sel, { offset, limit }, stats, q)) {
+    for (const n of batch) {
+      if (q.values) yield * propertyValues(ctx, n, q.values, w)
+      else yield write(ctx, n, w)
+    }
+  }
+}
+
+/** How many features a mapping has that match (distinct ids): COUNT(DISTINCT id) where the source
+ *  has SQL, the id is a column and the filter is all the source's; else by reading them. */
+export async function countFeatures (ctx: ExecContext, m: TypeMapping, sel: Selection = {}, stats: { queries: number } = { queries: 0 }): Promise<number> {
+  const source = ctx.sourceOf(m)
+  const orderBy = await idColumn(ctx, m)
+  if (!sel.post && orderBy && source.countDistinct) return await source.countDistinct(m.sourceType, { column: orderBy, ...(sel.sql ? { filter: sel.sql } : {}) })
   let n = 0
-  for await (const g of groupedFeatures(ctx, m, filter)) if (g) n++
+  if (!sel.post) {
+    for await (const g of groupedFeatures(ctx, m, sel.sql)) if (g) n++
+    return n
+  }
+  for await (const batch of selectedFeatures(ctx, m, sel, { offset: 0, limit: Infinity }, stats)) n += batch.length
   return n
 }

@@ -153,11 +153,20 @@ function checkFunctions (e: Expr): void {
  *  columns are lower case where property files write upper case); `ID` the row lacks is its id. */
 export function rowValue (row: Row, name: string): unknown {
   if (name in row.values) return row.values[name]
+  // The rows of a source share their attribute names: the one found for a name is tried first.
+  const known = foundNames.get(name)
+  if (known !== undefined && known in row.values) return row.values[known]
   const lower = name.toLowerCase()
-  for (const k of Object.keys(row.values)) if (k.toLowerCase() === lower) return row.values[k]
+  for (const k in row.values) {
+    if (k.toLowerCase() !== lower) continue
+    if (foundNames.size > 10_000) foundNames.clear()
+    foundNames.set(name, k)
+    return row.values[k]
+  }
   if (lower === 'id') return row.id
   return undefined
 }
+const foundNames = new Map<string, string>()
 
 export function evaluate (e: Expr, row: Row): unknown {
   switch (e.k) {

@@ -25,8 +25,17 @@ export interface RowQuery {
   /** Source attribute to order by (the feature id's, so the rows of one feature come together). */
   orderBy?: string
   /** Source attributes to order by first (a WFS sortBy on mapped XPaths), before `orderBy`. */
-  sortBy?: Array<{ name: string, descending: boolean }>
+  sortBy?: SortKeys
+  /** Skip this many rows, then at most `limit` of them. */
+  offset?: number
+  limit?: number
 }
+
+export type SortKeys = Array<{ name: string, descending: boolean }>
+
+/** A page of the distinct values of one attribute: in its order, or with `sortBy` in the order of
+ *  each value's first row under those keys (the value's order breaking ties). */
+export interface DistinctQuery { filter?: Filter, column: string, sortBy?: SortKeys, offset?: number, limit?: number }
 
 export interface RowSource {
   /** Undefined when the type can be read, else why not. */
@@ -40,6 +49,11 @@ export interface RowSource {
   srid (type: string): Promise<number | undefined>
   /** The envelope of the type's (first) geometry in its CRS; undefined: no geometry or no features. */
   bounds (type: string): Promise<[number, number, number, number] | undefined>
+  /** Where the source has SQL (PostGIS, GeoPackage): the distinct values of a column, in its order,
+   *  a page of them in one statement; and how many there are (COUNT(DISTINCT)). A property file
+   *  has neither: its rows are read and grouped. */
+  distinct? (type: string, q: DistinctQuery): Promise<unknown[]>
+  countDistinct? (type: string, q: DistinctQuery): Promise<number>
   close (): Promise<void>
 }
 
@@ -158,7 +172,8 @@ function propertySource (dir: string): RowSource {
           return 0
         })
       }
-      yield * rows
+      const from = q.offset ?? 0
+      yield * (q.limit !== undefined || from > 0 ? rows.slice(from, q.limit !== undefined ? from + q.limit : undefined) : rows)
     },
     async close () {}
   }
@@ -184,12 +199,18 @@ function vectorRows (source: VectorSource): RowSource {
       if (!schema) throw new Error(`${type} is not a table or view of the source`)
       const geom = schema.geometry?.name
       const sortBy = [...(q.sortBy ?? []), ...(q.orderBy ? [{ name: q.orderBy, descending: false }] : [])]
-      for await (const f of source.readFeatures({ type, ...(q.filter ? { filter: q.filter } : {}), ...(sortBy.length > 0 ? { sortBy } : {}), geometryFormat: 'geojson' })) {
+      for await (const f of source.readFeatures({ type, ...(q.filter ? { filter: q.filter } : {}), ...(sortBy.length > 0 ? { sortBy } : {}), ...(q.offset ? { offset: q.offset } : {}), ...(q.limit !== undefined ? { limit: q.limit } : {}), geometryFormat: 'geojson' })) {
         const values = { ...f.properties }
         if (geom) values[geom] = decodeGeometry(f.geometry)
         yield { id: f.id ?? '', values }
       }
     },
+    async distinct (type, q) {
+      const out: unknown[] = []
+      for await (const f of source.readFeatures({ type, distinct: q.column, ...(q.filter ? { filter: q.filter } : {}), ...(q.sortBy && q.sortBy.length > 0 ? { sortBy: q.sortBy } : {}), ...(q.offset ? { offset: q.offset } : {}), ...(q.limit !== undefined ? { limit: q.limit } : {}) })) out.push(f.properties[q.column])
+      return out
+    },
+    countDistinct: (type, q) => source.count({ type, distinct: q.column, ...(q.filter ? { filter: q.filter } : {}) }),
     close: () => source.close()
   }
 }

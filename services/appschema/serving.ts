@@ -6,7 +6,7 @@
 import path from 'node:path'
 import { normalizeCrs, transformBbox } from '../render/crs.js'
 import { crsName } from '../filters/ogc-xml.js'
-import { allOf, type Envelope, type Filter } from '../filters/tree.js'
+import { allOf, type Envelope } from '../filters/tree.js'
 import { defaultSrsName, reprojector, swapAxes, type Geo } from '../wfs/geometry.js'
 import { geojsonToWkb } from '../vector/geometry.js'
 import type { Feature, ReadQuery } from '../vector/source.js'
@@ -19,7 +19,7 @@ import { loadMapping, parseSteps, type LoadedMapping, type Step, type TypeMappin
 import { openRowSource, type Openers, type RowSource } from './row-sources.js'
 import { countFeatures, encodedFeatures, groupedFeatures, type ExecContext, type FeatureQuery, type Writer } from './complex-features.js'
 import type { StoreConfig } from './store.js'
-import { mappedColumns, mappedFilter, type MappedQueryFilter } from './mapped-filter.js'
+import { mappedColumns, mappedFilter, xpathOf, type MappedQueryFilter } from './mapped-filter.js'
 
 export const GML32_NS = 'http://www.opengis.net/gml/3.2'
 const x = (s: string) => escapeXml(s)
@@ -175,13 +175,13 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
   /** sortBy on mapped XPaths: each must map to a source column (not the geometry), else it is refused naming those that do. */
   const sortColumns = async (m: TypeMapping, source: RowSource, sortBy: NonNullable<ComplexQueryType['sortBy']>) => {
     const { columns, kinds } = await mappedColumns(m, source)
-    const sortable = m.attributes.filter((am) => kinds.get(columns.get(am.targetText.trim()) ?? '') !== undefined && kinds.get(columns.get(am.targetText.trim())!) !== 'Geometry')
+    const sortable = m.attributes.filter((am) => kinds.get(columns.get(xpathOf(am)) ?? '') !== undefined && kinds.get(columns.get(xpathOf(am))!) !== 'Geometry')
     return sortBy.map((s) => {
       const steps = requestSteps(m, s.name, 'sortBy')
       const am = sortable.find((a) => a.target.length === steps.length &&
         a.target.every((t, i) => t.local === steps[i].local && (steps[i].prefix === '' || steps[i].prefix === t.prefix) && (t.index ?? 1) === (steps[i].index ?? 1)))
       if (!am) throw WfsInvalidParameter('sortBy', JSON.stringify(s.name.slice(0, 80)), `not mapped to a source column; ${m.targetElement} sorts by ${[...new Set(sortable.map((a) => a.targetText.trim()))].join(', ') || 'none of its XPaths'}`)
-      return { name: columns.get(am.targetText.trim())!, descending: s.descending }
+      return { name: columns.get(xpathOf(am))!, descending: s.descending }
     })
   }
 
@@ -193,6 +193,7 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
      */
     async getFeature (types: ComplexQueryType[], req: ComplexRequest): Promise<{ contentType: string, body: AsyncIterable<string>, matched: number }> {
       const plans = []
+      const stats = { queries: 0 }
       for (const t of types) {
         const l = await loadedOf(t.store.config)
         const m = mappingOf(l, t.nativeName)
@@ -203,22 +204,19 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
         const srs = t.srs ?? (srid ? `EPSG:${srid}` : undefined)
         const ctx = contextOf(l, req.version, srs, t.srsName)
         const src = ctx.sourceOf(m)
-        const filters: Filter[] = []
-        const mapped = await mappedFilter(m, src, t.filters, t.ids, srs ?? 'EPSG:4326')
-        if (mapped) filters.push(mapped)
+        const filter = await mappedFilter(m, ctx, t.filters, t.ids, srs ?? 'EPSG:4326')
         if (t.bbox) {
           // The BBOX parameter: the mapped geometry's source column meets the envelope (in its CRS).
           const { columns, kinds } = await mappedColumns(m, src)
           if (![...columns.values()].some((c) => kinds.get(c) === 'Geometry')) throw WfsInvalidParameter('bbox', '', `${m.targetElement} maps no geometry`)
-          filters.push({ k: 'bbox', env: t.bbox })
+          filter.sql = allOf([...(filter.sql ? [filter.sql] : []), { k: 'bbox', env: t.bbox }])
         }
         const q: FeatureQuery = {
           ...(t.sortBy ? { sortBy: await sortColumns(m, src, t.sortBy) } : {}),
           ...(t.properties ? { properties: t.properties.map((p) => requestSteps(m, p, 'propertyName')) } : {}),
           ...(req.valueReference !== undefined ? { values: valueSteps(m, req.valueReference) } : {})
         }
-        const filter = allOf(filters)
-        plans.push({ t, l, m, ctx, filter, q, matched: await countFeatures(ctx, m, filter) })
+        plans.push({ t, l, m, ctx, filter, q, matched: await countFeatures(ctx, m, filter, stats) })
       }
       let skip = req.startIndex
       let left = Math.min(req.count ?? Infinity, req.maxFeatures)
@@ -239,7 +237,6 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
       ns.set('gml', v32 ? GML32_NS : 'http://www.opengis.net/gml')
       const xmlns = [...ns].map(([k, v]) => ` xmlns:${k}="${x(v)}"`).join('')
       const contentType = v32 ? 'application/gml+xml; version=3.2' : 'text/xml; subtype=gml/3.1.1'
-      const stats = { queries: 0 }
       const features = (w: Writer, p: typeof pages[number]) => encodedFeatures(p.ctx, p.m, p.offset, p.limit, w, stats, p.filter, p.q)
       const stamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
 
@@ -248,7 +245,7 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
         const id = types[0].ids?.[0] ?? ''
         if (pages[0].matched === 0) throw WfsFeatureNotFound(id)
         let feature = ''
-        for await (const f of features({ written: new Set(), chains: new Map() }, pages[0])) { feature = f; break }
+        for await (const f of features({ written: new Set() }, pages[0])) { feature = f; break }
         const root = feature.replace(/^<([^ >/]+)/, `$& xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"${xmlns}`)
         return { contentType, body: (async function * () { yield '<?xml version="1.0" encoding="UTF-8"?>\n' + root + '\n' })(), matched }
       }
@@ -256,7 +253,7 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
         async function * values (): AsyncGenerator<string> {
           yield '<?xml version="1.0" encoding="UTF-8"?>\n<wfs:ValueCollection xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:wfs="http://www.opengis.net/wfs/2.0"' +
             `${xmlns} numberMatched="${matched}" numberReturned="${returned}" timeStamp="${stamp}" xsi:schemaLocation="http://www.opengis.net/wfs/2.0 http://schemas.opengis.net/wfs/2.0/wfs.xsd">\n`
-          const w: Writer = { written: new Set(), chains: new Map() }
+          const w: Writer = { written: new Set() }
           for (const p of pages) for await (const v of features(w, p)) yield `${v}\n`
           yield '</wfs:ValueCollection>\n'
         }
@@ -278,7 +275,7 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
           yield '>\n<gml:featureMembers>\n'
         }
         if (!hits) {
-          const w: Writer = { written: new Set(), chains: new Map() }
+          const w: Writer = { written: new Set() }
           for (const p of pages) for await (const f of features(w, p)) yield wfs2 ? `<wfs:member>${f}</wfs:member>\n` : `${f}\n`
         }
         yield wfs2 ? '</wfs:FeatureCollection>\n' : '</gml:featureMembers>\n</wfs:FeatureCollection>\n'
@@ -361,7 +358,7 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
           const why = await s.check(m.sourceType)
           if (why) { problems.push({ file: m.file, element: `FeatureTypeMapping (${m.targetElement})`, message: `data store "${m.sourceDataStore}" cannot be read: sourceType ${m.sourceType}: ${why}` }); continue }
           const { columns, kinds } = await mappedColumns(m, s)
-          const geometry = m.attributes.find((am) => kinds.get(columns.get(am.targetText.trim()) ?? '') === 'Geometry')
+          const geometry = m.attributes.find((am) => kinds.get(columns.get(xpathOf(am)) ?? '') === 'Geometry')
           if (!geometry) continue
           const srid = await s.srid(m.sourceType)
           const bounds = await s.bounds(m.sourceType)

@@ -1,11 +1,21 @@
 // What a cascaded layer needs from the remote's WMS capabilities: its layers by name with their
-// title and lon/lat bounds (WMS 1.1.1 LatLonBoundingBox, 1.3.0 EX_GeographicBoundingBox), and the
-// text of an exception report. Parsed safely (files/xml.ts: no entities); a plain
+// title, lon/lat bounds (WMS 1.1.1 LatLonBoundingBox, 1.3.0 EX_GeographicBoundingBox) and styles
+// (a layer's own and its parents', as WMS inheritance says), the GetMap formats, and the text of an
+// exception report. Parsed safely (files/xml.ts: no entities); a plain
 // `<!DOCTYPE x SYSTEM "...">` line, which WMS 1.1.1 capabilities carry, is dropped unread.
 import { parseXml, type XmlValue } from '../files/xml.js'
 import { attr, children, childText, rootOf, text } from '../files/xml-nodes.js'
 
-export interface RemoteLayer { name: string, title?: string, abstract?: string, latLonBbox?: [number, number, number, number] }
+export interface RemoteLayer {
+  name: string
+  title?: string
+  abstract?: string
+  latLonBbox?: [number, number, number, number]
+  /** The remote's style names for the layer (WMS: inherited ones too; WMTS: its Style identifiers). */
+  styles: string[]
+  /** The image formats the remote draws the layer in (WMS: GetMap's; WMTS: the layer's). */
+  formats: string[]
+}
 
 const dropDoctype = (xml: string) => xml.replace(/<!DOCTYPE[^[>]*>/i, '')
 
@@ -27,15 +37,19 @@ function bboxOf (layer: XmlValue): [number, number, number, number] | undefined 
 export async function remoteLayers (xml: string): Promise<RemoteLayer[]> {
   const [, root] = rootOf(await parseXml(dropDoctype(xml)))
   const out: RemoteLayer[] = []
-  const walk = (node: XmlValue, inherited?: [number, number, number, number]) => {
+  const capability = children(root, 'Capability')[0]
+  const getMap = children(children(capability, 'Request')[0], 'GetMap')[0]
+  const formats = children(getMap, 'Format').map((f) => text(f) ?? '').filter((f) => f !== '')
+  const walk = (node: XmlValue, inherited: [number, number, number, number] | undefined, inheritedStyles: string[]) => {
     for (const layer of children(node, 'Layer')) {
       const bbox = bboxOf(layer) ?? inherited
+      const styles = [...new Set([...inheritedStyles, ...children(layer, 'Style').map((st) => childText(st, 'Name') ?? '').filter((n) => n !== '')])]
       const name = childText(layer, 'Name')
-      if (name) out.push({ name, title: childText(layer, 'Title'), abstract: childText(layer, 'Abstract'), latLonBbox: bbox })
-      walk(layer, bbox)
+      if (name) out.push({ name, title: childText(layer, 'Title'), abstract: childText(layer, 'Abstract'), latLonBbox: bbox, styles, formats })
+      walk(layer, bbox, styles)
     }
   }
-  walk(children(root, 'Capability')[0])
+  walk(capability, undefined, [])
   return out
 }
 

@@ -16,7 +16,7 @@ import https from 'node:https'
 import net from 'node:net'
 import dns from 'node:dns/promises'
 import { hostAllowed, isPrivateAddress } from '../files/remote-fetch.js'
-import { CascadeRemoteFailed, CascadeRemoteRefused, isMapwardenError } from '../errors.js'
+import { CascadeRemoteFailed, CascadeRemoteRefused, CascadeRemoteUnreachable, isMapwardenError } from '../errors.js'
 
 export interface RemoteOptions {
   /** Host names (or IP literals) a store may name; `*.example.org` admits its subdomains. Empty: none. */
@@ -91,9 +91,9 @@ export function createRemote (opts: RemoteOptions) {
     let addresses: Array<{ address: string, family: number }>
     if (net.isIP(host)) addresses = [{ address: host, family: net.isIP(host) }]
     else {
-      try { addresses = await dns.lookup(host, { all: true, verbatim: true }) } catch { throw CascadeRemoteFailed(shownUrl(url), 'its host name does not resolve') }
+      try { addresses = await dns.lookup(host, { all: true, verbatim: true }) } catch { throw CascadeRemoteUnreachable(shownUrl(url), 'its host name does not resolve') }
     }
-    if (addresses.length === 0) throw CascadeRemoteFailed(shownUrl(url), 'its host name does not resolve')
+    if (addresses.length === 0) throw CascadeRemoteUnreachable(shownUrl(url), 'its host name does not resolve')
     if (!allowed.includes(host) && addresses.some((a) => isPrivateAddress(a.address))) {
       throw CascadeRemoteRefused(shownUrl(url), 'its host resolves to a loopback, private, link-local or reserved address, which MAPWARDEN_CASCADE_HOSTS does not name')
     }
@@ -154,7 +154,7 @@ export function createRemote (opts: RemoteOptions) {
           if (!(err instanceof Retryable)) break
         }
       }
-      throw CascadeRemoteFailed(shownUrl(url), `${last} (${retries + 1} attempts)`)
+      throw CascadeRemoteUnreachable(shownUrl(url), `${last} (${retries + 1} attempts)`)
     })
   }
 

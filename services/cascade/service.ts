@@ -3,29 +3,36 @@
 // capabilities URL, with a user, a password (sealed with the master key, shown only as its token,
 // never logged) and connection settings; a layer publishes one remote layer (nativeName) under a
 // local name, a layer like the others (type WMS or WMTS) for rest/layers, the WMS and the tile cache.
-// Pictures of a WMS layer are the remote's GetMap for the box, size and CRS asked (mapImage), drawn
-// by the render entry like any layer; GetFeatureInfo is the remote's (featureInfo). Every call goes
-// through remote.ts (allow-list, limits, deadlines, retries); a failure is a 502 for that request.
+// Pictures of a WMS layer are the remote's GetMap for the box, size and CRS asked, with the layer's
+// remote style and format settings (mapImage); a WMTS layer's are made of the remote's tiles (wmts.ts);
+// either is drawn by the render entry like any layer; GetFeatureInfo is the remote WMS's (featureInfo).
+// Every call goes through remote.ts (allow-list, limits, deadlines, retries); a failure is a 502 for
+// that request, and with disableOnConnFailure an unreachable remote takes the store down (health.ts).
 import { checkName } from '../files/names.js'
 import { createKeyedQueue } from '../keyed-queue.js'
 import { checkFields, unifyShape } from '../body-fields.js'
 import type { WorkspaceService } from '../catalog/workspaces.js'
 import {
-  CascadeChangeRefused, CascadeLayerNotFound, CascadeRemoteException, CascadeStoreDisabled, CascadeStoreNotEmpty,
+  CascadeChangeRefused, CascadeCrsUnsupported, CascadeLayerNotFound, CascadeRemoteException, CascadeRemoteUnreachable, CascadeStoreDisabled, CascadeStoreNotEmpty,
   CascadeStoreNotFound, InvalidCascadeLayer, InvalidCascadeStore, isMapwardenError
 } from '../errors.js'
 import type { Secrets } from '../datastores/service.js'
 import type { RenderRequest } from '../render/render-types.js'
 import type { ImageJob } from '../render/image-job.js'
+import sharp from 'sharp'
 import { exceptionText, remoteLayers, type RemoteLayer } from './capabilities.js'
+import { matrixSetFor, planTiles, resample, tileUrl, wmtsCapabilities, type WmtsCapabilities } from './wmts.js'
 import { shownUrl, type Remote, type RemoteCall } from './remote.js'
-import type { CascadeKind, CascadeLayerRow, CascadeRows, CascadeStoreConfig, CascadeStoreRow } from './store.js'
+import type { StoreHealth } from './health.js'
+import { remoteStylesOf, type CascadeKind, type CascadeLayerConfig, type CascadeLayerRow, type CascadeRows, type CascadeStoreConfig, type CascadeStoreRow } from './store.js'
 
 export interface CascadeDeps {
   rows: CascadeRows
   workspaces: Pick<WorkspaceService, 'get'>
   secrets: Secrets
   remote: Remote
+  /** disableOnConnFailure's state (health.ts); its probe is set here. */
+  health?: StoreHealth
   now?: () => Date
   /** Told after layers went with their store or alone (the tile cache drops them). */
   layersRemoved?: (names: string[]) => Promise<void>
@@ -38,6 +45,8 @@ const shown = (v: unknown) => { const s = JSON.stringify(v) ?? String(v); return
 const KIND_NAME: Record<CascadeKind, string> = { wms: 'WMS', wmts: 'WMTS' }
 const STORE_ROOT: Record<CascadeKind, string> = { wms: 'wmsStore', wmts: 'wmtsStore' }
 const LAYER_ROOT: Record<CascadeKind, string> = { wms: 'wmsLayer', wmts: 'wmtsLayer' }
+const CAPABILITIES_KEPT_MS = 10 * 60 * 1000
+const MAX_MOSAIC_TILES = 1024
 
 /** Fields of a wmsStore / wmtsStore body (GeoServer's XStream shape); the links of a GET may come back. */
 const STORE_WRITABLE = ['name', 'description', 'type', 'enabled', 'workspace', 'capabilitiesURL', 'user', 'password', 'maxConnections',
@@ -47,6 +56,7 @@ const STORE_READ_ONLY = { __default: false, _default: false }
 const LAYER_WRITABLE = ['name', 'nativeName', 'title', 'abstract', 'description', 'keywords', 'srs', 'nativeCRS', 'nativeBoundingBox',
   'latLonBoundingBox', 'enabled', 'namespace', 'store', 'projectionPolicy', 'advertised', 'metadata', 'serviceConfiguration',
   'simpleConversionEnabled', 'forcedRemoteStyle', 'preferredFormat', 'metadataBBoxRespected', 'allowedRemoteStyles', 'availableFormats',
+  'selectedRemoteStyles', 'selectedRemoteFormats',
   'minScale', 'maxScale', 'dateCreated', 'dateModified']
 
 function bool (v: unknown, field: string, invalid: (m: string) => Error): boolean {
@@ -72,12 +82,57 @@ function refName (v: unknown, field: string, invalid: (m: string) => Error): str
   if (isObject(v) && typeof v.name === 'string') return v.name
   throw invalid(`${field} must name one (<${field}><name>...</name></${field}>)`)
 }
-function keywords (v: unknown): string[] | undefined {
+/** A list of text as GeoServer writes one (<field><string>a</string>...</field>, {"string": [...]}) or a JSON array. */
+function strings (v: unknown, field: string): string[] | undefined {
   if (v === undefined || v === '') return undefined
   const list = isObject(v) ? v.string : v
   const arr = Array.isArray(list) ? list : list === undefined ? [] : [list]
-  return arr.map((k) => { if (typeof k !== 'string') throw InvalidCascadeLayer('keywords must be text'); return k })
+  return arr.map((k) => { if (typeof k !== 'string') throw InvalidCascadeLayer(`${field} must be text`); return k })
 }
+const keywords = (v: unknown) => strings(v, 'keywords')
+
+const REMOTE_FIELDS = ['preferredFormat', 'forcedRemoteStyle', 'selectedRemoteStyles', 'selectedRemoteFormats'] as const
+/**
+ * A WMS layer's remote style and format settings over the stored ones, each checked against what the
+ * remote's capabilities offer for the layer (a style or format it does not offer is refused by name).
+ */
+function remoteSettings (b: Record<string, unknown>, config: CascadeLayerConfig, found: RemoteLayer): CascadeLayerConfig {
+  const c: CascadeLayerConfig = { ...config, remoteStyles: found.styles }
+  const offeredStyle = (name: string, field: string) => {
+    if (!found.styles.includes(name)) throw InvalidCascadeLayer(`${field}: the remote offers no style ${shown(name)} for layer ${shown(found.name)} (it offers ${found.styles.map((x) => shown(x)).join(', ') || 'none'})`)
+  }
+  const offeredFormat = (f: string, field: string) => {
+    if (found.formats.length > 0 && !found.formats.includes(f)) throw InvalidCascadeLayer(`${field}: the remote draws no format ${shown(f)} (it draws ${found.formats.join(', ')})`)
+    if (!/^image\//i.test(f)) throw InvalidCascadeLayer(`${field}: ${shown(f)} is not an image format`)
+  }
+  if (b.preferredFormat !== undefined) {
+    const f = textField(b.preferredFormat, 'preferredFormat', InvalidCascadeLayer, 128)
+    if (f === undefined) delete c.preferredFormat
+    else { offeredFormat(f, 'preferredFormat'); c.preferredFormat = f }
+  }
+  if (b.forcedRemoteStyle !== undefined) {
+    const st = textField(b.forcedRemoteStyle, 'forcedRemoteStyle', InvalidCascadeLayer, 256)
+    if (st === undefined) delete c.forcedRemoteStyle
+    else { offeredStyle(st, 'forcedRemoteStyle'); c.forcedRemoteStyle = st }
+  }
+  if (b.selectedRemoteStyles !== undefined) {
+    const list = strings(b.selectedRemoteStyles, 'selectedRemoteStyles') ?? []
+    for (const st of list) offeredStyle(st, 'selectedRemoteStyles')
+    if (list.length === 0) delete c.selectedRemoteStyles
+    else c.selectedRemoteStyles = [...new Set(list)]
+  }
+  if (b.selectedRemoteFormats !== undefined) {
+    const list = strings(b.selectedRemoteFormats, 'selectedRemoteFormats') ?? []
+    for (const f of list) offeredFormat(f, 'selectedRemoteFormats')
+    if (list.length === 0) delete c.selectedRemoteFormats
+    else c.selectedRemoteFormats = [...new Set(list)]
+  }
+  if (c.forcedRemoteStyle !== undefined && c.selectedRemoteStyles !== undefined && !c.selectedRemoteStyles.includes(c.forcedRemoteStyle)) {
+    throw InvalidCascadeLayer(`forcedRemoteStyle ${shown(c.forcedRemoteStyle)} is not one of selectedRemoteStyles`)
+  }
+  return c
+}
+
 function envelope (v: unknown, field: string): [number, number, number, number] | undefined {
   if (v === undefined || v === '') return undefined
   if (!isObject(v)) throw InvalidCascadeLayer(`${field} must have minx, miny, maxx and maxy`)
@@ -104,7 +159,7 @@ function wmsUrl (base: string, params: Record<string, string>): string {
   return url.toString()
 }
 
-export function createCascadeService ({ rows, workspaces, secrets, remote, now = () => new Date(), layersRemoved, layersChanged }: CascadeDeps) {
+export function createCascadeService ({ rows, workspaces, secrets, remote, health, now = () => new Date(), layersRemoved, layersChanged }: CascadeDeps) {
   const serialized = createKeyedQueue()
 
   const requireStore = async (ws: string, kind: CascadeKind, name: string): Promise<CascadeStoreRow> => {
@@ -170,18 +225,108 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
     ...(s.config.user ? { user: s.config.user, password: s.config.password ? secrets.openSecret(s.config.password) ?? '' : '' } : {})
   })
 
-  /** The remote's layers, from its capabilities; an exception report is a 502 naming it. */
-  const capabilities = async (s: CascadeStoreRow): Promise<RemoteLayer[]> => {
-    const url = capabilitiesUrl(s.config.capabilitiesURL, s.kind)
-    const answer = await remote.get(url, callOf(s))
-    if (!/xml/i.test(answer.contentType) && !answer.body.subarray(0, 200).toString('utf8').trimStart().startsWith('<')) {
-      throw CascadeRemoteException(shownUrl(url), await exceptionText(answer.body))
-    }
-    try { return await remoteLayers(answer.body.toString('utf8')) } catch (err) {
-      if (isMapwardenError(err)) throw CascadeRemoteException(shownUrl(url), `its capabilities cannot be read: ${err.message}`)
+  /**
+   * One call to a store's remote. With disableOnConnFailure, a remote that cannot be reached marks the
+   * store down (its layers read as disabled until it answers again, health.ts) and one that answers
+   * marks it up; the failing request itself still answers the failure.
+   */
+  const reach = async (s: CascadeStoreRow, url: string, call = callOf(s)) => {
+    try {
+      const answer = await remote.get(url, call)
+      health?.markUp(s.workspace, s.name)
+      return answer
+    } catch (err) {
+      if (s.config.disableOnConnFailure === true && isMapwardenError(err) && err.code === CascadeRemoteUnreachable.code) health?.markDown(s.workspace, s.name)
       throw err
     }
   }
+
+  /** The remote's capabilities document; an exception report (or anything but XML) is a 502 naming it. */
+  const capabilitiesXml = async (s: CascadeStoreRow): Promise<{ url: string, xml: string }> => {
+    const url = capabilitiesUrl(s.config.capabilitiesURL, s.kind)
+    const answer = await reach(s, url)
+    const head = answer.body.subarray(0, 2048).toString('utf8')
+    if ((!/xml/i.test(answer.contentType) && !head.trimStart().startsWith('<')) || /<(\w+:)?(ServiceExceptionReport|ExceptionReport)\b/.test(head)) {
+      throw CascadeRemoteException(shownUrl(url), await exceptionText(answer.body))
+    }
+    return { url, xml: answer.body.toString('utf8') }
+  }
+  const unreadable = (url: string, err: unknown): never => {
+    if (isMapwardenError(err)) throw CascadeRemoteException(shownUrl(url), `its capabilities cannot be read: ${err.message}`)
+    throw err
+  }
+
+  // A WMTS store's capabilities are read once per store state and kept ten minutes (every picture
+  // needs its matrices); a store change, or a picture failing on what they said, reads them again.
+  const wmtsCaps = new Map<string, { config: string, at: number, caps: Promise<WmtsCapabilities> }>()
+  const wmtsCapabilitiesOf = async (s: CascadeStoreRow): Promise<WmtsCapabilities> => {
+    const key = `${s.workspace}:${s.name}`
+    const config = JSON.stringify(s.config)
+    const hit = wmtsCaps.get(key)
+    if (hit && hit.config === config && now().getTime() - hit.at < CAPABILITIES_KEPT_MS) return await hit.caps
+    const caps = (async () => {
+      const { url, xml } = await capabilitiesXml(s)
+      try { return await wmtsCapabilities(xml) } catch (err) { return unreadable(url, err) }
+    })()
+    wmtsCaps.set(key, { config, at: now().getTime(), caps })
+    caps.catch(() => { if (wmtsCaps.get(key)?.caps === caps) wmtsCaps.delete(key) })
+    return await caps
+  }
+
+  /** The remote's layers, from its capabilities. */
+  const capabilities = async (s: CascadeStoreRow): Promise<RemoteLayer[]> => {
+    if (s.kind === 'wmts') {
+      wmtsCaps.delete(`${s.workspace}:${s.name}`) // listing and publishing read them fresh
+      return (await wmtsCapabilitiesOf(s)).layers
+    }
+    const { url, xml } = await capabilitiesXml(s)
+    try { return await remoteLayers(xml) } catch (err) { return unreadable(url, err) }
+  }
+
+  /**
+   * The picture of a cascaded WMTS layer: the covering tiles of the remote matrix (of a matrix set in
+   * the request's CRS) whose pixels are the coarsest not coarser than the picture's, in the layer's
+   * first format of PNG, JPEG or its own first, mosaicked and resampled to the box and size. Only the
+   * remote's own CRSs are drawn (no reprojection): another CRS is refused, naming those it has.
+   */
+  const wmtsImage = async (s: CascadeStoreRow, layer: CascadeLayerRow, req: RenderRequest): Promise<ImageJob> => {
+    const caps = await wmtsCapabilitiesOf(s)
+    const remoteLayer = caps.layers.find((l) => l.name === layer.nativeName)
+    if (!remoteLayer) {
+      wmtsCaps.delete(`${s.workspace}:${s.name}`)
+      throw CascadeRemoteException(shownUrl(s.config.capabilitiesURL), `its capabilities no longer list layer ${shown(layer.nativeName)}`)
+    }
+    const found = matrixSetFor(caps, remoteLayer, req.crs)
+    if (!found) {
+      const crss = [...new Set(remoteLayer.matrixSets.map((l) => caps.matrixSets.get(l.id)?.crs).filter((c) => c !== undefined))]
+      throw CascadeCrsUnsupported(req.layer, req.crs, crss.join(', ') || '(none)')
+    }
+    const format = ['image/png', 'image/jpeg'].find((f) => remoteLayer.formats.includes(f) || remoteLayer.templates.has(f)) ?? remoteLayer.formats[0] ?? 'image/png'
+    const plan = planTiles(found.set, found.link, req.bbox, req.width, req.height)
+    // A remote pyramid with far-apart matrices could ask for a mosaic far larger than the picture.
+    if (plan.cols * plan.rows > MAX_MOSAIC_TILES) throw InvalidCascadeLayer(`the picture of ${req.layer} would need ${plan.cols * plan.rows} tiles of the remote's matrix ${shown(plan.matrix.id)} (at most ${MAX_MOSAIC_TILES}): ask a smaller size or box`)
+    const call = callOf(s)
+    const tiles = await Promise.all(plan.tiles.map(async ({ row, col }) => {
+      const url = tileUrl(caps, s.config.capabilitiesURL, remoteLayer, found.set.id, plan.matrix.id, row, col, format, remoteLayer.defaultStyle)
+      const answer = await reach(s, url, call)
+      if (!/^image\//i.test(answer.contentType)) throw CascadeRemoteException(shownUrl(url), await exceptionText(answer.body))
+      const { data, info } = await sharp(answer.body).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
+      return { row, col, rgba: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height }
+    }))
+    const rgba = resample(plan, tiles, req.bbox, req.width, req.height)
+    const png = await sharp(rgba, { raw: { width: req.width, height: req.height, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer()
+    return { kind: 'image', layer: req.layer, width: req.width, height: req.height, data: new Uint8Array(png.buffer, png.byteOffset, png.byteLength) }
+  }
+
+  // A down store's probe: its capabilities answered (any answer of the server) brings its layers back.
+  health?.setProbe(async (ws, name) => {
+    const s = await rows.getStore(ws, name) as CascadeStoreRow | undefined
+    if (!s || s.config.disableOnConnFailure !== true) return true
+    try { await remote.get(capabilitiesUrl(s.config.capabilitiesURL, s.kind), callOf(s)) } catch (err) {
+      if (isMapwardenError(err) && err.code === CascadeRemoteUnreachable.code) return false
+    }
+    return true
+  })
 
   const names = (ls: CascadeLayerRow[]) => ls.map((l) => `${l.workspace}:${l.name}`)
 
@@ -234,6 +379,7 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
           else row.description = d
         }
         await rows.updateStore(row)
+        health?.markUp(ws.name, name) // judged again by its next call
         return await rows.listLayers(ws.name, name)
       })
       if (layers.length > 0) await layersChanged?.(names(layers), `${KIND_NAME[kind]} store ${ws.name}:${name} changed`)
@@ -247,6 +393,7 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
         const published = await rows.listLayers(ws.name, name)
         if (!recurse && published.length > 0) throw CascadeStoreNotEmpty(name, published.length)
         await rows.deleteStore(ws.name, name)
+        health?.markUp(ws.name, name)
         return published
       })
       if (layers.length > 0) await layersRemoved?.(names(layers))
@@ -305,6 +452,8 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
       if (ll) row.latLonBbox = ll
       const nb = envelope(b.nativeBoundingBox, 'nativeBoundingBox')
       if (nb) row.config.nativeBbox = nb
+      if (kind === 'wms') row.config = remoteSettings(b, row.config, found)
+      else if (REMOTE_FIELDS.some((f) => b[f] !== undefined && b[f] !== '')) throw InvalidCascadeLayer(`${REMOTE_FIELDS.find((f) => b[f] !== undefined && b[f] !== '')} is a setting of cascaded WMS layers; a WMTS layer is drawn from the remote's default style and first of PNG, JPEG`)
       await serialized(ws.name, () => rows.insertLayer(row))
       return name
     },
@@ -337,6 +486,13 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
           row.srs = srs.toUpperCase()
         }
         if (b.enabled !== undefined && b.enabled !== '') row.config.enabled = bool(b.enabled, 'enabled', InvalidCascadeLayer)
+        if (REMOTE_FIELDS.some((f) => b[f] !== undefined)) {
+          if (kind !== 'wms') throw InvalidCascadeLayer(`${REMOTE_FIELDS.find((f) => b[f] !== undefined)} is a setting of cascaded WMS layers`)
+          // Checked against what the remote offers now.
+          const found = (await capabilities(await requireStore(ws.name, kind, old.store))).find((l) => l.name === old.nativeName)
+          if (!found) throw InvalidCascadeLayer(`the remote server of store ${old.store} no longer has layer ${shown(old.nativeName)}`)
+          row.config = remoteSettings(b, row.config, found)
+        }
         await rows.updateLayer(row)
       })
       await layersChanged?.([`${ws.name}:${name}`], `${KIND_NAME[kind]} layer ${ws.name}:${name} changed`)
@@ -363,27 +519,32 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
       const ws = req.layer.slice(0, i)
       const layer = await rows.getLayer(ws, req.layer.slice(i + 1))
       if (!layer) throw CascadeLayerNotFound('WMS', req.layer, '*', ws)
-      if (layer.kind !== 'wms') throw InvalidCascadeLayer(`layer ${req.layer} is a WMTS layer: it is listed, not drawn (cascading WMTS is not supported yet)`)
       const s = await rows.getStore(ws, layer.store) as CascadeStoreRow | undefined
-      if (!s || s.kind !== 'wms') throw CascadeStoreNotFound('WMS', layer.store, ws)
+      if (!s || s.kind !== layer.kind) throw CascadeStoreNotFound(KIND_NAME[layer.kind], layer.store, ws)
       if (!s.enabled) throw CascadeStoreDisabled(s.name, req.layer)
+      if (layer.kind === 'wmts') return await wmtsImage(s, layer, req)
+      // The format the client asked when the layer forwards it (selectedRemoteFormats), else preferredFormat.
+      const asked = req.remote?.format?.split(';')[0].trim()
+      const format = asked !== undefined && layer.config.selectedRemoteFormats?.includes(asked) ? asked : layer.config.preferredFormat ?? 'image/png'
+      const style = req.remote?.style
+      if (style !== undefined && style !== '' && !remoteStylesOf(layer.config).includes(style)) throw InvalidCascadeLayer(`STYLES: the remote offers no style ${shown(style)} for layer ${req.layer}`)
       const url = wmsUrl(s.config.capabilitiesURL, {
         SERVICE: 'WMS',
         VERSION: '1.1.1',
         REQUEST: 'GetMap',
         LAYERS: layer.nativeName,
-        STYLES: '',
+        STYLES: req.remote?.style ?? layer.config.forcedRemoteStyle ?? '',
         SRS: req.crs,
         BBOX: req.bbox.join(','),
         WIDTH: String(req.width),
         HEIGHT: String(req.height),
-        FORMAT: 'image/png',
+        FORMAT: format,
         TRANSPARENT: 'TRUE',
         EXCEPTIONS: 'application/vnd.ogc.se_xml',
         ...(req.time !== undefined ? { TIME: req.time } : {}),
         ...(req.elevation !== undefined ? { ELEVATION: req.elevation } : {})
       })
-      const answer = await remote.get(url, callOf(s))
+      const answer = await reach(s, url)
       if (!/^image\//i.test(answer.contentType)) throw CascadeRemoteException(shownUrl(url), await exceptionText(answer.body))
       return { kind: 'image', layer: req.layer, width: req.width, height: req.height, data: new Uint8Array(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength) }
     },
@@ -414,7 +575,7 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, now =
         FEATURE_COUNT: String(q.featureCount),
         EXCEPTIONS: 'application/vnd.ogc.se_xml'
       })
-      const answer = await remote.get(url, callOf(s))
+      const answer = await reach(s, url)
       if (/vnd\.ogc\.se_xml/i.test(answer.contentType) || (/xml/i.test(answer.contentType) && /ServiceExceptionReport/.test(answer.body.subarray(0, 2048).toString('utf8')))) {
         throw CascadeRemoteException(shownUrl(url), await exceptionText(answer.body))
       }

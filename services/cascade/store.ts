@@ -38,6 +38,16 @@ export interface CascadeLayerConfig {
   enabled: boolean
   /** The remote's bounds of the layer in its CRS (srs), when known. */
   nativeBbox?: [number, number, number, number]
+  /** WMS: the remote's styles of the layer when it was published or last changed (STYLES is checked against them). */
+  remoteStyles?: string[]
+  /** WMS (GeoServer's WMSLayerInfo): the format asked of the remote (default image/png). */
+  preferredFormat?: string
+  /** WMS: the remote style asked when the request names none. */
+  forcedRemoteStyle?: string
+  /** WMS: the remote styles a request may name (empty: every style the remote offers). */
+  selectedRemoteStyles?: string[]
+  /** WMS: formats forwarded as the client asked them (others: preferredFormat). */
+  selectedRemoteFormats?: string[]
 }
 
 export interface CascadeLayerRow {
@@ -68,6 +78,11 @@ export interface CascadeRows {
   insertLayer (row: CascadeLayerRow): Promise<void>
   updateLayer (row: CascadeLayerRow): Promise<void>
   deleteLayer (ws: string, name: string): Promise<void>
+}
+
+/** The remote styles a GetMap may name for a cascaded WMS layer. */
+export function remoteStylesOf (config: CascadeLayerConfig): string[] {
+  return config.selectedRemoteStyles ?? config.remoteStyles ?? []
 }
 
 /** GeoServer's name of a cascaded store's type, which is also its layers' type (PublishedType). */

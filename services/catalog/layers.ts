@@ -53,10 +53,10 @@ export function isDrawnAsVector (layer: Pick<LayerInfo, 'type' | 'config'>): boo
   return layer.type === 'VECTOR' && (['postgis', 'geopackage', 'shapefile'].includes(layer.config.source as string) || typeof layer.config.mappedGeometry === 'string')
 }
 
-/** Whether a layer has cached tiles (WMTS, TMS, XYZ, seeding) and is drawn by the WMS: a mosaic, a cascaded WMS layer,
- *  or a feature type drawn with its SLD. */
+/** Whether a layer has cached tiles (WMTS, TMS, XYZ, seeding) and is drawn by the WMS: a mosaic, a cascaded WMS or
+ *  WMTS layer, or a feature type drawn with its SLD. */
 export function isTileLayer (layer: Pick<LayerInfo, 'type' | 'config'>): boolean {
-  return isDrawable(layer) || isDrawnAsVector(layer) || layer.type === 'WMS'
+  return isDrawable(layer) || isDrawnAsVector(layer) || isCascaded(layer)
 }
 
 /** Whether a layer is a cascaded store's remote layer (type WMS or WMTS): its pictures are the remote's. */

@@ -53,8 +53,10 @@ export function createPgWorkspaceStore (db: PgDatabase): WorkspaceStore {
     },
     async insert (ws, makeDefault = false) {
       // One statement: whichever of two racing creates of names that fold the same commits first
-      // wins; the other waits for it and then inserts nothing. A namespace URI another workspace
-      // has is a unique violation (its index), refused by name.
+      // wins; the other waits for it and then inserts nothing. Two creates of the very same name can
+      // also meet on the primary key (checked before the arbiter once both have passed its pre-check):
+      // then the name exists, as after a lost race. A namespace URI another workspace has is a unique
+      // violation (its index), refused by name.
       try {
         return await db.transaction(async (c) => {
           const r = await c.query(`INSERT INTO workspaces (name, name_key, namespace_uri, isolated, created_at)
@@ -65,7 +67,11 @@ export function createPgWorkspaceStore (db: PgDatabase): WorkspaceStore {
           await notify(c, { topic: 'catalog', key: ws.name })
           return true
         })
-      } catch (err) { throw uriClash(err, ws.namespaceUri) }
+      } catch (err) {
+        const e = err as { code?: string, constraint?: string }
+        if (e.code === UNIQUE_VIOLATION && e.constraint === 'workspaces_pkey') return false
+        throw uriClash(err, ws.namespaceUri)
+      }
     },
     async update (name, ws) {
       try {

@@ -17,11 +17,14 @@ type Tok = { t: 'str' | 'num' | 'date' | 'id' | 'op' | 'qid', v: string, pos: nu
 export const DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?/
 const NUM = /^(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/
 const ID = /^[A-Za-z_][A-Za-z0-9_.:]*/
+/** An attribute path (GeoTools' ECQL on complex features): `gsml:specification/gsml:GeologicUnit/gml:name[2]/@codeSpace`. */
+const PATH = /^[A-Za-z_][A-Za-z0-9_.:]*(?:\[\d+\])?(?:\/@?[A-Za-z_][A-Za-z0-9_.:]*(?:\[\d+\])?)*/
 const OPS = ['<>', '!=', '<=', '>=', '=', '<', '>', '(', ')', ',', '/', '-', '+']
 export const MAX_LENGTH = 10_000
 const MAX_DEPTH = 64
 
-export function tokenize (text: string): Tok[] {
+/** `paths`: names may be XPath attribute paths (a `/` between two names is not a division). */
+export function tokenize (text: string, { paths = false } = {}): Tok[] {
   const out: Tok[] = []
   let i = 0
   while (i < text.length) {
@@ -47,7 +50,7 @@ export function tokenize (text: string): Tok[] {
     if (m) { out.push({ t: 'date', v: m[0], pos: i }); i += m[0].length; continue }
     m = NUM.exec(rest)
     if (m) { out.push({ t: 'num', v: m[0], pos: i }); i += m[0].length; continue }
-    m = ID.exec(rest)
+    m = (paths ? PATH : ID).exec(rest)
     if (m) { out.push({ t: 'id', v: m[0], pos: i }); i += m[0].length; continue }
     const op = OPS.find((o) => rest.startsWith(o))
     if (op) { out.push({ t: 'op', v: op, pos: i }); i += op.length; continue }

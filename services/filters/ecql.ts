@@ -15,6 +15,8 @@ export interface FilterSchema {
   attributes: FilterAttribute[]
   /** CRS of the footprints, for BBOX with an explicit CRS. */
   crs: string
+  /** Attribute names may be XPath paths (app-schema's mapped types). */
+  paths?: boolean
 }
 
 /** Normalises an ISO 8601 instant to the index's storage form (UTC, milliseconds, Z). */
@@ -32,7 +34,7 @@ export function parseEcql (text: string, schema: FilterSchema): Filter {
   // PostgreSQL cannot bind U+0000 in text (SQLite can): refused here, so both backends answer alike.
   const nul = text.indexOf('\u0000')
   if (nul >= 0) throw InvalidCql(`NUL character (U+0000) at position ${nul}`)
-  const toks = tokenize(text)
+  const toks = tokenize(text, { paths: schema.paths === true })
   if (toks.length === 0) throw InvalidCql('empty filter')
   return resolve(new Parser(toks).parse(), schema)
 }

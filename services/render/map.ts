@@ -10,6 +10,7 @@ import { renderBands, renderFailure, renderMosaic, type RenderFailure } from './
 import type { RenderJob } from './raster/mosaic-types.js'
 import { drawVector, type VectorJob } from './vector/draw-vector.js'
 import { drawImage, isImageJob, type ImageJob } from './image-job.js'
+import { over } from './composite.js'
 
 /** Pixels of one strip: 1024 x 1024 (4 MiB of RGBA, 16 MiB of source coordinates when reprojecting). */
 export const STRIP_PIXELS = 1024 * 1024
@@ -42,20 +43,6 @@ export function stripOf (job: RenderJob, r0: number, r1: number): RenderJob {
   const [x0, y0, x1, y1] = job.bbox
   const dy = (y1 - y0) / job.height
   return { ...job, bbox: [x0, y1 - r1 * dy, x1, y1 - r0 * dy], height: r1 - r0 }
-}
-
-/** Draws `src` over `dst` (both RGBA, straight alpha), pixel by pixel. */
-export function over (dst: Uint8Array, dstOffset: number, src: Uint8Array): void {
-  for (let i = 0; i < src.length; i += 4) {
-    const sa = src[i + 3]
-    if (sa === 0) continue
-    const d = dstOffset + i
-    if (sa === 255) { dst[d] = src[i]; dst[d + 1] = src[i + 1]; dst[d + 2] = src[i + 2]; dst[d + 3] = 255; continue }
-    const da = dst[d + 3]
-    const oa = sa + da * (255 - sa) / 255
-    for (let c = 0; c < 3; c++) dst[d + c] = Math.round((src[i + c] * sa + dst[d + c] * da * (255 - sa) / 255) / oa)
-    dst[d + 3] = Math.round(oa)
-  }
 }
 
 async function catching<T> (fn: () => Promise<T>): Promise<T | RenderFailure> {

@@ -12,7 +12,7 @@ import { writeTiles, type TileWrite } from './tile-files.js'
 import { cutAndEncode, type EncodeFormat } from './tile-encode.js'
 import { createFaults, killProcessAt, type FaultPoint, type FaultRule } from '../faults.js'
 import { drawVector, type VectorJob } from './vector/draw-vector.js'
-import { over } from './map.js'
+import { over } from './composite.js'
 import { drawImage, isImageJob, type ImageJob } from './image-job.js'
 import { encodeVectorTiles, type VectorTilesPlan } from './vector/vector-tiles.js'
 

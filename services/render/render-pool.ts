@@ -8,6 +8,7 @@ import { Piscina } from 'piscina'
 import type { FaultRule } from '../faults.js'
 import { RenderQueueFull } from '../errors.js'
 import type { RenderThreadData } from './metatile.js'
+import type { MessagePort } from 'node:worker_threads'
 
 /**
  * Metatiles each render thread works on at once. A render waits for libvips and zlib on libuv's
@@ -20,7 +21,7 @@ import type { RenderThreadData } from './metatile.js'
 export const TASKS_PER_THREAD = 2
 
 /** Runs one named task of the render worker entry file. */
-export type RunOnPool = (payload: unknown, opts: { name: string, signal?: AbortSignal }) => Promise<unknown>
+export type RunOnPool = (payload: unknown, opts: { name: string, signal?: AbortSignal, transferList?: MessagePort[] }) => Promise<unknown>
 
 export interface RenderPool {
   run: RunOnPool

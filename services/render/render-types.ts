@@ -30,7 +30,11 @@ export interface RenderRequest {
   time?: string
   elevation?: string
   cqlFilter?: string
+  /** An SQL view layer's parameters (viewparams), checked and bound by the read. */
+  viewParams?: Record<string, string>
   style?: RasterStyle
+  /** A cascaded WMS layer's GetMap: the remote style named in STYLES, the format the client asked. */
+  remote?: { style?: string, format?: string }
 }
 
 /** Band values of a rendered area, before styling. */

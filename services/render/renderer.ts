@@ -10,6 +10,7 @@ import type { RenderPriority, RenderQueue } from './render-queue.js'
 import type { RenderRequest } from './render-types.js'
 import type { RenderJob } from './raster/mosaic-types.js'
 import type { VectorJob } from './vector/draw-vector.js'
+import { endFeeds, feedPorts } from './vector/vector-plan.js'
 import type { VectorStyle } from './vector/vector-style.js'
 import type { VectorTilesRequest } from './vector/vector-tile-plan.js'
 import type { VectorTilesPlan } from './vector/vector-tiles.js'
@@ -61,10 +62,18 @@ export function createRenderer (deps: RendererDeps) {
   async function run<T> (task: RenderTask): Promise<T> {
     return await deps.queue.run(task.priority, async () => {
       const payload = await task.payload()
-      task.signal?.throwIfAborted()
+      try { task.signal?.throwIfAborted() } catch (err) { endFeeds(feedPorts(payload)); throw err }
       const done = task.here?.(payload)
       if (done !== undefined) return done as T
-      return await deps.run(payload, { name: task.name }) as T
+      // A vector layer of many features streams the rest of its read to the render thread (vector-plan.ts's feed).
+      const ports = feedPorts(payload)
+      let out
+      try {
+        out = await deps.run(payload, { name: task.name, ...(ports.length > 0 ? { transferList: ports } : {}) }) as T
+      } catch (err) { throw endFeeds(ports) ?? err }
+      const failed = endFeeds(ports)
+      if (failed) throw failed
+      return out
     }, task.key)
   }
 

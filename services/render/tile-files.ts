@@ -9,8 +9,8 @@ import path from 'node:path'
 import { threadId } from 'node:worker_threads'
 import { noFaults, type FaultPoint } from '../faults.js'
 
-/** Result of a write: the size of the new tile and of the tile it replaced (-1: none). */
-export interface TileWrite { bytes: number, replacedBytes: number }
+/** Result of a write: the size of the new tile, of the tile it replaced (-1: none), and its time. */
+export interface TileWrite { bytes: number, replacedBytes: number, mtimeMs: number }
 
 const madeDirs = new Set<string>()
 let seq = 0
@@ -35,12 +35,17 @@ export function writeTileFile (tmpDir: string, target: string, data: Uint8Array,
     try {
       ensureDir(tmpDir)
       ensureDir(dir)
-      fs.writeFileSync(tmp, data)
+      const fd = fs.openSync(tmp, 'w')
+      let mtimeMs: number
+      try {
+        for (let off = 0; off < data.length;) off += fs.writeSync(fd, data, off)
+        mtimeMs = fs.fstatSync(fd).mtimeMs
+      } finally { fs.closeSync(fd) }
       const replacedBytes = fs.statSync(target, { throwIfNoEntry: false })?.size ?? -1
       fault('tile.beforeRename')
       fs.renameSync(tmp, target)
       fault('tile.afterRename')
-      return { bytes: data.length, replacedBytes }
+      return { bytes: data.length, replacedBytes, mtimeMs }
     } catch (err) {
       fs.rmSync(tmp, { force: true })
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt > 0) throw err

@@ -14,7 +14,7 @@ export type { StyleImage, StyleRow } from './store.js'
 export { styleRef } from './store.js'
 export type { StyleServiceDeps } from './style-context.js'
 export type { EntryInput } from './style-entries.js'
-export { BUILT_IN } from './style-reads.js'
+export { BUILT_IN } from './built-in.js'
 
 export function createStyleService (deps: StyleServiceDeps) {
   const ctx = createStyleContext(deps)

@@ -5,7 +5,8 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { within } from '../files/atomic.js'
 import { checkName } from '../files/names.js'
-import { InvalidStyleEntry, StyleExists, StyleInUse, StyleResourceExists, StyleToDeleteNotFound } from '../errors.js'
+import { DefaultStyleNotDeletable, InvalidStyleEntry, StyleExists, StyleInUse, StyleResourceExists, StyleToDeleteNotFound } from '../errors.js'
+import { isBuiltIn } from './built-in.js'
 import { checkFields, unchanged, unifyShape } from '../body-fields.js'
 import { parseSld } from './sld.js'
 import { checkStyleGraphics } from './style-graphics.js'
@@ -119,6 +120,8 @@ export function styleEntries (ctx: StyleContext) {
      */
     async remove (workspace: string | undefined, name: string, { purge = false, recurse = false } = {}): Promise<void> {
       await requireWorkspace(workspace)
+      // GeoServer's catalog refuses to remove its default styles (a global style of their names).
+      if (isBuiltIn(workspace, name)) throw DefaultStyleNotDeletable()
       return serial(async () => {
         const s = await store.get(workspace, name)
         if (!s) throw StyleToDeleteNotFound(name)

@@ -11,12 +11,7 @@ import { folderOf } from './style-files.js'
 import { BUILT_IN_VECTOR_STYLES, type VectorStyle } from '../render/vector/vector-style.js'
 import type { StyleRow } from './store.js'
 import type { StyleContext } from './style-context.js'
-
-/**
- * GeoServer's built-in default styles. Unless a style of that name was created, they name the
- * default rendering (the tile cache uses 'raster' for a raster layer without a default style).
- */
-export const BUILT_IN = ['raster', 'point', 'line', 'polygon', 'generic']
+import { BUILT_IN, builtInRow, builtInSld, isBuiltIn } from './built-in.js'
 
 export function styleReads (ctx: StyleContext) {
   const { store, get, resolve, requireWorkspace, readText, dirOf } = ctx
@@ -24,16 +19,25 @@ export function styleReads (ctx: StyleContext) {
   const compiledVector = new Map<string, VectorStyle>()
 
   return {
-    /** Names of the global styles (no workspace) or of one workspace's styles, sorted. */
+    /** Names of the global styles (no workspace: with the built-in ones) or of one workspace's styles, sorted. */
     async list (workspace?: string): Promise<string[]> {
       await requireWorkspace(workspace)
-      return await store.names(workspace)
+      const names = await store.names(workspace)
+      if (workspace !== undefined) return names
+      const own = new Set(names)
+      return [...names, ...BUILT_IN.filter((n) => !own.has(n))].sort((a, b) => a < b ? -1 : a > b ? 1 : 0)
     },
-    get,
+    /** A style's row; a built-in style without a row of its own: its entry. */
+    async get (workspace: string | undefined, name: string): Promise<StyleRow> {
+      try { return await get(workspace, name) } catch (err) {
+        if ((err as { code?: string }).code === StyleNotFound.code && isBuiltIn(workspace, name)) return builtInRow(name)
+        throw err
+      }
+    },
     /** Like get, but undefined for an unknown style (an unknown workspace still throws). */
     async find (workspace: string | undefined, name: string): Promise<StyleRow | undefined> {
       await requireWorkspace(workspace)
-      return await store.get(workspace, name)
+      return await store.get(workspace, name) ?? (isBuiltIn(workspace, name) ? builtInRow(name) : undefined)
     },
     resolve,
     usersOf: ctx.usersOf,
@@ -46,7 +50,11 @@ export function styleReads (ctx: StyleContext) {
     },
     /** The SLD text of a style. */
     async sld (workspace: string | undefined, name: string): Promise<string> {
-      return await readText(await get(workspace, name))
+      try { return await readText(await get(workspace, name)) } catch (err) {
+        const text = (err as { code?: string }).code === StyleNotFound.code && isBuiltIn(workspace, name) ? builtInSld(name) : undefined
+        if (text === undefined) throw err
+        return text
+      }
     },
 
     /**

@@ -29,6 +29,11 @@ export type TileListener = (e: TileEvent) => void
 export interface MetatileTarget { tmpDir: string, paths: string[] }
 export interface StoredTile { data: Buffer, size: number, mtimeMs: number, etag: string }
 
+/** A tile's bytes with its file's time, and the ETag every read of that file answers. */
+export function storedTile (data: Buffer, mtimeMs: number): StoredTile {
+  return { data, size: data.length, mtimeMs, etag: `"${data.length.toString(16)}-${Math.floor(mtimeMs).toString(16)}"` }
+}
+
 export interface TruncateSelection {
   layer: string
   gridSet: string
@@ -95,7 +100,6 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults, rootOf = () =
     let i = 0
     for (let y = rect[3]; y >= rect[1]; y--) for (let x = rect[0]; x <= rect[2]; x++) fn(x, y, i++)
   }
-  const etagOf = (size: number, mtimeMs: number) => `"${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`
 
   async function remove (file: string, key: TileKey, olderThan?: number): Promise<boolean> {
     let size = 0
@@ -158,12 +162,10 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults, rootOf = () =
   /** A tile and its time from one open file, not reported as read: a reader that serves it calls `served`. */
   async function peek (key: TileKey): Promise<StoredTile | undefined> {
     const file = await readTileFile(tilePath(key))
-    if (!file) return undefined
-    const size = file.data.length
-    return { data: file.data, size, mtimeMs: file.mtimeMs, etag: etagOf(size, file.mtimeMs) }
+    return file && storedTile(file.data, file.mtimeMs)
   }
-  /** Reports a tile `peek` read as served (the disk quota's hit). */
-  const served = (key: TileKey, tile: StoredTile): void => { emit(read, { ...key, bytes: tile.size }) }
+  /** Reports a tile (a `peek` read, a render's) as served: the disk quota's hit. */
+  const served = (key: TileKey, tile: StoredTile): StoredTile => { emit(read, { ...key, bytes: tile.size }); return tile }
 
   return {
     root,

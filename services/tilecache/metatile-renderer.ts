@@ -40,15 +40,18 @@ export interface MetatileRequest {
   children?: string[]
 }
 /** The tiles written, in the target's order; `error` when a write failed after them. */
-export interface RenderedMetatile { writes: TileWrite[], error?: Error }
+/** A rendered metatile's writes; `tiles`, in image order, when they were encoded on this thread
+ *  (the database's vector tiles), so the request that asked for one serves it without reading it back. */
+export interface RenderedMetatile { writes: TileWrite[], error?: Error, tiles?: Uint8Array[] }
 export type MetatileRenderer = (req: MetatileRequest) => Promise<RenderedMetatile>
 
 /** Renders a metatile into the store and reports its tiles (disk quota), also after a failed write. */
-export async function renderIntoStore (render: MetatileRenderer, store: BlobStore, set: TileSet, req: Omit<MetatileRequest, 'target'>): Promise<void> {
+export async function renderIntoStore (render: MetatileRenderer, store: BlobStore, set: TileSet, req: Omit<MetatileRequest, 'target'>): Promise<RenderedMetatile> {
   const key = metatileKey(req, set.format, set.parameterId, req.z, req.rect[0], req.rect[1])
   const out = await render({ ...req, key, target: store.metatileTarget(set, req.z, req.rect) })
   store.recordMetatile(set, req.z, req.rect, out.writes)
   if (out.error) throw out.error
+  return out
 }
 
 /** The key of the cluster-wide lock of a metatile (its tile set and place). */
@@ -121,10 +124,12 @@ export function metatileRenderer ({ renderer, rasterStyleFor, vectorStyleFor, la
       // (temp file and rename, as the worker would), not posted to a render thread.
       const here = (p: unknown) => {
         const plan = p as VectorTilesPlan & { target: MetatileTarget }
-        return plan.layers.length === 0 ? writeTiles(encodeVectorTiles(plan), plan.target) : undefined
+        if (plan.layers.length > 0) return undefined
+        const tiles = encodeVectorTiles(plan)
+        return { ...writeTiles(tiles, plan.target), tiles }
       }
-      const out = await renderer.run<MetatileResult>({ name: 'renderVectorTiles', priority, signal: req.signal, payload, here })
-      return { writes: out.writes, error: writeError(out) }
+      const out = await renderer.run<MetatileResult & { tiles?: Uint8Array[] }>({ name: 'renderVectorTiles', priority, signal: req.signal, payload, here })
+      return { writes: out.writes, error: writeError(out), tiles: out.tiles }
     }
     // A mosaic alone: its render plan, drawn by the raster worker task.
     if (drawn.length === 1 && drawn[0].layer.type === 'RASTER') {

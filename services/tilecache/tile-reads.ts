@@ -4,8 +4,8 @@
 // lock); a cached-only layer answers a missing tile with a blank or a 404 instead.
 import type { Principal } from '../auth/authenticator.js'
 import { GridSetNotOffered, TileNotCached, TileOutOfRange, TileParameterInvalid, TileRequestInvalid } from '../errors.js'
-import type { StoredTile, TileKey } from './blob-store.js'
-import { metatileKey, renderIntoStore } from './metatile-renderer.js'
+import { storedTile, type StoredTile, type TileKey } from './blob-store.js'
+import { metatileKey, renderIntoStore, type RenderedMetatile } from './metatile-renderer.js'
 import type { GridSet } from './grid-sets.js'
 import { formatsOf, MVT_FORMAT, type TileFormat } from './formats.js'
 import { metaTileOf } from './tile-range.js'
@@ -40,7 +40,7 @@ export interface TileRequest {
 
 export function readOperations (ctx: TileCacheContext) {
   const { deps, store, invalidation } = ctx
-  const inflight = new Map<string, Promise<void>>()
+  const inflight = new Map<string, Promise<RenderedMetatile | undefined>>()
 
   return {
     /** The stored tile, or the metatile rendered on a miss; `public` when the layer is readable anonymously. */
@@ -88,18 +88,21 @@ export function readOperations (ctx: TileCacheContext) {
           // A seed render holding the lock must not wait behind the requests that come after this one.
           const release = deps.hurry?.(lockKey) ?? (() => {})
           try {
-            await deps.metatileLock.run(lockKey, async () => {
+            return await deps.metatileLock.run(lockKey, async () => {
               release()
               const written = await store.mtime(key)
-              if (written !== undefined && written !== before && !invalidation.isStale(key.layer, key.parameterId, written, invalidation.inForce(key.layer))) return
-              await renderIntoStore(deps.render, store, key, { layer, gridSet: req.gridSet, z: req.z, rect, format: req.format, parameters: params, priority: 'interactive' })
+              if (written !== undefined && written !== before && !invalidation.isStale(key.layer, key.parameterId, written, invalidation.inForce(key.layer))) return undefined
+              return await renderIntoStore(deps.render, store, key, { layer, gridSet: req.gridSet, z: req.z, rect, format: req.format, parameters: params, priority: 'interactive' })
             })
           } finally { release() }
         })().finally(() => inflight.delete(mkey))
         inflight.set(mkey, p)
       }
-      await p
-      const tile = await store.get(key)
+      // Tiles encoded on this thread are served as rendered; those a render thread wrote are read back.
+      const out = await p
+      const i = (rect[3] - req.y) * (rect[2] - rect[0] + 1) + req.x - rect[0]
+      const data = out?.tiles?.[i]
+      const tile = data && out.writes[i] ? store.served(key, storedTile(Buffer.from(data.buffer, data.byteOffset, data.byteLength), out.writes[i].mtimeMs)) : await store.get(key)
       if (!tile) throw TileOutOfRange(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
       return { ...tile, cached: false, public: isPublic, settings }
     }

@@ -23,6 +23,7 @@ import { postgisOptions, type SourceRegistry } from './sources.js'
 import type { Secrets } from '../datastores/service.js'
 import type { TypeSchema, VectorSource } from './source.js'
 import { sentNativeCrs } from './feature-type-crs.js'
+import { bindView, virtualTableOfMetadata, type VirtualTable } from './virtual-table.js'
 import type { FeatureTypeConfig, FeatureTypeRows, ProjectionPolicy, VectorFeatureType } from './store.js'
 
 export interface FeatureTypeDeps {
@@ -45,7 +46,7 @@ export type ListKind = 'available' | 'available_with_geom' | 'all'
 const POLICIES: ProjectionPolicy[] = ['FORCE_DECLARED', 'REPROJECT_TO_DECLARED', 'NONE']
 
 /** Fields of a featureType body; the rest of what GET shows may be sent back unchanged. */
-const WRITABLE = ['name', 'nativeName', 'title', 'abstract', 'keywords', 'nativeCRS', 'srs', 'projectionPolicy', 'nativeBoundingBox', 'latLonBoundingBox', 'enabled', 'advertised', 'attributes']
+const WRITABLE = ['name', 'nativeName', 'title', 'abstract', 'keywords', 'nativeCRS', 'srs', 'projectionPolicy', 'nativeBoundingBox', 'latLonBoundingBox', 'enabled', 'advertised', 'attributes', 'metadata']
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 const shown = (v: unknown) => { const s = JSON.stringify(v) ?? String(v); return s.length > 64 ? s.slice(0, 64) + '...' : s }
 
@@ -194,6 +195,19 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
     return schema as TypeSchema & { geometry: NonNullable<TypeSchema['geometry']> }
   }
 
+  /** An SQL view's schema, keys and bounds: its SELECT described with the defaults bound (read-only,
+   *  nothing read); refused unless the store is PostGIS and the database takes the SQL. */
+  const describeView = async (store: DataStoreRow, vt: VirtualTable) => {
+    if (store.type !== POSTGIS_TYPE) throw InvalidFeatureType(`an SQL view (JDBC_VIRTUAL_TABLE) needs a PostGIS store; ${store.name} is ${store.type}`)
+    const bound = bindView(vt, undefined)
+    const d = await guarded(store, (s) => s.describeView!(vt, bound.sql, bound.values))
+    return d as typeof d & { schema: { geometry: NonNullable<TypeSchema['geometry']> } }
+  }
+
+  /** The native bounds of a feature type's data: its SQL view's rows, or its table's. */
+  const boundsOf = async (store: DataStoreRow, nativeName: string, vt: VirtualTable | undefined): Promise<Envelope | undefined> =>
+    vt ? (await describeView(store, vt)).bounds : await guarded(store, (s) => s.bounds(nativeName, estimated(store)))
+
   /** Lat/lon bounds of native bounds: from the declared CRS when the data is forced to it, else the native one. */
   const latLonOf = async (store: DataStoreRow, env: Envelope, cfg: FeatureTypeConfig, srs: string | undefined): Promise<Envelope | undefined> => {
     const code = cfg.projectionPolicy === 'FORCE_DECLARED' && srs ? epsgCode(srs, 'srs') : cfg.nativeCRS ? epsgCode(cfg.nativeCRS, 'nativeCRS') : undefined
@@ -248,10 +262,15 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
       const store = await datastores.get(ws, storeName)
       const b = unifyShape(body) as Record<string, unknown>
       checkFields(b, 'featureType', WRITABLE, readOnlyFields(store.workspace, store.name))
-      const nativeName = text(b.nativeName, 'nativeName', 256) ?? text(b.name, 'name', 256)
+      const vt = virtualTableOfMetadata(b.metadata)
+      const sentNativeName = text(b.nativeName, 'nativeName', 256)
+      // An SQL view's native name is its virtual table's (GeoServer sets it so).
+      if (vt && sentNativeName !== undefined && sentNativeName !== vt.name) throw InvalidFeatureType(`nativeName ${shown(sentNativeName)} must be the virtual table's name ${shown(vt.name)}`)
+      const nativeName = vt?.name ?? sentNativeName ?? text(b.name, 'name', 256)
       if (nativeName === undefined) throw InvalidFeatureType('name or nativeName is required')
       const name = checkName(text(b.name, 'name', 256) ?? nativeName, 'feature type')
-      const schema = await describeTable(store, nativeName)
+      const view = vt ? await describeView(store, vt) : undefined
+      const schema = view ? view.schema : await describeTable(store, nativeName)
       const wanted = attributeNames(b.attributes)
       let attributes = schema.attributes
       if (wanted !== undefined) {
@@ -286,9 +305,10 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         // Python's str(True) is "True" (the geoserver-rest package's publish_featurestore): any letter case.
         ...(b.advertised !== undefined && b.advertised !== '' ? { advertised: advertisedOf(b.advertised) } : {}),
         attributes,
-        geometry: schema.geometry
+        geometry: schema.geometry,
+        ...(vt ? { virtualTable: vt } : {})
       }
-      const nativeBbox = sentNative ?? await guarded(store, (s) => s.bounds(nativeName, estimated(store)))
+      const nativeBbox = sentNative ?? (view ? view.bounds : await guarded(store, (s) => s.bounds(nativeName, estimated(store))))
       if (nativeBbox) config.nativeBbox = nativeBbox
       const latLonBbox = sentLatLon ?? (nativeBbox ? await latLonOf(store, nativeBbox, config, srs) : undefined)
       const ft: VectorFeatureType = {
@@ -321,9 +341,20 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         const old = await requireFt(ws, storeName, name)
         checkFields(b, 'featureType', WRITABLE, readOnlyFields(store.workspace, store.name))
         if (b.nativeName !== undefined && b.nativeName !== '' && b.nativeName !== old.nativeName) throw FeatureTypeChangeRefused('nativeName', `${shown(old.nativeName)} to ${shown(b.nativeName)}`)
-        const wanted = attributeNames(b.attributes)
-        if (wanted !== undefined && wanted.join('\u0000') !== old.config.attributes.map((a) => a.name).join('\u0000')) throw FeatureTypeChangeRefused('attributes', 'they follow the table: delete and create the feature type to choose others')
         const config: FeatureTypeConfig = { ...old.config }
+        // A changed SQL view is described again: its attributes follow its SELECT.
+        const vt = virtualTableOfMetadata(b.metadata)
+        if (vt && !old.config.virtualTable) throw FeatureTypeChangeRefused('metadata', `${shown(old.nativeName)} is a table, not an SQL view: publish the view as a feature type of its own`)
+        if (vt && vt.name !== old.nativeName) throw FeatureTypeChangeRefused('virtualTable name', `${shown(old.nativeName)} to ${shown(vt.name)}`)
+        const viewChanged = vt !== undefined && JSON.stringify(vt) !== JSON.stringify(old.config.virtualTable)
+        if (vt && viewChanged) {
+          const view = await describeView(store, vt)
+          config.virtualTable = vt
+          config.attributes = view.schema.attributes
+          config.geometry = view.schema.geometry
+        }
+        const wanted = attributeNames(b.attributes)
+        if (wanted !== undefined && !viewChanged && wanted.join('\u0000') !== old.config.attributes.map((a) => a.name).join('\u0000')) throw FeatureTypeChangeRefused('attributes', 'they follow the table: delete and create the feature type to choose others')
         if (b.abstract !== undefined) { const a = text(b.abstract, 'abstract'); if (a === undefined) delete config.abstract; else config.abstract = a }
         const kw = keywordsOf(b.keywords)
         if (kw !== undefined) config.keywords = kw
@@ -343,7 +374,7 @@ export function createFeatureTypeService ({ rows, datastores, sources, secrets, 
         let latLonBbox = readEnvelope(b.latLonBoundingBox, 'latLonBoundingBox', true) ?? old.latLonBbox
         if (sentNative) config.nativeBbox = sentNative
         if (recalc.native) {
-          const env = await guarded(store, (s) => s.bounds(old.nativeName, estimated(store)))
+          const env = await boundsOf(store, old.nativeName, config.virtualTable)
           if (env) config.nativeBbox = env
           else delete config.nativeBbox
         }

@@ -19,6 +19,7 @@ import { InvalidFeatureQuery } from '../errors.js'
 import { builtinProj4Def, transformBbox } from '../render/crs.js'
 import { checkEnvelope, envelopeOfValue as envelopeOf, geometryMeets, readGpkgBlob, wkbToGeojson } from './geometry.js'
 import { geometryBinding } from './postgis-source.js'
+import { simplifyWkb, toleranceOf } from './simplify.js'
 import { writeGeoPackage } from './gpkg-write.js'
 import type { AttributeInfo, Feature, ReadQuery, TypeName, TypeSchema, VectorSource } from './source.js'
 
@@ -107,6 +108,20 @@ export function gpkgSelectSql (d: Described, q: ReadQuery, exposePrimaryKeys: bo
     if (!known.has(name)) throw InvalidFeatureQuery(`${d.name} has no attribute ${JSON.stringify(name)}`)
     return quoteSqliteName(name)
   }
+  if (q.distinct !== undefined) {
+    // The distinct values of one attribute in its order, paged; with sortBy, each value at its
+    // first row under the sort (the value breaking ties).
+    const col = check(q.distinct)
+    const where = gpkgWhere(d, q, check, values)
+    const from = `${quoteSqliteName(d.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`
+    const sorts = (q.sortBy ?? []).map((s) => `${check(s.name)} ${s.descending ? 'DESC' : 'ASC'}`)
+    const rank = quoteSqliteName(q.distinct === 'mw_rank' ? 'mw_rank_' : 'mw_rank')
+    let text = sorts.length > 0
+      ? `SELECT ${col} FROM (SELECT ${col}, row_number() OVER (ORDER BY ${[...sorts, `${col} ASC`].join(', ')}) AS ${rank} FROM ${from}) GROUP BY ${col} ORDER BY min(${rank})`
+      : `SELECT DISTINCT ${col} FROM ${from} ORDER BY ${col} ASC`
+    text += page(q, values)
+    return { text, values }
+  }
   const geom = d.geometry
   const g = geom ? quoteSqliteName(geom.name) : undefined
   const key = d.keyIsColumn ? quoteSqliteName(d.key) : 'rowid'
@@ -120,18 +135,23 @@ export function gpkgSelectSql (d: Described, q: ReadQuery, exposePrimaryKeys: bo
   const order = (q.sortBy ?? []).map((s) => `${check(s.name)} ${s.descending ? 'DESC' : 'ASC'}`)
   if (q.limit !== undefined || q.offset !== undefined) order.push(`${key} ASC`)
   if (order.length > 0) text += ` ORDER BY ${order.join(', ')}`
+  text += page(q, values)
+  return { text, values }
+}
+
+/** The LIMIT/OFFSET of a read, its values pushed to `values`. */
+function page (q: ReadQuery, values: unknown[]): string {
   const count = (v: number | undefined, what: string) => {
     if (v !== undefined && (!Number.isSafeInteger(v) || v < 0)) throw InvalidFeatureQuery(`${what} must be a whole number of at least 0: ${v}`)
     return v
   }
   const limit = count(q.limit, 'limit')
   const offset = count(q.offset, 'offset')
-  if (limit !== undefined || (offset !== undefined && offset > 0)) {
-    text += ' LIMIT ?'
-    values.push(limit ?? -1)
-    if (offset !== undefined && offset > 0) { text += ' OFFSET ?'; values.push(offset) }
-  }
-  return { text, values }
+  if (limit === undefined && (offset === undefined || offset === 0)) return ''
+  values.push(limit ?? -1)
+  if (offset === undefined || offset === 0) return ' LIMIT ?'
+  values.push(offset)
+  return ' LIMIT ? OFFSET ?'
 }
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -294,6 +314,7 @@ export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSourc
       const d = describeFull(q.type)
       if (!d) throw InvalidFeatureQuery(`no feature table ${JSON.stringify(q.type)} in ${path.basename(o.file)}`)
       const sql = gpkgSelectSql(d, q, o.exposePrimaryKeys)
+      const tolerance = toleranceOf(q)
       // SQLite keeps a BOOLEAN as 0/1: read back as the binding says.
       const booleans = new Set(d.attributes.filter((a) => a.binding === 'java.lang.Boolean').map((a) => a.name))
       const conn = open()
@@ -311,7 +332,7 @@ export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSourc
             let geometry: Buffer | string | null = null
             if (Buffer.isBuffer(row.mw_geom)) {
               const wkb = readGpkgBlob(row.mw_geom).wkb
-              if (wkb) geometry = q.geometryFormat === 'geojson' ? JSON.stringify(wkbToGeojson(wkb)) : wkb
+              if (wkb) geometry = q.geometryFormat === 'geojson' ? JSON.stringify(wkbToGeojson(wkb)) : tolerance ? simplifyWkb(wkb, tolerance) : wkb
             }
             yield { ...(fid !== undefined && fid !== null ? { id: String(fid) } : {}), properties, geometry } satisfies Feature
             if (++n % batch === 0) await turn()
@@ -323,11 +344,11 @@ export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSourc
     async count (q) {
       const d = describeFull(q.type)
       if (!d) throw InvalidFeatureQuery(`no feature table ${JSON.stringify(q.type)} in ${path.basename(o.file)}`)
-      const sql = gpkgSelectSql(d, { type: q.type, properties: [], ...(q.bbox ? { bbox: q.bbox } : {}), ...(q.filter ? { filter: q.filter } : {}) }, o.exposePrimaryKeys)
+      const sql = gpkgSelectSql(d, { type: q.type, properties: [], ...(q.bbox ? { bbox: q.bbox } : {}), ...(q.filter ? { filter: q.filter } : {}), ...(q.distinct !== undefined ? { distinct: q.distinct } : {}) }, o.exposePrimaryKeys)
       const conn = open()
       try {
         // No box and no filter: SQLite counts the table's b-tree, no row is decoded.
-        if (!q.bbox && !q.filter) return (conn.prepare(`SELECT COUNT(*) FROM ${quoteSqliteName(d.name)}`).pluck().get() as number)
+        if (!q.bbox && !q.filter && q.distinct === undefined) return (conn.prepare(`SELECT COUNT(*) FROM ${quoteSqliteName(d.name)}`).pluck().get() as number)
         // Else the compiled WHERE (the R-tree, the exact test) stepped in batches, the loop given back between them.
         addFunctions(conn)
         const it = conn.prepare(`SELECT 1 FROM (${sql.text})`).pluck().iterate(...sql.values)

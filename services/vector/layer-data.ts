@@ -7,9 +7,10 @@ import type { VectorLayerData } from '../render/vector/vector-plan.js'
 import type { DataStoreService } from '../datastores/service.js'
 import type { FeatureTypeService } from './feature-types.js'
 import type { SourceRegistry } from './sources.js'
+import { sqlViewOf } from './virtual-table.js'
 
 export function createVectorLayerData ({ featureTypes, datastores, sources }: { featureTypes: FeatureTypeService, datastores: DataStoreService, sources: SourceRegistry }) {
-  return async (qualified: string): Promise<VectorLayerData> => {
+  return async (qualified: string, viewParams?: Record<string, string>): Promise<VectorLayerData> => {
     const p = splitLayerName(qualified)
     const ft = p ? await featureTypes.find(p.workspace, p.name) : undefined
     if (!p || !ft) throw WmsLayerNotDefined(qualified)
@@ -18,6 +19,8 @@ export function createVectorLayerData ({ featureTypes, datastores, sources }: { 
     const cfg = ft.config
     const dataCrs = (cfg.projectionPolicy === 'FORCE_DECLARED' ? ft.srs : undefined) ?? cfg.nativeCRS ?? ft.srs ?? 'EPSG:4326'
     const schema = { attributes: cfg.attributes.map((a) => ({ name: a.name, type: filterType(a.binding) })), crs: dataCrs }
-    return { source: sources.forStore(store), type: ft.nativeName, dataCrs, schema }
+    // An SQL view: its SELECT with the request's viewparams (else the defaults) checked and bound.
+    const view = cfg.virtualTable ? sqlViewOf(cfg.virtualTable, { attributes: cfg.attributes, ...(cfg.geometry ? { geometry: cfg.geometry } : {}) }, viewParams) : undefined
+    return { source: sources.forStore(store), type: ft.nativeName, dataCrs, schema, ...(view ? { view } : {}) }
   }
 }

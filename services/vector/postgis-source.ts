@@ -8,10 +8,12 @@
 import pg from 'pg'
 import { quotePgName, toPg, type PgTarget } from '../filters/pg.js'
 import type { Envelope } from '../filters/tree.js'
-import { InvalidFeatureQuery } from '../errors.js'
+import { InvalidFeatureQuery, InvalidVirtualTable } from '../errors.js'
+import { toleranceOf } from './simplify.js'
 import { pgConnectionConfig, type ConnectionSettings } from '../datastores/params.js'
 import { createPostgisWriter } from './postgis-write.js'
 import type { AttributeInfo, Feature, ReadQuery, TypeName, TypeSchema, VectorSource, VectorTileQuery } from './source.js'
+import type { VirtualTable } from './virtual-table.js'
 
 export interface PostgisSourceOptions extends ConnectionSettings {
   maxConnections: number
@@ -105,13 +107,15 @@ export function whereSql (type: TypeSchema, q: Pick<ReadQuery, 'bbox' | 'filter'
  * the page. Property names are checked against the schema (unknown: InvalidFeatureQuery).
  */
 export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opts: { looseBbox: boolean, keys: string[], count?: boolean, rawGeometry?: boolean }): SqlStatement {
-  const values: unknown[] = []
+  // An SQL view's SELECT comes first, its values $1..$n; the read's own values follow.
+  const values: unknown[] = q.view ? [...q.view.values] : []
   const bind = (v: unknown) => { values.push(v); return `$${values.length}` }
   const known = new Set([...type.attributes.map((a) => a.name), ...opts.keys])
   const check = (name: string) => {
     if (!known.has(name)) throw InvalidFeatureQuery(`${type.name} has no attribute ${JSON.stringify(name)}`)
     return quotePgName(name)
   }
+  if (q.distinct !== undefined) return distinctSql(dbSchema, type, q, opts, check)
   const geom = type.geometry
   const g = geom ? quotePgName(geom.name) : undefined
   const columns = (q.properties ?? type.attributes.filter((a) => a.name !== geom?.name).map((a) => a.name))
@@ -119,25 +123,53 @@ export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opt
   for (const k of opts.keys) if (!columns.includes(quotePgName(k))) columns.push(quotePgName(k))
   const where = whereSql(type, q, opts.keys, opts.looseBbox, bind, check)
   if (g) {
-    if (q.simplify !== undefined && !(Number.isFinite(q.simplify) && q.simplify >= 0)) throw InvalidFeatureQuery(`simplification tolerance must be a number of at least 0: ${q.simplify}`)
+    const tolerance = toleranceOf(q)
     // Simplified to the tolerance (Douglas-Peucker, a feature smaller than it kept as a tiny one,
     // as a map draws it), then repeated points dropped: the read carries what the pixels show.
-    const read = q.simplify ? `ST_RemoveRepeatedPoints(ST_Simplify(${g}, ${bind(q.simplify)}::double precision, true))` : g
+    const read = tolerance ? `ST_RemoveRepeatedPoints(ST_Simplify(${g}, ${bind(tolerance)}::double precision, true))` : g
     columns.push(opts.rawGeometry ? g : q.geometryFormat === 'geojson' ? `ST_AsGeoJSON(${read}) AS ${g}` : `ST_AsBinary(${read}) AS ${g}`)
   }
-  let text = `SELECT ${opts.count ? 'count(*) AS n' : columns.join(', ')} FROM ${qualifiedTable(dbSchema, type.name)}`
+  const from = q.view ? `(${q.view.sql}) AS ${quotePgName(type.name)}` : qualifiedTable(dbSchema, type.name)
+  let text = `SELECT ${opts.count ? 'count(*) AS n' : columns.join(', ')} FROM ${from}`
   if (where.length > 0) text += ` WHERE ${where.join(' AND ')}`
   if (opts.count) return { text, values }
   const order = (q.sortBy ?? []).map((s) => `${check(s.name)} ${s.descending ? 'DESC' : 'ASC'}`)
   // A page needs a stable order: the key (else the physical order) breaks ties.
   if (q.limit !== undefined || q.offset !== undefined) for (const k of opts.keys) order.push(`${quotePgName(k)} ASC`)
   if (order.length > 0) text += ` ORDER BY ${order.join(', ')}`
-  const count = (v: number | undefined, what: string) => {
-    if (v !== undefined && (!Number.isSafeInteger(v) || v < 0)) throw InvalidFeatureQuery(`${what} must be a whole number of at least 0: ${v}`)
-    return v
+  if (pageCount(q.limit, 'limit') !== undefined) text += ` LIMIT ${bind(q.limit)}::bigint`
+  if (pageCount(q.offset, 'offset') !== undefined && q.offset !== 0) text += ` OFFSET ${bind(q.offset)}::bigint`
+  return { text, values }
+}
+
+const pageCount = (v: number | undefined, what: string) => {
+  if (v !== undefined && (!Number.isSafeInteger(v) || v < 0)) throw InvalidFeatureQuery(`${what} must be a whole number of at least 0: ${v}`)
+  return v
+}
+
+/**
+ * SELECT DISTINCT of one attribute in its order, paged (or the COUNT(DISTINCT) of it); with sortBy,
+ * each value at its first row under the sort (the value breaking ties): the rows numbered in that
+ * order, one per value with its least number.
+ */
+function distinctSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opts: { looseBbox: boolean, keys: string[], count?: boolean }, check: (name: string) => string): SqlStatement {
+  const values: unknown[] = []
+  const bind = (v: unknown) => { values.push(v); return `$${values.length}` }
+  const col = check(q.distinct!)
+  const where = whereSql(type, q, opts.keys, opts.looseBbox, bind, check)
+  const sorts = opts.count ? [] : (q.sortBy ?? []).map((s) => `${check(s.name)} ${s.descending ? 'DESC' : 'ASC'}`)
+  const from = `${qualifiedTable(dbSchema, type.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`
+  let text: string
+  if (sorts.length > 0) {
+    const rank = quotePgName(q.distinct === 'mw_rank' ? 'mw_rank_' : 'mw_rank')
+    text = `SELECT ${col} FROM (SELECT ${col}, row_number() OVER (ORDER BY ${[...sorts, `${col} ASC`].join(', ')}) AS ${rank} FROM ${from}) AS mw_rows GROUP BY ${col} ORDER BY min(${rank})`
+  } else {
+    text = `SELECT ${opts.count ? `count(DISTINCT ${col}) AS n` : `DISTINCT ${col}`} FROM ${from}`
+    if (opts.count) return { text, values }
+    text += ` ORDER BY ${col} ASC`
   }
-  if (count(q.limit, 'limit') !== undefined) text += ` LIMIT ${bind(q.limit)}::bigint`
-  if (count(q.offset, 'offset') !== undefined && q.offset !== 0) text += ` OFFSET ${bind(q.offset)}::bigint`
+  if (pageCount(q.limit, 'limit') !== undefined) text += ` LIMIT ${bind(q.limit)}::bigint`
+  if (pageCount(q.offset, 'offset') !== undefined && q.offset !== 0) text += ` OFFSET ${bind(q.offset)}::bigint`
   return { text, values }
 }
 
@@ -148,12 +180,15 @@ const MVT_GEOMETRY = '__mw_mvt_geom'
  * One layer of a vector tile encoded by PostGIS: the features of the read (the tile's area with its
  * buffer in the data's CRS, the filter) with their attributes, each geometry given the data's SRID,
  * taken to the grid's CRS and to the tile's units by ST_AsMVTGeom (extent, buffer, clipped), and the
- * rows encoded by ST_AsMVT under the layer's name. Values bound, identifiers quoted.
+ * rows encoded by ST_AsMVT under the layer's name. Values bound, identifiers quoted. The area is
+ * matched on the index alone (a loose bounding box): ST_AsMVTGeom clips every geometry to the tile
+ * and its buffer and gives NULL for one that does not reach them, which the query leaves out, so an
+ * exact ST_Intersects first would only test each polygon's vertices twice.
  */
-export function vectorTileSql (dbSchema: string, type: TypeSchema, q: VectorTileQuery, opts: { looseBbox: boolean, keys: string[] }): SqlStatement {
+export function vectorTileSql (dbSchema: string, type: TypeSchema, q: VectorTileQuery, opts: { keys: string[] }): SqlStatement {
   const geom = type.geometry
   if (!geom) throw InvalidFeatureQuery(`${type.name} has no geometry to draw in a vector tile`)
-  const inner = selectSql(dbSchema, type, { type: q.type, bbox: q.area, ...(q.filter ? { filter: q.filter } : {}) }, { ...opts, rawGeometry: true })
+  const inner = selectSql(dbSchema, type, { type: q.type, bbox: q.area, ...(q.filter ? { filter: q.filter } : {}), ...(q.view ? { view: q.view } : {}) }, { ...opts, looseBbox: true, rawGeometry: true })
   const values = inner.values
   const bind = (v: unknown) => { values.push(v); return `$${values.length}` }
   if (!q.tile.every(Number.isFinite)) throw InvalidFeatureQuery(`tile bounds ${JSON.stringify(q.tile)} are not numbers`)
@@ -175,6 +210,14 @@ const DESCRIBED_FOR_MS = 5000
 /** SQLSTATEs of a statement naming a column or table that is not there (undefined column, table). */
 const SCHEMA_CHANGED = new Set(['42703', '42P01'])
 const schemaChanged = (err: unknown) => SCHEMA_CHANGED.has(String((err as { code?: unknown }).code))
+/** SQLSTATE classes of a failure that is not the statement's: connection, resources, shutdown. */
+const NOT_THE_SQL = /^(08|53|57|58|XX)/
+
+/** BOX(minx miny,maxx maxy) of ST_Extent as an envelope. */
+const boxOf = (row: { e: string | null } | undefined): Envelope | undefined => {
+  const m = row?.e ? /^BOX\(([-0-9.e+]+) ([-0-9.e+]+),([-0-9.e+]+) ([-0-9.e+]+)\)$/i.exec(row.e) : null
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] : undefined
+}
 
 export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
   const pool = new pg.Pool({
@@ -250,6 +293,25 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     }
   }
 
+  /** `fn` on a connection in a read-only transaction (an SQL view's SELECT runs in nothing else). */
+  async function readOnly<T> (fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    const c = await pool.connect()
+    let ok = false
+    try {
+      await c.query('BEGIN READ ONLY')
+      const r = await fn(c)
+      await c.query('COMMIT')
+      ok = true
+      return r
+    } finally { c.release(ok ? undefined : true) }
+  }
+
+  /** `fn` on the read's description: an SQL view's is the feature type's own, a table's the catalogs'. */
+  async function describedRead<T> (q: { type: string, view?: ReadQuery['view'] }, fn: (d: Described) => Promise<T>, db?: pg.PoolClient): Promise<T> {
+    if (q.view) return await fn({ ...q.view.schema, keys: q.view.keys })
+    return await withDescription(q.type, fn, db)
+  }
+
   /**
    * The features of a read in batches of the store's fetch size, from a server-side cursor: each
    * FETCH is sent before the batch before it is handed on, so the database reads the next batch
@@ -269,7 +331,7 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
         const properties: Record<string, unknown> = {}
         for (const p of props) properties[p.name] = row[p.i]
         const geometry = geomAt >= 0 ? (row[geomAt] as Buffer | string | null) ?? null : null
-        if (keyAt.length === 0) return { properties, geometry }
+        if (keyAt.length === 0 || keyAt.includes(-1)) return { properties, geometry } // no key read (a distinct read)
         return { id: keyAt.length === 1 ? String(row[keyAt[0]]) : keyAt.map((i) => String(row[i])).join('.'), properties, geometry }
       })
     }
@@ -277,13 +339,15 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     let ok = false
     try {
       if (o.fetchSize <= 0) {
-        yield batchOf(await withDescription(q.type, async (desc) => {
+        if (q.view) await client.query('BEGIN READ ONLY')
+        yield batchOf(await describedRead(q, async (desc) => {
           d = desc
           const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys })
           return await client.query<unknown[]>({ text: sql.text, values: sql.values, rowMode: 'array' })
         }, client))
+        if (q.view) await client.query('COMMIT')
       } else {
-        await withDescription(q.type, async (desc) => {
+        await describedRead(q, async (desc) => {
           d = desc
           const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys })
           await client.query('BEGIN READ ONLY')
@@ -333,10 +397,7 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
       const d = await describeFull(type)
       if (!d?.geometry) return undefined
       const g = quotePgName(d.geometry.name)
-      const read = (row: { e: string | null } | undefined): Envelope | undefined => {
-        const m = row?.e ? /^BOX\(([-0-9.e+]+) ([-0-9.e+]+),([-0-9.e+]+) ([-0-9.e+]+)\)$/i.exec(row.e) : null
-        return m ? [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] : undefined
-      }
+      const read = boxOf
       if (estimated) {
         try {
           const r = await pool.query<{ e: string | null }>('SELECT ST_EstimatedExtent($1, $2, $3)::text AS e', [o.schema, type, d.geometry.name])
@@ -369,18 +430,52 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     readFeatureBatches: readBatches,
 
     async count (q) {
-      return await withDescription(q.type, async (d) => {
+      return await describedRead(q, async (d) => {
         const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys, count: true })
-        const r = await pool.query<{ n: string }>(sql.text, sql.values)
+        const r = q.view ? await readOnly((c) => c.query<{ n: string }>(sql.text, sql.values)) : await pool.query<{ n: string }>(sql.text, sql.values)
         return Number(r.rows[0].n)
+      })
+    },
+
+    async describeView (vt: VirtualTable, sql: string, values: string[]) {
+      return await readOnly(async (c) => {
+        const refused = (err: unknown): never => {
+          const code = String((err as { code?: unknown }).code ?? '')
+          if (!/^[0-9A-Z]{5}$/.test(code) || NOT_THE_SQL.test(code)) throw err
+          throw InvalidVirtualTable(`the database refuses the SQL of ${vt.name}: ${(err as Error).message}`)
+        }
+        const r = await c.query({ text: `SELECT * FROM (${sql}) AS v LIMIT 0`, values }).catch(refused)
+        const oids = [...new Set(r.fields.map((f) => f.dataTypeID))]
+        const types = await c.query<{ oid: number, typname: string }>('SELECT oid::integer AS oid, typname FROM pg_type WHERE oid = ANY($1::oid[])', [oids])
+        const typname = new Map(types.rows.map((t) => [t.oid, t.typname]))
+        const names = r.fields.map((f) => f.name)
+        const twice = names.find((n, i) => names.indexOf(n) !== i)
+        if (twice !== undefined) throw InvalidVirtualTable(`the SQL of ${vt.name} names column ${JSON.stringify(twice)} twice: give each column its own name`)
+        const geom = vt.geometries[0]
+        const geomField = r.fields.find((f) => f.name === geom.name)
+        if (!geomField || typname.get(geomField.dataTypeID) !== 'geometry') throw InvalidVirtualTable(`the SQL of ${vt.name} has no geometry column ${JSON.stringify(geom.name)} (columns: ${names.join(', ')})`)
+        for (const k of vt.keyColumns) if (!names.includes(k)) throw InvalidVirtualTable(`key column ${JSON.stringify(k)} is not a column of the SQL of ${vt.name} (columns: ${names.join(', ')})`)
+        const attributes: AttributeInfo[] = []
+        for (const f of r.fields) {
+          const t = typname.get(f.dataTypeID) ?? ''
+          if (!o.exposePrimaryKeys && vt.keyColumns.includes(f.name)) continue
+          if (t === 'geometry' && f.name !== geom.name) continue // only the declared geometry is read
+          const a: AttributeInfo = { name: f.name, binding: f.name === geom.name ? geometryBinding(geom.type) : columnBinding(t), nillable: true, minOccurs: 0, maxOccurs: 1 }
+          if ((t === 'varchar' || t === 'bpchar') && f.dataTypeModifier > 4) a.length = f.dataTypeModifier - 4
+          attributes.push(a)
+        }
+        const b = await c.query<{ e: string | null }>({ text: `SELECT ST_Extent(${quotePgName(geom.name)})::text AS e FROM (${sql}) AS v`, values }).catch(refused)
+        const bounds = boxOf(b.rows[0])
+        const schema: TypeSchema = { name: vt.name, attributes, geometry: { name: geom.name, type: geom.type.toUpperCase(), srid: Math.max(geom.srid, 0) } }
+        return { schema, keys: vt.keyColumns, ...(bounds ? { bounds } : {}) }
       })
     },
 
     write: createPostgisWriter(pool, o, describeFull),
     async vectorTile (q) {
-      return await withDescription(q.type, async (d) => {
-        const sql = vectorTileSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys })
-        const r = await pool.query<{ mvt: Buffer | null }>(sql.text, sql.values)
+      return await describedRead(q, async (d) => {
+        const sql = vectorTileSql(o.schema, d, q, { keys: d.keys })
+        const r = q.view ? await readOnly((c) => c.query<{ mvt: Buffer | null }>(sql.text, sql.values)) : await pool.query<{ mvt: Buffer | null }>(sql.text, sql.values)
         return r.rows[0]?.mvt ?? new Uint8Array(0)
       })
     },

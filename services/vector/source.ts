@@ -3,6 +3,7 @@
 // catalog (feature types) asks it for type names, schemas and bounds; SLD rendering, WFS and vector
 // tiles read features through readFeatures. Names are the source's own (a table, a column).
 import type { Envelope, Filter } from '../filters/tree.js'
+import type { SqlView, VirtualTable } from './virtual-table.js'
 
 export interface AttributeInfo {
   name: string
@@ -47,9 +48,17 @@ export interface ReadQuery {
   sortBy?: Array<{ name: string, descending?: boolean }>
   /** How the geometry is returned: WKB (default) or GeoJSON text. */
   geometryFormat?: 'wkb' | 'geojson'
+  /** Only the distinct values of this attribute (no geometry, no id; `properties` aside), in its
+   *  order, or with `sortBy` in the order of each value's first row under the sort (the value
+   *  breaking ties): a page of them with limit/offset; count() counts them. App-schema features
+   *  are the distinct ids of their rows. */
+  distinct?: string
   /** A tolerance in the type's native CRS units (a map's pixel): a source that can (PostGIS) returns
    *  the geometries simplified to it, small ones kept rather than dropped; the others ignore it. */
   simplify?: number
+  /** An SQL view's SELECT with its values bound (the feature type's JDBC_VIRTUAL_TABLE): read in
+   *  place of the table `type`, in a read-only transaction. */
+  view?: SqlView
 }
 
 export interface Feature {
@@ -76,6 +85,7 @@ export interface VectorTileQuery {
   extent: number
   buffer: number
   filter?: Filter
+  view?: SqlView
 }
 
 export interface VectorSource {
@@ -101,6 +111,9 @@ export interface VectorSource {
   /** The encoded layer of a vector tile (empty when no feature is in it), where the database
    *  encodes vector tiles; the render pool encodes the other sources' features. */
   vectorTile? (query: VectorTileQuery): Promise<Uint8Array>
+  /** An SQL view's attributes (its SELECT described with `values` bound, nothing read), geometry,
+   *  keys and bounds; a SELECT the database refuses is InvalidVirtualTable naming its reason. */
+  describeView? (vt: VirtualTable, sql: string, values: string[]): Promise<{ schema: TypeSchema, keys: string[], bounds?: Envelope }>
   /** Closes the source's connections. */
   close (): Promise<void>
   /** Applies edits all or nothing, in one database transaction (PostGIS, GeoPackage); a source

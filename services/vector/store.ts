@@ -4,6 +4,7 @@
 import type { Envelope } from '../filters/tree.js'
 import type { ResourceRow } from '../catalog/sqlite-catalog-rows.js'
 import type { AttributeInfo, GeometryInfo } from './source.js'
+import type { VirtualTable } from './virtual-table.js'
 
 export type ProjectionPolicy = 'FORCE_DECLARED' | 'REPROJECT_TO_DECLARED' | 'NONE'
 
@@ -25,6 +26,8 @@ export interface FeatureTypeConfig {
   advertised?: boolean
   attributes: AttributeInfo[]
   geometry?: GeometryInfo
+  /** An SQL view (GeoServer's JDBC_VIRTUAL_TABLE metadata entry): read in place of a table. */
+  virtualTable?: VirtualTable
 }
 
 export interface VectorFeatureType {

@@ -27,6 +27,7 @@ const BY_CODE: Record<string, { code: string, locator?: string | ((args: readonl
   MW_FILTER_UNSUPPORTED_OPERATOR: { code: 'OperationNotSupported', locator: (a) => String(a[0]) },
   MW_MOSAIC_INVALID_CQL: { code: 'InvalidParameterValue', locator: 'cql_filter' },
   MW_VECTOR_INVALID_QUERY: { code: 'InvalidParameterValue' },
+  MW_VECTOR_INVALID_VIEWPARAMS: { code: 'InvalidParameterValue', locator: 'viewparams' },
   MW_CORE_MALFORMED_XML: { code: 'OperationParsingFailed' },
   MW_CORE_DOCTYPE_NOT_ALLOWED: { code: 'OperationParsingFailed' },
   MW_CORE_TOO_DEEP: { code: 'OperationParsingFailed' },

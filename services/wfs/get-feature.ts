@@ -18,6 +18,7 @@ import { filterType } from '../filters/bindings.js'
 import type { FeatureRequest, OutputFormat, WfsQuery, WfsVersion } from './request.js'
 import { maxFeaturesOf, type ServedType, type WfsContext, type Where } from './wfs-context.js'
 import { escapeXml } from '../xml-escape.js'
+import { sqlViewOf } from '../vector/virtual-table.js'
 
 export interface FeatureAnswer {
   contentType: string
@@ -156,7 +157,7 @@ function bboxIn (version: WfsVersion, b: NonNullable<WfsQuery['bbox']>, crs: str
 export function featureOperations (ctx: WfsContext) {
   /** The features a read matches: its bbox and filter, counted by the source. */
   async function countOf (source: VectorSource, read: ReadQuery): Promise<number> {
-    return await source.count({ type: read.type, ...(read.bbox ? { bbox: read.bbox } : {}), ...(read.filter ? { filter: read.filter } : {}), properties: [] })
+    return await source.count({ type: read.type, ...(read.bbox ? { bbox: read.bbox } : {}), ...(read.filter ? { filter: read.filter } : {}), ...(read.view ? { view: read.view } : {}), properties: [] })
   }
 
   /** A database's refusal of a value (a filter's literal that is no valid date for the column...) is the client's. */
@@ -205,6 +206,9 @@ export function featureOperations (ctx: WfsContext) {
       properties: t.attributes.filter((a) => !isGeometryBinding(a.binding)).map((a) => a.name),
       ...(sortBy && sortBy.length > 0 ? { sortBy } : {})
     }
+    // An SQL view: its SELECT with the query's viewparams (else the defaults) checked and bound.
+    const vt = t.ft.config.virtualTable
+    if (vt) read.view = sqlViewOf(vt, { attributes: t.ft.config.attributes, ...(t.ft.config.geometry ? { geometry: t.ft.config.geometry } : {}) }, q.viewParams)
     const outCrs = q.srsName ? crsName(q.srsName)!.code : dataCrs
     // The CRS name a GML writes by default is its version's (GML 2: epsg.xml#, easting first; GML
     // 3.1.1: urn:x-ogc; GML 3.2: urn:ogc), whatever the request's version; GML 2 is always easting first.

@@ -5,6 +5,7 @@
 import { crsName } from '../filters/ogc-xml.js'
 import type { XmlElement } from '../files/xml.js'
 import { WfsInvalidParameter, WfsMissingParameter, WfsOperationNotSupported, WfsVersionNegotiationFailed } from '../errors.js'
+import { parseViewParams } from '../vector/virtual-table.js'
 
 export type Kvp = Record<string, string>
 export type WfsVersion = '2.0.0' | '1.1.0' | '1.0.0'
@@ -32,6 +33,8 @@ export interface WfsQuery {
   ids?: string[]
   sortBy?: Array<{ name: string, descending: boolean }>
   srsName?: string
+  /** An SQL view's parameters (viewparams). */
+  viewParams?: Record<string, string>
 }
 
 export interface FeatureRequest {
@@ -254,6 +257,7 @@ export async function featureRequest (q: Kvp, version: WfsVersion, parseFilter: 
   const bbox = q.BBOX !== undefined && q.BBOX.trim() !== '' ? bboxParam(q.BBOX) : undefined
   const srsName = q.SRSNAME !== undefined && q.SRSNAME.trim() !== '' ? checkCrs(q.SRSNAME, 'srsName') : undefined
   const sorted = sortBy(q.SORTBY)
+  const views = parseViewParams(q.VIEWPARAMS, typeNames.length)
   const queries: WfsQuery[] = []
   for (let i = 0; i < typeNames.length; i++) {
     const filters: QueryFilter[] = []
@@ -266,7 +270,8 @@ export async function featureRequest (q: Kvp, version: WfsVersion, parseFilter: 
       ...(bbox ? { bbox } : {}),
       ...(ids.length > 0 ? { ids } : {}),
       ...(sorted ? { sortBy: sorted } : {}),
-      ...(srsName ? { srsName } : {})
+      ...(srsName ? { srsName } : {}),
+      ...(views[i] ? { viewParams: views[i] } : {})
     })
   }
   const resultType = (q.RESULTTYPE ?? 'results').trim().toLowerCase()

@@ -199,6 +199,8 @@ export function transactionOperation (ctx: WfsContext, locks: ReturnType<typeof 
     const results: EditResult[] = []
     if (planned.length > 0) {
       const source = ctx.sourceOf(planned[0].t)
+      const view = planned.find((p) => p.t.ft.config.virtualTable)
+      if (view) throw WfsOperationNotSupported('Transaction', `${view.t.qualified} is an SQL view, which is read-only`)
       if (!source.write) throw WfsOperationNotSupported('Transaction', `${planned[0].t.qualified} is read from ${planned[0].t.store.type} files, which this server does not edit (PostGIS and GeoPackage layers are editable)`)
       const edited = [...new Set(planned.filter((p) => p.edit.kind !== 'insert').map((p) => p.t.qualified))]
       const changed = await locks.mustCheck(lockId, edited) ? await changedFeatures(planned) : []

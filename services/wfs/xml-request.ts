@@ -5,6 +5,7 @@
 // document handed to transaction.ts); the rest is OperationNotSupported. GetFeature becomes the same FeatureRequest KVP gives (request.ts).
 import { parseXmlElements, type XmlElement } from '../files/xml.js'
 import { WfsInvalidParameter, WfsMissingParameter } from '../errors.js'
+import { parseViewParams } from '../vector/virtual-table.js'
 import {
   capabilitiesVersion, checkCrs, GET_FEATURE_ID, list, lockParams, operationOf, outputFormat, requestVersion,
   type FeatureRequest, type LockParams, type Kvp, type Operation, type QueryFilter, type WfsQuery, type WfsVersion
@@ -94,6 +95,9 @@ export async function parseXmlRequest (text: string): Promise<XmlRequest> {
     byId = true
   }
   if (queries.length === 0) throw WfsMissingParameter('Query')
+  // GeoServer's viewParams attribute of GetFeature, as the KVP's.
+  const views = parseViewParams(a.viewParams, queries.length)
+  queries.forEach((qq, i) => { if (views[i]) qq.viewParams = views[i] })
   const resultType = (a.resultType ?? 'results').toLowerCase()
   if (resultType !== 'results' && resultType !== 'hits') throw WfsInvalidParameter('resultType', JSON.stringify(a.resultType), 'results or hits is expected')
   const count = whole(a.count ?? a.maxFeatures, a.count !== undefined ? 'count' : 'maxFeatures')

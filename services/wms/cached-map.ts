@@ -44,6 +44,7 @@ export async function fromCache (ctx: WmsContext, s: MapSpec, format: MapFormat,
   if (!group && s.layers.length !== 1) return 'a tiled request must name exactly one layer'
   if (format === 'image/png8') return 'the tile cache holds image/png, image/jpeg and image/webp'
   if (s.q.SLD_BODY) return 'SLD_BODY maps are not cached'
+  if (s.q.VIEWPARAMS) return 'VIEWPARAMS maps are not cached'
   if (!where.cacheOnly && s.q.BGCOLOR) return 'BGCOLOR maps are not cached'
   if (!where.cacheOnly && format === 'image/png' && !parseBoolean(s.q, 'TRANSPARENT', false)) return 'cached PNG tiles are transparent: TRANSPARENT=true is needed'
   const gs = gridSetOf(s.crs.code)

@@ -22,6 +22,7 @@ const BY_CODE: Record<string, string> = {
   MW_WMS_TOO_LARGE: 'InvalidParameterValue',
   MW_WMS_NOT_TILE_ALIGNED: 'InvalidParameterValue',
   MW_MOSAIC_INVALID_CQL: 'InvalidParameterValue',
+  MW_VECTOR_INVALID_VIEWPARAMS: 'InvalidParameterValue',
   MW_STYLES_INVALID: 'InvalidParameterValue',
   MW_CORE_MALFORMED_XML: 'InvalidParameterValue',
   MW_CORE_DOCTYPE_NOT_ALLOWED: 'InvalidParameterValue',
@@ -36,7 +37,7 @@ const BY_CODE: Record<string, string> = {
 /** The OGC exception code of a failure; undefined when the specification has none (NoApplicableCode). */
 export function ogcCode (err: unknown, version: WmsVersion): string | undefined {
   const code = (err as { code?: unknown })?.code
-  if (code === 'MW_WMS_INVALID_CRS') return version === '1.3.0' ? 'InvalidCRS' : 'InvalidSRS'
+  if (code === 'MW_WMS_INVALID_CRS' || code === 'MW_CASCADE_CRS_UNSUPPORTED') return version === '1.3.0' ? 'InvalidCRS' : 'InvalidSRS'
   return typeof code === 'string' ? BY_CODE[code] : undefined
 }
 

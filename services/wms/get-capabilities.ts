@@ -3,12 +3,18 @@
 import { srsCode } from '../settings/service-settings.js'
 import type { Principal } from '../auth/authenticator.js'
 import { allowedStyles, defaultStyleOf } from '../tilecache/parameters.js'
+import { remoteStylesOf, type CascadeLayerConfig } from '../cascade/store.js'
 import type { CoverageRow } from '../mosaics/store.js'
 import { CAPABILITIES_TYPES, wmsCapabilities, type WmsLayerDescription } from './capabilities.js'
 import { loadEpsgCodes } from '../render/epsg.js'
 import { versionOf, type Kvp } from './request.js'
 import type { WmsContext, Where } from './wms-context.js'
 import { groupRef, type LayerGroup } from '../catalog/layer-groups.js'
+
+const remoteStyles = (c: CascadeLayerConfig) => {
+  const all = remoteStylesOf(c)
+  return c.forcedRemoteStyle ? [c.forcedRemoteStyle, ...all.filter((s) => s !== c.forcedRemoteStyle)] : all
+}
 
 export function capabilitiesOperations ({ deps, tileCache }: WmsContext) {
   /**
@@ -87,7 +93,8 @@ export function capabilitiesOperations ({ deps, tileCache }: WmsContext) {
             keywords: [l.type === 'VECTOR' ? 'features' : 'cascaded', l.name],
             bbox: l.bbox ?? [-180, -90, 180, 90],
             nativeCrs: l.srs,
-            styles: def ? [def, ...styles.filter((s) => s !== def)] : styles,
+            // A cascaded WMS layer offers the remote's styles (those selected), the forced one first.
+            styles: l.type === 'WMS' ? remoteStyles(l.config as unknown as CascadeLayerConfig) : def ? [def, ...styles.filter((s) => s !== def)] : styles,
             attribution: l.attribution
           })
           continue

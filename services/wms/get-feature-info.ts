@@ -11,6 +11,7 @@ import { list, parsePoint, required, type Kvp } from './request.js'
 import { featureInfo, type LayerValues } from './feature-info.js'
 import { mapSpec } from './map-spec.js'
 import type { WmsContext, Where } from './wms-context.js'
+import { parseViewParams } from '../vector/virtual-table.js'
 
 /** Pixels around the queried one whose features are found when BUFFER is not given. */
 export const DEFAULT_BUFFER = 3
@@ -48,7 +49,8 @@ export function featureInfoOperations (ctx: WmsContext) {
       // alone: an answer of one server's format cannot be merged with this one's.
       const cascaded = queried.filter(([, l]) => isCascaded(l))
       if (cascaded.length > 0) {
-        if (queried.length > 1 || !deps.cascadedInfo) throw WmsLayerNotQueryable(cascaded[0][0])
+        // A cascaded WMTS layer has no feature info (GeoServer's WMTS store neither).
+        if (queried.length > 1 || !deps.cascadedInfo || cascaded[0][1].type === 'WMTS') throw WmsLayerNotQueryable(cascaded[0][0])
         const crs = s.crs.code
         const out = await deps.cascadedInfo(cascaded[0][1].qualifiedName, { crs, bbox: s.bbox, width: s.width, height: s.height, i, j, infoFormat, featureCount: count })
         return { body: out.data.toString('utf8'), contentType: out.contentType }
@@ -58,7 +60,7 @@ export function featureInfoOperations (ctx: WmsContext) {
         if (k < 0) throw WmsLayerNotQueryable(name)
         if (layer.type === 'VECTOR') {
           const area: [number, number, number, number] = [pixel[0] - buffer * dx, pixel[1] - buffer * dy, pixel[2] + buffer * dx, pixel[3] + buffer * dy]
-          const found = deps.featuresAt ? await deps.featuresAt(layer.qualifiedName, area, s.crs.code, s.crs.proj4Defs, count) : { features: [], dataCrs: s.crs.code }
+          const found = deps.featuresAt ? await deps.featuresAt(layer.qualifiedName, area, s.crs.code, s.crs.proj4Defs, count, parseViewParams(q.VIEWPARAMS, s.layers.length)[k]) : { features: [], dataCrs: s.crs.code }
           results.push({ layer, bandNames: [], features: found.features, dataCrs: found.dataCrs })
           continue
         }

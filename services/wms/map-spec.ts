@@ -1,7 +1,8 @@
 // The part of GetMap and GetFeatureInfo requests they share (the map): version, layers and their
 // styles (STYLES, or SLD_BODY's named and user styles), CRS, BBOX and size, each checked.
 import type { Principal } from '../auth/authenticator.js'
-import type { LayerInfo } from '../catalog/layers.js'
+import { isCascaded, type LayerInfo } from '../catalog/layers.js'
+import { remoteStylesOf, type CascadeLayerConfig } from '../cascade/store.js'
 import { allowedStyles, defaultStyleOf } from '../tilecache/parameters.js'
 import { parseSld, rasterStyleOf } from '../styles/sld.js'
 import { vectorStyleOf } from '../styles/vector-sld.js'
@@ -86,6 +87,16 @@ export async function mapSpec (ctx: WmsContext, q: Kvp, principal: Principal | u
   /** One layer to draw; a group's member takes the group's style as is (any style, as in GeoServer). */
   const add = async (layer: LayerInfo, styleName: string, fromSld: SldLayerStyle | undefined, ofGroup = false, sldName?: string) => {
     if (fromSld?.named) styleName = fromSld.named
+    if (isCascaded(layer)) {
+      // A cascaded layer's styles are the remote's (WMS: those it offers or the layer selects; WMTS: none to name).
+      const remote = layer.type === 'WMS' ? remoteStylesOf(layer.config as unknown as CascadeLayerConfig) : []
+      if (!ofGroup && styleName !== '' && !remote.includes(styleName)) throw WmsStyleNotDefined(styleName, layer.qualifiedName, remote.join(', ') || '(the remote\'s default only)')
+      layers.push(layer)
+      resolvedNames.push(ofGroup || !remote.includes(styleName) ? '' : styleName)
+      styles.push(undefined)
+      vectorStyles.push(undefined)
+      return
+    }
     // A style of the layer's workspace may be named without its prefix (GeoServer resolves it there first).
     if (!ofGroup && styleName !== '' && !allowedStyles(layer).includes(styleName) && allowedStyles(layer).includes(`${layer.workspace}:${styleName}`)) {
       styleName = `${layer.workspace}:${styleName}`

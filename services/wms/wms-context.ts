@@ -15,6 +15,7 @@ import type { VectorJob } from '../render/vector/draw-vector.js'
 import type { ImageJob } from '../render/image-job.js'
 import type { VectorStyle } from '../render/vector/vector-style.js'
 import type { Feature } from '../vector/source.js'
+import { parseViewParams } from '../vector/virtual-table.js'
 import type { MapSpec } from './map-spec.js'
 import type { ServiceSettingsService } from '../settings/service-settings.js'
 
@@ -39,7 +40,7 @@ export interface WmsDeps {
   /** A vector layer's features that meet an area of the map (GetFeatureInfo); absent: none are read. */
   /** GetFeatureInfo of a cascaded WMS layer: the remote's answer (services/cascade's featureInfo). */
   cascadedInfo?: (layer: string, q: { crs: string, bbox: [number, number, number, number], width: number, height: number, i: number, j: number, infoFormat: string, featureCount: number }) => Promise<{ data: Buffer, contentType: string }>
-  featuresAt?: (layer: string, area: [number, number, number, number], crs: string, proj4Defs: Record<string, string> | undefined, limit: number) => Promise<{ features: Feature[], dataCrs: string }>
+  featuresAt?: (layer: string, area: [number, number, number, number], crs: string, proj4Defs: Record<string, string> | undefined, limit: number, viewParams?: Record<string, string>) => Promise<{ features: Feature[], dataCrs: string }>
 }
 
 export interface Where {
@@ -140,12 +141,14 @@ export function createWmsContext (deps: WmsDeps) {
   async function planLayer (s: MapSpec, i: number): Promise<RenderJob | VectorJob | ImageJob> {
     const layer = s.layers[i]
     if (isCascaded(layer)) {
-      const req: RenderRequest = { layer: layer.qualifiedName, crs: s.crs.code, bbox: s.bbox, width: s.width, height: s.height }
+      const req: RenderRequest = { layer: layer.qualifiedName, crs: s.crs.code, bbox: s.bbox, width: s.width, height: s.height, remote: { ...(s.styleNames[i] ? { style: s.styleNames[i] } : {}), ...(s.q.FORMAT ? { format: s.q.FORMAT } : {}) } }
       if (s.crs.proj4Defs) req.proj4Defs = s.crs.proj4Defs
       return await deps.renderer.planImage(req)
     }
     if (layer.type !== 'VECTOR') return await plan(layer, s.styles[i], s, s.bbox, s.width, s.height)
     const req: RenderRequest = { layer: layer.qualifiedName, crs: s.crs.code, bbox: s.bbox, width: s.width, height: s.height, cqlFilter: s.q.CQL_FILTER }
+    const viewParams = parseViewParams(s.q.VIEWPARAMS, s.layers.length)[i]
+    if (viewParams) req.viewParams = viewParams
     if (s.crs.proj4Defs) req.proj4Defs = s.crs.proj4Defs
     return await deps.renderer.planVector(req, s.vectorStyles[i] ?? { featureTypeStyles: [] })
   }

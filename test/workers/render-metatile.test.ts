@@ -35,7 +35,7 @@ t.test('the pyramidMetatile task writes its tiles in the worker and returns thei
     format: 'image/png',
     target: { tmpDir: path.join(dir, 'tmp'), paths: [tile] }
   }, { name: 'pyramidMetatile' })
-  t.same(result, { writes: [{ bytes: fs.statSync(tile).size, replacedBytes: -1 }] })
+  t.same(result, { writes: [{ bytes: fs.statSync(tile).size, replacedBytes: -1, mtimeMs: fs.statSync(tile).mtimeMs }] })
   t.same(Array.from(fs.readFileSync(tile).subarray(0, 8)), PNG_SIGNATURE)
   const meta = await sharp(tile).metadata()
   t.same([meta.width, meta.height], [16, 16], 'one tile of the size asked for')

@@ -3,10 +3,14 @@
 // style's symbolizers (render/vector/vector-style.ts), which sharp rasterizes with librsvg into
 // straight RGBA for map.ts to composite. Labels are placed after every geometry of the layer is
 // drawn, each skipped when its box meets one already placed or is not wholly inside the image.
+// Memory stays bounded for any number of features: the SVG is cut into documents of BATCH_CHARS
+// drawn one over another, and a layer of many features comes a batch at a time (`more`).
 import sharp from 'sharp'
+import type { MessagePort } from 'node:worker_threads'
 import wkx from 'wkx'
 import { matches, recordView, type FeatureView } from '../../filters/evaluate.js'
 import type { Geo } from '../../wfs/geometry.js'
+import { over } from '../composite.js'
 import { pointTransform } from '../crs.js'
 import { asNumber, asText, evaluate } from './expression.js'
 import { placeLabels, type LabelRequest } from './labels.js'
@@ -36,7 +40,10 @@ export interface VectorJob {
   /** The OGC scale denominator of the map (0.28 mm pixels). */
   scale: number
   style: VectorStyle
+  /** The features, or the first batch of them when `more` streams the rest. */
   features: VectorFeature[]
+  /** The rest of the features of a layer of many, asked a batch at a time (vector-plan.ts's feed). */
+  more?: MessagePort
 }
 
 function toPixels (g: wkx.Geometry, project: (x: number, y: number) => Xy | undefined, out: PixelGeometry): void {
@@ -90,8 +97,20 @@ function kindOf (g: PixelGeometry): 'point' | 'line' | 'polygon' {
   return g.polygons.length > 0 ? 'polygon' : g.lines.length > 0 ? 'line' : 'point'
 }
 
-/** The SVG document of a vector layer; `idPrefix` keeps its ids apart from another's it is nested with. */
-export function vectorSvg (job: VectorJob, idPrefix = ''): string {
+/**
+ * SVG text per document of a layer of many features: past it the document is drawn and the next
+ * elements go into a new one, composited over it, so librsvg's tree and the SVG text stay bounded
+ * however many features a map has (2 MB: about 35,000 point symbols). A layer that fits is one
+ * document, as it always was.
+ */
+export const BATCH_CHARS = 2_000_000
+
+/**
+ * The drawing of one layer: SVG elements of features by FeatureTypeStyle (`elements`, labels
+ * gathered meanwhile), documents of elements (`document`), and the labels placed (`labels`).
+ * `idPrefix` keeps its ids apart from another's it is nested with.
+ */
+function layerWriter (job: VectorJob, idPrefix: string) {
   const { width, height, bbox } = job
   const [x0, y0, x1, y1] = bbox
   const sx = width / (x1 - x0)
@@ -103,53 +122,140 @@ export function vectorSvg (job: VectorJob, idPrefix = ''): string {
     if (!Number.isFinite(px) || !Number.isFinite(py)) return undefined
     return [(px - x0) * sx, (y1 - py) * sy]
   }
-  const geoms: Array<PixelGeometry | undefined> = job.features.map((f) => {
+  const wkbOf = (f: VectorFeature) => Buffer.from(f.geometry.buffer, f.geometry.byteOffset, f.geometry.byteLength)
+  // Decoded as each FeatureTypeStyle reaches the feature, not all held at once: a million features'
+  // pixel geometries would outweigh their WKB several times over.
+  const pixels = (f: VectorFeature): PixelGeometry | undefined => {
     try {
       const out: PixelGeometry = { points: [], lines: [], polygons: [] }
-      toPixels(wkx.Geometry.parse(Buffer.from(f.geometry.buffer, f.geometry.byteOffset, f.geometry.byteLength)), project, out)
+      toPixels(wkx.Geometry.parse(wkbOf(f)), project, out)
       return out
     } catch { return undefined } // a geometry that cannot be read is left out, as GeoServer skips it
-  })
-  const body: string[] = []
+  }
   const labels: LabelRequest[] = []
   // A rule's spatial operators meet the feature's geometry in the data's CRS (its literal was taken
   // there when the map was planned), decoded again from the WKB only when a rule asks for it.
-  const view = (i: number): FeatureView => {
-    const f = job.features[i]
+  const view = (f: VectorFeature): FeatureView => {
     let geo: Geo | undefined
-    return { ...recordView(f.properties), geometry: () => (geo ??= wkx.Geometry.parse(Buffer.from(f.geometry.buffer, f.geometry.byteOffset, f.geometry.byteLength)).toGeoJSON() as Geo) }
+    return { ...recordView(f.properties), geometry: () => (geo ??= wkx.Geometry.parse(wkbOf(f)).toGeoJSON() as Geo) }
   }
   const applies = (r: VectorRule, g: PixelGeometry, v: FeatureView) => (!r.geometry || r.geometry === kindOf(g)) && (!r.filter || matches(r.filter, v, { twoValued: true }))
-  for (const fts of job.style.featureTypeStyles) {
+  const styles = job.style.featureTypeStyles.map((fts) => {
     const rules = fts.rules.filter((r) => inScale(r, job.scale))
-    const normal = rules.filter((r) => !r.else)
-    const otherwise = rules.filter((r) => r.else)
-    if (rules.length === 0) continue
-    for (let i = 0; i < job.features.length; i++) {
-      const g = geoms[i]
-      if (!g) continue
-      const props = job.features[i].properties
-      const draw = (r: VectorRule) => {
-        for (const s of r.symbolizers) {
-          if (s.kind === 'text') {
-            const text = asText(evaluate(s.label, props))?.trim() ?? ''
-            if (text !== '') labels.push({ key: s, s: resolved(s, props), g, text, priority: s.priority ? asNumber(evaluate(s.priority, props)) ?? 1000 : 1000 })
-          } else body.push(drawn(resolved(s, props), g, graphics))
+    return { rules, normal: rules.filter((r) => !r.else), otherwise: rules.filter((r) => r.else) }
+  })
+  return {
+    /** FeatureTypeStyles, each drawn over every feature before the next. */
+    styles: styles.length,
+    /** The SVG elements FeatureTypeStyle `k` draws of `features`, in order; their labels kept for `labels`. */
+    * elements (k: number, features: VectorFeature[]): Generator<string> {
+      const { rules, normal, otherwise } = styles[k]
+      if (rules.length === 0) return
+      for (const f of features) {
+        const g = pixels(f)
+        if (!g) continue
+        const props = f.properties
+        const out: string[] = []
+        const draw = (r: VectorRule) => {
+          for (const s of r.symbolizers) {
+            if (s.kind === 'text') {
+              const text = asText(evaluate(s.label, props))?.trim() ?? ''
+              if (text !== '') labels.push({ key: s, s: resolved(s, props), g, text, priority: s.priority ? asNumber(evaluate(s.priority, props)) ?? 1000 : 1000 })
+            } else out.push(drawn(resolved(s, props), g, graphics))
+          }
         }
+        let any = false
+        const v = view(f)
+        for (const r of normal) if (applies(r, g, v)) { any = true; draw(r) }
+        if (!any) for (const r of otherwise) if (!r.geometry || r.geometry === kindOf(g)) draw(r)
+        yield * out
       }
-      let any = false
-      const v = view(i)
-      for (const r of normal) if (applies(r, g, v)) { any = true; draw(r) }
-      if (!any) for (const r of otherwise) if (!r.geometry || r.geometry === kindOf(g)) draw(r)
-    }
+    },
+    document: (body: string[]) => `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${graphics.defs()}${body.join('')}</svg>`,
+    labels: () => placeLabels(labels, width, height)
   }
-  body.push(...placeLabels(labels, width, height))
-  return `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${graphics.defs()}${body.join('')}</svg>`
 }
 
-/** The layer drawn: straight RGBA, width x height. */
-export async function drawVector (job: VectorJob): Promise<Uint8Array> {
-  const svg = vectorSvg(job)
+/**
+ * The SVG documents of a vector layer's features (not its feed's), drawn in order one over
+ * another: features in FeatureTypeStyle and feature order, a new document when one holds
+ * `batchChars` of elements, the labels in the last.
+ */
+export function * vectorSvgs (job: VectorJob, idPrefix = '', batchChars = Infinity): Generator<string> {
+  const w = layerWriter(job, idPrefix)
+  let body: string[] = []
+  let chars = 0
+  for (let k = 0; k < w.styles; k++) {
+    for (const e of w.elements(k, job.features)) {
+      body.push(e)
+      chars += e.length
+      if (chars >= batchChars) { yield w.document(body); body = []; chars = 0 }
+    }
+  }
+  body.push(...w.labels())
+  yield w.document(body)
+}
+
+/** The SVG document of a vector layer, whole (legends, tests); `idPrefix` keeps its ids apart from another's it is nested with. */
+export function vectorSvg (job: VectorJob, idPrefix = ''): string {
+  return [...vectorSvgs(job, idPrefix)][0]
+}
+
+async function rasterized (svg: string): Promise<Uint8Array> {
   const raw = await sharp(Buffer.from(svg), { unlimited: true, limitInputPixels: false }).ensureAlpha().raw().toBuffer()
   return new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength)
+}
+
+/** The job's features, then its feed's batches as the plan reads them (vector-plan.ts's feed); the feed closed at the end. */
+async function * batches (job: VectorJob): AsyncGenerator<VectorFeature[]> {
+  yield job.features
+  const port = job.more
+  if (!port) return
+  try {
+    for (;;) {
+      const answer = new Promise<{ features?: VectorFeature[], done?: boolean, error?: string }>((resolve) => port.once('message', resolve))
+      port.postMessage('next')
+      const b = await answer
+      if (b.error !== undefined) throw new Error(`reading the features of ${job.layer}: ${b.error}`)
+      if (b.features && b.features.length > 0) yield b.features
+      if (b.done) return
+    }
+  } finally { port.close() }
+}
+
+/**
+ * The layer drawn: straight RGBA, width x height. Its SVG in documents of at most `batchChars`,
+ * each drawn over the one before; a streamed layer (`more`) drawn a batch of features at a time,
+ * each FeatureTypeStyle into an image of its own (the next style's features come after all of the
+ * previous one's), the images then laid one over another and the labels over them.
+ */
+export async function drawVector (job: VectorJob, batchChars = BATCH_CHARS): Promise<Uint8Array> {
+  let out: Uint8Array | undefined
+  const onto = (img: Uint8Array) => { if (out) over(out, 0, img); else out = img }
+  if (!job.more) {
+    for (const svg of vectorSvgs(job, '', batchChars)) onto(await rasterized(svg))
+    return out!
+  }
+  const w = layerWriter(job, '')
+  const layers = Array.from({ length: w.styles }, () => ({ img: undefined as Uint8Array | undefined, body: [] as string[], chars: 0 }))
+  const flush = async (l: typeof layers[number]) => {
+    if (l.body.length === 0) return
+    const img = await rasterized(w.document(l.body))
+    if (l.img) over(l.img, 0, img); else l.img = img
+    l.body = []
+    l.chars = 0
+  }
+  for await (const features of batches(job)) {
+    for (let k = 0; k < w.styles; k++) {
+      const l = layers[k]
+      for (const e of w.elements(k, features)) {
+        l.body.push(e)
+        l.chars += e.length
+        if (l.chars >= batchChars) await flush(l)
+      }
+    }
+  }
+  for (const l of layers) { await flush(l); if (l.img) onto(l.img) }
+  onto(await rasterized(w.document(w.labels())))
+  return out!
 }

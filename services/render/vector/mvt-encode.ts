@@ -6,6 +6,7 @@
 // as the layer's keys and values. One encoded Tile per layer: Tiles concatenated are one Tile with
 // all their layers, so a group's tile is its members' layers, whoever encoded each.
 import { PbfWriter } from 'pbf'
+import { douglasPeucker } from '../../vector/simplify.js'
 
 export type Xy = [number, number]
 /** A geometry in tile units: points, lines or polygons (rings, the first of each the exterior). */
@@ -67,28 +68,7 @@ export function clipRing (ring: Xy[], lo: number, hi: number): Xy[] {
 
 /** Douglas-Peucker with a tolerance in tile units, then rounded to the grid without repeated points. */
 export function simplify (pts: Xy[], tolerance: number): Xy[] {
-  const keep = new Uint8Array(pts.length)
-  keep[0] = 1
-  keep[pts.length - 1] = 1
-  const stack: Array<[number, number]> = [[0, pts.length - 1]]
-  const t2 = tolerance * tolerance
-  while (stack.length > 0) {
-    const [a, b] = stack.pop()!
-    let far = -1
-    let best = t2
-    const [ax, ay] = pts[a]
-    const dx = pts[b][0] - ax
-    const dy = pts[b][1] - ay
-    const len = dx * dx + dy * dy
-    for (let i = a + 1; i < b; i++) {
-      const px = pts[i][0] - ax
-      const py = pts[i][1] - ay
-      const t = len === 0 ? 0 : Math.max(0, Math.min(1, (px * dx + py * dy) / len))
-      const d = (px - t * dx) ** 2 + (py - t * dy) ** 2
-      if (d > best) { best = d; far = i }
-    }
-    if (far >= 0) { keep[far] = 1; stack.push([a, far], [far, b]) }
-  }
+  const keep = douglasPeucker(pts, tolerance)
   const out: Xy[] = []
   for (let i = 0; i < pts.length; i++) {
     if (!keep[i]) continue

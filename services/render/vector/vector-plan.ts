@@ -1,14 +1,17 @@
 // The drawing job of a vector layer, planned on the event loop's thread (database I/O only): the
 // request's bbox, widened by a margin for symbols and labels, taken to the data's CRS; the
 // features that meet it read through the layer's vector source (its spatial index), at most
-// `maxFeatures` of them (memory stays bounded: past the cap the map is refused, never cut short
-// silently); and the OGC scale denominator the rules are chosen by. Decoding, reprojection and
-// drawing happen in a render worker (draw-vector.ts).
+// `maxFeatures` of them (past the cap the map is refused, never cut short silently), the first
+// BATCH_FEATURES in the job and the rest streamed to the render thread a batch at a time (feed), so
+// memory stays bounded whatever the count; and the OGC scale denominator the rules are chosen by.
+// Decoding, reprojection and drawing happen in a render worker (draw-vector.ts).
+import { MessageChannel, type MessagePort } from 'node:worker_threads'
 import { WmsTooManyFeatures } from '../../errors.js'
 import type { Envelope, Filter } from '../../filters/tree.js'
 import { parseEcql, type FilterSchema } from '../../filters/ecql.js'
 import { inCrs } from '../../filters/spatial.js'
 import type { Feature, VectorSource } from '../../vector/source.js'
+import type { SqlView } from '../../vector/virtual-table.js'
 import { isGeographic, METRES_PER_DEGREE, pointTransform, transformBbox } from '../crs.js'
 import type { RenderRequest } from '../render-types.js'
 import type { VectorFeature, VectorJob } from './draw-vector.js'
@@ -22,12 +25,16 @@ export interface VectorLayerData {
   dataCrs: string
   /** The attributes CQL_FILTER is resolved against. */
   schema: FilterSchema
+  /** An SQL view's SELECT with the request's parameters bound, read in place of the table. */
+  view?: SqlView
 }
 
 export interface VectorPlanDeps {
-  layerData (layer: string): Promise<VectorLayerData>
+  layerData (layer: string, viewParams?: Record<string, string>): Promise<VectorLayerData>
   /** The most features one map may draw of one layer (MAPWARDEN_WMS_MAX_FEATURES). */
   maxFeatures: number
+  /** Features per batch handed to the render thread (BATCH_FEATURES); tests make it small. */
+  batchFeatures?: number
 }
 
 /** Pixels around the map whose features are read too: symbols and labels that reach into it. */
@@ -83,7 +90,7 @@ export function styleInCrs (style: VectorStyle, crs: string, defs?: Record<strin
 }
 
 export async function planVector (deps: VectorPlanDeps, req: RenderRequest, style: VectorStyle): Promise<VectorJob> {
-  const data = await deps.layerData(req.layer)
+  const data = await deps.layerData(req.layer, req.viewParams)
   const [x0, y0, x1, y1] = req.bbox
   const mx = (x1 - x0) / req.width * MARGIN_PIXELS
   const my = (y1 - y0) / req.height * MARGIN_PIXELS
@@ -107,16 +114,94 @@ export async function planVector (deps: VectorPlanDeps, req: RenderRequest, styl
   if (!drawsAnything || !area.every(Number.isFinite)) return job
   // CQL_FILTER: resolved against the feature type's attributes, compiled by the source to SQL.
   const filter: Filter | undefined = req.cqlFilter !== undefined && req.cqlFilter.trim() !== '' ? parseEcql(req.cqlFilter, data.schema) : undefined
-  // Geometries simplified to half a pixel where the source can (PostGIS): the read, its transfer to
-  // the render thread and the SVG carry what the pixels show, not every vertex of the data.
+  // Geometries simplified to half a pixel (PostGIS in the database, the file sources after the
+  // read): the read, its transfer to the render thread and the SVG carry what the pixels show, not
+  // every vertex of the data.
   const pixel = pixelInData(req, data.dataCrs)
   const simplify = pixel !== undefined ? pixel * SIMPLIFY_PIXELS : undefined
-  for await (const f of data.source.readFeatures({ type: data.type, bbox: area, ...(filter ? { filter } : {}), ...(simplify ? { simplify } : {}) })) {
-    if (!(f.geometry instanceof Uint8Array)) continue
-    if (features.length >= deps.maxFeatures) throw WmsTooManyFeatures(req.layer, deps.maxFeatures)
-    features.push({ geometry: f.geometry, properties: f.properties })
+  const it = data.source.readFeatures({ type: data.type, bbox: area, ...(filter ? { filter } : {}), ...(simplify ? { simplify } : {}), ...(data.view ? { view: data.view } : {}) })[Symbol.asyncIterator]()
+  let read = 0
+  /** Up to `n` more features; `done` when the read has ended. */
+  const take = async (n: number): Promise<{ features: VectorFeature[], done: boolean }> => {
+    const out: VectorFeature[] = []
+    while (out.length < n) {
+      const r = await it.next()
+      if (r.done) return { features: out, done: true }
+      const f = r.value
+      if (!(f.geometry instanceof Uint8Array)) continue
+      if (++read > deps.maxFeatures) throw WmsTooManyFeatures(req.layer, deps.maxFeatures)
+      out.push({ geometry: f.geometry, properties: f.properties })
+    }
+    return { features: out, done: false }
   }
+  let first
+  try { first = await take(deps.batchFeatures ?? BATCH_FEATURES) } catch (err) { await it.return?.(); throw err }
+  features.push(...first.features)
+  if (!first.done) job.more = feed(it, take, deps.batchFeatures ?? BATCH_FEATURES)
   return job
+}
+
+/** Features a map's plan holds and a render thread is given at once: a layer of more is streamed. */
+export const BATCH_FEATURES = 10_000
+/** A feed the render thread has not asked anything of for this long is closed (its plan failed beside another's). */
+const FEED_IDLE_MS = 60_000
+
+interface Feed { error?: Error, close (): void }
+const feeds = new WeakMap<MessagePort, Feed>()
+
+/**
+ * The rest of a read past its first batch, handed to the render thread a batch at a time as it
+ * asks (draw-vector.ts's batches): the thread's port of a channel whose other end reads the next
+ * batch when asked, so neither thread holds more than a batch or two of a layer of any size.
+ * Closed (the read ended, its connection given back) when the render ends (endFeeds), when the
+ * thread closes its end, or after FEED_IDLE_MS without a question.
+ */
+function feed (it: AsyncIterator<unknown>, take: (n: number) => Promise<{ features: VectorFeature[], done: boolean }>, batch: number): MessagePort {
+  const { port1, port2 } = new MessageChannel()
+  let idle: NodeJS.Timeout | undefined
+  let closed = false
+  const state: Feed = {
+    close () {
+      if (closed) return
+      closed = true
+      clearTimeout(idle)
+      port1.close()
+      void Promise.resolve(it.return?.()).catch(() => {})
+    }
+  }
+  const wait = () => { clearTimeout(idle); idle = setTimeout(state.close, FEED_IDLE_MS); idle.unref() }
+  port1.on('message', () => {
+    wait()
+    take(batch).then((b) => { if (!closed) port1.postMessage(b) }, (err: Error) => {
+      state.error = err
+      if (!closed) port1.postMessage({ error: err.message })
+      state.close()
+    })
+  })
+  port1.on('close', state.close)
+  port1.unref()
+  wait()
+  feeds.set(port2, state)
+  return port2
+}
+
+/** The feeds of a payload's vector jobs (MapPayload's or a metatile's `jobs`): moved to the render thread with it. */
+export function feedPorts (payload: unknown): MessagePort[] {
+  const jobs = (payload as { jobs?: unknown } | undefined)?.jobs
+  if (!Array.isArray(jobs)) return []
+  return jobs.map((j) => (j as Partial<VectorJob>).more).filter((p): p is MessagePort => p !== undefined && feeds.has(p))
+}
+
+/** Closes the feeds of a render that ended; the error one of them met (too many features, the source's), which the render failed of. */
+export function endFeeds (ports: MessagePort[]): Error | undefined {
+  let error: Error | undefined
+  for (const p of ports) {
+    const f = feeds.get(p)
+    if (!f) continue
+    f.close()
+    error ??= f.error
+  }
+  return error
 }
 
 /**
@@ -125,11 +210,11 @@ export async function planVector (deps: VectorPlanDeps, req: RenderRequest, styl
  * geometries come back as GeoJSON in the data's CRS, at most `limit` of them.
  */
 export async function featuresAt (deps: Pick<VectorPlanDeps, 'layerData'>, layer: string, area: Envelope, crs: string, proj4Defs: Record<string, string> | undefined,
-  limit: number): Promise<{ features: Feature[], dataCrs: string }> {
-  const data = await deps.layerData(layer)
+  limit: number, viewParams?: Record<string, string>): Promise<{ features: Feature[], dataCrs: string }> {
+  const data = await deps.layerData(layer, viewParams)
   const env = transformBbox(area, crs, data.dataCrs, proj4Defs)
   const features: Feature[] = []
   if (!env.every(Number.isFinite)) return { features, dataCrs: data.dataCrs }
-  for await (const f of data.source.readFeatures({ type: data.type, bbox: env, limit, geometryFormat: 'geojson' })) features.push(f)
+  for await (const f of data.source.readFeatures({ type: data.type, bbox: env, limit, geometryFormat: 'geojson', ...(data.view ? { view: data.view } : {}) })) features.push(f)
   return { features, dataCrs: data.dataCrs }
 }

@@ -65,6 +65,7 @@ export async function planVectorTiles (deps: VectorPlanDeps, req: VectorTilesReq
   const margin = MVT_BUFFER / MVT_EXTENT
   const widen = (b: Bbox): Bbox => [b[0] - (x1 - x0) * margin, b[1] - (y1 - y0) * margin, b[2] + (x1 - x0) * margin, b[3] + (y1 - y0) * margin]
   for (const l of req.layers) {
+    // An SQL view's tiles are of its default parameters (a tile has no viewparams).
     const data = await deps.layerData(l.layer)
     const cql = req.cqlFilter !== undefined && req.cqlFilter.trim() !== '' ? parseEcql(req.cqlFilter, data.schema) : undefined
     const drawn = drawnFilter(l.style, scale)
@@ -78,7 +79,7 @@ export async function planVectorTiles (deps: VectorPlanDeps, req: VectorTilesReq
       for (const t of tiles) {
         const area = transformBbox(widen(t.bbox), req.crs, data.dataCrs, req.proj4Defs)
         if (!area.every(Number.isFinite)) continue
-        const mvt = await vectorTile({ type: data.type, name: l.name, tile: t.bbox, gridSrid, ...(dataSrid !== undefined ? { dataSrid } : {}), area, extent: MVT_EXTENT, buffer: MVT_BUFFER, ...(filter ? { filter } : {}) })
+        const mvt = await vectorTile({ type: data.type, name: l.name, tile: t.bbox, gridSrid, ...(dataSrid !== undefined ? { dataSrid } : {}), area, extent: MVT_EXTENT, buffer: MVT_BUFFER, ...(filter ? { filter } : {}), ...(data.view ? { view: data.view } : {}) })
         if (mvt.length > 0) t.parts.push({ mvt })
       }
       continue
@@ -87,7 +88,7 @@ export async function planVectorTiles (deps: VectorPlanDeps, req: VectorTilesReq
     const area = transformBbox(all, req.crs, data.dataCrs, req.proj4Defs)
     if (!area.every(Number.isFinite)) continue
     const features: VectorFeature[] = []
-    for await (const f of data.source.readFeatures({ type: data.type, bbox: area, ...(filter ? { filter } : {}) })) {
+    for await (const f of data.source.readFeatures({ type: data.type, bbox: area, ...(filter ? { filter } : {}), ...(data.view ? { view: data.view } : {}) })) {
       if (!(f.geometry instanceof Uint8Array)) continue
       if (features.length >= deps.maxFeatures) throw WmsTooManyFeatures(l.layer, deps.maxFeatures)
       features.push({ geometry: f.geometry, properties: f.properties })

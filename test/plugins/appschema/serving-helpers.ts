@@ -1,6 +1,6 @@
 // What the app-schema serving tests share: the tutorial store over property files (or edited), WFS
-// requests, xmllint against the target schema and the offline schema cache, and PostGIS tables
-// holding the tutorial's rows.
+// requests, xmllint against the target schema and the offline schema cache, and PostGIS tables and
+// a GeoPackage holding the tutorial's rows.
 import type { Test } from 'tap'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -10,7 +10,8 @@ import pg from 'pg'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { build, ADMIN, BASE } from '../../helper.js'
 import { pgDatabase } from '../../fixtures/pg.js'
-import { FIXTURES, REST, fixtureZip, installCache, putZip } from './helpers.js'
+import { FIXTURES, REST, fixtureItems, fixtureZip, installCache, putZip, zipItems } from './helpers.js'
+import { writeGeoPackage } from '../../fixtures/vector/files.js'
 
 export const GSML = 'urn:cgi:xmlns:CGI:GeoSciML:2.0'
 
@@ -77,4 +78,33 @@ export async function postgisSources (t: Test): Promise<string> {
   const p = (name: string, value: string) => `<Parameter><name>${name}</name><value>${value}</value></Parameter>`
   return [p('dbtype', 'postgis'), p('host', u.hostname), p('port', u.port || '5432'), p('database', u.pathname.slice(1)),
     p('user', decodeURIComponent(u.username) || 'postgres'), p('fetch size', '2')].join('')
+}
+
+/** The tutorial's property files as GeoPackage tables (TEXT columns, the mapped feature's polygons as geometry blobs). */
+function tutorialGeoPackage (file: string): void {
+  const rowsOf = (name: string) => fs.readFileSync(path.join(FIXTURES, 'tutorial', 'sources', name), 'utf8').split('\n').filter((l) => l !== '' && !l.startsWith('_='))
+    .map((l) => [l.slice(0, l.indexOf('=')), ...l.slice(l.indexOf('=') + 1).split('|')])
+  const polygon = (wkt: string) => ({ type: 'Polygon', coordinates: [wkt.replace(/^POLYGON\(\(|\)\)$/g, '').split(',').map((p) => p.trim().split(' ').map(Number))] })
+  writeGeoPackage(file, [
+    { name: 'mappedfeature', columns: ['id TEXT', 'name TEXT', 'geologic_unit_id TEXT'], geometryColumn: 'shape', geometryType: 'POLYGON', rtree: true,
+      rows: rowsOf('mappedfeature.properties').map(([id, name, gu, wkt]) => ({ values: [id, name, gu], geometry: polygon(wkt) })) },
+    { name: 'geologicunit', columns: ['id TEXT', 'name TEXT', 'name_codespace TEXT', 'kind TEXT', 'rank TEXT'],
+      rows: rowsOf('geologicunit.properties').map(([, id, name, cs, kind, rank]) => ({ values: [id, name, cs, kind, rank === '' ? null : rank] })) }
+  ])
+}
+
+/** The tutorial store with its sources in a GeoPackage of the upload (dbtype=geopkg). */
+export async function overGeoPackage (t: Test): Promise<FastifyInstance> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-appschema-gpkg-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  tutorialGeoPackage(path.join(dir, 'tutorial.gpkg'))
+  const app = await build(t)
+  installCache(app.config.dataDir)
+  await app.inject({ method: 'POST', url: `${REST}/namespaces`, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: { namespace: { prefix: 'gsml', uri: GSML } } })
+  const params = '<Parameter><name>dbtype</name><value>geopkg</value></Parameter><Parameter><name>database</name><value>file:./data/tutorial.gpkg</value></Parameter>'
+  const items = fixtureItems('tutorial', { 'mappedfeature.appschema': (s) => s.replace('<Parameter><name>directory</name><value>file:./sources</value></Parameter>', params) })
+    .filter((i) => !i.name.startsWith('sources/'))
+  const res = await putZip(app, 'gsml', 'tutorial', await zipItems([...items, { name: 'data/tutorial.gpkg', data: fs.readFileSync(path.join(dir, 'tutorial.gpkg')) }]), '?configure=all')
+  if (res.statusCode !== 200) throw new Error(`upload: ${res.statusCode} ${res.body}`)
+  return app
 }

@@ -3,7 +3,7 @@
 // to a source column, srsName (the mapped geometry reprojected), the BBOX parameter, the
 // GetFeatureById stored query and GetPropertyValue; targetAttributeNode; and the mapped types as map
 // layers (WMS GetMap draws those whose mapping maps a geometry). The same answers over property files
-// and over PostGIS tables holding the same rows; GML answers validate with xmllint.
+// and over PostGIS tables (and a GeoPackage) holding the same rows; GML answers validate with xmllint.
 import t from 'tap'
 import type { Test } from 'tap'
 import fs from 'node:fs'
@@ -12,7 +12,7 @@ import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { ADMIN, BASE } from '../../helper.js'
 import { FIXTURES } from './helpers.js'
-import { members, postgisSources, setup, validate, wfs } from './serving-helpers.js'
+import { members, overGeoPackage, postgisSources, setup, validate, wfs } from './serving-helpers.js'
 import { at, pixels } from '../wms/helpers.js'
 
 const ids = (body: string) => [...body.matchAll(/<gsml:(?:MappedFeature|GeologicUnit) gml:id="([^"]+)"/g)].map((m) => m[1])
@@ -67,6 +67,38 @@ t.test('sortBy orders by the source column of a mapped XPath; an XPath that is n
   res = await wfs(app, { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: 'gsml:MappedFeature', sortBy: 'gsml:shape' })
   t.equal(res.statusCode, 400)
   t.match(res.body, 'Invalid sortBy &quot;gsml:shape&quot;: not mapped to a source column; gsml:MappedFeature sorts by gml:name')
+})
+
+t.test('sortBy combines with SQL pages, filters evaluated after the read and propertyName: property files, PostGIS and a GeoPackage alike', async (t) => {
+  const sources: Array<[string, FastifyInstance]> = [['property files', await setup(t)], ['PostGIS', await overPostgis(t)], ['GeoPackage', await overGeoPackage(t)]]
+  const rankFormation = "gsml:rank/gsml:CGI_TermValue/gsml:value = 'FORMATION'"
+  // [label, query, the features' ids in order, numberMatched, text the answer must not hold]
+  const cases: Array<[string, Record<string, string | number>, string[], number, string?]> = [
+    // A unit sorts at the first of its rows in the order asked (ascending: -Py, -Tr2, Mercia...).
+    ['a page of denormalised units, ascending', { typeNames: 'gsml:GeologicUnit', sortBy: 'gml:name', count: 1, startIndex: 1 }, ['gu.25678'], 3],
+    // Descending: Yaughan (gu.25699), Mercia (gu.25682), Clifton (gu.25678).
+    ['a page of denormalised units, descending', { typeNames: 'gsml:GeologicUnit', sortBy: 'gml:name DESC', count: 2, startIndex: 1 }, ['gu.25682', 'gu.25678'], 3],
+    ['a page of denormalised units with a filter in SQL', { typeNames: 'gsml:GeologicUnit', sortBy: 'gml:name DESC', cql_filter: "gml:name LIKE '%Formation'", count: 1, startIndex: 1 }, ['gu.25678'], 2],
+    ['a page of one-row features', { typeNames: 'gsml:MappedFeature', sortBy: 'gml:name DESC', count: 2, startIndex: 1 }, ['mf4', 'mf1'], 4],
+    ['a page of features with a filter after the read (on the chained units)', { typeNames: 'gsml:MappedFeature', sortBy: 'gml:name DESC', cql_filter: `gsml:specification/gsml:GeologicUnit/${rankFormation}`, count: 2, startIndex: 1 }, ['mf1', 'mf3'], 3],
+    ['the same, propertyName leaving out the property sorted by', { typeNames: 'gsml:MappedFeature', sortBy: 'gml:name DESC', propertyName: 'gsml:shape', cql_filter: `gsml:specification/gsml:GeologicUnit/${rankFormation}`, count: 2, startIndex: 1 }, ['mf1', 'mf3'], 3, '<gml:name>'],
+    ['propertyName leaving out the property a filter after the read tests', { typeNames: 'gsml:GeologicUnit', sortBy: 'gml:name DESC', propertyName: 'gml:name', cql_filter: rankFormation }, ['gu.25699', 'gu.25678'], 2, 'gsml:rank']
+  ]
+  for (const [label, q, want, matched, absent] of cases) {
+    const answers: string[] = []
+    for (const [source, app] of sources) {
+      const res = await wfs(app, { service: 'WFS', version: '2.0.0', request: 'GetFeature', ...q })
+      t.equal(res.statusCode, 200, `${source}: ${label}: ${res.statusCode === 200 ? 'ok' : res.body}`)
+      t.same(featureIds(res.body, String(q.typeNames).slice(5)), want, `${source}: ${label}`)
+      t.match(res.body, `numberMatched="${matched}" numberReturned="${want.length}"`, `${source}: ${label}`)
+      if (absent) t.notMatch(res.body, absent, `${source}: ${label}: not written`)
+      answers.push(members(res.body))
+    }
+    t.equal(answers[1], answers[0], `PostGIS: ${label}: the same answer`)
+    t.equal(answers[2], answers[0], `GeoPackage: ${label}: the same answer`)
+  }
+  const res = await wfs(sources[1][1], { service: 'WFS', version: '1.1.0', request: 'GetFeature', typeName: 'gsml:GeologicUnit', sortBy: 'gml:name DESC', maxFeatures: 2, startIndex: 1 })
+  validate(t, res.body, 'PostGIS: a sorted page of units')
 })
 
 // Web Mercator metres of a longitude / latitude.

@@ -3,12 +3,15 @@
 // tables holding the same rows; every GetFeature answer is validated with xmllint against the
 // target schema of the upload and the offline schema cache (no network).
 import t from 'tap'
+import type { Test } from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
-import { BASE, ADMIN, build } from '../../helper.js'
+import pg from 'pg'
+import type { FastifyInstance } from 'fastify'
+import { build, ADMIN, BASE } from '../../helper.js'
 import { pgDatabase } from '../../fixtures/pg.js'
 import { FIXTURES, REST, fixtureZip, installCache, putZip } from './helpers.js'
-import { GSML, members, postgisSources, setup, validate, wfs } from './serving-helpers.js'
+import { GSML, TABLES, members, overGeoPackage, postgisSources, setup, validate, wfs } from './serving-helpers.js'
 
 const EXPECTED_MF1 = '<gsml:MappedFeature gml:id="mf1"><gml:name>GUNTHORPE FORMATION</gml:name>' +
   '<gsml:observationMethod><gsml:CGI_TermValue><gsml:value codeSpace="http://www.ietf.org/rfc/rfc1738">urn:ogc:def:nil:OGC::missing</gsml:value></gsml:CGI_TermValue></gsml:observationMethod>' +
@@ -92,7 +95,62 @@ t.test('filters on mapped XPaths select whole features; an XPath that is not fil
   t.match(unit.body, '<gml:name codeSpace="urn:ietf:rfc:2141">Gunthorpe Formation</gml:name><gml:name codeSpace="urn:x-bgs:lexicon">-Py</gml:name><gml:name codeSpace="urn:x-bgs:lexicon">Yaughan Volcanic Group</gml:name>')
   const res = await wfs(app, { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: 'gsml:MappedFeature', cql_filter: "gsml:purpose = 'instance'" })
   t.equal(res.statusCode, 400)
-  t.match(res.body, 'unknown attribute &quot;gsml:purpose&quot;; the index has gml:name, gsml:shape')
+  t.match(res.body, 'unknown attribute &quot;gsml:purpose&quot;; the index has gml:name, gsml:observationMethod/gsml:CGI_TermValue/gsml:value, ' +
+    'gsml:observationMethod/gsml:CGI_TermValue/gsml:value/@codeSpace, gsml:specification/gsml:GeologicUnit/gml:name, ')
+})
+
+/** Filters on XPaths that are not a plain column (chained, computed, client properties): evaluated after the read. */
+const POST_FILTERS: Array<[string, Record<string, string>, string[]]> = [
+  ['a chained XPath', { typeName: 'gsml:MappedFeature', cql_filter: "gsml:specification/gsml:GeologicUnit/gml:name = 'Clifton Formation'" }, ['mf2', 'gu.25678', 'mf3']],
+  ['a chained XPath matching one of the names of a denormalised unit', { typeName: 'gsml:MappedFeature', cql_filter: "gsml:specification/gsml:GeologicUnit/gml:name = '-Py'" }, ['mf1', 'gu.25699']],
+  ['a chained computed value (if_then_else, strToUpperCase)', { typeName: 'gsml:MappedFeature', cql_filter: "gsml:specification/gsml:GeologicUnit/gsml:rank/gsml:CGI_TermValue/gsml:value = 'FORMATION'" }, ['mf1', 'gu.25699', 'mf2', 'gu.25678', 'mf3']],
+  ['a computed value (Recode)', { typeName: 'gsml:GeologicUnit', cql_filter: "gsml:purpose = 'typicalNorm'" }, ['gu.25682']],
+  ['a ClientProperty', { typeName: 'gsml:GeologicUnit', cql_filter: "gml:name/@codeSpace = 'urn:x-bgs:lexicon'" }, ['gu.25678', 'gu.25699']],
+  ['a literal mapping (strConcat) matching every feature', { typeName: 'gsml:MappedFeature', cql_filter: "gsml:observationMethod/gsml:CGI_TermValue/gsml:value LIKE 'urn:ogc:def:nil:%'" }, ['mf1', 'gu.25699', 'mf2', 'gu.25678', 'mf3', 'mf4', 'gu.25682']],
+  ['AND of a column part (SQL) and a chained part (after the read)', { typeName: 'gsml:MappedFeature', cql_filter: "gml:name LIKE 'MERCIA%' AND gsml:specification/gsml:GeologicUnit/gsml:purpose = 'typicalNorm'" }, ['mf4', 'gu.25682']],
+  ['OR of a column and a chained part', { typeName: 'gsml:MappedFeature', cql_filter: "gml:name = 'GUNTHORPE FORMATION' OR gsml:specification/gsml:GeologicUnit/gml:name = 'Mercia Mudstone Group'" }, ['mf1', 'gu.25699', 'mf4', 'gu.25682']],
+  ['NOT of a chained part', { typeName: 'gsml:MappedFeature', cql_filter: "NOT gsml:specification/gsml:GeologicUnit/gsml:purpose = 'instance'" }, ['mf4', 'gu.25682']],
+  ['OGC XML PropertyName of a chained XPath', {
+    typeName: 'gsml:MappedFeature',
+    filter: '<ogc:Filter xmlns:ogc="http://www.opengis.net/ogc"><ogc:PropertyIsEqualTo><ogc:PropertyName>gsml:specification/gsml:GeologicUnit/gml:name</ogc:PropertyName><ogc:Literal>Yaughan Volcanic Group</ogc:Literal></ogc:PropertyIsEqualTo></ogc:Filter>'
+  }, ['mf1', 'gu.25699']]
+]
+
+/** A filter OR-ed with a part only the built feature answers (and that selects nothing): all of it evaluated after the read. */
+const afterRead = (typeName: string, cql: string) => `(${cql}) OR ${typeName === 'gsml:MappedFeature' ? 'gsml:observationMethod/gsml:CGI_TermValue/gsml:value' : 'gsml:purpose'} = 'nothing'`
+
+async function checkPostFilters (t: Test, app: FastifyInstance, label0: string): Promise<void> {
+  for (const [label, q, want] of POST_FILTERS) {
+    const res = await wfs(app, { service: 'WFS', version: '1.1.0', request: 'GetFeature', ...q })
+    t.equal(res.statusCode, 200, `${label0} ${label}: ${res.body.slice(0, 300)}`)
+    t.same(ids(res.body), want, `${label0} ${label}`)
+    t.match(res.body, ` numberOfFeatures="${want.filter((id) => id.startsWith(q.typeName === 'gsml:MappedFeature' ? 'mf' : 'gu')).length}" `, `${label0} ${label}`)
+    validate(t, res.body, `${label0} ${label}`)
+  }
+  // The SQL path's filters evaluated after the read answer the same.
+  for (const [label, q, want] of FILTERS) {
+    if (!q.cql_filter) continue
+    const res = await wfs(app, { service: 'WFS', version: '1.1.0', request: 'GetFeature', ...q, cql_filter: afterRead(q.typeName, q.cql_filter) })
+    t.same(ids(res.body), want, `${label0} ${label}, evaluated after the read`)
+  }
+  // Paging and hits count the features that match after the read.
+  const chained = "gsml:specification/gsml:GeologicUnit/gsml:rank/gsml:CGI_TermValue/gsml:value = 'FORMATION'"
+  const page = await wfs(app, { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: 'gsml:MappedFeature', cql_filter: chained, count: 1, startIndex: 1 })
+  t.match(page.body, 'numberMatched="3" numberReturned="1"', `${label0} page`)
+  t.same(ids(page.body), ['mf2', 'gu.25678'], `${label0} page`)
+  const last = await wfs(app, { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: 'gsml:MappedFeature', cql_filter: chained, count: 5, startIndex: 2 })
+  t.match(last.body, 'numberMatched="3" numberReturned="1"', `${label0} last page`)
+  t.same(ids(last.body), ['mf3', 'gu.25678'], `${label0} last page: the unit written whole again in a new document`)
+  const hits = await wfs(app, { service: 'WFS', version: '1.1.0', request: 'GetFeature', typeName: 'gsml:MappedFeature', cql_filter: chained, resultType: 'hits' })
+  t.match(hits.body, /numberOfFeatures="3"[^>]*\/>\n$/, `${label0} hits`)
+}
+
+t.test('filters on chained XPaths, computed values and client properties are evaluated on the built features', async (t) => {
+  const app = await setup(t)
+  await checkPostFilters(t, app, 'property files:')
+  const res = await wfs(app, { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: 'gsml:MappedFeature', cql_filter: "gsml:specification/gsml:GeologicUnit/gsml:colour = 'red'" })
+  t.equal(res.statusCode, 400)
+  t.match(res.body, 'unknown attribute &quot;gsml:specification/gsml:GeologicUnit/gsml:colour&quot;')
 })
 
 
@@ -116,6 +174,66 @@ t.test('the same mapping over PostGIS tables holding the same rows returns the s
   const page = await wfs(app, { service: 'WFS', version: '1.1.0', request: 'GetFeature', typeName: 'gsml:MappedFeature', maxFeatures: 2, startIndex: 2 })
   t.same([...page.body.matchAll(/<gsml:MappedFeature gml:id="([^"]+)"/g)].map((m) => m[1]), ['mf3', 'mf4'])
   validate(t, page.body, 'PostGIS page')
+  for (const [typeName, q] of [['gsml:GeologicUnit', { count: 1, startIndex: 1 }], ['gsml:GeologicUnit', { count: 5, startIndex: 1, cql_filter: "gml:name LIKE '%Formation'" }],
+    ['gsml:MappedFeature', { count: 2, startIndex: 1, cql_filter: "gml:name LIKE 'MERCIA%'" }], ['gsml:GeologicUnit', { resultType: 'hits', cql_filter: "gml:name LIKE '%Formation'" }]] as const) {
+    const query = { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: typeName, ...q }
+    const a = await wfs(props, query)
+    const b = await wfs(app, query)
+    t.equal(members(b.body), members(a.body), `a page or count of ${typeName} ${JSON.stringify(q)}: the same answer`)
+  }
+  await checkPostFilters(t, app, 'PostGIS:')
+})
+
+t.test('PostGIS pages start at their first feature and counts are counted in SQL: the rows before a page are never read', async (t) => {
+  // Views whose first feature cannot be read (its name divides by zero when PostgreSQL computes it):
+  // a page after it and a count never compute a name of the rows before the page.
+  const url = await pgDatabase(t, { postgis: true })
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try {
+    await c.query(TABLES.replace('CREATE TABLE mappedfeature', 'CREATE TABLE mf_rows').replace('INSERT INTO mappedfeature', 'INSERT INTO mf_rows')
+      .replace('CREATE TABLE geologicunit', 'CREATE TABLE gu_rows').replace('INSERT INTO geologicunit', 'INSERT INTO gu_rows'))
+    await c.query(`CREATE VIEW mappedfeature AS SELECT id, CASE WHEN id = 'mf1' THEN (1 / (length(id) - 3))::text ELSE name END AS name, geologic_unit_id, shape FROM mf_rows;
+      CREATE VIEW geologicunit AS SELECT row_id, id, CASE WHEN id = 'gu.25678' THEN (1 / (length(id) - 8))::text ELSE name END AS name, name_codespace, kind, rank FROM gu_rows`)
+  } finally { await c.end() }
+  const u = new URL(url)
+  const p = (name: string, value: string) => `<Parameter><name>${name}</name><value>${value}</value></Parameter>`
+  const params = [p('dbtype', 'postgis'), p('host', u.hostname), p('port', u.port || '5432'), p('database', u.pathname.slice(1)), p('user', decodeURIComponent(u.username) || 'postgres')].join('')
+  const app = await setup(t, { 'mappedfeature.appschema': (s) => s.replace('<Parameter><name>directory</name><value>file:./sources</value></Parameter>', params) })
+  const units = await wfs(app, { service: 'WFS', version: '1.1.0', request: 'GetFeature', typeName: 'gsml:GeologicUnit', startIndex: 1 })
+  t.equal(units.statusCode, 200, units.body.slice(0, 500))
+  t.match(units.body, ' numberOfFeatures="2" ')
+  t.same(ids(units.body), ['gu.25682', 'gu.25699'])
+  t.match(units.body, '<gml:name codeSpace="urn:ietf:rfc:2141">Gunthorpe Formation</gml:name><gml:name codeSpace="urn:x-bgs:lexicon">-Py</gml:name><gml:name codeSpace="urn:x-bgs:lexicon">Yaughan Volcanic Group</gml:name>', 'the rows of the last unit grouped')
+  validate(t, units.body, 'a page of units after the first')
+  const features = await wfs(app, { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: 'gsml:MappedFeature', startIndex: 3 })
+  t.match(features.body, 'numberMatched="4" numberReturned="1"')
+  t.same(ids(features.body), ['mf4', 'gu.25682'])
+  const hits = await wfs(app, { service: 'WFS', version: '1.1.0', request: 'GetFeature', typeName: 'gsml:GeologicUnit', resultType: 'hits' })
+  t.match(hits.body, /numberOfFeatures="3"[^>]*\/>\n$/)
+})
+
+t.test('the same mapping over a GeoPackage of the upload returns the same features', async (t) => {
+  const props = await setup(t)
+  const app = await overGeoPackage(t)
+  for (const [version, typeName] of [['1.1.0', 'gsml:MappedFeature'], ['2.0.0', 'gsml:GeologicUnit'], ['2.0.0', 'gsml:MappedFeature']]) {
+    const q = { service: 'WFS', version, request: 'GetFeature', typeName }
+    const a = await wfs(props, q)
+    const b = await wfs(app, q)
+    t.equal(b.statusCode, 200, b.body)
+    t.equal(members(b.body), members(a.body), `${version} ${typeName}`)
+    if (version === '1.1.0') validate(t, b.body, `GeoPackage ${version} ${typeName}`)
+  }
+  for (const [label, q, want] of [...FILTERS, ...POST_FILTERS]) {
+    const a = await wfs(props, { service: 'WFS', version: '1.1.0', request: 'GetFeature', ...q })
+    const b = await wfs(app, { service: 'WFS', version: '1.1.0', request: 'GetFeature', ...q })
+    t.same(ids(b.body), want, `GeoPackage: ${label}`)
+    t.equal(members(b.body), members(a.body), `GeoPackage: ${label}: the same answer`)
+  }
+  for (const q of [{ count: 1, startIndex: 1 }, { count: 2, startIndex: 1, cql_filter: "gml:name LIKE '%Formation'" }, { resultType: 'hits' }] as Array<Record<string, string | number>>) {
+    const query = { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: 'gsml:GeologicUnit', ...q }
+    t.equal(members((await wfs(app, query)).body), members((await wfs(props, query)).body), `GeoPackage page ${JSON.stringify(q)}`)
+  }
 })
 
 t.test('the layer read rules apply to mapped types: a type the caller may not read is unknown and unlisted', async (t) => {

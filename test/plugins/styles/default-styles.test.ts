@@ -41,3 +41,56 @@ t.test('a new raster layer has the built-in raster style as its default, drawn a
   res = await app.inject({ url: wmsUrl({ SERVICE: 'WMS', REQUEST: 'GetCapabilities', VERSION: '1.3.0' }) })
   t.match(res.body, /<Name>topp:world<\/Name>[\s\S]*?<Style>\s*<Name>raster<\/Name>/)
 })
+
+t.test('the built-in styles are listed among the global styles, readable, not deletable and in no workspace', async (t) => {
+  const app = await build(t)
+  let res = await app.inject({ url: `${REST}/styles.json`, headers: ADMIN })
+  t.same(res.json(), { styles: { style: ['generic', 'line', 'point', 'polygon', 'raster'].map((name) => ({ name, href: `${HOST}/styles/${name}.json` })) } })
+  res = await app.inject({ url: `${REST}/styles.xml`, headers: ADMIN })
+  t.match(res.body, /^<styles>\n  <style>\n    <name>generic<\/name>\n    <atom:link xmlns:atom="http:\/\/www.w3.org\/2005\/Atom" rel="alternate" href="http:\/\/localhost:80\/geoserver\/rest\/styles\/generic.xml" type="application\/atom\+xml"\/>\n  <\/style>\n  <style>\n    <name>line<\/name>/)
+
+  // A style of one's own is sorted in among them.
+  res = await app.inject({ method: 'POST', url: `${REST}/styles`, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: { style: { name: 'mine', filename: 'mine.sld' } } })
+  t.equal(res.statusCode, 201, res.body)
+  res = await app.inject({ url: `${REST}/styles.json`, headers: ADMIN })
+  t.same(res.json().styles.style.map((s: { name: string }) => s.name), ['generic', 'line', 'mine', 'point', 'polygon', 'raster'])
+  res = await app.inject({ url: `${REST}/styles/mine.sld`, headers: ADMIN })
+  t.equal(res.statusCode, 404, 'an entry of ones own without content has no SLD, as before')
+
+  // The entry and the SLD of each.
+  res = await app.inject({ url: `${REST}/styles/point.json`, headers: ADMIN })
+  t.same(res.json(), { style: { name: 'point', format: 'sld', languageVersion: { version: '1.0.0' }, filename: 'default_point.sld' } })
+  res = await app.inject({ url: `${REST}/styles/raster.xml`, headers: ADMIN })
+  t.equal(res.body, '<style>\n  <name>raster</name>\n  <format>sld</format>\n  <languageVersion>\n    <version>1.0.0</version>\n  </languageVersion>\n  <filename>default_raster.sld</filename>\n</style>')
+  res = await app.inject({ url: `${REST}/styles/point.sld`, headers: ADMIN })
+  t.equal(res.headers['content-type'], 'application/vnd.ogc.sld+xml')
+  t.match(res.body, /<WellKnownName>square<\/WellKnownName>[\s\S]*<CssParameter name="fill">#FF0000<\/CssParameter>[\s\S]*<Size>6<\/Size>/)
+  for (const name of ['line', 'polygon', 'generic', 'raster']) {
+    res = await app.inject({ url: `${REST}/styles/${name}.sld`, headers: ADMIN })
+    t.match(res.body, `<Name>${name}</Name>`, `${name}.sld`)
+  }
+
+  // Each SLD served is one this server takes back as a style of its own (its symbolizers compile);
+  // generic's rules choose by dimension(geometry()), which the vector renderer does not compile yet
+  // (the built-in generic draws from its own compiled rules).
+  for (const name of ['point', 'line', 'polygon', 'raster']) {
+    res = await app.inject({ url: `${REST}/styles/${name}.sld`, headers: ADMIN })
+    const sent = await app.inject({ method: 'POST', url: `${REST}/styles?name=${name}_copy`, headers: { ...ADMIN, 'content-type': 'application/vnd.ogc.sld+xml' }, payload: res.body })
+    t.equal(sent.statusCode, 201, `${name}: ${sent.body}`)
+  }
+
+  // Not deletable (GeoServer's catalog: "Unable to delete a default style"); still listed.
+  res = await app.inject({ method: 'DELETE', url: `${REST}/styles/point`, headers: ADMIN })
+  t.equal(res.statusCode, 403)
+  t.equal(res.body, 'Unable to delete a default style')
+  res = await app.inject({ url: `${REST}/styles/point.json`, headers: ADMIN })
+  t.equal(res.statusCode, 200)
+
+  // Not in a workspace's list, nor readable there.
+  res = await app.inject({ method: 'POST', url: `${REST}/workspaces`, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: { workspace: { name: 'w1' } } })
+  t.equal(res.statusCode, 201)
+  res = await app.inject({ url: `${REST}/workspaces/w1/styles.json`, headers: ADMIN })
+  t.same(res.json(), { styles: '' })
+  res = await app.inject({ url: `${REST}/workspaces/w1/styles/point.json`, headers: ADMIN })
+  t.equal(res.statusCode, 404)
+})

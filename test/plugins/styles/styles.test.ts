@@ -4,18 +4,28 @@ import path from 'node:path'
 import { build, ADMIN, BASE, tempDir } from '../../helper.js'
 import { SLD, addLayer, addWorkspace, fixture, png, zip } from './helpers.js'
 import { appRows, appRun } from '../../fixtures/catalog-rows.js'
+import { BUILT_IN } from '../../../services/styles/built-in.js'
 
 const REST = `${BASE}/rest`
 const HOST = 'http://localhost:80/geoserver/rest'
 
-t.test('empty style lists are <styles/> and {"styles":""}', async (t) => {
+/** The global style list's JSON: GeoServer's built-in styles with `own`, sorted by name. */
+const globalList = (...own: string[]) => JSON.stringify({ styles: { style: [...own, ...BUILT_IN.filter((n) => !own.includes(n))].sort().map((name) => ({ name, href: `${HOST}/styles/${name.replace(/ /g, '+')}.json` })) } })
+const listXmlItem = (name: string) => ['  <style>', `    <name>${name}</name>`, `    <atom:link xmlns:atom="http://www.w3.org/2005/Atom" rel="alternate" href="${HOST}/styles/${name}.xml" type="application/atom+xml"/>`, '  </style>']
+
+t.test('a new server lists the built-in styles; an empty workspace list is <styles/> and {"styles":""}', async (t) => {
   const app = await build(t)
   let res = await app.inject({ method: 'GET', url: `${REST}/styles.json`, headers: ADMIN })
   t.equal(res.statusCode, 200)
   t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
-  t.equal(res.body, '{"styles":""}')
+  t.equal(res.body, globalList())
   res = await app.inject({ method: 'GET', url: `${REST}/styles.xml`, headers: ADMIN })
   t.equal(res.headers['content-type'], 'application/xml')
+  t.equal(res.body, ['<styles>', ...BUILT_IN.flatMap(listXmlItem), '</styles>'].join('\n'))
+  await addWorkspace(app, 'cite')
+  res = await app.inject({ method: 'GET', url: `${REST}/workspaces/cite/styles.json`, headers: ADMIN })
+  t.equal(res.body, '{"styles":""}')
+  res = await app.inject({ method: 'GET', url: `${REST}/workspaces/cite/styles.xml`, headers: ADMIN })
   t.equal(res.body, '<styles/>')
 })
 
@@ -29,16 +39,9 @@ t.test('POST an SLD creates a global style: 201, name, Location; list, entry and
   t.equal(res.headers.location, `${HOST}/styles/rain`)
 
   res = await app.inject({ method: 'GET', url: `${REST}/styles.json`, headers: ADMIN })
-  t.equal(res.body, `{"styles":{"style":[{"name":"rain","href":"${HOST}/styles/rain.json"}]}}`)
+  t.equal(res.body, globalList('rain'))
   res = await app.inject({ method: 'GET', url: `${REST}/styles.xml`, headers: ADMIN })
-  t.equal(res.body, [
-    '<styles>',
-    '  <style>',
-    '    <name>rain</name>',
-    `    <atom:link xmlns:atom="http://www.w3.org/2005/Atom" rel="alternate" href="${HOST}/styles/rain.xml" type="application/atom+xml"/>`,
-    '  </style>',
-    '</styles>'
-  ].join('\n'))
+  t.equal(res.body, ['<styles>', ...['generic', 'line', 'point', 'polygon', 'rain', 'raster'].flatMap(listXmlItem), '</styles>'].join('\n'))
 
   res = await app.inject({ method: 'GET', url: `${REST}/styles/rain.xml`, headers: ADMIN })
   t.equal(res.statusCode, 200)
@@ -72,7 +75,8 @@ t.test('?name= names the style; a name with a space is %20 in Location and + in 
   t.equal(res.body, 'Default Styler')
   t.equal(res.headers.location, `${HOST}/styles/Default%20Styler`)
   const list = await app.inject({ method: 'GET', url: `${REST}/styles.json`, headers: ADMIN })
-  t.equal(list.body, `{"styles":{"style":[{"name":"Default Styler","href":"${HOST}/styles/Default+Styler.json"}]}}`)
+  t.equal(list.body, globalList('Default Styler'))
+  t.match(list.body, `{"name":"Default Styler","href":"${HOST}/styles/Default+Styler.json"}`)
   const del = await app.inject({ method: 'DELETE', url: `${REST}/styles/Default+Styler`, headers: ADMIN })
   t.equal(del.statusCode, 200, '+ in the path is a space, as java.net.URLDecoder reads it')
 })
@@ -107,7 +111,7 @@ t.test('workspace styles answer at /workspaces/<ws>/styles and /<ws>/styles and 
   t.equal(res.body, '{"style":{"name":"dem","workspace":{"name":"cite"},"format":"sld","languageVersion":{"version":"1.0.0"},"filename":"dem.sld"}}')
 
   res = await app.inject({ method: 'GET', url: `${REST}/styles.json`, headers: ADMIN })
-  t.equal(res.body, '{"styles":""}', 'the global list has no workspace style')
+  t.equal(res.body, globalList(), 'the global list has no workspace style')
   res = await app.inject({ method: 'GET', url: `${REST}/styles/dem.json`, headers: ADMIN })
   t.equal(res.statusCode, 404)
   t.equal(res.body, 'No such style: dem')
@@ -174,7 +178,7 @@ t.test('PUT a catalog entry renames, changes the filename and moves a style betw
   await app.inject({ method: 'POST', url: `${REST}/styles`, headers: { ...ADMIN, ...SLD }, payload: fixture('rain.sld') })
   let res = await app.inject({ method: 'PUT', url: `${REST}/styles/rain.xml`, headers: { ...ADMIN, 'content-type': 'application/xml' }, payload: '<style><workspace>cite</workspace></style>' })
   t.equal(res.statusCode, 200)
-  t.equal((await app.inject({ method: 'GET', url: `${REST}/styles.json`, headers: ADMIN })).body, '{"styles":""}')
+  t.equal((await app.inject({ method: 'GET', url: `${REST}/styles.json`, headers: ADMIN })).body, globalList(), 'the style moved out of the global list')
   res = await app.inject({ method: 'GET', url: `${REST}/workspaces/cite/styles/rain.sld`, headers: ADMIN })
   t.equal(res.body, fixture('rain.sld'))
   t.notOk(fs.existsSync(path.join(app.config.dataDir, 'styles', 'rain.sld')), 'the old file left with the move')

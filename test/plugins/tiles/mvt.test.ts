@@ -43,7 +43,13 @@ t.test('PostGIS encodes a vector layer\'s tiles: attributes, geometry, the style
   t.same(kinds(tile.get('shapes')), ['a', 'b'], 'both polygons with their attribute')
   t.notOk('id' in tile.get('shapes')![0].properties, 'the primary key is no attribute (not exposed)')
   near(t, extentOf(tile.get('shapes')!), [0, 0, ...mercator(30, 10)], 'their extent')
-  t.equal((await pbf(app, 'vx:shapes')).headers['geowebcache-cache-result'], 'HIT', 'then served from the cache')
+  const hit = await pbf(app, 'vx:shapes')
+  t.equal(hit.headers['geowebcache-cache-result'], 'HIT', 'then served from the cache')
+  // The miss served the tile as encoded, not read back: the same bytes and validators as the file's.
+  t.same(hit.rawPayload, first.rawPayload, 'the cached tile is the bytes the miss answered')
+  t.match(first.headers.etag, /^"[0-9a-f]+-[0-9a-f]+"$/, 'the miss has an ETag')
+  t.equal(hit.headers.etag, first.headers.etag, 'one ETag for the tile, rendered or cached')
+  t.equal(hit.headers['last-modified'], first.headers['last-modified'])
 
   // A style whose one rule draws kind a: b is left out.
   await styleLayer(t, app, 'vx:shapes', 'onlya', ONLY_A)

@@ -130,3 +130,11 @@ t.test('spatial predicates with WKT: one spatial node each; a granule index take
   t.same(ids('INTERSECTS(the_geom, MULTIPOINT((15 5), (12 8)))'), [2])
   t.same(ids('INTERSECTS(the_geom, MULTIPOINT((15 5), (-165 -75)))'), [1, 2, 3])
 })
+
+t.test('ECQL attribute paths (app-schema XPaths) are read as one name only where the schema says so', async (t) => {
+  const paths = { attributes: [{ name: 'gsml:specification/gsml:GeologicUnit/gml:name', type: 'String' }, { name: 'gml:name[2]/@codeSpace', type: 'String' }], crs: 'EPSG:4326', paths: true }
+  t.same(parseEcql("gsml:specification/gsml:GeologicUnit/gml:name = 'x'", paths),
+    { k: 'cmp', op: '=', l: { k: 'property', name: 'gsml:specification/gsml:GeologicUnit/gml:name' }, r: { k: 'value', v: 'x' } })
+  t.same(parseEcql("gml:name[2]/@codeSpace LIKE 'urn:%'", paths), { k: 'like', e: { k: 'property', name: 'gml:name[2]/@codeSpace' }, pattern: 'urn:%', ci: false })
+  t.throws(() => parseEcql("gsml:specification/gsml:GeologicUnit/gml:name = 'x'", schema), /unknown attribute|unexpected|expected/, 'without paths a / is not part of a name')
+})

@@ -92,7 +92,7 @@ t.test('blob store: a metatile target lists the tile files in image order, and r
     'topp/states/EPSG_900913/png/default/4/2/6.png', 'topp/states/EPSG_900913/png/default/4/3/6.png'
   ], 'top row (highest y) first, left to right: the order the renderer cuts the image in')
   // What a worker reports after writing the first three before its disk filled up:
-  store.recordMetatile(set, 4, [2, 6, 3, 7], [{ bytes: 10, replacedBytes: -1 }, { bytes: 11, replacedBytes: 40 }, { bytes: 12, replacedBytes: -1 }])
+  store.recordMetatile(set, 4, [2, 6, 3, 7], [{ bytes: 10, replacedBytes: -1, mtimeMs: 1 }, { bytes: 11, replacedBytes: 40, mtimeMs: 1 }, { bytes: 12, replacedBytes: -1, mtimeMs: 1 }])
   t.same(events.map((e) => [e.x, e.y, e.bytes, e.replacedBytes]), [[2, 7, 10, undefined], [3, 7, 11, 40], [2, 6, 12, undefined]])
   t.throws(() => store.metatileTarget({ ...set, parameterId: '../x' }, 4, [0, 0, 0, 0]), /bad parameter set id/)
 })
@@ -101,13 +101,14 @@ t.test('tile files: written whole, replaced sizes reported, folders removed mean
   const dir = tempDir(t)
   const tmpDir = path.join(dir, 'tmp')
   const target = path.join(dir, 'tiles', '3', '1', '2.png')
-  t.same(writeTileFile(tmpDir, target, Buffer.from('first')), { bytes: 5, replacedBytes: -1 })
-  t.same(writeTileFile(tmpDir, target, Buffer.from('second!')), { bytes: 7, replacedBytes: 5 })
+  // The time reported is the tile file's own (the ETag of the response that rendered it).
+  t.same(writeTileFile(tmpDir, target, Buffer.from('first')), { bytes: 5, replacedBytes: -1, mtimeMs: fs.statSync(target).mtimeMs })
+  t.same(writeTileFile(tmpDir, target, Buffer.from('second!')), { bytes: 7, replacedBytes: 5, mtimeMs: fs.statSync(target).mtimeMs })
   t.equal(fs.readFileSync(target, 'utf8'), 'second!')
   // A truncate removed the folder and a restart emptied the temp folder since the last write:
   fs.rmSync(path.join(dir, 'tiles'), { recursive: true })
   fs.rmSync(tmpDir, { recursive: true })
-  t.same(writeTileFile(tmpDir, target, Buffer.from('third')), { bytes: 5, replacedBytes: -1 })
+  t.same(writeTileFile(tmpDir, target, Buffer.from('third')), { bytes: 5, replacedBytes: -1, mtimeMs: fs.statSync(target).mtimeMs })
   t.equal(fs.readFileSync(target, 'utf8'), 'third')
   // The rename fails after the temp file was written (a folder stands where the tile goes): the
   // error comes with its code, and the temp file goes.

@@ -27,6 +27,20 @@ t.test('selectSql quotes every identifier and binds every value', async (t) => {
   t.equal(keyed.text, 'SELECT "lanes", "id", ST_AsGeoJSON("the geom") AS "the geom" FROM "public"."Roads ""x"""', 'the key is read for the feature id')
 })
 
+t.test('selectSql: the distinct values of one attribute, paged, and their count (app-schema feature ids)', async (t) => {
+  const page = selectSql('public', roads, { type: roads.name, distinct: 'kind', filter: compare('>', 'lanes', 2), offset: 10, limit: 1 }, { looseBbox: false, keys: ['id'] })
+  t.equal(page.text, 'SELECT DISTINCT "kind" FROM "public"."Roads ""x""" WHERE ("lanes" > $1) ORDER BY "kind" ASC LIMIT $2::bigint OFFSET $3::bigint')
+  t.same(page.values, [2, 1, 10])
+  const count = selectSql('public', roads, { type: roads.name, distinct: 'kind' }, { looseBbox: false, keys: ['id'], count: true })
+  t.equal(count.text, 'SELECT count(DISTINCT "kind") AS n FROM "public"."Roads ""x"""')
+  t.throws(() => selectSql('public', roads, { type: roads.name, distinct: 'colour' }, { looseBbox: false, keys: [] }), /has no attribute "colour"/)
+  // Sorted (an app-schema sortBy on a denormalised type): each value at its first row under the sort.
+  const sorted = selectSql('public', roads, { type: roads.name, distinct: 'kind', sortBy: [{ name: 'lanes', descending: true }], filter: compare('>', 'lanes', 2), offset: 10, limit: 1 }, { looseBbox: false, keys: ['id'] })
+  t.equal(sorted.text, 'SELECT "kind" FROM (SELECT "kind", row_number() OVER (ORDER BY "lanes" DESC, "kind" ASC) AS "mw_rank" FROM "public"."Roads ""x""" WHERE ("lanes" > $1)) AS mw_rows GROUP BY "kind" ORDER BY min("mw_rank") LIMIT $2::bigint OFFSET $3::bigint')
+  t.same(sorted.values, [2, 1, 10])
+  t.throws(() => selectSql('public', roads, { type: roads.name, distinct: 'kind', sortBy: [{ name: 'colour' }] }, { looseBbox: false, keys: [] }), /has no attribute "colour"/)
+})
+
 t.test('selectSql: a bbox is an index test and an exact intersection, or the index test alone with Loose bbox', async (t) => {
   const exact = selectSql('public', roads, { type: roads.name, bbox: [1, 2, 3, 4] }, { looseBbox: false, keys: [] })
   const env = 'ST_MakeEnvelope($1::double precision, $2::double precision, $3::double precision, $4::double precision, $5::integer)'
@@ -184,13 +198,14 @@ t.test('selectSql: feature ids compare each key as text with bound values; count
 
 t.test('vectorTileSql: ST_AsMVT over ST_AsMVTGeom of the read, every identifier quoted, every value bound', async (t) => {
   const q = { type: roads.name, name: 'ro"ads\'', tile: [0, 0, 10, 10] as [number, number, number, number], gridSrid: 3857, dataSrid: 4326, area: [-1, -1, 1, 1] as [number, number, number, number], extent: 4096, buffer: 256, filter: compare('=', 'kind', "a'; --") }
-  const sql = vectorTileSql('my "schema"', roads, q, { looseBbox: true, keys: ['id'] })
+  const sql = vectorTileSql('my "schema"', roads, q, { keys: ['id'] })
   t.match(sql.text, /^SELECT ST_AsMVT\(t, \$\d+::text, \$\d+::integer, \$\d+::text\) AS mvt FROM \(SELECT s\."kind", s\."lanes", ST_AsMVTGeom\(ST_Transform\(ST_SetSRID\(s\."the geom", \$\d+::integer\), \$\d+::integer\), ST_MakeEnvelope\(/)
   t.match(sql.text, 'FROM "my ""schema"""."Roads ""x"""', 'the table quoted')
   t.match(sql.text, /::box2d, \$\d+::integer, \$\d+::integer, true\) AS "__mw_mvt_geom"/, 'extent and buffer bound, clipped')
   t.notMatch(sql.text, /ro"ads|a';|4096|3857/, 'no value in the text')
   for (const v of ['ro"ads\'', "a'; --", 4096, 256, 3857, 4326, 10]) t.ok(sql.values.includes(v), `${v} is bound`)
-  const wkt = vectorTileSql('public', roads, { ...q, dataSrid: undefined }, { looseBbox: true, keys: [] })
+  const wkt = vectorTileSql('public', roads, { ...q, dataSrid: undefined }, { keys: [] })
   t.notMatch(wkt.text, 'ST_SetSRID', 'data in a CRS of no EPSG code keeps its column\'s SRID')
-  t.throws(() => vectorTileSql('public', { ...roads, geometry: undefined }, q, { looseBbox: true, keys: [] }), /has no geometry/)
+  t.notMatch(sql.text, 'ST_Intersects', 'the area on the index alone: ST_AsMVTGeom clips and drops what misses the tile')
+  t.throws(() => vectorTileSql('public', { ...roads, geometry: undefined }, q, { keys: [] }), /has no geometry/)
 })
