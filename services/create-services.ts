@@ -36,6 +36,7 @@ import { createVectorLayerSummary } from './vector/layer-summary.js'
 import { createMetrics } from './metrics.js'
 import { buildTileServices } from './create-tile-services.js'
 import { createVectorLayerData } from './vector/layer-data.js'
+import { appSchemaLayerData } from './appschema/layer-data.js'
 import { createResourceService } from './resource/service.js'
 import { createRemoteFetch } from './files/remote-fetch.js'
 import { createRemote } from './cascade/remote.js'
@@ -239,7 +240,8 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
   // The render pool and queue, the renderer, the tile cache and its seeds, tile drops and the disk quota.
   /** The admin page's line of a vector layer (geometry type, feature count, bounds). */
   const vectorLayerSummary = createVectorLayerSummary({ featureTypes, datastores, sources })
-  const vectorLayerData = createVectorLayerData({ featureTypes, datastores, sources })
+  // An app-schema feature type whose mapping maps a geometry is drawn too, from its mapping's sources.
+  const vectorLayerData = appSchemaLayerData({ layers, rows: stores.appschema, complex }, createVectorLayerData({ featureTypes, datastores, sources }))
   const { pool, records, settings, gridSets, blobStores, renderQueue, renderer, tileCache, diskQuota, scheduler, vectorDataChanged: tilesOfVectorData } =
     await buildTileServices(config, stores, { log, faults, workspaces, layers, layerGroups, styles, layerAccess, mosaics, metrics, layerData: vectorLayerData, mapImage: (req) => cascade.mapImage(req), alone, crashed })
   vectorDataChanged = tilesOfVectorData

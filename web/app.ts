@@ -9,7 +9,7 @@ import { seedFollows, startSeed } from './seed.js'
 import { startTasks } from './tasks.js'
 import { loadQuota, loadQuotaForm, startQuota } from './quota.js'
 import { loadTileSettings, startTileSettings } from './tile-settings.js'
-import { loadMosaics, loadStyles, loadVectorLayers } from './catalog.js'
+import { loadAppSchema, loadMosaics, loadStyles, loadVectorLayers } from './catalog.js'
 
 /** The layer chosen on the map is also the seed form's. */
 function layerChanged () {
@@ -35,7 +35,7 @@ async function start () {
     startQuota()
     startTileSettings()
     startTasks()
-    await Promise.all([loadQuota(), loadQuotaForm(), loadStyles(), loadMosaics(), loadTileSettings()])
+    await Promise.all([loadQuota(), loadQuotaForm(), loadStyles(), loadMosaics(), loadAppSchema(), loadTileSettings()])
     window.setInterval(() => { void loadQuota() }, 5000)
   }
   document.body.dataset.ready = 'true'

@@ -1,6 +1,7 @@
 // The read-only catalog panels: the vector layers the user may read ({base}/web/vector-layers.json:
 // geometry type, feature count, bounds), the styles (global ones, then each workspace's, linked to
-// their SLD) and the mosaics ({base}/web/mosaics.json), whose granule footprints can be drawn on the map.
+// their SLD), the mosaics ({base}/web/mosaics.json), whose granule footprints can be drawn on the map,
+// and the app-schema feature types ({base}/web/app-schema.json: target element, source data store).
 import GeoJSON from 'ol/format/GeoJSON.js'
 import type { Extent } from 'ol/extent.js'
 import { BASE, REST, asList, getJson } from './http.js'
@@ -49,6 +50,22 @@ export async function loadMosaics () {
     return el('tr', {}, el('td', {}, el('a', { href: `${storeUrl}.json` }, `${m.workspace}:${m.store}`)), el('td', {}, m.crs ?? '–'),
       el('td', {}, String(m.granules)), el('td', {}, ...links.flatMap((a, i) => i ? [', ', a] : [a])), el('td', {}, show))
   }))
+}
+
+interface AppSchemaStoreInfo {
+  workspace: string, store: string, enabled: boolean
+  featureTypes: Array<{ name: string, targetElement: string, sourceDataStore: string, sourceType: string, dbtype: string, geometry: string | null, srs: string | null }>
+}
+export async function loadAppSchema () {
+  const { stores } = await getJson<{ stores: AppSchemaStoreInfo[] }>(`${BASE}/web/app-schema.json`)
+  const rows = stores.flatMap((st) => st.featureTypes.map((f) => {
+    const storeUrl = `${REST}/workspaces/${encodeURIComponent(st.workspace)}/datastores/${encodeURIComponent(st.store)}`
+    return el('tr', { 'data-feature-type': f.name },
+      el('td', {}, f.name), el('td', {}, f.targetElement),
+      el('td', {}, el('a', { href: `${storeUrl}.json` }, `${st.workspace}:${st.store}`), ` ${f.sourceDataStore} (${f.dbtype}): ${f.sourceType}`),
+      el('td', { title: f.geometry ? 'drawn as a map layer' : 'served as features only (WFS)' }, f.geometry ?? '–'), el('td', {}, f.srs ?? '–'))
+  }))
+  $('app-schema').querySelector('tbody')!.replaceChildren(...(rows.length ? rows : [el('tr', {}, el('td', { colspan: '5' }, 'No app-schema feature type.'))]))
 }
 
 async function footprints (m: MosaicInfo, storeUrl: string) {

@@ -2,7 +2,8 @@
 // into memory at registration, served with an ETag and a strict Content-Security-Policy), plus
 // the small JSON resources the page needs beyond the REST API: who is logged in ({base}/session),
 // the tile layers the user may read ({base}/web/layers.json), the vector layers they may read
-// ({base}/web/vector-layers.json) and the mosaics ({base}/web/mosaics.json).
+// ({base}/web/vector-layers.json), the mosaics ({base}/web/mosaics.json) and the app-schema feature
+// types ({base}/web/app-schema.json).
 // Behind the same Basic login: the browser asks for credentials on the first 401.
 import crypto from 'node:crypto'
 import fs from 'node:fs'
@@ -98,7 +99,8 @@ export default async function web (app: FastifyInstance, opts: { dir?: string })
   app.get('/web/vector-layers.json', { ...AUTH, schema: { summary: 'Vector layers the user may read, with geometry type, feature count and bounds' } }, async (req) => {
     const out = []
     for (const l of await tileCache.tileLayers(req.principal, ['list', 'read'])) {
-      const s = l.type === 'VECTOR' ? await app.vectorLayerSummary(l.workspace, l.name) : undefined
+      // An app-schema type (a mapped geometry) has its own list, web/app-schema.json.
+      const s = l.type === 'VECTOR' && typeof l.config.mappedGeometry !== 'string' ? await app.vectorLayerSummary(l.workspace, l.name) : undefined
       if (s) out.push({ name: l.qualifiedName, ...s })
     }
     return { layers: out }
@@ -141,4 +143,6 @@ export default async function web (app: FastifyInstance, opts: { dir?: string })
 
   // Admin only (the default access): every mosaic, for the read-only list and the footprints.
   app.get('/web/mosaics.json', { schema: { summary: 'Image mosaics with CRS, extent and coverages' } }, async () => ({ mosaics: await mosaics.overview() }))
+  // Admin only: every app-schema feature type with its target element and source (a map layer where it maps a geometry).
+  app.get('/web/app-schema.json', { schema: { summary: 'App-schema feature types with target element, source data store and mapped geometry' } }, async () => ({ stores: await app.appschema.overview() }))
 }

@@ -1,19 +1,20 @@
 // Executes FeatureTypeMappings (GeoTools' AppSchemaDataAccess): the rows of a mapping's sourceType
-// are read ordered by the feature id's source attribute and grouped into features (several rows of
-// one id: a denormalised source, whose isMultiple attributes repeat); each AttributeMapping's
-// sourceExpression is evaluated and set at its targetAttribute XPath, with its ClientProperty
-// attributes; chained features (linkElement/linkField) are read for a batch of parents at once, one
-// query per chained mapping and batch (never one per feature), and nested to any depth. Features
-// are written as GML elements of the mapping's namespaces; a feature met twice in one document is
+// are read ordered by the feature id's source attribute (after a query's sortBy) and grouped into
+// features (several rows of one id: a denormalised source, whose isMultiple attributes repeat); each
+// AttributeMapping's sourceExpression is evaluated and set at its targetAttribute XPath, with its
+// ClientProperty attributes (one a propertyName leaves out and the schema does not require is not,
+// nor are its chained features read); chained features (linkElement/linkField) are read for a batch
+// of parents at once, one query per chained mapping and batch (never one per feature), and nested to
+// any depth. Filters the source cannot answer are evaluated on the built features. Features are
+// written as GML elements of the mapping's namespaces; a feature met twice in one document is
 // written the second time as an xlink:href to the first (gml:id must be unique in a document).
 import { escapeXml } from '../xml-escape.js'
-import { gml3, swapAxes, type Geo } from '../wfs/geometry.js'
+import { gml3, envelopeOf, type Geo } from '../wfs/geometry.js'
 import { allOf, type Filter } from '../filters/tree.js'
 import { matches, recordView } from '../filters/evaluate.js'
-import { envelopeOf } from '../wfs/geometry.js'
 import { namesOf, type Selection } from './mapped-filter.js'
 import { evaluate, plainAttribute, type Row } from './ocql.js'
-import type { RowSource } from './row-sources.js'
+import type { RowSource, SortKeys } from './row-sources.js'
 import type { AttributeMapping, LoadedMapping, Step, TypeMapping } from './type-mapping.js'
 
 export const BATCH = 500
@@ -27,10 +28,24 @@ export interface ExecContext {
   sourceOf (m: TypeMapping): RowSource
   /** The schema's order of a target element's properties (local names), when known. */
   order (targetElement: string): string[] | undefined
-  /** GML 3.2 (else 3.1.1) and the srsName and axis order geometries are written with. */
+  /** The properties of a target element the schema requires (minOccurs >= 1, local names): kept whatever propertyName asks. */
+  mandatory (targetElement: string): Set<string>
+  /** GML 3.2 (else 3.1.1), the srsName geometries are written with, and the reprojection (with the
+   *  answer's axis order) from the data's CRS to the answer's. */
   v32: boolean
   srsName?: string
-  latFirst: boolean
+  project: (g: Geo) => Geo
+}
+
+/** The properties a query asks for (WFS propertyName) as XPath steps; undefined: all of them. */
+export type Properties = Step[][] | undefined
+
+/** What a read of features asks beyond the filter: the order (source columns) and the properties. */
+export interface FeatureQuery {
+  sortBy?: SortKeys
+  properties?: Properties
+  /** GetPropertyValue: the values at this XPath are written instead of the features. */
+  values?: Step[]
 }
 
 /** An element of a built feature: its text and the values it was written from (what filters compare),
@@ -64,26 +79,35 @@ export interface Page { offset: number, limit: number }
 const idCmp = (col: string, op: '>=' | '<=', v: unknown): Filter => ({ k: 'cmp', op, l: { k: 'property', name: col }, r: { k: 'value', v: v as string } })
 
 /**
- * The features of a mapping (rows grouped by id), in id order where the id is a column. A filter on
- * a denormalised source selects rows; the features are those ids with all their rows (a filter on
+ * The features of a mapping (rows grouped by id), in the order of `sortBy` where given (source
+ * columns, the id breaking ties), else in id order where the id is a column. A filter on a
+ * denormalised source selects rows; the features are those ids with all their rows (a filter on
  * the id column itself, as a chained read's, already selects whole features). Where the source has
  * SQL and the id is a column, a page is a range of ids (keyset): its first id is found by
  * SELECT DISTINCT id ... OFFSET n LIMIT 1 and the rows are read from there (to the page's last id
- * where features have several rows), never the features before it; a filtered denormalised source
- * reads the page's ids (one DISTINCT statement), then their rows, BATCH ids a statement.
+ * where features have several rows), never the features before it. A sorted page is no range of
+ * ids: one row a feature, it is the sorted rows' OFFSET and LIMIT; several, the page's ids are
+ * found with the sort in the same statement (each id at its first row under the sort), as for a
+ * filtered denormalised source (the page's ids in one DISTINCT statement), then their rows are
+ * read, BATCH ids a statement, and handed on in the page's order.
  */
-export async function * groupedFeatures (ctx: ExecContext, m: TypeMapping, filter?: Filter, page: Page = { offset: 0, limit: Infinity }): AsyncGenerator<Grouped> {
+export async function * groupedFeatures (ctx: ExecContext, m: TypeMapping, filter?: Filter, page: Page = { offset: 0, limit: Infinity }, sortBy?: SortKeys): AsyncGenerator<Grouped> {
   if (page.limit <= 0) return
   const source = ctx.sourceOf(m)
   const orderBy = await idColumn(ctx, m)
   const limit = Number.isFinite(page.limit) ? page.limit : undefined
-  const whole = !m.isDenormalised || !filter || (filter.k === 'in' && filter.e.k === 'property' && filter.e.name === orderBy)
+  const sorted = sortBy !== undefined && sortBy.length > 0
+  // Whether the rows the source selects, in their order, are whole features one after another.
+  const whole = !m.isDenormalised || (!sorted && (!filter || (filter.k === 'in' && filter.e.k === 'property' && filter.e.name === orderBy)))
   if (orderBy && source.distinct) {
     if (!whole) {
-      const ids = await source.distinct(m.sourceType, { column: orderBy, filter, offset: page.offset, ...(limit !== undefined ? { limit } : {}) })
-      for (let i = 0; i < ids.length; i += BATCH) {
-        yield * groupedFeatures(ctx, m, { k: 'in', e: { k: 'property', name: orderBy }, list: ids.slice(i, i + BATCH).map((v) => ({ k: 'value', v: v as string })) })
-      }
+      const ids = await source.distinct(m.sourceType, { column: orderBy, ...(filter ? { filter } : {}), ...(sorted ? { sortBy } : {}), offset: page.offset, ...(limit !== undefined ? { limit } : {}) })
+      yield * byIds(ctx, m, orderBy, ids)
+      return
+    }
+    if (sorted) {
+      // One row a feature, in the requested order: the page is the sorted rows' (OFFSET, LIMIT).
+      yield * grouped(ctx, m, source.rows(m.sourceType, { ...(filter ? { filter } : {}), orderBy, sortBy, offset: page.offset, ...(limit !== undefined ? { limit } : {}) }), { offset: 0, limit: page.limit })
       return
     }
     /** The id of the page's n-th feature (from 0), undefined past the last. */
@@ -105,19 +129,27 @@ export async function * groupedFeatures (ctx: ExecContext, m: TypeMapping, filte
     return
   }
   if (!whole && orderBy) {
+    // The ids in the order of their first row (rows of one feature may sort apart), then a page of them.
     const ids: unknown[] = []
     const seen = new Set<string>()
-    for await (const row of source.rows(m.sourceType, { filter, orderBy })) {
+    for await (const row of source.rows(m.sourceType, { ...(filter ? { filter } : {}), orderBy, ...(sorted ? { sortBy } : {}) })) {
       const id = featureId(m, row)
       if (!seen.has(id)) { seen.add(id); ids.push(row.values[orderBy]) }
     }
-    const wanted = ids.slice(page.offset, limit !== undefined ? page.offset + limit : undefined)
-    for (let i = 0; i < wanted.length; i += BATCH) {
-      yield * groupedFeatures(ctx, m, { k: 'in', e: { k: 'property', name: orderBy }, list: wanted.slice(i, i + BATCH).map((v) => ({ k: 'value', v: v as string })) })
-    }
+    yield * byIds(ctx, m, orderBy, ids.slice(page.offset, limit !== undefined ? page.offset + limit : undefined))
     return
   }
-  yield * grouped(ctx, m, source.rows(m.sourceType, { ...(filter ? { filter } : {}), ...(orderBy ? { orderBy } : {}) }), page)
+  yield * grouped(ctx, m, source.rows(m.sourceType, { ...(filter ? { filter } : {}), ...(orderBy ? { orderBy } : {}), ...(sorted ? { sortBy } : {}) }), page)
+}
+
+/** The whole features of these ids (values of the id column), BATCH ids a statement, in the ids' order. */
+async function * byIds (ctx: ExecContext, m: TypeMapping, orderBy: string, ids: unknown[]): AsyncGenerator<Grouped> {
+  for (let i = 0; i < ids.length; i += BATCH) {
+    const batch = ids.slice(i, i + BATCH)
+    const byKey = new Map<string, Grouped>()
+    for await (const g of groupedFeatures(ctx, m, { k: 'in', e: { k: 'property', name: orderBy }, list: batch.map((v) => ({ k: 'value', v: v as string })) })) byKey.set(String(g.rows[0].values[orderBy]), g)
+    for (const v of batch) { const g = byKey.get(String(v)); if (g) yield g }
+  }
 }
 
 /** Consecutive rows of one id as one feature, a page of them. */
@@ -146,10 +178,13 @@ async function linkColumn (ctx: ExecContext, m: TypeMapping, field: string): Pro
 /** Chained features of the parents' link values: mapping key + link field -> value -> features. */
 type Chains = Map<string, Map<string, Grouped[]>>
 
-async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped[], depth: number, into: Chains, stats: { queries: number }): Promise<void> {
+async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped[], depth: number, into: Chains, stats: { queries: number }, sel?: Properties): Promise<void> {
   if (depth > MAX_CHAIN_DEPTH) return
   for (const am of m.attributes) {
     if (!am.link || !am.sourceExpression) continue
+    // A chained property the request leaves out is not read.
+    const { keep, sub } = selected(ctx, m, am, sel)
+    if (!keep) continue
     const child = ctx.mapping.byKey.get(am.link.element)
     if (!child) continue
     const values = new Set<string>()
@@ -178,7 +213,7 @@ async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped
       found.push(g)
     }
     for (const v of wanted) if (!byValue.has(v)) byValue.set(v, [])
-    if (found.length > 0) await resolveChains(ctx, child, found, depth + 1, into, stats)
+    if (found.length > 0) await resolveChains(ctx, child, found, depth + 1, into, stats, sub)
   }
 }
 
@@ -220,16 +255,48 @@ export interface Writer {
   written: Set<string>
 }
 
+const sameStep = (a: Step, b: Step) => a.local === b.local && (a.prefix === '' || b.prefix === '' || a.prefix === b.prefix)
+
+/**
+ * Whether an attribute mapping is written under a propertyName selection, and the selection its
+ * chained feature then gets, as GeoTools' app-schema selects them (AppSchemaDataAccess.matchProperty,
+ * GeoServer asking for mandatory properties): a mapping is kept when its XPath and a requested one
+ * are the same as far as the shorter goes (a parent or a part of what was asked), or when the schema
+ * requires its property (minOccurs >= 1), so the answer stays valid. A chained feature asked for
+ * below its property (`gsml:specification/gsml:GeologicUnit/gml:name`) keeps what was asked of it.
+ */
+export function selected (ctx: ExecContext, m: TypeMapping, am: AttributeMapping, sel: Properties): { keep: boolean, sub: Properties } {
+  if (!sel || am.target.length === 0) return { keep: true, sub: undefined }
+  let keep = ctx.mandatory(m.targetElement).has(am.target[0].local)
+  let whole = false
+  const subs: Step[][] = []
+  for (const r of sel) {
+    const n = Math.min(r.length, am.target.length)
+    if (!r.slice(0, n).every((s, i) => sameStep(s, am.target[i]))) continue
+    keep = true
+    if (r.length > am.target.length) subs.push(r.slice(am.target.length))
+    else whole = true
+  }
+  if (!keep || whole || subs.length === 0 || !am.link) return { keep, sub: undefined }
+  const child = ctx.mapping.byKey.get(am.link.element)
+  const [p, local] = child && child.targetElement.includes(':') ? child.targetElement.split(':') : ['', child?.targetElement ?? '']
+  const sub = subs.map((r) => r.length > 0 && sameStep(r[0], { prefix: p, local }) ? r.slice(1) : r)
+  return { keep, sub: sub.some((r) => r.length === 0) ? undefined : sub }
+}
+
 const builtOnce = new WeakMap<Grouped, Node>()
 
 /**
- * One feature of mapping `m` as its element tree: values kept beside their text (what a filter
- * compares), chained features nested whole below their property (written as an xlink:href where
- * the document already holds them, see write), an xlink:href to a feature that contains itself.
+ * One feature of mapping `m` as its element tree, the properties of `sel` (all when undefined):
+ * values kept beside their text (what a filter compares), chained features nested whole below
+ * their property (written as an xlink:href where the document already holds them, see write), an
+ * xlink:href to a feature that contains itself.
  */
-export function buildFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, chains: Chains, ancestors: string[] = []): Node {
+export function buildFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, chains: Chains, sel?: Properties, ancestors: string[] = []): Node {
   const root: Node = { name: m.targetElement, attrs: [['gml:id', f.id]], children: [], feature: f.id }
   for (const am of m.attributes) {
+    const { keep, sub } = selected(ctx, m, am, sel)
+    if (!keep) continue
     for (const row of rowsFor(m, am, f)) {
       if (am.link) {
         const child = ctx.mapping.byKey.get(am.link.element)
@@ -238,9 +305,11 @@ export function buildFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, chai
         for (const g of chains.get(`${child.key}\u0000${am.link.field}`)?.get(textOf(v)) ?? []) {
           const n = nodeAt(root, am.target, true)
           if (g.id === f.id || ancestors.includes(g.id) || ancestors.length >= MAX_CHAIN_DEPTH) { n.attrs.push(['xlink:href', `#${g.id}`]); continue }
-          // A chained feature several parents share is built once (trees are not changed after).
+          // A chained feature several parents share is built once (trees are not changed after);
+          // one asked for in part (propertyName below its property) is built for that request.
+          if (sub) { n.children.push(buildFeature(ctx, child, g, chains, sub, [...ancestors, f.id])); continue }
           let built = builtOnce.get(g)
-          if (!built) { built = buildFeature(ctx, child, g, chains, [...ancestors, f.id]); builtOnce.set(g, built) }
+          if (!built) { built = buildFeature(ctx, child, g, chains, undefined, [...ancestors, f.id]); builtOnce.set(g, built) }
           n.children.push(built)
         }
         continue
@@ -252,10 +321,16 @@ export function buildFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, chai
       if (am.target.length === 0) { for (const [k, v] of props) root.attrs.push([k, textOf(v)]); continue }
       const n = nodeAt(root, am.target, am.isMultiple)
       for (const [k, v] of props) n.attrs.push([k, textOf(v)])
+      // targetAttributeNode (GeoServer's manual, mapping file): the type the property is encoded
+      // with where its declared type cannot say (xs:anyType, an abstract content). A property type
+      // (…PropertyType) only chooses the structure the following mappings fill; any other type
+      // (gml:MeasureType on om:result) is named on the element, as xsi:type, unless the mapping
+      // sets xsi:type itself.
+      if (am.targetAttributeNode && !/PropertyType$/.test(am.targetAttributeNode) && !n.attrs.some(([k]) => k === 'xsi:type')) n.attrs.push(['xsi:type', am.targetAttributeNode])
       if (empty) continue
       if (isGeo(value)) {
         n.values = [value]
-        n.geo = { g: ctx.latFirst ? swapAxes(value) : value, id: `${f.id}.${am.target.map((s) => s.local).join('.')}` }
+        n.geo = { g: ctx.project(value), id: `${f.id}.${am.target.map((s) => s.local).join('.')}` }
       } else if (am.isList && Array.isArray(value)) { n.values = value; n.text = value.map(textOf).join(' ') } else { n.values = [value]; n.text = textOf(value) }
     }
   }
@@ -281,6 +356,29 @@ export function write (ctx: ExecContext, n: Node, w: Writer): string {
   if (nested !== undefined && w.written.has(nested)) return `<${n.name}${attrs} xlink:href="${clean(`#${nested}`)}"/>`
   const inner = (n.geo ? gml3(n.geo.g, ctx.srsName, ctx.v32, n.geo.id) : '') + n.children.map((c) => write(ctx, c, w)).join('') + (n.text !== undefined ? clean(n.text) : '')
   return inner === '' ? `<${n.name}${attrs}/>` : `<${n.name}${attrs}>${inner}</${n.name}>`
+}
+
+/**
+ * The values at an XPath of one built feature (GetPropertyValue's valueReference) as wfs:member
+ * elements, one per element the XPath names: its content (a nested feature, a geometry, child
+ * elements) or its text; a feature written earlier in the document by reference (wfs:member
+ * xlink:href, WFS 2.0's MemberPropertyType).
+ */
+export function propertyValues (ctx: ExecContext, root: Node, steps: Step[], w: Writer): string[] {
+  let at = [root]
+  for (const s of steps) {
+    at = at.flatMap((n) => {
+      const same = n.children.filter((c) => sameStep(c.name.includes(':') ? { prefix: c.name.split(':')[0], local: c.name.split(':')[1] } : { prefix: '', local: c.name }, s))
+      return s.index !== undefined ? same.slice(s.index - 1, s.index) : same
+    })
+  }
+  return at.map((n) => {
+    const nested = n.children.length === 1 ? n.children[0].feature : undefined
+    const href = nested !== undefined && w.written.has(nested) ? `#${nested}` : n.geo || n.children.length > 0 ? undefined : n.attrs.find(([k]) => k === 'xlink:href')?.[1]
+    if (href !== undefined) return `<wfs:member xlink:href="${clean(href)}"/>`
+    const content = (n.geo ? gml3(n.geo.g, ctx.srsName, ctx.v32, n.geo.id) : '') + n.children.map((c) => write(ctx, c, w)).join('')
+    return `<wfs:member>${content !== '' ? content : clean(n.text ?? '')}</wfs:member>`
+  })
 }
 
 /** The values at an XPath of a built feature (`gml:name`, `a/b[2]/c`, `gml:name/@codeSpace`, a chained
@@ -365,32 +463,36 @@ function leaf (n: Filter, values: Record<string, unknown>, geo: Geo | null | und
 }
 
 /**
- * The built features of `m` that match the selection, a page of them, in batches: each batch's
- * chained features are read together (one query per chained mapping and batch) before it is built.
- * Without a filter left for after the read, the page is the source's (SQL where it has it);
- * with one, every feature the source selects is built and tested, and the page taken after.
- * `stats.queries` counts the chained reads.
+ * The built features of `m` that match the selection, a page of them in the order of `q.sortBy`
+ * (else the id's), their properties those of `q.properties` (or of the XPath of `q.values`), in
+ * batches: each batch's chained features are read together (one query per chained mapping and
+ * batch, none for a chained property left out) before it is built. Without a filter left for after
+ * the read, the page is the source's (SQL where it has it); with one, every feature the source
+ * selects is built whole and tested, the page taken after, and its features built again with the
+ * properties asked for. `stats.queries` counts the chained reads.
  */
-export async function * selectedFeatures (ctx: ExecContext, m: TypeMapping, sel: Selection, page: Page, stats: { queries: number }): AsyncGenerator<Node[]> {
+export async function * selectedFeatures (ctx: ExecContext, m: TypeMapping, sel: Selection, page: Page, stats: { queries: number }, q: FeatureQuery = {}): AsyncGenerator<Node[]> {
   if (page.limit <= 0) return
   const post = sel.post
+  const props = q.values ? [q.values] : q.properties
   let skipped = 0
   let taken = 0
   let batch: Grouped[] = []
   const flush = async (): Promise<Node[]> => {
     const chains: Chains = new Map()
-    await resolveChains(ctx, m, batch, 0, chains, stats)
-    let built = batch.map((f) => buildFeature(ctx, m, f, chains))
+    await resolveChains(ctx, m, batch, 0, chains, stats, post ? undefined : props)
+    const features = batch
     batch = []
-    if (!post) return built
-    built = built.filter((n) => postMatches(post, n))
-    const skip = Math.min(built.length, page.offset - skipped)
+    if (!post) return features.map((f) => buildFeature(ctx, m, f, chains, props))
+    // Built whole to be tested (the filter may name properties left out), again where some are.
+    const kept = features.map((f) => ({ f, n: buildFeature(ctx, m, f, chains) })).filter((e) => postMatches(post, e.n))
+    const skip = Math.min(kept.length, page.offset - skipped)
     skipped += skip
-    built = built.slice(skip, skip + page.limit - taken)
-    taken += built.length
-    return built
+    const wanted = kept.slice(skip, skip + page.limit - taken)
+    taken += wanted.length
+    return wanted.map((e) => props ? buildFeature(ctx, m, e.f, chains, props) : e.n)
   }
-  for await (const f of groupedFeatures(ctx, m, sel.sql, post ? undefined : page)) {
+  for await (const f of groupedFeatures(ctx, m, sel.sql, post ? undefined : page, q.sortBy)) {
     batch.push(f)
     if (batch.length >= BATCH) {
       const out = await flush()
@@ -404,10 +506,13 @@ export async function * selectedFeatures (ctx: ExecContext, m: TypeMapping, sel:
   }
 }
 
-/** The features of `m` from `offset`, at most `limit`, encoded. */
-export async function * encodedFeatures (ctx: ExecContext, m: TypeMapping, offset: number, limit: number, w: Writer, stats: { queries: number }, sel: Selection = {}): AsyncGenerator<string> {
-  for await (const batch of selectedFeatures(ctx, m, sel, { offset, limit }, stats)) {
-    for (const n of batch) yield write(ctx, n, w)
+/** The features of `m` from `offset`, at most `limit`, encoded (or their values at `q.values`, as wfs:member elements). */
+export async function * encodedFeatures (ctx: ExecContext, m: TypeMapping, offset: number, limit: number, w: Writer, stats: { queries: number }, sel: Selection = {}, q: FeatureQuery = {}): AsyncGenerator<string> {
+  for await (const batch of selectedFeatures(ctx, m, sel, { offset, limit }, stats, q)) {
+    for (const n of batch) {
+      if (q.values) yield * propertyValues(ctx, n, q.values, w)
+      else yield write(ctx, n, w)
+    }
   }
 }
 

@@ -14,7 +14,7 @@ import { allOf, type Expression, type Filter } from '../filters/tree.js'
 import type { XmlElement } from '../files/xml.js'
 import { plainAttribute } from './ocql.js'
 import type { RowSource } from './row-sources.js'
-import type { LoadedMapping, Step, TypeMapping } from './type-mapping.js'
+import type { AttributeMapping, LoadedMapping, Step, TypeMapping } from './type-mapping.js'
 
 export type MappedQueryFilter = { kind: 'cql', text: string } | { kind: 'xml', el: XmlElement }
 
@@ -72,19 +72,27 @@ export function namesOf (f: Filter): string[] {
 /** The conjuncts of an AND tree. */
 const conjuncts = (f: Filter): Filter[] => f.k === 'and' ? [...conjuncts(f.a), ...conjuncts(f.b)] : [f]
 
-export async function mappedFilter (m: TypeMapping, ctx: FilterContext, filters: MappedQueryFilter[], ids: string[] | undefined, crs: string): Promise<Selection> {
-  if (filters.length === 0 && !ids) return {}
-  const source = ctx.sourceOf(m)
+/** The XPath a filter, a sortBy or a propertyName names an attribute mapping by (`gml:name`, `a/b[2]/c`). */
+export const xpathOf = (am: AttributeMapping): string => am.target.map(stepName).join('/')
+
+/** The mapped XPaths that are a plain source attribute: XPath -> column, and the column's filter type. */
+export async function mappedColumns (m: TypeMapping, source: RowSource): Promise<{ columns: Map<string, string>, kinds: Map<string, string>, column: (name: string) => string | undefined }> {
   const kinds = await source.kinds(m.sourceType)
   const column = (name: string) => [...kinds.keys()].find((c) => c === name) ?? [...kinds.keys()].find((c) => c.toLowerCase() === name.toLowerCase())
-  // XPaths mapped to a plain column of this mapping's own source: what SQL can answer.
   const columns = new Map<string, string>()
   for (const am of m.attributes) {
     const src = am.sourceExpression && !am.link && am.target.length > 0 ? plainAttribute(am.sourceExpression) : undefined
     const col = src ? column(src) : undefined
-    const name = am.target.map(stepName).join('/')
+    const name = xpathOf(am)
     if (col && !columns.has(name)) columns.set(name, col)
   }
+  return { columns, kinds, column }
+}
+
+export async function mappedFilter (m: TypeMapping, ctx: FilterContext, filters: MappedQueryFilter[], ids: string[] | undefined, crs: string): Promise<Selection> {
+  if (filters.length === 0 && !ids) return {}
+  // XPaths mapped to a plain column of this mapping's own source: what SQL can answer.
+  const { columns, kinds, column } = await mappedColumns(m, ctx.sourceOf(m))
   const xpaths = new Map<string, string>()
   await xpathsOf(ctx, m, '', 0, new Set([m.key]), xpaths)
   const attributes: FilterAttribute[] = [...xpaths].map(([name, type]) => ({ name, type }))

@@ -42,6 +42,8 @@ export interface FeatureTypeReport {
   srs?: string
   nativeBbox?: Bbox
   latLonBbox?: Bbox
+  /** The mapped geometry's XPath, when the mapping maps one (known once the sources are read). */
+  geometry?: string
   attributes: AttributeInfo[]
 }
 

@@ -24,12 +24,18 @@ export interface RowQuery {
   filter?: Filter
   /** Source attribute to order by (the feature id's, so the rows of one feature come together). */
   orderBy?: string
-  /** At most this many rows. */
+  /** Source attributes to order by first (a WFS sortBy on mapped XPaths), before `orderBy`. */
+  sortBy?: SortKeys
+  /** Skip this many rows, then at most `limit` of them. */
+  offset?: number
   limit?: number
 }
 
-/** A page of the distinct values of one attribute, in its order. */
-export interface DistinctQuery { filter?: Filter, column: string, offset?: number, limit?: number }
+export type SortKeys = Array<{ name: string, descending: boolean }>
+
+/** A page of the distinct values of one attribute: in its order, or with `sortBy` in the order of
+ *  each value's first row under those keys (the value's order breaking ties). */
+export interface DistinctQuery { filter?: Filter, column: string, sortBy?: SortKeys, offset?: number, limit?: number }
 
 export interface RowSource {
   /** Undefined when the type can be read, else why not. */
@@ -41,6 +47,8 @@ export interface RowSource {
   kinds (type: string): Promise<Map<string, string>>
   /** The EPSG code of the type's (first) geometry, when it declares one. */
   srid (type: string): Promise<number | undefined>
+  /** The envelope of the type's (first) geometry in its CRS; undefined: no geometry or no features. */
+  bounds (type: string): Promise<[number, number, number, number] | undefined>
   /** Where the source has SQL (PostGIS, GeoPackage): the distinct values of a column, in its order,
    *  a page of them in one statement; and how many there are (COUNT(DISTINCT)). A property file
    *  has neither: its rows are read and grouped. */
@@ -121,6 +129,14 @@ function propertySource (dir: string): RowSource {
     async check (type) { const t = await load(type); return typeof t === 'string' ? t : undefined },
     async attributes (type) { const t = await load(type); return typeof t === 'string' ? [] : t.attributes.map((a) => a.name) },
     async srid (type) { const t = await load(type); return typeof t === 'string' ? undefined : t.attributes.find((a) => GEOMETRY.test(a.type))?.srid },
+    async bounds (type) {
+      const t = await load(type)
+      const geom = typeof t === 'string' ? undefined : t.attributes.find((a) => GEOMETRY.test(a.type))?.name
+      if (typeof t === 'string' || !geom) return undefined
+      let env: [number, number, number, number] | undefined
+      for (const r of t.rows) { const g = r.values[geom] as Geo | null; if (g) env = envelopeOf(g, env) }
+      return env
+    },
     async kinds (type) {
       const t = await load(type)
       return new Map(typeof t === 'string' ? [] : t.attributes.map((a) => [a.name, propertyKind(a.type)]))
@@ -137,12 +153,27 @@ function propertySource (dir: string): RowSource {
           return matches(f, recordView(r.values, g ? envelopeOf(g) : undefined, r.id, g ?? undefined))
         })
       }
-      if (q.orderBy) {
-        const k = q.orderBy
-        const key = (r: Row) => String(r.values[k] ?? r.id)
-        rows = [...rows].sort((a, b) => key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)
+      const keys = [...(q.sortBy ?? []), ...(q.orderBy ? [{ name: q.orderBy, descending: false }] : [])]
+      if (keys.length > 0) {
+        // Numbers as numbers, text as text, nulls as the largest value (PostgreSQL's default: last
+        // ascending, first descending), so a property file and its PostGIS copy sort alike.
+        const cmp = (a: unknown, b: unknown): number => {
+          if (a === b) return 0
+          if (a === null || a === undefined) return 1
+          if (b === null || b === undefined) return -1
+          if (typeof a === 'number' && typeof b === 'number') return a - b
+          return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0
+        }
+        rows = [...rows].sort((a, b) => {
+          for (const k of keys) {
+            const c = k.name === q.orderBy ? cmp(String(a.values[k.name] ?? a.id), String(b.values[k.name] ?? b.id)) : cmp(a.values[k.name], b.values[k.name])
+            if (c !== 0) return k.descending ? -c : c
+          }
+          return 0
+        })
       }
-      yield * (q.limit !== undefined ? rows.slice(0, q.limit) : rows)
+      const from = q.offset ?? 0
+      yield * (q.limit !== undefined || from > 0 ? rows.slice(from, q.limit !== undefined ? from + q.limit : undefined) : rows)
     },
     async close () {}
   }
@@ -161,12 +192,14 @@ function vectorRows (source: VectorSource): RowSource {
     },
     async attributes (type) { return (await describe(type))?.attributes.map((a) => a.name) ?? [] },
     async srid (type) { const g = (await describe(type))?.geometry; return g && g.srid > 0 ? g.srid : undefined },
+    async bounds (type) { return (await describe(type))?.geometry ? await source.bounds(type, false) : undefined },
     async kinds (type) { return new Map((await describe(type))?.attributes.map((a) => [a.name, filterType(a.binding)]) ?? []) },
     async * rows (type, q = {}) {
       const schema = await describe(type)
       if (!schema) throw new Error(`${type} is not a table or view of the source`)
       const geom = schema.geometry?.name
-      for await (const f of source.readFeatures({ type, ...(q.filter ? { filter: q.filter } : {}), ...(q.orderBy ? { sortBy: [{ name: q.orderBy }] } : {}), ...(q.limit !== undefined ? { limit: q.limit } : {}), geometryFormat: 'geojson' })) {
+      const sortBy = [...(q.sortBy ?? []), ...(q.orderBy ? [{ name: q.orderBy, descending: false }] : [])]
+      for await (const f of source.readFeatures({ type, ...(q.filter ? { filter: q.filter } : {}), ...(sortBy.length > 0 ? { sortBy } : {}), ...(q.offset ? { offset: q.offset } : {}), ...(q.limit !== undefined ? { limit: q.limit } : {}), geometryFormat: 'geojson' })) {
         const values = { ...f.properties }
         if (geom) values[geom] = decodeGeometry(f.geometry)
         yield { id: f.id ?? '', values }
@@ -174,7 +207,7 @@ function vectorRows (source: VectorSource): RowSource {
     },
     async distinct (type, q) {
       const out: unknown[] = []
-      for await (const f of source.readFeatures({ type, distinct: q.column, ...(q.filter ? { filter: q.filter } : {}), ...(q.offset ? { offset: q.offset } : {}), ...(q.limit !== undefined ? { limit: q.limit } : {}) })) out.push(f.properties[q.column])
+      for await (const f of source.readFeatures({ type, distinct: q.column, ...(q.filter ? { filter: q.filter } : {}), ...(q.sortBy && q.sortBy.length > 0 ? { sortBy: q.sortBy } : {}), ...(q.offset ? { offset: q.offset } : {}), ...(q.limit !== undefined ? { limit: q.limit } : {}) })) out.push(f.properties[q.column])
       return out
     },
     countDistinct: (type, q) => source.count({ type, distinct: q.column, ...(q.filter ? { filter: q.filter } : {}) }),

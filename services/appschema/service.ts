@@ -19,6 +19,7 @@ import {
 } from '../errors.js'
 import { checkMapping, type FeatureTypeReport, type MappingReport } from './mapping.js'
 import { STORE_TYPE, type AppSchemaStore, type FeatureTypeRow, type StoreConfig, type StoreRow } from './store.js'
+import type { SourceCheck } from './serving.js'
 
 export type Configure = 'first' | 'all' | 'none'
 
@@ -49,7 +50,7 @@ export interface AppSchemaDeps {
   /** Clock for version directory names. */
   now?: () => number
   /** Connects to the staged mapping's sources and reads each sourceType: the problems, by store. */
-  checkSources?: (stage: string, mainFile: string) => Promise<Array<{ file: string, element: string, message: string }>>
+  checkSources?: (stage: string, mainFile: string) => Promise<SourceCheck>
 }
 
 export function createAppSchemaService ({ store: rows, dataDir, zipLimits, workspaces, now = Date.now, checkSources }: AppSchemaDeps) {
@@ -105,6 +106,7 @@ export function createAppSchemaService ({ store: rows, dataDir, zipLimits, works
       sourceDataStore: ft.sourceDataStore,
       sourceType: ft.sourceType,
       ...(ft.nativeBbox ? { nativeBbox: ft.nativeBbox } : {}),
+      ...(ft.geometry ? { mappedGeometry: ft.geometry } : {}),
       attributes: ft.attributes
     }
   })
@@ -128,11 +130,22 @@ export function createAppSchemaService ({ store: rows, dataDir, zipLimits, works
           }
           const report = await checkMapping({ uploadRoot: stage, mainFile, cacheDir })
           // Creating or updating the store connects to its sources: one that cannot be read is named.
-          const unreadable = checkSources ? await checkSources(stage, mainFile) : []
+          const read = checkSources ? await checkSources(stage, mainFile) : { problems: [], types: [] }
+          const unreadable = read.problems
           if (unreadable.length > 0) {
             throw InvalidMapping(unreadable.length, unreadable.length === 1 ? '' : 's', unreadable.map((p) => `- ${p.file}: ${p.element}: ${p.message}`).join('\n'))
           }
           for (const s of report.sources) if (checkSources) s.checked = true
+          // The sources' own CRS and bounds (databases too, not only property files) and the mapped
+          // geometry: capabilities show real boxes, and a type with a geometry is a map layer.
+          for (const ft of report.featureTypes) {
+            const got = read.types.find((t) => t.targetElement === ft.targetElement && t.mappingName === ft.mappingName)
+            if (!got) continue
+            ft.geometry = got.geometry
+            if (ft.srs === undefined && got.srs) ft.srs = got.srs
+            if (ft.nativeBbox === undefined && got.nativeBbox) ft.nativeBbox = got.nativeBbox
+            if (ft.latLonBbox === undefined && got.latLonBbox) ft.latLonBbox = got.latLonBbox
+          }
           const names = report.featureTypes.map((f) => f.name)
           if (existing) {
             const old = existing.config.featureTypeNames
@@ -233,6 +246,33 @@ export function createAppSchemaService ({ store: rows, dataDir, zipLimits, works
     /** Workspace removed with recurse: its rows are gone by cascade, the files go here. */
     async removeWorkspaceFiles (ws: string): Promise<void> {
       await removeQuietly(within(filesRoot, ws))
+    },
+    /**
+     * The admin page's list: every app-schema feature type, by store, with its target element, the
+     * source data store and sourceType it is read from, its mapped geometry (then it is a map layer)
+     * and its CRS and lon/lat bounds.
+     */
+    async overview (): Promise<Array<{ workspace: string, store: string, enabled: boolean, featureTypes: Array<{ name: string, targetElement: string, sourceDataStore: string, sourceType: string, dbtype: string, geometry: string | null, srs: string | null, bbox: number[] | null }> }>> {
+      const out = []
+      for (const st of await rows.appSchemaStores()) {
+        const kinds = new Map(st.config.sources.map((src) => [src.id, src.kind === 'property' ? 'properties' : src.dbtype ?? src.kind]))
+        out.push({
+          workspace: st.workspace,
+          store: st.name,
+          enabled: st.enabled,
+          featureTypes: (await rows.featureTypes(st.workspace, st.name)).map((ft) => ({
+            name: `${ft.workspace}:${ft.name}`,
+            targetElement: ft.config.targetElement,
+            sourceDataStore: ft.config.sourceDataStore,
+            sourceType: ft.config.sourceType,
+            dbtype: kinds.get(ft.config.sourceDataStore) ?? 'unknown',
+            geometry: ft.config.mappedGeometry ?? null,
+            srs: ft.srs ?? null,
+            bbox: ft.bbox ?? null
+          }))
+        })
+      }
+      return out.sort((a, b) => a.workspace < b.workspace ? -1 : a.workspace > b.workspace ? 1 : a.store < b.store ? -1 : a.store > b.store ? 1 : 0)
     },
     /** At start: removes version directories no store points at (a crash between rename and commit). */
     async sweep (): Promise<number> {

@@ -4,16 +4,22 @@
 // the mapping's namespaces, streamed, paged, resultType=hits; DescribeFeatureType as the target
 // schema itself. Also the upload's check that every source of a mapping can be read.
 import path from 'node:path'
-import { isNorthingFirst, normalizeCrs } from '../render/crs.js'
+import { normalizeCrs, transformBbox } from '../render/crs.js'
+import { crsName } from '../filters/ogc-xml.js'
+import { allOf, type Envelope } from '../filters/tree.js'
+import { defaultSrsName, reprojector, swapAxes, type Geo } from '../wfs/geometry.js'
+import { geojsonToWkb } from '../vector/geometry.js'
+import type { Feature, ReadQuery } from '../vector/source.js'
+import type { VectorLayerData } from '../render/vector/vector-plan.js'
 import { escapeXml } from '../xml-escape.js'
-import { isMapwardenError } from '../errors.js'
-import { attributesOf, emptySchemaSet, loadSchema, qkey, type SchemaSet } from './schemas.js'
+import { isMapwardenError, WfsFeatureNotFound, WfsInvalidParameter } from '../errors.js'
+import { attributesOf, emptySchemaSet, loadSchema, qkey, type AttributeInfo, type SchemaSet } from './schemas.js'
 import { readLoc, resolveRef } from './references.js'
-import { loadMapping, type LoadedMapping, type TypeMapping } from './type-mapping.js'
+import { loadMapping, parseSteps, type LoadedMapping, type Step, type TypeMapping } from './type-mapping.js'
 import { openRowSource, type Openers, type RowSource } from './row-sources.js'
-import { countFeatures, encodedFeatures, type ExecContext, type Writer } from './complex-features.js'
+import { countFeatures, encodedFeatures, groupedFeatures, type ExecContext, type FeatureQuery, type Writer } from './complex-features.js'
 import type { StoreConfig } from './store.js'
-import { mappedFilter, type MappedQueryFilter } from './mapped-filter.js'
+import { mappedColumns, mappedFilter, xpathOf, type MappedQueryFilter } from './mapped-filter.js'
 
 export const GML32_NS = 'http://www.opengis.net/gml/3.2'
 const x = (s: string) => escapeXml(s)
@@ -25,7 +31,8 @@ interface Loaded {
   mapping: LoadedMapping
   sources: Map<string, RowSource | string>
   set: SchemaSet
-  orders: Map<string, string[] | undefined>
+  /** The schema's properties of each target element, in order (names, minOccurs). */
+  orders: Map<string, AttributeInfo[] | undefined>
 }
 
 /** One feature type of a request, as the WFS resolved it (its rules applied). */
@@ -37,6 +44,22 @@ export interface ComplexQueryType {
   /** The query's filters (ECQL, OGC/FES XML) and resource ids, on the mapped XPaths. */
   filters: MappedQueryFilter[]
   ids?: string[]
+  /** propertyName: the mapped XPaths asked for (mandatory properties are written too). */
+  properties?: string[]
+  /** sortBy on mapped XPaths that map to a source column. */
+  sortBy?: Array<{ name: string, descending: boolean }>
+  /** srsName: the CRS the geometries are written in (reprojected from the data's). */
+  srsName?: string
+  /** The BBOX parameter, in the type's CRS (`srs`), easting first. */
+  bbox?: Envelope
+}
+
+/** What the upload learns by reading a mapping's sources. */
+export interface SourceCheck {
+  /** Sources or sourceTypes that cannot be read, each naming its data store. */
+  problems: Array<{ file: string, element: string, message: string }>
+  /** Per mapping with a mapped geometry: its XPath, CRS and bounds (native, and lon/lat). */
+  types: Array<{ targetElement: string, mappingName?: string, geometry: string, srs?: string, nativeBbox?: Envelope, latLonBbox?: Envelope }>
 }
 
 export interface ComplexRequest {
@@ -49,6 +72,10 @@ export interface ComplexRequest {
   /** DescribeFeatureType URL of type names, for schemaLocation. */
   describe: (names: string[]) => string
   qualified: string[]
+  /** GetFeatureById: the one feature of the first type's ids. */
+  byId?: boolean
+  /** GetPropertyValue: the XPath whose values are answered. */
+  valueReference?: string
 }
 
 export function createComplexServing ({ dataDir, openers }: { dataDir: string, openers: Openers }) {
@@ -65,11 +92,11 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
       const r = resolveRef(uri, { kind: 'upload', rel: mainFile })
       if (r.loc) await loadSchema({ uploadRoot: dir, cacheDir, set, problems }, r.loc, { file: mainFile, element: 'schemaUri' })
     }
-    const orders = new Map<string, string[] | undefined>()
+    const orders = new Map<string, AttributeInfo[] | undefined>()
     for (const m of mapping.mappings) {
       const [p, local] = m.targetElement.includes(':') ? m.targetElement.split(':') : ['', m.targetElement]
       const decl = set.elements.get(qkey(mapping.namespaces.get(p) ?? '', local))
-      orders.set(m.targetElement, decl ? attributesOf(set, decl).map((a) => a.name) : undefined)
+      orders.set(m.targetElement, decl ? attributesOf(set, decl) : undefined)
     }
     return { mapping, sources, set, orders }
   }
@@ -97,12 +124,17 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
     l.mapping.mappings.find((m) => m.mappingName === nativeName) ??
     l.mapping.mappings.find((m) => !m.mappingName && m.targetElement.slice(m.targetElement.indexOf(':') + 1) === nativeName)
 
-  const contextOf = (l: Loaded, version: ComplexRequest['version'], srs: string | undefined): ExecContext => {
+  /**
+   * How a request's geometries are written: the data's CRS `dataCrs`, reprojected to the srsName
+   * asked for (named as asked, in its axis order, as the simple WFS writes them: wfs/geometry.ts),
+   * else in the data's CRS under the default name of the GML's version.
+   */
+  const contextOf = (l: Loaded, version: ComplexRequest['version'], dataCrs: string | undefined, asked?: string): ExecContext => {
     const v32 = l.mapping.namespaces.get('gml') === GML32_NS
-    const code = srs ? normalizeCrs(srs) : undefined
-    const n = code ? /^EPSG:(\d+)$/.exec(code)?.[1] : undefined
-    // The CRS name of the GML's version, lat/lon order where the CRS says so (as the simple WFS writes them).
-    const srsName = n ? (v32 ? `urn:ogc:def:crs:EPSG::${n}` : version === '1.0.0' ? `http://www.opengis.net/gml/srs/epsg.xml#${n}` : `urn:x-ogc:def:crs:EPSG:${n}`) : undefined
+    const named = asked ? crsName(asked) : undefined
+    const outCrs = named?.code ?? (dataCrs ? normalizeCrs(dataCrs) : undefined)
+    const out = asked && named ? { name: asked, latFirst: named.latFirst } : outCrs ? defaultSrsName(v32 ? '2.0.0' : version === '1.0.0' ? '1.0.0' : '1.1.0', outCrs) : undefined
+    const toOut = reprojector(dataCrs, outCrs)
     return {
       mapping: l.mapping,
       sourceOf: (m) => {
@@ -110,15 +142,55 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
         if (!s || typeof s === 'string') throw new Error(`data store "${m.sourceDataStore}" of mapping ${m.key}: ${s ?? 'not declared'}`)
         return s
       },
-      order: (el) => l.orders.get(el),
+      order: (el) => l.orders.get(el)?.map((a) => a.name),
+      mandatory: (el) => new Set((l.orders.get(el) ?? []).filter((a) => a.minOccurs >= 1).map((a) => a.name)),
       v32,
-      ...(srsName ? { srsName } : {}),
-      latFirst: srsName !== undefined && version !== '1.0.0' && isNorthingFirst(code!)
+      ...(out ? { srsName: out.name } : {}),
+      project: out?.latFirst ? (g) => swapAxes(toOut(g)) : toOut
     }
   }
 
+  /** An XPath of a request on mapping `m` as steps, without a first step naming the feature itself. */
+  const requestSteps = (m: TypeMapping, xpath: string, locator: string): Step[] => {
+    let steps: Step[]
+    try { steps = parseSteps(xpath) } catch (err) { throw WfsInvalidParameter(locator, JSON.stringify(xpath.slice(0, 80)), (err as Error).message) }
+    const [p, local] = m.targetElement.includes(':') ? m.targetElement.split(':') : ['', m.targetElement]
+    if (steps.length > 0 && steps[0].local === local && (steps[0].prefix === '' || steps[0].prefix === p)) steps = steps.slice(1)
+    if (steps.length === 0) throw WfsInvalidParameter(locator, JSON.stringify(xpath.slice(0, 80)), `names no property of ${m.targetElement}`)
+    // A step must lead somewhere the mapping writes (a mapped XPath, a parent or a part of one).
+    const maps = (am: TypeMapping['attributes'][number]) => am.target.length > 0 && am.target.slice(0, Math.min(steps.length, am.target.length))
+      .every((t, i) => t.local === steps[i].local && (steps[i].prefix === '' || steps[i].prefix === t.prefix))
+    if (!m.attributes.some(maps)) throw WfsInvalidParameter(locator, JSON.stringify(xpath.slice(0, 80)), `${m.targetElement} maps ${[...new Set(m.attributes.filter((am) => am.target.length > 0).map((am) => am.targetText.trim()))].join(', ')}`)
+    return steps
+  }
+
+  /** GetPropertyValue's valueReference: a mapped XPath, at most down to a chained feature's property (the feature is its value). */
+  const valueSteps = (m: TypeMapping, xpath: string): Step[] => {
+    const steps = requestSteps(m, xpath, 'valueReference')
+    const chained = m.attributes.find((am) => am.link && steps.length > am.target.length && am.target.every((t, i) => t.local === steps[i].local && (steps[i].prefix === '' || steps[i].prefix === t.prefix)))
+    if (chained) throw WfsInvalidParameter('valueReference', JSON.stringify(xpath.slice(0, 80)), `reaches into the chained feature of ${chained.targetText.trim()}: ask for ${chained.targetText.trim()} itself`)
+    return steps
+  }
+
+  /** sortBy on mapped XPaths: each must map to a source column (not the geometry), else it is refused naming those that do. */
+  const sortColumns = async (m: TypeMapping, source: RowSource, sortBy: NonNullable<ComplexQueryType['sortBy']>) => {
+    const { columns, kinds } = await mappedColumns(m, source)
+    const sortable = m.attributes.filter((am) => kinds.get(columns.get(xpathOf(am)) ?? '') !== undefined && kinds.get(columns.get(xpathOf(am))!) !== 'Geometry')
+    return sortBy.map((s) => {
+      const steps = requestSteps(m, s.name, 'sortBy')
+      const am = sortable.find((a) => a.target.length === steps.length &&
+        a.target.every((t, i) => t.local === steps[i].local && (steps[i].prefix === '' || steps[i].prefix === t.prefix) && (t.index ?? 1) === (steps[i].index ?? 1)))
+      if (!am) throw WfsInvalidParameter('sortBy', JSON.stringify(s.name.slice(0, 80)), `not mapped to a source column; ${m.targetElement} sorts by ${[...new Set(sortable.map((a) => a.targetText.trim()))].join(', ') || 'none of its XPaths'}`)
+      return { name: columns.get(xpathOf(am))!, descending: s.descending }
+    })
+  }
+
   return {
-    /** The GML of the mapped features of `types` (one query each), as a stream of strings. */
+    /**
+     * The GML of the mapped features of `types` (one query each), as a stream of strings; with
+     * `byId`, the one feature alone (GetFeatureById); with `valueReference`, the values at that
+     * XPath as a wfs:ValueCollection (GetPropertyValue).
+     */
     async getFeature (types: ComplexQueryType[], req: ComplexRequest): Promise<{ contentType: string, body: AsyncIterable<string>, matched: number }> {
       const plans = []
       const stats = { queries: 0 }
@@ -127,12 +199,24 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
         const m = mappingOf(l, t.nativeName)
         if (!m) throw new Error(`no mapping for ${t.nativeName}`)
         // The declared SRS, else the one of the mapping's source geometry (a PostGIS column's SRID).
-        const src = l.sources.get(m.sourceDataStore)
-        const srid = t.srs === undefined && src && typeof src !== 'string' ? await src.srid(m.sourceType) : undefined
-        const ctx = contextOf(l, req.version, t.srs ?? (srid ? `EPSG:${srid}` : undefined))
+        const source = l.sources.get(m.sourceDataStore)
+        const srid = t.srs === undefined && source && typeof source !== 'string' ? await source.srid(m.sourceType) : undefined
         const srs = t.srs ?? (srid ? `EPSG:${srid}` : undefined)
+        const ctx = contextOf(l, req.version, srs, t.srsName)
+        const src = ctx.sourceOf(m)
         const filter = await mappedFilter(m, ctx, t.filters, t.ids, srs ?? 'EPSG:4326')
-        plans.push({ t, l, m, ctx, filter, matched: await countFeatures(ctx, m, filter, stats) })
+        if (t.bbox) {
+          // The BBOX parameter: the mapped geometry's source column meets the envelope (in its CRS).
+          const { columns, kinds } = await mappedColumns(m, src)
+          if (![...columns.values()].some((c) => kinds.get(c) === 'Geometry')) throw WfsInvalidParameter('bbox', '', `${m.targetElement} maps no geometry`)
+          filter.sql = allOf([...(filter.sql ? [filter.sql] : []), { k: 'bbox', env: t.bbox }])
+        }
+        const q: FeatureQuery = {
+          ...(t.sortBy ? { sortBy: await sortColumns(m, src, t.sortBy) } : {}),
+          ...(t.properties ? { properties: t.properties.map((p) => requestSteps(m, p, 'propertyName')) } : {}),
+          ...(req.valueReference !== undefined ? { values: valueSteps(m, req.valueReference) } : {})
+        }
+        plans.push({ t, l, m, ctx, filter, q, matched: await countFeatures(ctx, m, filter, stats) })
       }
       let skip = req.startIndex
       let left = Math.min(req.count ?? Infinity, req.maxFeatures)
@@ -152,9 +236,31 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
       for (const p of pages) for (const [k, v] of p.l.mapping.namespaces) if (k !== '' && !ns.has(k) && !RESERVED.has(k) && v !== AS_NS) ns.set(k, v)
       ns.set('gml', v32 ? GML32_NS : 'http://www.opengis.net/gml')
       const xmlns = [...ns].map(([k, v]) => ` xmlns:${k}="${x(v)}"`).join('')
+      const contentType = v32 ? 'application/gml+xml; version=3.2' : 'text/xml; subtype=gml/3.1.1'
+      const features = (w: Writer, p: typeof pages[number]) => encodedFeatures(p.ctx, p.m, p.offset, p.limit, w, stats, p.filter, p.q)
+      const stamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
+
+      if (req.byId) {
+        // GetFeatureById: the feature itself, its namespaces on it; 404 NotFound when there is none.
+        const id = types[0].ids?.[0] ?? ''
+        if (pages[0].matched === 0) throw WfsFeatureNotFound(id)
+        let feature = ''
+        for await (const f of features({ written: new Set() }, pages[0])) { feature = f; break }
+        const root = feature.replace(/^<([^ >/]+)/, `$& xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"${xmlns}`)
+        return { contentType, body: (async function * () { yield '<?xml version="1.0" encoding="UTF-8"?>\n' + root + '\n' })(), matched }
+      }
+      if (req.valueReference !== undefined) {
+        async function * values (): AsyncGenerator<string> {
+          yield '<?xml version="1.0" encoding="UTF-8"?>\n<wfs:ValueCollection xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:wfs="http://www.opengis.net/wfs/2.0"' +
+            `${xmlns} numberMatched="${matched}" numberReturned="${returned}" timeStamp="${stamp}" xsi:schemaLocation="http://www.opengis.net/wfs/2.0 http://schemas.opengis.net/wfs/2.0/wfs.xsd">\n`
+          const w: Writer = { written: new Set() }
+          for (const p of pages) for await (const v of features(w, p)) yield `${v}\n`
+          yield '</wfs:ValueCollection>\n'
+        }
+        return { contentType: 'application/xml', body: values(), matched }
+      }
       const schemaLocation = [...new Set(pages.map((p) => p.l.mapping.namespaces.get(p.m.targetElement.split(':')[0]) ?? ''))]
         .map((uri) => `${x(uri)} ${x(req.describe(req.qualified))}`).join(' ')
-      const stamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
       const wfs2 = req.version === '2.0.0'
       async function * body (): AsyncGenerator<string> {
         if (wfs2) {
@@ -170,13 +276,51 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
         }
         if (!hits) {
           const w: Writer = { written: new Set() }
-          for (const p of pages) {
-            for await (const f of encodedFeatures(p.ctx, p.m, p.offset, p.limit, w, stats, p.filter)) yield wfs2 ? `<wfs:member>${f}</wfs:member>\n` : `${f}\n`
-          }
+          for (const p of pages) for await (const f of features(w, p)) yield wfs2 ? `<wfs:member>${f}</wfs:member>\n` : `${f}\n`
         }
         yield wfs2 ? '</wfs:FeatureCollection>\n' : '</gml:featureMembers>\n</wfs:FeatureCollection>\n'
       }
-      return { contentType: v32 ? 'application/gml+xml; version=3.2' : 'text/xml; subtype=gml/3.1.1', body: body(), matched }
+      return { contentType, body: body(), matched }
+    },
+
+    /**
+     * A mapped type as a map layer (WMS GetMap and GetFeatureInfo, through the render entry's vector
+     * plan): one feature per mapped feature (the rows of a denormalised one together), drawn with its
+     * mapped geometry, its properties by mapped XPath (an SLD's `gml:name`); the map's
+     * area is a BBOX filter on the source (SQL on PostGIS and GeoPackage).
+     */
+    async layerData (config: StoreConfig, nativeName: string, srs: string | undefined): Promise<VectorLayerData> {
+      const l = await loadedOf(config)
+      const m = mappingOf(l, nativeName)
+      if (!m) throw new Error(`no mapping for ${nativeName}`)
+      const ctx = contextOf(l, '2.0.0', undefined)
+      const src = ctx.sourceOf(m)
+      const { columns, kinds } = await mappedColumns(m, src)
+      const geometry = [...columns.values()].find((c) => kinds.get(c) === 'Geometry')
+      const srid = srs === undefined ? await src.srid(m.sourceType) : undefined
+      const dataCrs = srs ?? (srid ? `EPSG:${srid}` : 'EPSG:4326')
+      return {
+        type: nativeName,
+        dataCrs,
+        // CQL_FILTER on a mapped layer's XPaths is not read yet: an attribute it names is unknown (a 400).
+        schema: { attributes: [], crs: dataCrs },
+        source: {
+          async * readFeatures (q: ReadQuery): AsyncGenerator<Feature> {
+            if (!geometry) return
+            let n = 0
+            for await (const g of groupedFeatures(ctx, m, q.bbox ? { k: 'bbox', env: q.bbox } : undefined)) {
+              const row = g.rows[0]
+              const geo = row.values[geometry] as Geo | null | undefined
+              if (!geo) continue
+              const properties: Record<string, unknown> = {}
+              // Keyed as an SLD's PropertyName reaches them: the XPath without its first prefix (gml:name is `name`).
+              for (const [xpath, col] of columns) if (col !== geometry) properties[xpath.slice(xpath.indexOf(':') + 1)] = row.values[col] ?? null
+              yield { id: g.id, properties, geometry: q.geometryFormat === 'geojson' ? JSON.stringify(geo) : geojsonToWkb(geo) }
+              if (q.limit !== undefined && ++n >= q.limit) return
+            }
+          }
+        }
+      }
     },
 
     /** DescribeFeatureType of a mapped type: the target schema document (the first schemaUri). */
@@ -192,10 +336,13 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
 
     /**
      * Opens every source of a staged mapping and reads each mapping's sourceType: the problems,
-     * each naming its data store (empty when all can be read). The sources are closed after.
+     * each naming its data store (empty when all can be read), and what each mapping's source says
+     * of its mapped geometry (the XPath, the CRS and the bounds, as GeoServer computes a resource's
+     * native and lon/lat boxes from its data). The sources are closed after.
      */
-    async checkSources (stage: string, mainFile: string): Promise<Array<{ file: string, element: string, message: string }>> {
-      const problems: Array<{ file: string, element: string, message: string }> = []
+    async checkSources (stage: string, mainFile: string): Promise<SourceCheck> {
+      const problems: SourceCheck['problems'] = []
+      const types: SourceCheck['types'] = []
       let l: Loaded | undefined
       try {
         const mapping = await loadMapping(stage, mainFile)
@@ -209,7 +356,21 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
           const s = sources.get(m.sourceDataStore)
           if (!s || typeof s === 'string') continue
           const why = await s.check(m.sourceType)
-          if (why) problems.push({ file: m.file, element: `FeatureTypeMapping (${m.targetElement})`, message: `data store "${m.sourceDataStore}" cannot be read: sourceType ${m.sourceType}: ${why}` })
+          if (why) { problems.push({ file: m.file, element: `FeatureTypeMapping (${m.targetElement})`, message: `data store "${m.sourceDataStore}" cannot be read: sourceType ${m.sourceType}: ${why}` }); continue }
+          const { columns, kinds } = await mappedColumns(m, s)
+          const geometry = m.attributes.find((am) => kinds.get(columns.get(xpathOf(am)) ?? '') === 'Geometry')
+          if (!geometry) continue
+          const srid = await s.srid(m.sourceType)
+          const bounds = await s.bounds(m.sourceType)
+          const lonLat = srid && bounds ? transformBbox(bounds, `EPSG:${srid}`, 'EPSG:4326') : undefined
+          types.push({
+            targetElement: m.targetElement,
+            ...(m.mappingName ? { mappingName: m.mappingName } : {}),
+            geometry: geometry.targetText.trim(),
+            ...(srid ? { srs: `EPSG:${srid}` } : {}),
+            ...(bounds ? { nativeBbox: bounds } : {}),
+            ...(lonLat && lonLat.every(Number.isFinite) ? { latLonBbox: lonLat } : {})
+          })
         }
       } catch (err) {
         if (!isMapwardenError(err)) throw err
@@ -217,7 +378,7 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
       } finally {
         if (l) await closeAll(l)
       }
-      return problems
+      return { problems, types }
     },
 
     /** Closes every opened source. */

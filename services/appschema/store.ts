@@ -37,6 +37,8 @@ export interface FeatureTypeConfig {
   sourceDataStore: string
   sourceType: string
   nativeBbox?: Bbox
+  /** The XPath of the mapped geometry (a source geometry column): the type is drawn as a map layer. */
+  mappedGeometry?: string
   attributes: AttributeInfo[]
 }
 

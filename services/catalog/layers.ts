@@ -45,11 +45,12 @@ export function isDrawable (layer: Pick<LayerInfo, 'type'>): boolean {
 
 /**
  * Whether the WMS draws a layer as vector features: a feature type of a PostGIS, GeoPackage or
- * Shapefile store (its resource names the kind of source that reads it). An app-schema feature type
- * is a VECTOR layer too, but it is served as features, not drawn.
+ * Shapefile store (its resource names the kind of source that reads it), or an app-schema feature
+ * type whose mapping maps a geometry (`mappedGeometry`, recorded at upload); one without a geometry
+ * is served as features only.
  */
 export function isDrawnAsVector (layer: Pick<LayerInfo, 'type' | 'config'>): boolean {
-  return layer.type === 'VECTOR' && ['postgis', 'geopackage', 'shapefile'].includes(layer.config.source as string)
+  return layer.type === 'VECTOR' && (['postgis', 'geopackage', 'shapefile'].includes(layer.config.source as string) || typeof layer.config.mappedGeometry === 'string')
 }
 
 /** Whether a layer has cached tiles (WMTS, TMS, XYZ, seeding) and is drawn by the WMS: a mosaic, a cascaded WMS or

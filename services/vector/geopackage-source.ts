@@ -109,10 +109,16 @@ export function gpkgSelectSql (d: Described, q: ReadQuery, exposePrimaryKeys: bo
     return quoteSqliteName(name)
   }
   if (q.distinct !== undefined) {
-    // The distinct values of one attribute in its order, paged.
+    // The distinct values of one attribute in its order, paged; with sortBy, each value at its
+    // first row under the sort (the value breaking ties).
     const col = check(q.distinct)
     const where = gpkgWhere(d, q, check, values)
-    let text = `SELECT DISTINCT ${col} FROM ${quoteSqliteName(d.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${col} ASC`
+    const from = `${quoteSqliteName(d.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`
+    const sorts = (q.sortBy ?? []).map((s) => `${check(s.name)} ${s.descending ? 'DESC' : 'ASC'}`)
+    const rank = quoteSqliteName(q.distinct === 'mw_rank' ? 'mw_rank_' : 'mw_rank')
+    let text = sorts.length > 0
+      ? `SELECT ${col} FROM (SELECT ${col}, row_number() OVER (ORDER BY ${[...sorts, `${col} ASC`].join(', ')}) AS ${rank} FROM ${from}) GROUP BY ${col} ORDER BY min(${rank})`
+      : `SELECT DISTINCT ${col} FROM ${from} ORDER BY ${col} ASC`
     text += page(q, values)
     return { text, values }
   }

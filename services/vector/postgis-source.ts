@@ -147,16 +147,27 @@ const pageCount = (v: number | undefined, what: string) => {
   return v
 }
 
-/** SELECT DISTINCT of one attribute in its order, paged (or the COUNT(DISTINCT) of it). */
+/**
+ * SELECT DISTINCT of one attribute in its order, paged (or the COUNT(DISTINCT) of it); with sortBy,
+ * each value at its first row under the sort (the value breaking ties): the rows numbered in that
+ * order, one per value with its least number.
+ */
 function distinctSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opts: { looseBbox: boolean, keys: string[], count?: boolean }, check: (name: string) => string): SqlStatement {
   const values: unknown[] = []
   const bind = (v: unknown) => { values.push(v); return `$${values.length}` }
   const col = check(q.distinct!)
   const where = whereSql(type, q, opts.keys, opts.looseBbox, bind, check)
-  let text = `SELECT ${opts.count ? `count(DISTINCT ${col}) AS n` : `DISTINCT ${col}`} FROM ${qualifiedTable(dbSchema, type.name)}`
-  if (where.length > 0) text += ` WHERE ${where.join(' AND ')}`
-  if (opts.count) return { text, values }
-  text += ` ORDER BY ${col} ASC`
+  const sorts = opts.count ? [] : (q.sortBy ?? []).map((s) => `${check(s.name)} ${s.descending ? 'DESC' : 'ASC'}`)
+  const from = `${qualifiedTable(dbSchema, type.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`
+  let text: string
+  if (sorts.length > 0) {
+    const rank = quotePgName(q.distinct === 'mw_rank' ? 'mw_rank_' : 'mw_rank')
+    text = `SELECT ${col} FROM (SELECT ${col}, row_number() OVER (ORDER BY ${[...sorts, `${col} ASC`].join(', ')}) AS ${rank} FROM ${from}) AS mw_rows GROUP BY ${col} ORDER BY min(${rank})`
+  } else {
+    text = `SELECT ${opts.count ? `count(DISTINCT ${col}) AS n` : `DISTINCT ${col}`} FROM ${from}`
+    if (opts.count) return { text, values }
+    text += ` ORDER BY ${col} ASC`
+  }
   if (pageCount(q.limit, 'limit') !== undefined) text += ` LIMIT ${bind(q.limit)}::bigint`
   if (pageCount(q.offset, 'offset') !== undefined && q.offset !== 0) text += ` OFFSET ${bind(q.offset)}::bigint`
   return { text, values }

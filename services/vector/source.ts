@@ -48,9 +48,10 @@ export interface ReadQuery {
   sortBy?: Array<{ name: string, descending?: boolean }>
   /** How the geometry is returned: WKB (default) or GeoJSON text. */
   geometryFormat?: 'wkb' | 'geojson'
-  /** Only the distinct values of this attribute, in its order (no geometry, no id; `properties`
-   *  and `sortBy` aside): a page of them with limit/offset; count() counts them. App-schema
-   *  features are the distinct ids of their rows. */
+  /** Only the distinct values of this attribute (no geometry, no id; `properties` aside), in its
+   *  order, or with `sortBy` in the order of each value's first row under the sort (the value
+   *  breaking ties): a page of them with limit/offset; count() counts them. App-schema features
+   *  are the distinct ids of their rows. */
   distinct?: string
   /** A tolerance in the type's native CRS units (a map's pixel): a source that can (PostGIS) returns
    *  the geometries simplified to it, small ones kept rather than dropped; the others ignore it. */

@@ -4,7 +4,7 @@
 // (gml:coordinates; MultiLineString and MultiPolygon as such), GML 3.1.1 and 3.2 (gml:pos and
 // gml:posList; MultiCurve and MultiSurface as GeoServer's GML3 encoding writes them), GeoJSON and WKT.
 import wkx from 'wkx'
-import { normalizeCrs, pointTransform } from '../render/crs.js'
+import { isNorthingFirst, normalizeCrs, pointTransform } from '../render/crs.js'
 
 type Pos = number[]
 export type Geo =
@@ -88,6 +88,16 @@ export function reprojector (from: string | undefined, to: string | undefined, d
   if (!from || !to || normalizeCrs(from) === normalizeCrs(to)) return (g) => g
   const t = pointTransform(normalizeCrs(from), normalizeCrs(to), defs)
   return (g) => mapPositions(g, (p) => { const [x, y] = t(p[0], p[1]); return p.length > 2 ? [x, y, ...p.slice(2)] : [x, y] })
+}
+
+/**
+ * A WFS version's default CRS name for an EPSG code (GML 2 / WFS 1.0.0: epsg.xml#, easting first;
+ * WFS 1.1.0 / GML 3.1.1: urn:x-ogc; WFS 2.0.0 / GML 3.2: urn:ogc), and whether it orders latitude first.
+ */
+export function defaultSrsName (version: '1.0.0' | '1.1.0' | '2.0.0', code: string): { name: string, latFirst: boolean } {
+  const n = /^EPSG:(\d+)$/.exec(code)?.[1] ?? code
+  if (version === '1.0.0') return { name: `http://www.opengis.net/gml/srs/epsg.xml#${n}`, latFirst: false }
+  return { name: version === '2.0.0' ? `urn:ogc:def:crs:EPSG::${n}` : `urn:x-ogc:def:crs:EPSG:${n}`, latFirst: isNorthingFirst(code) }
 }
 
 export const swapAxes = (g: Geo): Geo => mapPositions(g, (p) => [p[1], p[0], ...p.slice(2)])

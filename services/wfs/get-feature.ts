@@ -12,7 +12,7 @@ import { parseEcql, type FilterSchema } from '../filters/ecql.js'
 import { allOf, type Envelope, type Filter } from '../filters/tree.js'
 import { featureBatches, type Feature, type ReadQuery, type VectorSource } from '../vector/source.js'
 import { isMapwardenError, WfsFeatureNotFound, WfsInvalidParameter, WfsMissingParameter } from '../errors.js'
-import { decodeGeometry, geojsonOfWkb, gml2, gml3, reprojector, swapAxes, wkt, type Geo } from './geometry.js'
+import { decodeGeometry, defaultSrsName, geojsonOfWkb, gml2, gml3, reprojector, swapAxes, wkt, type Geo } from './geometry.js'
 import { GML_NS, isGeometryBinding } from './describe.js'
 import { filterType } from '../filters/bindings.js'
 import type { FeatureRequest, OutputFormat, WfsQuery, WfsVersion } from './request.js'
@@ -138,14 +138,21 @@ class Chunks {
   take (): Buffer[] { const out = this.full; this.full = []; return out }
 }
 
-/** A version's default CRS name for an EPSG code, and whether it orders latitude first. */
-function defaultSrsName (version: WfsVersion, code: string): { name: string, latFirst: boolean } {
-  const n = /^EPSG:(\d+)$/.exec(code)?.[1] ?? code
-  if (version === '1.0.0') return { name: `http://www.opengis.net/gml/srs/epsg.xml#${n}`, latFirst: false }
-  return { name: version === '2.0.0' ? `urn:ogc:def:crs:EPSG::${n}` : `urn:x-ogc:def:crs:EPSG:${n}`, latFirst: isNorthingFirst(code) }
-}
-
 const localName = (n: string) => n.trim().slice(n.trim().indexOf(':') + 1)
+
+/**
+ * The BBOX parameter as an envelope in `storage` (the CRS of the data), easting first: four numbers
+ * in the CRS the parameter names (else the type's declared `crs`), in that CRS's axis order.
+ */
+function bboxIn (version: WfsVersion, b: NonNullable<WfsQuery['bbox']>, crs: string | undefined, storage: string | undefined): Envelope {
+  const v = b.values
+  const named = b.crs ? crsName(b.crs)! : { code: crs ?? storage ?? 'EPSG:4326', latFirst: version !== '1.0.0' && isNorthingFirst(crs ?? storage ?? 'EPSG:4326') }
+  let env: Envelope = named.latFirst ? [v[1], v[0], v[3], v[2]] : [v[0], v[1], v[2], v[3]]
+  if (env[0] > env[2] || env[1] > env[3]) throw WfsInvalidParameter('bbox', JSON.stringify(v.join(',')), 'the minimum must not be above the maximum on either axis')
+  if (storage && normalizeCrs(named.code) !== normalizeCrs(storage)) env = transformBbox(env, named.code, storage)
+  if (!env.every(Number.isFinite)) throw WfsInvalidParameter('bbox', JSON.stringify(v.join(',')), `cannot be taken to ${storage}`)
+  return env
+}
 
 export function featureOperations (ctx: WfsContext) {
   /** The features a read matches: its bbox and filter, counted by the source. */
@@ -181,17 +188,8 @@ export function featureOperations (ctx: WfsContext) {
       else filters.push(parseOgcFilter(f.el, { ...filterSchema, localId: (id) => localId(t, id) }))
     }
     if (q.ids) filters.push({ k: 'fid', ids: q.ids.map((id) => localId(t, id)).filter((id): id is string => id !== undefined) })
-    let bbox: Envelope | undefined
-    if (q.bbox) {
-      if (!geomName) throw WfsInvalidParameter('bbox', '', `${t.qualified} has no geometry`)
-      const v = q.bbox.values
-      const named = q.bbox.crs ? crsName(q.bbox.crs)! : { code: t.crs ?? storage ?? 'EPSG:4326', latFirst: req.version !== '1.0.0' && isNorthingFirst(t.crs ?? storage ?? 'EPSG:4326') }
-      let env: Envelope = named.latFirst ? [v[1], v[0], v[3], v[2]] : [v[0], v[1], v[2], v[3]]
-      if (env[0] > env[2] || env[1] > env[3]) throw WfsInvalidParameter('bbox', JSON.stringify(v.join(',')), 'the minimum must not be above the maximum on either axis')
-      if (storage && normalizeCrs(named.code) !== normalizeCrs(storage)) env = transformBbox(env, named.code, storage)
-      if (!env.every(Number.isFinite)) throw WfsInvalidParameter('bbox', JSON.stringify(v.join(',')), `cannot be taken to ${storage}`)
-      bbox = env
-    }
+    if (q.bbox && !geomName) throw WfsInvalidParameter('bbox', '', `${t.qualified} has no geometry`)
+    const bbox = q.bbox ? bboxIn(req.version, q.bbox, t.crs, storage) : undefined
     // `*` (OWSLib sends it) asks for every property, as GeoServer reads it.
     const asked = q.properties && !q.properties.some((p) => p.trim() === '*') ? q.properties.map((p) => attr(p, 'propertyName')) : undefined
     const attributes = asked ? t.attributes.filter((a) => asked.includes(a.name)) : t.attributes
@@ -433,25 +431,29 @@ export function featureOperations (ctx: WfsContext) {
   }
 
   /**
-   * GetFeature of app-schema types: their mapped features, GML of the target schema (services/appschema).
-   * Filters, property names and sorting on mapped XPaths are not read yet: refused, never ignored.
+   * GetFeature, GetFeatureById and GetPropertyValue of app-schema types: their mapped features, GML
+   * of the target schema (services/appschema). The BBOX parameter is taken to the type's CRS here,
+   * as for simple types; propertyName, sortBy, srsName and valueReference are read on the mapped XPaths.
    */
   async function complexFeatures (req: FeatureRequest, types: ServedType[], where: Where, links: FeatureLinks): Promise<FeatureAnswer> {
     if (types.some((t) => !t.complex)) throw WfsInvalidParameter('typeNames', JSON.stringify(types.map((t) => t.qualified).join(',')), 'app-schema (complex) and simple feature types cannot be read in one request')
-    if (req.byId) throw WfsInvalidParameter('storedQuery_id', 'GetFeatureById', 'not offered for app-schema types yet')
-    for (const q of req.queries) {
-      const what = q.bbox ? 'bbox' : q.properties && !q.properties.every((p) => p.trim() === '*') ? 'propertyName' : q.sortBy ? 'sortBy' : q.srsName ? 'srsName' : undefined
-      if (what) throw WfsInvalidParameter(what, `on ${q.typeNames[0]}`, 'app-schema types are served whole (no propertyName, sortBy or BBOX parameter: a BBOX filter instead), in their native CRS, for now')
-    }
-    if (req.outputFormat !== 'gml31' && req.outputFormat !== 'gml32') throw WfsInvalidParameter('outputFormat', req.outputFormat, 'app-schema types are written as GML of their target schema (text/xml; subtype=gml/3.1.1 or application/gml+xml; version=3.2)')
+    if (req.valueReference === undefined && req.outputFormat !== 'gml31' && req.outputFormat !== 'gml32') throw WfsInvalidParameter('outputFormat', req.outputFormat, 'app-schema types are written as GML of their target schema (text/xml; subtype=gml/3.1.1 or application/gml+xml; version=3.2)')
     const settings = ctx.deps.serviceSettings.get('wfs', where.workspace)
-    const a = await ctx.deps.complex!.getFeature(types.map((t, i) => ({
-      store: { workspace: t.store.workspace, name: t.store.name, config: t.store.config as never },
-      nativeName: t.ft.nativeName,
-      ...(t.crs ? { srs: t.crs } : {}),
-      filters: req.queries[i].filters,
-      ...(req.queries[i].ids ? { ids: req.queries[i].ids } : {})
-    })), {
+    const a = await ctx.deps.complex!.getFeature(types.map((t, i) => {
+      const q = req.queries[i]
+      return {
+        store: { workspace: t.store.workspace, name: t.store.name, config: t.store.config as never },
+        nativeName: t.ft.nativeName,
+        ...(t.crs ? { srs: t.crs } : {}),
+        filters: q.filters,
+        ...(q.ids ? { ids: q.ids } : {}),
+        // `*` (OWSLib sends it) asks for every property, as GeoServer reads it.
+        ...(q.properties && !q.properties.some((p) => p.trim() === '*') ? { properties: q.properties } : {}),
+        ...(q.sortBy && q.sortBy.length > 0 ? { sortBy: q.sortBy } : {}),
+        ...(q.srsName ? { srsName: q.srsName } : {}),
+        ...(q.bbox ? { bbox: bboxIn(req.version, q.bbox, t.crs, t.crs) } : {})
+      }
+    }), {
       version: req.version,
       startIndex: req.startIndex,
       ...(req.count !== undefined ? { count: req.count } : {}),
@@ -459,7 +461,9 @@ export function featureOperations (ctx: WfsContext) {
       maxFeatures: maxFeaturesOf(ctx.deps, where),
       hitsIgnoreMaxFeatures: settings.hitsIgnoreMaxFeatures === true,
       describe: links.describe,
-      qualified: types.map((t) => t.qualified)
+      qualified: types.map((t) => t.qualified),
+      ...(req.byId ? { byId: true } : {}),
+      ...(req.valueReference !== undefined ? { valueReference: req.valueReference } : {})
     })
     return { contentType: a.contentType, body: batched(a.body) }
   }
@@ -519,9 +523,10 @@ export function featureOperations (ctx: WfsContext) {
     async getPropertyValue (req: FeatureRequest, principal: Principal | undefined, where: Where): Promise<FeatureAnswer> {
       const ref = req.valueReference
       if (ref === undefined || ref === '') throw WfsMissingParameter('valueReference')
+      const types = await Promise.all(req.queries.map((q) => ctx.readable(q.typeNames[0], principal, where)))
+      if (types.some((t) => t.complex)) return await complexFeatures(req, types, where, { describe: () => '' })
       const planned = await planAll(req, principal, where, maxFeaturesOf(ctx.deps, where))
       const p = planned[0]
-      if (p.t.complex) throw WfsInvalidParameter('valueReference', JSON.stringify(ref.slice(0, 80)), 'GetPropertyValue is not offered for app-schema types yet')
       const a = p.t.attributes.find((x) => x.name.toLowerCase() === localName(ref.replace(/^.*\//, '')).toLowerCase())
       if (!a) throw WfsInvalidParameter('valueReference', JSON.stringify(ref.slice(0, 80)), `${p.t.qualified} has ${p.t.attributes.map((x) => x.name).join(', ')}`)
       const matched = p.matched

@@ -34,6 +34,11 @@ t.test('selectSql: the distinct values of one attribute, paged, and their count 
   const count = selectSql('public', roads, { type: roads.name, distinct: 'kind' }, { looseBbox: false, keys: ['id'], count: true })
   t.equal(count.text, 'SELECT count(DISTINCT "kind") AS n FROM "public"."Roads ""x"""')
   t.throws(() => selectSql('public', roads, { type: roads.name, distinct: 'colour' }, { looseBbox: false, keys: [] }), /has no attribute "colour"/)
+  // Sorted (an app-schema sortBy on a denormalised type): each value at its first row under the sort.
+  const sorted = selectSql('public', roads, { type: roads.name, distinct: 'kind', sortBy: [{ name: 'lanes', descending: true }], filter: compare('>', 'lanes', 2), offset: 10, limit: 1 }, { looseBbox: false, keys: ['id'] })
+  t.equal(sorted.text, 'SELECT "kind" FROM (SELECT "kind", row_number() OVER (ORDER BY "lanes" DESC, "kind" ASC) AS "mw_rank" FROM "public"."Roads ""x""" WHERE ("lanes" > $1)) AS mw_rows GROUP BY "kind" ORDER BY min("mw_rank") LIMIT $2::bigint OFFSET $3::bigint')
+  t.same(sorted.values, [2, 1, 10])
+  t.throws(() => selectSql('public', roads, { type: roads.name, distinct: 'kind', sortBy: [{ name: 'colour' }] }, { looseBbox: false, keys: [] }), /has no attribute "colour"/)
 })
 
 t.test('selectSql: a bbox is an index test and an exact intersection, or the index test alone with Loose bbox', async (t) => {
