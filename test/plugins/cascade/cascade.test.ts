@@ -9,7 +9,6 @@ import { build, ADMIN, ADMIN_PASSWORD, BASE, TEST_BACKEND } from '../../helper.j
 import { pattern, rgbTiff, zipOf } from '../../fixtures/seed/mosaic.js'
 import { BBOX, files, JSON_TYPE, rgba, startRemote } from '../../fixtures/cascade.js'
 
-
 t.test('a cascaded WMS store and layer: REST shapes, sealed password, tiles equal to the remote GetMap, exact seed, forwarded GetFeatureInfo, remote death mid-seed', async (t) => {
   const remote = await startRemote(t)
   const app = await build(t, { cascadeHosts: ['127.0.0.1'] })
