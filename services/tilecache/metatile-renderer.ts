@@ -39,9 +39,9 @@ export interface MetatileRequest {
    */
   children?: string[]
 }
-/** The tiles written, in the target's order; `error` when a write failed after them. */
-/** A rendered metatile's writes; `tiles`, in image order, when they were encoded on this thread
- *  (the database's vector tiles), so the request that asked for one serves it without reading it back. */
+/** The tiles written, in the target's order; `error` when a write failed after them; `tiles`, in
+ *  image order, when they were encoded on this thread (the database's vector tiles), so the request
+ *  that asked for one serves it without reading it back. */
 export interface RenderedMetatile { writes: TileWrite[], error?: Error, tiles?: Uint8Array[] }
 export type MetatileRenderer = (req: MetatileRequest) => Promise<RenderedMetatile>
 
