@@ -45,7 +45,7 @@ export interface TileServicesDeps {
   mosaics: MosaicService
   metrics: Metrics
   /** Where a vector layer's features are read (vector/layer-data.ts). */
-  layerData: (qualified: string) => Promise<VectorLayerData>
+  layerData: (qualified: string, viewParams?: Record<string, string>) => Promise<VectorLayerData>
   /** The picture of a cascaded WMS layer (services/cascade's mapImage). */
   mapImage?: (req: RenderRequest) => Promise<ImageJob>
   /** No other instance shares the data: start-up recovery is this one's. */

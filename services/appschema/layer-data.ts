@@ -11,11 +11,11 @@ export function appSchemaLayerData ({ layers, rows, complex }: {
   layers: { get (ws: string, name: string): Promise<LayerInfo | undefined> }
   rows: Pick<AppSchemaStore, 'getStore' | 'featureType'>
   complex: Pick<ComplexServing, 'layerData'>
-}, others: (qualified: string) => Promise<VectorLayerData>) {
-  return async (qualified: string): Promise<VectorLayerData> => {
+}, others: (qualified: string, viewParams?: Record<string, string>) => Promise<VectorLayerData>) {
+  return async (qualified: string, viewParams?: Record<string, string>): Promise<VectorLayerData> => {
     const p = splitLayerName(qualified)
     const layer = p ? await layers.get(p.workspace, p.name) : undefined
-    if (!layer || typeof layer.config.mappedGeometry !== 'string') return await others(qualified)
+    if (!layer || typeof layer.config.mappedGeometry !== 'string') return await others(qualified, viewParams)
     const store = await rows.getStore(layer.workspace, layer.store)
     const ft = store ? await rows.featureType(layer.workspace, layer.store, layer.name) : undefined
     if (!store || !ft) throw WmsLayerNotDefined(qualified)

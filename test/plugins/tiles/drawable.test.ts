@@ -1,16 +1,19 @@
 // A layer is offered as a map only where mapwarden can draw it (issue 31, 6): an app-schema feature
-// type has a layer row, but no capabilities document, tile list, seed form or legend offers it,
-// and its tiles answer 404 as before. The mosaic beside it is offered everywhere.
+// type whose mapping maps no geometry has a layer row, but no capabilities document, tile list, seed
+// form or legend offers it, and its tiles answer 404 as before (one that maps a geometry is drawn:
+// test/plugins/appschema/serving-queries.test.ts). The mosaic beside it is offered everywhere.
 import t from 'tap'
 import { build, ADMIN, BASE } from '../../helper.js'
 import { createMosaic, pattern, rgbTiff } from '../../fixtures/seed/mosaic.js'
 import { createWorkspace, fixtureZip, putZip } from '../appschema/helpers.js'
 
-t.test('a feature type is not offered as a map; the mosaic is', async (t) => {
+t.test('a feature type with no geometry is not offered as a map; the mosaic is', async (t) => {
   const app = await build(t)
   const mosaic = await createMosaic(app, 'topp', 'world', { 'w.tif': rgbTiff(8, 8, [0, 0, 8, 8], pattern) })
   await createWorkspace(app, 'st')
-  t.equal((await putZip(app, 'st', 'props', await fixtureZip('property'), '?configure=all')).statusCode, 200)
+  // The stations' mapping without its geometry (st:location): features only, nothing to draw.
+  const noGeometry = (text: string) => text.replace(/<AttributeMapping>\s*<targetAttribute>st:location<\/targetAttribute>[\s\S]*?<\/AttributeMapping>/, '')
+  t.equal((await putZip(app, 'st', 'props', await fixtureZip('property', { 'stations.appschema': noGeometry }), '?configure=all')).statusCode, 200)
   const feature = 'st:Stations'
   const rest = await app.inject({ url: `${BASE}/rest/layers.json`, headers: ADMIN })
   t.match(rest.body, feature, 'the feature type is a layer of the catalog')
