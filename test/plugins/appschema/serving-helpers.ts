@@ -69,15 +69,45 @@ export const TABLES = `
     ('r6', 'gu.25699', 'Yaughan Volcanic Group', 'urn:x-bgs:lexicon', 'i', 'formation');
 `
 
-export async function postgisSources (t: Test): Promise<string> {
+export async function postgisSources (t: Test, sql = TABLES): Promise<string> {
   const url = await pgDatabase(t, { postgis: true })
   const c = new pg.Client({ connectionString: url })
   await c.connect()
-  try { await c.query(TABLES) } finally { await c.end() }
+  try { await c.query(sql) } finally { await c.end() }
+  return postgisParameters(url, { 'fetch size': '2' })
+}
+
+/** A mapping's data store parameters for the PostGIS database at `url`. */
+export function postgisParameters (url: string, extra: Record<string, string> = {}): string {
   const u = new URL(url)
   const p = (name: string, value: string) => `<Parameter><name>${name}</name><value>${value}</value></Parameter>`
   return [p('dbtype', 'postgis'), p('host', u.hostname), p('port', u.port || '5432'), p('database', u.pathname.slice(1)),
-    p('user', decodeURIComponent(u.username) || 'postgres'), p('fetch size', '2')].join('')
+    p('user', decodeURIComponent(u.username) || 'postgres'), ...Object.entries(extra).map(([k, v]) => p(k, v))].join('')
+}
+
+/** The tutorial mapping's edit that reads its sources through `params` instead of the property files. */
+export const sourcesIn = (params: string) => ({
+  'mappedfeature.appschema': (s: string) => s.replace('<Parameter><name>directory</name><value>file:./sources</value></Parameter>', params)
+})
+
+/** Both whole types, then each filter, answered by `app` as by the property files' `props`. */
+export async function sameFeatures (t: Test, props: FastifyInstance, app: FastifyInstance, filters: ReadonlyArray<readonly [string, Record<string, string>, string[]]>,
+  ids: (body: string) => string[], opts: { prefix?: string, validateAs?: string } = {}): Promise<void> {
+  const prefix = opts.prefix ?? ''
+  for (const [version, typeName] of [['1.1.0', 'gsml:MappedFeature'], ['2.0.0', 'gsml:GeologicUnit'], ['2.0.0', 'gsml:MappedFeature']]) {
+    const q = { service: 'WFS', version, request: 'GetFeature', typeName }
+    const a = await wfs(props, q)
+    const b = await wfs(app, q)
+    t.equal(b.statusCode, 200, b.body)
+    t.equal(members(b.body), members(a.body), `${version} ${typeName}`)
+    if (opts.validateAs && version === '1.1.0') validate(t, b.body, `${opts.validateAs} ${version} ${typeName}`)
+  }
+  for (const [label, q, want] of filters) {
+    const a = await wfs(props, { service: 'WFS', version: '1.1.0', request: 'GetFeature', ...q })
+    const b = await wfs(app, { service: 'WFS', version: '1.1.0', request: 'GetFeature', ...q })
+    t.same(ids(b.body), want, `${prefix}${label}`)
+    t.equal(members(b.body), members(a.body), `${prefix}${label}: the same answer`)
+  }
 }
 
 /** The tutorial's property files as GeoPackage tables (TEXT columns, the mapped feature's polygons as geometry blobs). */
@@ -102,7 +132,7 @@ export async function overGeoPackage (t: Test): Promise<FastifyInstance> {
   installCache(app.config.dataDir)
   await app.inject({ method: 'POST', url: `${REST}/namespaces`, headers: { ...ADMIN, 'content-type': 'application/json' }, payload: { namespace: { prefix: 'gsml', uri: GSML } } })
   const params = '<Parameter><name>dbtype</name><value>geopkg</value></Parameter><Parameter><name>database</name><value>file:./data/tutorial.gpkg</value></Parameter>'
-  const items = fixtureItems('tutorial', { 'mappedfeature.appschema': (s) => s.replace('<Parameter><name>directory</name><value>file:./sources</value></Parameter>', params) })
+  const items = fixtureItems('tutorial', sourcesIn(params))
     .filter((i) => !i.name.startsWith('sources/'))
   const res = await putZip(app, 'gsml', 'tutorial', await zipItems([...items, { name: 'data/tutorial.gpkg', data: fs.readFileSync(path.join(dir, 'tutorial.gpkg')) }]), '?configure=all')
   if (res.statusCode !== 200) throw new Error(`upload: ${res.statusCode} ${res.body}`)

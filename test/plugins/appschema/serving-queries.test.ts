@@ -12,7 +12,7 @@ import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { ADMIN, BASE } from '../../helper.js'
 import { FIXTURES } from './helpers.js'
-import { members, overGeoPackage, postgisSources, setup, validate, wfs } from './serving-helpers.js'
+import { members, overGeoPackage, postgisSources, setup, sourcesIn, validate, wfs } from './serving-helpers.js'
 import { at, pixels } from '../wms/helpers.js'
 
 const ids = (body: string) => [...body.matchAll(/<gsml:(?:MappedFeature|GeologicUnit) gml:id="([^"]+)"/g)].map((m) => m[1])
@@ -20,7 +20,7 @@ const featureIds = (body: string, el: string) => [...body.matchAll(new RegExp(`<
 /** The tutorial over PostGIS tables holding its rows. */
 const overPostgis = async (t: Test): Promise<FastifyInstance> => {
   const params = await postgisSources(t)
-  return await setup(t, { 'mappedfeature.appschema': (s) => s.replace('<Parameter><name>directory</name><value>file:./sources</value></Parameter>', params) })
+  return await setup(t, sourcesIn(params))
 }
 
 t.test('propertyName keeps the properties named and those the target schema requires', async (t) => {

@@ -6,12 +6,11 @@ import t from 'tap'
 import type { Test } from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
-import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
 import { build, ADMIN, BASE } from '../../helper.js'
 import { pgDatabase } from '../../fixtures/pg.js'
 import { FIXTURES, REST, fixtureZip, installCache, putZip } from './helpers.js'
-import { GSML, TABLES, members, overGeoPackage, postgisSources, setup, validate, wfs } from './serving-helpers.js'
+import { GSML, TABLES, members, overGeoPackage, postgisParameters, postgisSources, sameFeatures, setup, sourcesIn, validate, wfs } from './serving-helpers.js'
 
 const EXPECTED_MF1 = '<gsml:MappedFeature gml:id="mf1"><gml:name>GUNTHORPE FORMATION</gml:name>' +
   '<gsml:observationMethod><gsml:CGI_TermValue><gsml:value codeSpace="http://www.ietf.org/rfc/rfc1738">urn:ogc:def:nil:OGC::missing</gsml:value></gsml:CGI_TermValue></gsml:observationMethod>' +
@@ -157,20 +156,8 @@ t.test('filters on chained XPaths, computed values and client properties are eva
 t.test('the same mapping over PostGIS tables holding the same rows returns the same features', async (t) => {
   const props = await setup(t)
   const params = await postgisSources(t)
-  const app = await setup(t, { 'mappedfeature.appschema': (s) => s.replace('<Parameter><name>directory</name><value>file:./sources</value></Parameter>', params) })
-  for (const [version, typeName] of [['1.1.0', 'gsml:MappedFeature'], ['2.0.0', 'gsml:GeologicUnit'], ['2.0.0', 'gsml:MappedFeature']]) {
-    const q = { service: 'WFS', version, request: 'GetFeature', typeName }
-    const a = await wfs(props, q)
-    const b = await wfs(app, q)
-    t.equal(b.statusCode, 200, b.body)
-    t.equal(members(b.body), members(a.body), `${version} ${typeName}`)
-  }
-  for (const [label, q, want] of FILTERS) {
-    const a = await wfs(props, { service: 'WFS', version: '1.1.0', request: 'GetFeature', ...q })
-    const b = await wfs(app, { service: 'WFS', version: '1.1.0', request: 'GetFeature', ...q })
-    t.same(ids(b.body), want, label)
-    t.equal(members(b.body), members(a.body), `${label}: the same answer`)
-  }
+  const app = await setup(t, sourcesIn(params))
+  await sameFeatures(t, props, app, FILTERS, ids)
   const page = await wfs(app, { service: 'WFS', version: '1.1.0', request: 'GetFeature', typeName: 'gsml:MappedFeature', maxFeatures: 2, startIndex: 2 })
   t.same([...page.body.matchAll(/<gsml:MappedFeature gml:id="([^"]+)"/g)].map((m) => m[1]), ['mf3', 'mf4'])
   validate(t, page.body, 'PostGIS page')
@@ -187,19 +174,11 @@ t.test('the same mapping over PostGIS tables holding the same rows returns the s
 t.test('PostGIS pages start at their first feature and counts are counted in SQL: the rows before a page are never read', async (t) => {
   // Views whose first feature cannot be read (its name divides by zero when PostgreSQL computes it):
   // a page after it and a count never compute a name of the rows before the page.
-  const url = await pgDatabase(t, { postgis: true })
-  const c = new pg.Client({ connectionString: url })
-  await c.connect()
-  try {
-    await c.query(TABLES.replace('CREATE TABLE mappedfeature', 'CREATE TABLE mf_rows').replace('INSERT INTO mappedfeature', 'INSERT INTO mf_rows')
-      .replace('CREATE TABLE geologicunit', 'CREATE TABLE gu_rows').replace('INSERT INTO geologicunit', 'INSERT INTO gu_rows'))
-    await c.query(`CREATE VIEW mappedfeature AS SELECT id, CASE WHEN id = 'mf1' THEN (1 / (length(id) - 3))::text ELSE name END AS name, geologic_unit_id, shape FROM mf_rows;
-      CREATE VIEW geologicunit AS SELECT row_id, id, CASE WHEN id = 'gu.25678' THEN (1 / (length(id) - 8))::text ELSE name END AS name, name_codespace, kind, rank FROM gu_rows`)
-  } finally { await c.end() }
-  const u = new URL(url)
-  const p = (name: string, value: string) => `<Parameter><name>${name}</name><value>${value}</value></Parameter>`
-  const params = [p('dbtype', 'postgis'), p('host', u.hostname), p('port', u.port || '5432'), p('database', u.pathname.slice(1)), p('user', decodeURIComponent(u.username) || 'postgres')].join('')
-  const app = await setup(t, { 'mappedfeature.appschema': (s) => s.replace('<Parameter><name>directory</name><value>file:./sources</value></Parameter>', params) })
+  const params = await postgisSources(t, TABLES.replace('CREATE TABLE mappedfeature', 'CREATE TABLE mf_rows').replace('INSERT INTO mappedfeature', 'INSERT INTO mf_rows')
+    .replace('CREATE TABLE geologicunit', 'CREATE TABLE gu_rows').replace('INSERT INTO geologicunit', 'INSERT INTO gu_rows') + `;
+    CREATE VIEW mappedfeature AS SELECT id, CASE WHEN id = 'mf1' THEN (1 / (length(id) - 3))::text ELSE name END AS name, geologic_unit_id, shape FROM mf_rows;
+    CREATE VIEW geologicunit AS SELECT row_id, id, CASE WHEN id = 'gu.25678' THEN (1 / (length(id) - 8))::text ELSE name END AS name, name_codespace, kind, rank FROM gu_rows`)
+  const app = await setup(t, sourcesIn(params))
   const units = await wfs(app, { service: 'WFS', version: '1.1.0', request: 'GetFeature', typeName: 'gsml:GeologicUnit', startIndex: 1 })
   t.equal(units.statusCode, 200, units.body.slice(0, 500))
   t.match(units.body, ' numberOfFeatures="2" ')
@@ -216,20 +195,7 @@ t.test('PostGIS pages start at their first feature and counts are counted in SQL
 t.test('the same mapping over a GeoPackage of the upload returns the same features', async (t) => {
   const props = await setup(t)
   const app = await overGeoPackage(t)
-  for (const [version, typeName] of [['1.1.0', 'gsml:MappedFeature'], ['2.0.0', 'gsml:GeologicUnit'], ['2.0.0', 'gsml:MappedFeature']]) {
-    const q = { service: 'WFS', version, request: 'GetFeature', typeName }
-    const a = await wfs(props, q)
-    const b = await wfs(app, q)
-    t.equal(b.statusCode, 200, b.body)
-    t.equal(members(b.body), members(a.body), `${version} ${typeName}`)
-    if (version === '1.1.0') validate(t, b.body, `GeoPackage ${version} ${typeName}`)
-  }
-  for (const [label, q, want] of [...FILTERS, ...POST_FILTERS]) {
-    const a = await wfs(props, { service: 'WFS', version: '1.1.0', request: 'GetFeature', ...q })
-    const b = await wfs(app, { service: 'WFS', version: '1.1.0', request: 'GetFeature', ...q })
-    t.same(ids(b.body), want, `GeoPackage: ${label}`)
-    t.equal(members(b.body), members(a.body), `GeoPackage: ${label}: the same answer`)
-  }
+  await sameFeatures(t, props, app, [...FILTERS, ...POST_FILTERS], ids, { prefix: 'GeoPackage: ', validateAs: 'GeoPackage' })
   for (const q of [{ count: 1, startIndex: 1 }, { count: 2, startIndex: 1, cql_filter: "gml:name LIKE '%Formation'" }, { resultType: 'hits' }] as Array<Record<string, string | number>>) {
     const query = { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: 'gsml:GeologicUnit', ...q }
     t.equal(members((await wfs(app, query)).body), members((await wfs(props, query)).body), `GeoPackage page ${JSON.stringify(q)}`)
@@ -255,12 +221,7 @@ t.test('creating a store connects to its sources and names the one that cannot b
   let res = await putZip(app, 'gsml', 'tutorial', await fixtureZip('tutorial', { 'sources/mappedfeature.properties': (s) => s.replace('|POLYGON((-1.3 52.5,', '|POLYGON((-1.3 x,') }), '?configure=all')
   t.equal(res.statusCode, 400)
   t.match(res.body, /^Invalid app-schema mapping \(1 problem\):\n- mappedfeature\.appschema: FeatureTypeMapping \(gsml:MappedFeature\): data store "datastore" cannot be read: sourceType mappedfeature: line 3: SHAPE: /)
-  const url = await pgDatabase(t, { postgis: true })
-  const u = new URL(url)
-  const params = `<Parameter><name>dbtype</name><value>postgis</value></Parameter><Parameter><name>host</name><value>${u.hostname}</value></Parameter>` +
-    `<Parameter><name>port</name><value>${u.port || '5432'}</value></Parameter><Parameter><name>database</name><value>${u.pathname.slice(1)}</value></Parameter>` +
-    `<Parameter><name>user</name><value>${decodeURIComponent(u.username) || 'postgres'}</value></Parameter>`
-  res = await putZip(app, 'gsml', 'tutorial', await fixtureZip('tutorial', { 'mappedfeature.appschema': (s) => s.replace('<Parameter><name>directory</name><value>file:./sources</value></Parameter>', params) }), '?configure=all')
+  res = await putZip(app, 'gsml', 'tutorial', await fixtureZip('tutorial', sourcesIn(postgisParameters(await pgDatabase(t, { postgis: true })))), '?configure=all')
   t.equal(res.statusCode, 400)
   t.match(res.body, 'data store "datastore" cannot be read: sourceType mappedfeature: mappedfeature is not a table or view of the source')
   const list = await app.inject({ method: 'GET', url: `${REST}/workspaces/gsml/datastores.json`, headers: ADMIN })
