@@ -43,9 +43,7 @@ export function createStoreHealth (opts: { retrySeconds: number, now?: () => num
       return {
         ...store,
         list: async (workspace?: string) => await Promise.all((await store.list(workspace)).map(checked)),
-        get: async (workspace: string, name: string) => { const l = await store.get(workspace, name); return l ? await checked(l) : undefined },
-        setStyles: (...a) => store.setStyles(...a),
-        setAttribution: (...a) => store.setAttribution(...a)
+        get: async (workspace: string, name: string) => { const l = await store.get(workspace, name); return l ? await checked(l) : undefined }
       }
     }
   }

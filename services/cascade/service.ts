@@ -24,7 +24,7 @@ import { exceptionText, remoteLayers, type RemoteLayer } from './capabilities.js
 import { matrixSetFor, planTiles, resample, tileUrl, wmtsCapabilities, type WmtsCapabilities } from './wmts.js'
 import { shownUrl, type Remote, type RemoteCall } from './remote.js'
 import type { StoreHealth } from './health.js'
-import { remoteStylesOf, type CascadeKind, type CascadeLayerConfig, type CascadeLayerRow, type CascadeRows, type CascadeStoreConfig, type CascadeStoreRow } from './store.js'
+import { type CascadeKind, type CascadeLayerConfig, type CascadeLayerRow, type CascadeRows, type CascadeStoreConfig, type CascadeStoreRow } from './store.js'
 
 export interface CascadeDeps {
   rows: CascadeRows
@@ -526,13 +526,12 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, healt
       // The format the client asked when the layer forwards it (selectedRemoteFormats), else preferredFormat.
       const asked = req.remote?.format?.split(';')[0].trim()
       const format = asked !== undefined && layer.config.selectedRemoteFormats?.includes(asked) ? asked : layer.config.preferredFormat ?? 'image/png'
-      const style = req.remote?.style
-      if (style !== undefined && style !== '' && !remoteStylesOf(layer.config).includes(style)) throw InvalidCascadeLayer(`STYLES: the remote offers no style ${shown(style)} for layer ${req.layer}`)
       const url = wmsUrl(s.config.capabilitiesURL, {
         SERVICE: 'WMS',
         VERSION: '1.1.1',
         REQUEST: 'GetMap',
         LAYERS: layer.nativeName,
+        // STYLES was checked against the remote's styles where the map was asked for (wms/map-spec.ts).
         STYLES: req.remote?.style ?? layer.config.forcedRemoteStyle ?? '',
         SRS: req.crs,
         BBOX: req.bbox.join(','),

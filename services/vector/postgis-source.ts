@@ -397,16 +397,15 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
       const d = await describeFull(type)
       if (!d?.geometry) return undefined
       const g = quotePgName(d.geometry.name)
-      const read = boxOf
       if (estimated) {
         try {
           const r = await pool.query<{ e: string | null }>('SELECT ST_EstimatedExtent($1, $2, $3)::text AS e', [o.schema, type, d.geometry.name])
-          const env = read(r.rows[0])
+          const env = boxOf(r.rows[0])
           if (env) return env
         } catch { /* no statistics yet (never analysed): the exact extent */ }
       }
       const r = await pool.query<{ e: string | null }>(`SELECT ST_Extent(${g})::text AS e FROM ${qualifiedTable(o.schema, type)}`)
-      return read(r.rows[0])
+      return boxOf(r.rows[0])
     },
 
     async hasCrs (srid) {
