@@ -213,7 +213,12 @@ async function * batches (job: VectorJob): AsyncGenerator<VectorFeature[]> {
   if (!port) return
   try {
     for (;;) {
-      const answer = new Promise<{ features?: VectorFeature[], done?: boolean, error?: string }>((resolve) => port.once('message', resolve))
+      // A feed closed from the other end answers nothing more: an error, not a wait without end.
+      const answer = new Promise<{ features?: VectorFeature[], done?: boolean, error?: string }>((resolve, reject) => {
+        const closed = () => reject(new Error(`reading the features of ${job.layer}: their feed closed`))
+        port.once('close', closed)
+        port.once('message', (m) => { port.off('close', closed); resolve(m) })
+      })
       port.postMessage('next')
       const b = await answer
       if (b.error !== undefined) throw new Error(`reading the features of ${job.layer}: ${b.error}`)

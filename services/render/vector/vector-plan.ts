@@ -143,10 +143,10 @@ export async function planVector (deps: VectorPlanDeps, req: RenderRequest, styl
 
 /** Features a map's plan holds and a render thread is given at once: a layer of more is streamed. */
 export const BATCH_FEATURES = 10_000
-/** A feed the render thread has not asked anything of for this long is closed (its plan failed beside another's). */
+/** A feed not handed to a render (its plan failed beside another's) is closed after this long unasked. */
 const FEED_IDLE_MS = 60_000
 
-interface Feed { error?: Error, close (): void }
+interface Feed { error?: Error, close (): void, handOver (): void }
 const feeds = new WeakMap<MessagePort, Feed>()
 
 /**
@@ -154,13 +154,16 @@ const feeds = new WeakMap<MessagePort, Feed>()
  * asks (draw-vector.ts's batches): the thread's port of a channel whose other end reads the next
  * batch when asked, so neither thread holds more than a batch or two of a layer of any size.
  * Closed (the read ended, its connection given back) when the render ends (endFeeds), when the
- * thread closes its end, or after FEED_IDLE_MS without a question.
+ * thread closes its end, or, until a render takes it (feedPorts: the layers before it may take
+ * minutes to draw), after FEED_IDLE_MS without a question.
  */
 function feed (it: AsyncIterator<unknown>, take: (n: number) => Promise<{ features: VectorFeature[], done: boolean }>, batch: number): MessagePort {
   const { port1, port2 } = new MessageChannel()
   let idle: NodeJS.Timeout | undefined
   let closed = false
+  let handed = false
   const state: Feed = {
+    handOver () { handed = true; clearTimeout(idle) },
     close () {
       if (closed) return
       closed = true
@@ -169,7 +172,7 @@ function feed (it: AsyncIterator<unknown>, take: (n: number) => Promise<{ featur
       void Promise.resolve(it.return?.()).catch(() => {})
     }
   }
-  const wait = () => { clearTimeout(idle); idle = setTimeout(state.close, FEED_IDLE_MS); idle.unref() }
+  const wait = () => { clearTimeout(idle); if (handed) return; idle = setTimeout(state.close, FEED_IDLE_MS); idle.unref() }
   port1.on('message', () => {
     wait()
     take(batch).then((b) => { if (!closed) port1.postMessage(b) }, (err: Error) => {
@@ -185,11 +188,13 @@ function feed (it: AsyncIterator<unknown>, take: (n: number) => Promise<{ featur
   return port2
 }
 
-/** The feeds of a payload's vector jobs (MapPayload's or a metatile's `jobs`): moved to the render thread with it. */
+/** The feeds of a payload's vector jobs (MapPayload's or a metatile's `jobs`): moved to the render thread with it, which endFeeds closes. */
 export function feedPorts (payload: unknown): MessagePort[] {
   const jobs = (payload as { jobs?: unknown } | undefined)?.jobs
   if (!Array.isArray(jobs)) return []
-  return jobs.map((j) => (j as Partial<VectorJob>).more).filter((p): p is MessagePort => p !== undefined && feeds.has(p))
+  const ports = jobs.map((j) => (j as Partial<VectorJob>).more).filter((p): p is MessagePort => p !== undefined && feeds.has(p))
+  for (const p of ports) feeds.get(p)?.handOver()
+  return ports
 }
 
 /** Closes the feeds of a render that ended; the error one of them met (too many features, the source's), which the render failed of. */
