@@ -53,8 +53,9 @@ export interface ReadQuery {
    *  breaking ties): a page of them with limit/offset; count() counts them. App-schema features
    *  are the distinct ids of their rows. */
   distinct?: string
-  /** A tolerance in the type's native CRS units (a map's pixel): a source that can (PostGIS) returns
-   *  the geometries simplified to it, small ones kept rather than dropped; the others ignore it. */
+  /** A tolerance in the type's native CRS units (a map's pixel): the geometries come back simplified
+   *  to it, small ones kept rather than dropped (PostGIS in SQL, GeoPackage and shapefiles after the
+   *  read, simplify.ts). */
   simplify?: number
   /** An SQL view's SELECT with its values bound (the feature type's JDBC_VIRTUAL_TABLE): read in
    *  place of the table `type`, in a read-only transaction. */

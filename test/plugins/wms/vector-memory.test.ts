@@ -144,6 +144,8 @@ t.test('the cap on features refuses a map whose features pass it in the stream, 
   t.match(res.body, '(MAPWARDEN_WMS_MAX_FEATURES)')
   const small = await app.inject({ method: 'GET', url: wmsUrl({ ...MAP, layers: 'vx:pts', bbox: '-1,-1,10,10' }), headers: ADMIN })
   t.equal(small.headers['content-type'], 'image/png', 'a smaller area of the layer is drawn')
+  const drawn = await pixels(small.rawPayload)
+  t.ok(drawn.data.some((v, i) => i % 4 === 3 && v === 255), 'with its points on it, not a blank picture')
 })
 
 // A circle of 2,000 vertices (the map's pixel is 0.1 degree: 100 pixels of radius, a vertex every
