@@ -265,7 +265,7 @@ const sameStep = (a: Step, b: Step) => a.local === b.local && (a.prefix === '' |
  * requires its property (minOccurs >= 1), so the answer stays valid. A chained feature asked for
  * below its property (`gsml:specification/gsml:GeologicUnit/gml:name`) keeps what was asked of it.
  */
-export function selected (ctx: ExecContext, m: TypeMapping, am: AttributeMapping, sel: Properties): { keep: boolean, sub: Properties } {
+function selected (ctx: ExecContext, m: TypeMapping, am: AttributeMapping, sel: Properties): { keep: boolean, sub: Properties } {
   if (!sel || am.target.length === 0) return { keep: true, sub: undefined }
   let keep = ctx.mandatory(m.targetElement).has(am.target[0].local)
   let whole = false
@@ -292,7 +292,7 @@ const builtOnce = new WeakMap<Grouped, Node>()
  * their property (written as an xlink:href where the document already holds them, see write), an
  * xlink:href to a feature that contains itself.
  */
-export function buildFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, chains: Chains, sel?: Properties, ancestors: string[] = []): Node {
+function buildFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, chains: Chains, sel?: Properties, ancestors: string[] = []): Node {
   const root: Node = { name: m.targetElement, attrs: [['gml:id', f.id]], children: [], feature: f.id }
   for (const am of m.attributes) {
     const { keep, sub } = selected(ctx, m, am, sel)
@@ -349,7 +349,7 @@ export function buildFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, chai
 }
 
 /** The GML of a built feature; a chained feature the document already holds is an xlink:href to it. */
-export function write (ctx: ExecContext, n: Node, w: Writer): string {
+function write (ctx: ExecContext, n: Node, w: Writer): string {
   if (n.feature !== undefined) w.written.add(n.feature)
   const attrs = n.attrs.map(([k, v]) => ` ${k}="${clean(v)}"`).join('')
   const nested = n.children.length === 1 ? n.children[0].feature : undefined
@@ -364,7 +364,7 @@ export function write (ctx: ExecContext, n: Node, w: Writer): string {
  * elements) or its text; a feature written earlier in the document by reference (wfs:member
  * xlink:href, WFS 2.0's MemberPropertyType).
  */
-export function propertyValues (ctx: ExecContext, root: Node, steps: Step[], w: Writer): string[] {
+function propertyValues (ctx: ExecContext, root: Node, steps: Step[], w: Writer): string[] {
   let at = [root]
   for (const s of steps) {
     at = at.flatMap((n) => {
@@ -383,7 +383,7 @@ export function propertyValues (ctx: ExecContext, root: Node, steps: Step[], w: 
 
 /** The values at an XPath of a built feature (`gml:name`, `a/b[2]/c`, `gml:name/@codeSpace`, a chained
  *  `gsml:specification/gsml:GeologicUnit/gml:name`): every node the path reaches, each value of each. */
-export function valuesAt (root: Node, path: string): unknown[] {
+function valuesAt (root: Node, path: string): unknown[] {
   const steps = path.split('/')
   let nodes = [root]
   let i = 0
@@ -420,7 +420,7 @@ function firstGeometry (n: Node): Geo | undefined {
  * of the properties it names and holds where one of them does (GeoTools' MatchAction ANY); a
  * property the feature lacks is null (unknown, as in SQL: not a match, also under NOT).
  */
-export function postMatches (filter: Filter, root: Node): boolean {
+function postMatches (filter: Filter, root: Node): boolean {
   const ev = (n: Filter): boolean | null => {
     switch (n.k) {
       case 'and': { const a = ev(n.a); if (a === false) return false; const b = ev(n.b); return b === false ? false : a === null || b === null ? null : true }
