@@ -8,7 +8,7 @@ import { notify } from '../storage/pg/change-bus.js'
 import { foldName } from '../files/names.js'
 import { createPgCatalogRowWriter } from './pg-catalog-rows.js'
 import { NamespaceUriExists, WorkspaceExists, WorkspaceNotEmpty, WorkspaceNotFound } from '../errors.js'
-import { DEFAULT_WORKSPACE, LAYER_SELECT, layerFromRow, layerGroupDoc, layerGroupFromRow, workspaceFromRow, type WorkspaceRow } from './store-rows.js'
+import { defaultWorkspaceSql, LAYER_SELECT, layerFromRow, layerGroupDoc, layerGroupFromRow, workspaceFromRow, type WorkspaceRow } from './store-rows.js'
 import type { LayerGroupStore, LayerStore, WorkspaceStore } from './store.js'
 
 const UNIQUE_VIOLATION = '23505'
@@ -104,7 +104,7 @@ export function createPgWorkspaceStore (db: PgDatabase): WorkspaceStore {
       })
     },
     async defaultName () {
-      return (await db.query<{ name: string }>(DEFAULT_WORKSPACE)).rows[0]?.name
+      return (await db.query<{ name: string }>(defaultWorkspaceSql('seq'))).rows[0]?.name
     },
     async setDefault (name) {
       await db.transaction(async (c) => {

@@ -6,7 +6,7 @@ import { NamespaceUriExists, StoreNameClash, WorkspaceExists, WorkspaceNotEmpty,
 import type { Workspace } from './workspaces.js'
 import type { LayerGroupStore, LayerStore, WorkspaceStore } from './store.js'
 import type { LayerGroup } from './layer-groups.js'
-import { DEFAULT_WORKSPACE, LAYER_SELECT, layerFromRow, layerGroupDoc, layerGroupFromRow, workspaceFromRow } from './store-rows.js'
+import { defaultWorkspaceSql, LAYER_SELECT, layerFromRow, layerGroupDoc, layerGroupFromRow, workspaceFromRow } from './store-rows.js'
 
 /**
  * Store names that differ only in case are one folder on a case-insensitive file system: throws
@@ -33,7 +33,7 @@ export function createSqliteWorkspaceStore (db: Db): WorkspaceStore {
     stores: db.prepare('SELECT count(*) FROM stores WHERE workspace = ?').pluck(),
     remove: db.prepare('DELETE FROM workspaces WHERE name = ?'),
     uriOwner: db.prepare('SELECT name FROM workspaces WHERE namespace_uri = ? AND name <> ?').pluck(),
-    defaultName: db.prepare(DEFAULT_WORKSPACE).pluck(),
+    defaultName: db.prepare(defaultWorkspaceSql('rowid')).pluck(),
     setDefault: db.prepare(`INSERT INTO default_workspace (id, workspace) VALUES ('default', ?)
       ON CONFLICT(id) DO UPDATE SET workspace = excluded.workspace`)
   }

@@ -9,9 +9,13 @@ export interface WorkspaceRow { name: string, namespace_uri: string, isolated: n
 export const workspaceFromRow = (r: WorkspaceRow): Workspace =>
   ({ name: r.name, namespaceUri: r.namespace_uri, isolated: r.isolated === 1 })
 
-/** The default workspace's name (both dialects): the one made default, else the first created. */
-export const DEFAULT_WORKSPACE = `SELECT name FROM workspaces
-  ORDER BY CASE WHEN name = (SELECT workspace FROM default_workspace WHERE id = 'default') THEN 0 ELSE 1 END, created_at, name LIMIT 1`
+/**
+ * The default workspace's name: the one made default, else the first created. Two workspaces
+ * created in the same millisecond share `created_at`; `order` is the column the database numbers
+ * rows by as they are inserted (SQLite's rowid, PostgreSQL's `seq`), so the first one wins.
+ */
+export const defaultWorkspaceSql = (order: 'rowid' | 'seq'): string => `SELECT name FROM workspaces
+  ORDER BY CASE WHEN name = (SELECT workspace FROM default_workspace WHERE id = 'default') THEN 0 ELSE 1 END, created_at, ${order} LIMIT 1`
 
 /** A published layer with its resource's store, bounds and configuration; both dialects read it. */
 export const LAYER_SELECT = `SELECT l.workspace, l.name, l.type, l.default_style, l.styles, l.enabled, l.attribution, r.store, r.bbox, r.srs, r.config

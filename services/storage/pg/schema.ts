@@ -178,5 +178,12 @@ export const PG_MIGRATIONS: Migration[] = [
         + CASE WHEN array_position(j.task_ids, t.id) - 1 < mod(j.total::numeric, cardinality(j.task_ids)) THEN 1 ELSE 0 END
         FROM seed_jobs j WHERE t.job = j.id AND j.type <> 'truncate';
     `
+  },
+  {
+    // The order workspaces were inserted in, numbered by the database (SQLite has its rowid): the
+    // first created is the default until one is chosen, and two created in the same millisecond
+    // tie on created_at (catalog/store-rows.ts defaultWorkspaceSql).
+    id: 'pg/catalog-001-workspace-order',
+    sql: 'ALTER TABLE workspaces ADD COLUMN seq BIGSERIAL;'
   }
 ]

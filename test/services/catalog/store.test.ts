@@ -7,7 +7,7 @@ import { createSqliteLayerStore, createSqliteWorkspaceStore } from '../../../ser
 import { createPgLayerStore, createPgWorkspaceStore } from '../../../services/catalog/pg-store.js'
 import type { LayerStore, WorkspaceStore } from '../../../services/catalog/store.js'
 import type { LayerInfo } from '../../../services/catalog/layers.js'
-import { addLayer } from '../../fixtures/catalog-rows.js'
+import { addLayer, select } from '../../fixtures/catalog-rows.js'
 import { BACKENDS, openBackend, openPg, outcomes, recordChanges, secondNode, type Opened } from '../../fixtures/backends.js'
 
 const stores = (o: Opened): { workspaces: WorkspaceStore, layers: LayerStore } => o.backend === 'pg'
@@ -40,6 +40,19 @@ const layer = (workspace: string, name: string, defaultStyle?: string, styles: s
 
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
+    t.test('the default workspace is the first created, also among workspaces created in the same millisecond', async (t) => {
+      const o = await openBackend(t, backend)
+      const { workspaces } = stores(o)
+      t.equal(await workspaces.defaultName(), undefined)
+      for (const name of ['zz', 'b', 'a']) await workspaces.insert(ws(name))
+      t.equal(await workspaces.defaultName(), 'zz')
+      // Back to back on a fast disk they share a millisecond; ordered by name within one, 'a' won.
+      await select(o, 'UPDATE workspaces SET created_at = $1', ['2026-11-27T21:00:00.000Z'])
+      t.equal(await workspaces.defaultName(), 'zz', 'the same created_at: the first inserted')
+      await workspaces.remove('zz', false)
+      t.equal(await workspaces.defaultName(), 'b', 'the next created once the first is gone')
+    })
+
     t.test('workspaces: insert, get, list in byte order; a name equal under case folding is refused', async (t) => {
       const { workspaces } = stores(await openBackend(t, backend))
       t.equal(await workspaces.insert(ws('topp')), true)
