@@ -45,10 +45,9 @@ export function haveBenchTool (check: () => boolean): boolean {
   return check()
 }
 
-/** `timeout`: seconds a request may take before it counts as an error (autocannon's default 10). */
-export async function load (url: string, headers: Record<string, string> = {}, seconds = 5, connections = 20, timeout = 10): Promise<{ rps: number, p99: number, errors: number }> {
+export async function load (url: string, headers: Record<string, string> = {}, seconds = 5, connections = 20): Promise<{ rps: number, p99: number, errors: number }> {
   // The load generator runs in a worker thread, so it does not share the server's event loop.
-  const r = await autocannon({ url, headers, duration: seconds, connections, workers: 1, timeout })
+  const r = await autocannon({ url, headers, duration: seconds, connections, workers: 1 })
   return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.non2xx }
 }
 
