@@ -12,6 +12,7 @@
 //   map, mapwarden's peak RSS over its RSS before (server and client in this process) and its time,
 //   against MapServer's time for the same map.
 // MapServer: scripts/install-bench-tools.sh (root only).
+import http from 'node:http'
 import os from 'node:os'
 import { startMapwarden, AUTH, type Figure } from './harness.js'
 import type { FastifyInstance } from 'fastify'
@@ -26,12 +27,22 @@ const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d
 // The world in square pixels: 360 / 1024 degrees each way.
 const MAP = 'SERVICE=WMS&VERSION=1.1.1&REQUEST=GetMap&STYLES=&SRS=EPSG:4326&BBOX=-180,-135,180,135&WIDTH=1024&HEIGHT=768&FORMAT=image/png&TRANSPARENT=true'
 
+// Kept-alive connections without a connect or answer timeout: under 20 clients MapServer's
+// Python server accepts slowly (fetch's 10 s connect timeout failed a loaded run) and answers late.
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 })
+
 /** The time of one GET answered with a PNG. */
-async function timedGet (url: string, headers: Record<string, string> = {}): Promise<number> {
+async function timedGet (url: string): Promise<number> {
   const t0 = performance.now()
-  const r = await fetch(url, { headers })
-  const body = await r.arrayBuffer()
-  if (!r.ok || r.headers.get('content-type') !== 'image/png') throw new Error(`${url.slice(0, 120)}: ${r.status} ${Buffer.from(body).toString('latin1').slice(0, 300)}`)
+  const { status, type, body } = await new Promise<{ status: number, type: string, body: Buffer }>((resolve, reject) => {
+    http.get(url, { agent }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: Buffer.concat(chunks) }))
+      res.on('error', reject)
+    }).on('error', reject)
+  })
+  if (status !== 200 || type !== 'image/png') throw new Error(`${url.slice(0, 120)}: ${status} ${body.toString('latin1').slice(0, 300)}`)
   return (performance.now() - t0) / 1000
 }
 
@@ -123,7 +134,7 @@ export async function run (): Promise<Figure[]> {
         } finally { ms.stop() }
       } else figures.push({ name: 'MapServer', value: 0, unit: '', note: 'python3-mapscript is not installed' })
     } finally { await mw.close() }
-  } finally { await db.drop() }
+  } finally { agent.destroy(); await db.drop() }
   figures.push({ name: 'load average (1 min) at start / end', value: round(load1), unit: '', note: `end ${round(os.loadavg()[0])}, ${os.cpus().length} cores` })
   return figures
 }
