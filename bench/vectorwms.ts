@@ -27,9 +27,10 @@ const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d
 // The world in square pixels: 360 / 1024 degrees each way.
 const MAP = 'SERVICE=WMS&VERSION=1.1.1&REQUEST=GetMap&STYLES=&SRS=EPSG:4326&BBOX=-180,-135,180,135&WIDTH=1024&HEIGHT=768&FORMAT=image/png&TRANSPARENT=true'
 
-// Kept-alive connections without a connect or answer timeout: under 20 clients MapServer's
-// Python server accepts slowly (fetch's 10 s connect timeout failed a loaded run) and answers late.
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 })
+// A connection per request (MapServer's Python server speaks HTTP/1.0), without a connect or answer
+// timeout: under 20 clients it accepts slowly (fetch's 10 s connect timeout failed a loaded run)
+// and answers late.
+const agent = new http.Agent({ keepAlive: false })
 
 /** The time of one GET answered with a PNG. */
 async function timedGet (url: string): Promise<number> {

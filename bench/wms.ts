@@ -48,6 +48,7 @@ class Handler(BaseHTTPRequestHandler):
         pass
 class Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128
     def server_bind(self):
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         super().server_bind()
