@@ -266,7 +266,10 @@ export async function run (): Promise<Figure[]> {
       const again = await fetch(cachedUrl)
       const size = (await again.arrayBuffer()).byteLength
       if (again.headers.get('geowebcache-cache-result') !== 'HIT') throw new Error('the vector tile is not served from the cache')
-      const e = written.find((w) => w.z === cachedTile[0] && w.x === cachedTile[1] && w.y === 2 ** cachedTile[0] - 1 - cachedTile[2])
+      // A miss is answered before its tile is written (tile-reads.ts renderVectorTile): the write comes.
+      const isIt = (w: TileEvent) => w.z === cachedTile[0] && w.x === cachedTile[1] && w.y === 2 ** cachedTile[0] - 1 - cachedTile[2]
+      for (let i = 0; i < 500 && !written.some(isIt); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+      const e = written.find(isIt)
       if (!e) throw new Error('the cached vector tile was not written')
       const cached = await againstStatic(cachedUrl, mw.app.tileCache.store.tilePath(e))
       figures.push({ name: 'cached vector tile GET (XYZ .pbf) / @fastify/static', value: round(cached.ours / cached.theirs), unit: 'x',

@@ -1,10 +1,13 @@
 // Tile files. Writing: a temp file under the blob store's temp folder, renamed into place, so a
 // reader sees the old tile or the new one, never half of one; synchronous on purpose: the render
 // workers call it (the encoded tiles never travel back to the event loop, whose garbage collector
-// they would feed), and the blob store's own `put` uses it for single tiles. Reading: the blob
-// store's `get`, on the event loop, asynchronous. Imports nothing but node: modules and the fault
+// they would feed), and the blob store's own `put` uses it for single tiles; writeTileFileAsync is
+// the same through the thread pool, for the vector tiles the database encoded, written after they
+// are answered. Reading: the blob store's `get`, on the event loop (the open on it, the rest
+// asynchronous). Imports nothing but node: modules and the fault
 // points, so a worker can load it.
 import fs from 'node:fs'
+import fsp from 'node:fs/promises'
 import path from 'node:path'
 import { threadId } from 'node:worker_threads'
 import { noFaults, type FaultPoint } from '../faults.js'
@@ -56,6 +59,39 @@ export function writeTileFile (tmpDir: string, target: string, data: Uint8Array,
 }
 
 /**
+ * Writes one tile atomically as writeTileFile does, through the thread pool (the event loop's thread
+ * is not held by the file system), the file's time set to `mtimeMs`: a tile answered from the bytes
+ * in hand before it is on disk names that time in its validators, and a later read of the file
+ * finds the same (`mtimeMs` in the middle of a millisecond, so the file system's rounding of it
+ * keeps the millisecond).
+ */
+export async function writeTileFileAsync (tmpDir: string, target: string, data: Uint8Array, mtimeMs: number, fault: FaultPoint = noFaults): Promise<TileWrite> {
+  const dir = path.dirname(target)
+  const tmp = path.join(tmpDir, `${process.pid}.${threadId}.${++seq}.tile`)
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (!madeDirs.has(tmpDir)) ensureDir(tmpDir)
+      if (!madeDirs.has(dir)) { await fsp.mkdir(dir, { recursive: true }); madeDirs.add(dir) }
+      const file = await fsp.open(tmp, 'w')
+      try {
+        await file.writeFile(data)
+        await file.utimes(mtimeMs / 1000, mtimeMs / 1000)
+      } finally { await file.close() }
+      const replacedBytes = (await fsp.stat(target).catch(() => undefined))?.size ?? -1
+      fault('tile.beforeRename')
+      await fsp.rename(tmp, target)
+      fault('tile.afterRename')
+      return { bytes: data.length, replacedBytes, mtimeMs }
+    } catch (err) {
+      await fsp.rm(tmp, { force: true })
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt > 0) throw err
+      madeDirs.delete(tmpDir)
+      madeDirs.delete(dir)
+    }
+  }
+}
+
+/**
  * Writes encoded tiles to their paths (temp file and rename each); a failed write ends the list and
  * comes back as its code and message (a thrown error would lose its code between threads).
  */
@@ -72,30 +108,34 @@ export function writeTiles (tiles: Uint8Array[], target: { tmpDir: string, paths
 }
 
 /**
- * A whole tile file and its modification time; undefined when there is none. open, fstat, read and
+ * A whole tile file and its modification time; undefined when there is none. fstat, read and
  * close through fs's callbacks: half the CPU of a FileHandle (fs/promises) for a cached tile, which
  * a cached GET spends most of its time on.
  */
 export function readTileFile (file: string): Promise<{ data: Buffer, mtimeMs: number } | undefined> {
   return new Promise((resolve, reject) => {
-    fs.open(file, 'r', (err, fd) => {
-      if (err) { if (err.code === 'ENOENT') resolve(undefined); else reject(err); return }
-      const done = (err: Error | null, result?: { data: Buffer, mtimeMs: number }) => {
-        fs.close(fd, (closeErr) => { if (err ?? closeErr) reject(err ?? closeErr); else resolve(result) })
+    // Opened on this thread: a directory lookup, microseconds, where a trip through the thread pool
+    // cost a miss a millisecond or more on a loaded machine (most reads of a cold cache find nothing).
+    let fd: number
+    try { fd = fs.openSync(file, 'r') } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') resolve(undefined); else reject(err)
+      return
+    }
+    const done = (err: Error | null, result?: { data: Buffer, mtimeMs: number }) => {
+      fs.close(fd, (closeErr) => { if (err ?? closeErr) reject(err ?? closeErr); else resolve(result) })
+    }
+    fs.fstat(fd, (err, st) => {
+      if (err) { done(err); return }
+      const data = Buffer.allocUnsafe(st.size)
+      const readFrom = (off: number) => {
+        fs.read(fd, data, off, st.size - off, off, (err, n) => {
+          if (err) { done(err); return }
+          // A file cut short under the read (a truncate racing it): what was there.
+          if (n === 0 || off + n === st.size) { done(null, { data: data.subarray(0, off + n), mtimeMs: st.mtimeMs }); return }
+          readFrom(off + n)
+        })
       }
-      fs.fstat(fd, (err, st) => {
-        if (err) { done(err); return }
-        const data = Buffer.allocUnsafe(st.size)
-        const readFrom = (off: number) => {
-          fs.read(fd, data, off, st.size - off, off, (err, n) => {
-            if (err) { done(err); return }
-            // A file cut short under the read (a truncate racing it): what was there.
-            if (n === 0 || off + n === st.size) { done(null, { data: data.subarray(0, off + n), mtimeMs: st.mtimeMs }); return }
-            readFrom(off + n)
-          })
-        }
-        if (st.size === 0) done(null, { data, mtimeMs: st.mtimeMs }); else readFrom(0)
-      })
+      if (st.size === 0) done(null, { data, mtimeMs: st.mtimeMs }); else readFrom(0)
     })
   })
 }

@@ -4,7 +4,8 @@
 // tile or the new one, never half of one. Tiles are a cache: no fsync per tile (a kill -9 cannot
 // tear a renamed file; a power loss may lose recent tiles, which a reseed rebuilds).
 // Rendered metatiles are written by the render workers to the paths of `metatileTarget`, and
-// reported back through `recordMetatile`; `put` writes one tile on the calling thread.
+// reported back through `recordMetatile`; `put` writes one tile on the calling thread, `writeMetatile`
+// the tiles encoded on it through the thread pool.
 // Listeners report every write, delete and read per tile set for the disk quota.
 // Each layer's tiles live under the root of its blob store (`rootOf`, blob-store-registry.ts: the
 // built-in `root` unless a file blob store of GWC's REST holds them); a store's temp files go to its
@@ -12,7 +13,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { checkName } from '../files/names.js'
-import { readTileFile, writeTileFile, type TileWrite } from '../render/tile-files.js'
+import { readTileFile, writeTileFile, writeTileFileAsync, type TileWrite } from '../render/tile-files.js'
 import { FORMATS, formatOfExtension, tileRowOfFileName, type TileFormat } from './formats.js'
 import type { Rect } from './grid-sets.js'
 import { noFaults, type FaultPoint } from '../faults.js'
@@ -210,6 +211,18 @@ export function createBlobStore ({ root, tmpDir, fault = noFaults, rootOf = () =
       const paths: string[] = []
       eachInImageOrder(rect, (x, y) => { paths.push(`${base}${x}${path.sep}${y}.${ext}`) })
       return { tmpDir: tmpOf(set.layer), paths }
+    },
+    /**
+     * Writes a metatile's tiles encoded on the event loop's thread (in image order) through the
+     * thread pool, each file's time `mtimeMs` (writeTileFileAsync), and reports those written; the
+     * first failure ends the writes and is thrown.
+     */
+    async writeMetatile (set: TileSet, z: number, rect: Rect, tiles: Uint8Array[], mtimeMs: number): Promise<void> {
+      const target = this.metatileTarget(set, z, rect)
+      const writes: TileWrite[] = []
+      try {
+        for (const [i, data] of tiles.entries()) writes.push(await writeTileFileAsync(target.tmpDir, target.paths[i], data, mtimeMs, fault))
+      } finally { this.recordMetatile(set, z, rect, writes) }
     },
     /** Reports the tiles written to `metatileTarget(set, z, rect)`: the first `writes.length`. */
     recordMetatile (set: TileSet, z: number, rect: Rect, writes: TileWrite[]): void {

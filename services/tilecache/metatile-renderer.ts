@@ -38,11 +38,17 @@ export interface MetatileRequest {
    * files in image order (2 x cols by 2 x rows; a missing file is transparent).
    */
   children?: string[]
+  /**
+   * Vector tiles the database encoded are not written: they come back in `tiles`, `deferred`, for
+   * the caller to answer and then write (blob store writeMetatile). Tiles a render thread encodes
+   * are written by it as ever.
+   */
+  deferWrite?: boolean
 }
 /** The tiles written, in the target's order; `error` when a write failed after them; `tiles`, in
  *  image order, when they were encoded on this thread (the database's vector tiles), so the request
  *  that asked for one serves it without reading it back. */
-export interface RenderedMetatile { writes: TileWrite[], error?: Error, tiles?: Uint8Array[] }
+export interface RenderedMetatile { writes: TileWrite[], error?: Error, tiles?: Uint8Array[], deferred?: boolean }
 export type MetatileRenderer = (req: MetatileRequest) => Promise<RenderedMetatile>
 
 /** Renders a metatile into the store and reports its tiles (disk quota), also after a failed write. */
@@ -121,15 +127,16 @@ export function metatileRenderer ({ renderer, rasterStyleFor, vectorStyleFor, la
         target: req.target
       })
       // Tiles whose every layer the database encoded are their layers' bytes joined: written here
-      // (temp file and rename, as the worker would), not posted to a render thread.
+      // (temp file and rename, as the worker would), or handed back unwritten (deferWrite), not
+      // posted to a render thread.
       const here = (p: unknown) => {
         const plan = p as VectorTilesPlan & { target: MetatileTarget }
         if (plan.layers.length > 0) return undefined
         const tiles = encodeVectorTiles(plan)
-        return { ...writeTiles(tiles, plan.target), tiles }
+        return req.deferWrite ? { writes: [], tiles, deferred: true } : { ...writeTiles(tiles, plan.target), tiles }
       }
-      const out = await renderer.run<MetatileResult & { tiles?: Uint8Array[] }>({ name: 'renderVectorTiles', priority, signal: req.signal, payload, here })
-      return { writes: out.writes, error: writeError(out), tiles: out.tiles }
+      const out = await renderer.run<MetatileResult & { tiles?: Uint8Array[], deferred?: boolean }>({ name: 'renderVectorTiles', priority, signal: req.signal, payload, here })
+      return { writes: out.writes, error: writeError(out), tiles: out.tiles, ...(out.deferred ? { deferred: true } : {}) }
     }
     // A mosaic alone: its render plan, drawn by the raster worker task.
     if (drawn.length === 1 && drawn[0].layer.type === 'RASTER') {

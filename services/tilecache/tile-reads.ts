@@ -1,18 +1,24 @@
 // The single entry point of tile reads: the stored tile while it is fresh (not stale after a style
 // or data change, younger than expireCache), else the metatile rendered into the blob store on
 // demand, once per metatile however many reads ask at once (here, and across nodes by the metatile
-// lock); a cached-only layer answers a missing tile with a blank or a 404 instead.
+// lock; a vector tile takes none, renderVectorTile); a cached-only layer answers a missing tile
+// with a blank or a 404 instead.
 import type { Principal } from '../auth/authenticator.js'
 import { GridSetNotOffered, TileNotCached, TileOutOfRange, TileParameterInvalid, TileRequestInvalid } from '../errors.js'
 import { storedTile, type StoredTile, type TileKey } from './blob-store.js'
 import { metatileKey, renderIntoStore, type RenderedMetatile } from './metatile-renderer.js'
-import type { GridSet } from './grid-sets.js'
 import { formatsOf, MVT_FORMAT, type TileFormat } from './formats.js'
 import { metaTileOf } from './tile-range.js'
 import { normaliseParameters, parameterId } from './parameters.js'
 import type { TileLayerSettings } from './layer-settings.js'
 import { blankTile } from './blank-tile.js'
 import type { TileCacheContext } from './tile-cache-context.js'
+import type { LayerInfo } from '../catalog/layers.js'
+import type { GridSet, Rect } from './grid-sets.js'
+import type { ParameterSet } from './parameters.js'
+
+/** A rendered metatile; `stampMs`: the time its deferred tiles' files get (renderVectorTile). */
+type Rendered = RenderedMetatile & { stampMs?: number }
 
 /** A tile as readTile answers it. */
 export interface ServedTile extends StoredTile {
@@ -40,7 +46,33 @@ export interface TileRequest {
 
 export function readOperations (ctx: TileCacheContext) {
   const { deps, store, invalidation } = ctx
-  const inflight = new Map<string, Promise<RenderedMetatile | undefined>>()
+  const inflight = new Map<string, Promise<Rendered | undefined>>()
+  /** Vector tiles answered and not yet on disk (their write under way), by key: a read of one meanwhile is a hit. */
+  const unwritten = new Map<string, StoredTile>()
+  const tileId = (k: TileKey) => `${k.layer}/${k.gridSet}/${k.format}/${k.parameterId}/${k.z}/${k.x}/${k.y}`
+
+  /**
+   * A vector tile's miss: one tile (GWC's 1x1 metatile for MVT) taking no metatile lock. The lock
+   * keeps two renders of a metatile from running at once across nodes; a vector tile's render
+   * replaces the whole file atomically (temp file and rename), so a second one at once (a seed,
+   * another node) costs its query again and no harm, less than the lock's round trips and the stat
+   * under it on every miss. Tiles the database encoded are answered from the bytes in hand and
+   * written after (through the thread pool, the file's time the one their validators name: taken
+   * before the query, so a data change while it ran marks the tile stale); a failed write is
+   * logged, the tile was answered. Tiles a render thread encoded are written by it, as image tiles.
+   */
+  async function renderVectorTile (req: TileRequest, layer: LayerInfo, key: TileKey, rect: Rect, params: ParameterSet): Promise<Rendered> {
+    const stampMs = Date.now() + 0.5
+    const out = await renderIntoStore(deps.render, store, key, { layer, gridSet: req.gridSet, z: req.z, rect, format: req.format, parameters: params, priority: 'interactive', deferWrite: true })
+    if (out.deferred && out.tiles) {
+      const id = tileId(key)
+      unwritten.set(id, storedTile(Buffer.from(out.tiles[0].buffer, out.tiles[0].byteOffset, out.tiles[0].byteLength), stampMs))
+      store.writeMetatile(key, req.z, rect, out.tiles, stampMs)
+        .catch((err: unknown) => { deps.log?.warn({ err, tile: id }, 'a vector tile was answered and not written to the tile cache') })
+        .finally(() => unwritten.delete(id))
+    }
+    return { ...out, stampMs }
+  }
 
   return {
     /** The stored tile, or the metatile rendered on a miss; `public` when the layer is readable anonymously. */
@@ -55,7 +87,7 @@ export function readOperations (ctx: TileCacheContext) {
       const marks = invalidation.inForce(key.layer)
       // The tile and its time from one open file (no stat before the read): served when fresh, and
       // reported as read (one hit for the disk quota) only then; a rendered miss counts as a hit.
-      const stored = settings.expireCache === -1 && !settings.cachedOnly ? undefined : await store.peek(key)
+      const stored = settings.expireCache === -1 && !settings.cachedOnly ? undefined : await store.peek(key) ?? unwritten.get(tileId(key))
       const storedMs = stored?.mtimeMs
       // A tile of a set whose style or data changed after it was written is not served (tile-invalidation.ts).
       const usable = storedMs !== undefined && !invalidation.isStale(key.layer, key.parameterId, storedMs, marks)
@@ -79,7 +111,10 @@ export function readOperations (ctx: TileCacheContext) {
       }
       const mkey = `${key.layer}/${key.gridSet}/${key.format}/${key.parameterId}/${req.z}/${rect[0]}/${rect[1]}`
       let p = inflight.get(mkey)
-      if (!p) {
+      if (!p && req.format === MVT_FORMAT) {
+        p = renderVectorTile(req, layer, key, rect, params).finally(() => inflight.delete(mkey))
+        inflight.set(mkey, p)
+      } else if (!p) {
         // What was on disk before the render was asked for: another render (a seed, another node)
         // may write the metatile while this one waits for its lock; then it is not drawn again.
         p = (async () => {
@@ -102,7 +137,8 @@ export function readOperations (ctx: TileCacheContext) {
       const out = await p
       const i = (rect[3] - req.y) * (rect[2] - rect[0] + 1) + req.x - rect[0]
       const data = out?.tiles?.[i]
-      const tile = data && out.writes[i] ? store.served(key, storedTile(Buffer.from(data.buffer, data.byteOffset, data.byteLength), out.writes[i].mtimeMs)) : await store.get(key)
+      const mtimeMs = out?.deferred ? out.stampMs : out?.writes[i]?.mtimeMs
+      const tile = data && mtimeMs !== undefined ? store.served(key, storedTile(Buffer.from(data.buffer, data.byteOffset, data.byteLength), mtimeMs)) : await store.get(key)
       if (!tile) throw TileOutOfRange(req.asked ?? `${req.z}/${req.x}/${req.y}`, layer.qualifiedName, req.gridSet.id)
       return { ...tile, cached: false, public: isPublic, settings }
     }

@@ -3,11 +3,12 @@
 // a Transaction changing a feature another live lock holds is refused unless it names that lock
 // (its LockId), and releases the lock (releaseAction ALL) or the features it changed (SOME) once
 // committed. Locks live in the catalog database (lock-store.ts), so every instance sharing it honours
-// them; a lock past its expiry (2.0.0: seconds, 1.x: minutes) holds nothing.
+// them; a lock past its expiry (2.0.0: seconds, 1.x: minutes) holds nothing. A Transaction's check
+// and write run under the lock store's guard of its types (`guarded`): no lock comes between them.
 import { randomUUID } from 'node:crypto'
 import type { Principal } from '../auth/authenticator.js'
 import { WfsCannotLockAll, WfsFeatureLocked, WfsInvalidLockId, WfsLockExpired } from '../errors.js'
-import type { LockedFeature, WfsLockStore } from './lock-store.js'
+import type { LockedFeature, WfsLockReads, WfsLockStore } from './lock-store.js'
 import type { FeatureRequest, LockParams, WfsVersion } from './request.js'
 import type { ServedType, Where } from './wfs-context.js'
 import { escapeXml } from '../xml-escape.js'
@@ -36,33 +37,47 @@ export function lockOperations (deps: LockDeps, targets: Targets) {
     return { lockId, ...r }
   }
 
-  /**
-   * Before a Transaction writes: its LockId (when it names one) is live, and no feature it changes is
-   * held by another live lock.
-   */
-  async function checkTransaction (lockId: string | undefined, changed: LockedFeature[]): Promise<void> {
-    const now = deps.now()
-    if (lockId !== undefined) {
-      const state = await deps.locks.state(lockId, now)
-      if (state === 'expired') throw WfsLockExpired(lockId)
-      if (state === 'unknown') throw WfsInvalidLockId(lockId)
+  /** A Transaction's use of the locks, through `locks` (the guard's). */
+  const transactionLocks = (locks: WfsLockReads) => ({
+    /** Whether a Transaction must know which features it changes: it names a lock, or one of its types has locked features. */
+    async mustCheck (lockId: string | undefined, types: string[]): Promise<boolean> {
+      return lockId !== undefined || await locks.anyHeld(types, deps.now())
+    },
+    /**
+     * Before a Transaction writes: its LockId (when it names one) is live, and no feature it changes is
+     * held by another live lock.
+     */
+    async checkTransaction (lockId: string | undefined, changed: LockedFeature[]): Promise<void> {
+      const now = deps.now()
+      if (lockId !== undefined) {
+        const state = await locks.state(lockId, now)
+        if (state === 'expired') throw WfsLockExpired(lockId)
+        if (state === 'unknown') throw WfsInvalidLockId(lockId)
+      }
+      const held = (await locks.holders(changed, now)).filter((h) => h.lockId !== lockId)
+      if (held.length > 0) throw WfsFeatureLocked(listed(held), lockId === undefined ? 'none given' : `${lockId} is not it`)
+    },
+    /** After a Transaction's write: releaseAction ALL releases its lock, SOME the features it changed. */
+    async afterTransaction (lockId: string | undefined, all: boolean, changed: LockedFeature[]): Promise<void> {
+      if (lockId === undefined) return
+      await locks.release(lockId, all ? 'all' : changed, deps.now())
     }
-    const held = (await deps.locks.holders(changed, now)).filter((h) => h.lockId !== lockId)
-    if (held.length > 0) throw WfsFeatureLocked(listed(held), lockId === undefined ? 'none given' : `${lockId} is not it`)
+  })
+  type TransactionLocks = ReturnType<typeof transactionLocks>
+
+  /**
+   * A Transaction's lock check, its write and its release as one step for the locks: `fn` runs under
+   * the store's guard of the types it updates or deletes in (no lock can be taken on them from the
+   * check until the write is done, on any instance); the locks and the data are in two databases
+   * with no transaction across them, so the guard, not a transaction, makes the check and the write
+   * atomic for the locks. A Transaction that only inserts and names no lock needs no guard.
+   */
+  async function guarded<T> (lockId: string | undefined, types: string[], fn: (locks: TransactionLocks) => Promise<T>): Promise<T> {
+    if (lockId === undefined && types.length === 0) return await fn(transactionLocks(deps.locks))
+    return await deps.locks.guard(types, async (locks) => await fn(transactionLocks(locks)))
   }
 
-  /** Whether a Transaction must know which features it changes: it names a lock, or one of its types has locked features. */
-  async function mustCheck (lockId: string | undefined, types: string[]): Promise<boolean> {
-    return lockId !== undefined || await deps.locks.anyHeld(types, deps.now())
-  }
-
-  /** After a Transaction committed: releaseAction ALL releases its lock, SOME the features it changed. */
-  async function afterTransaction (lockId: string | undefined, all: boolean, changed: LockedFeature[]): Promise<void> {
-    if (lockId === undefined) return
-    await deps.locks.release(lockId, all ? 'all' : changed, deps.now())
-  }
-
-  return { lock, mustCheck, checkTransaction, afterTransaction }
+  return { lock, guarded }
 }
 
 /** The LockFeatureResponse of each version, as GeoServer writes it. */

@@ -1,6 +1,8 @@
-// The SQLite WFS lock store: one process on the catalog, each change one transaction.
+// The SQLite WFS lock store: one process on the catalog, each change one transaction; the guard of
+// a type (a Transaction's check and write) and the locks taken on it wait for each other in process.
 import type { Db } from '../storage/sqlite/database.js'
-import { EXPIRED_KEPT_MS, type LockedFeature, type WfsLockStore } from './lock-store.js'
+import { createKeyedQueue } from '../keyed-queue.js'
+import { EXPIRED_KEPT_MS, type LockedFeature, type WfsLockReads, type WfsLockStore } from './lock-store.js'
 
 export function createSqliteWfsLockStore (db: Db): WfsLockStore {
   const q = {
@@ -30,8 +32,14 @@ export function createSqliteWfsLockStore (db: Db): WfsLockStore {
     for (const f of features) q.dropFeature.run(lockId, f.type, f.fid)
     if (expiresAt !== undefined) q.refresh.run(expiresAt, lockId)
   })
-  return {
-    async acquire (lockId, features, all, now, expiresAt) { return acquire(lockId, features, all, now, expiresAt) },
+  // One process works on the catalog: the guard is a queue per type in it, taken in name order.
+  const queue = createKeyedQueue()
+  const guarded = <T>(types: string[], fn: () => Promise<T>): Promise<T> => {
+    const sorted = [...new Set(types)].sort()
+    const at = (i: number): Promise<T> => i === sorted.length ? fn() : queue(sorted[i], () => at(i + 1))
+    return at(0)
+  }
+  const reads: WfsLockReads = {
     async anyHeld (types, now) {
       if (types.length === 0) return false
       return db.prepare(`SELECT 1 FROM wfs_locked_features f JOIN wfs_locks l ON l.lock_id = f.lock_id
@@ -48,5 +56,12 @@ export function createSqliteWfsLockStore (db: Db): WfsLockStore {
       return at === undefined ? 'unknown' : at > now ? 'live' : 'expired'
     },
     async release (lockId, features, _now, expiresAt) { release(lockId, features, expiresAt) }
+  }
+  return {
+    ...reads,
+    async acquire (lockId, features, all, now, expiresAt) {
+      return await guarded(features.map((f) => f.type), async () => acquire(lockId, features, all, now, expiresAt))
+    },
+    async guard (types, fn) { return await guarded(types, async () => await fn(reads)) }
   }
 }

@@ -201,17 +201,24 @@ export function transactionOperation (ctx: WfsContext, locks: ReturnType<typeof 
       const source = ctx.sourceOf(planned[0].t)
       const view = planned.find((p) => p.t.ft.config.virtualTable)
       if (view) throw WfsOperationNotSupported('Transaction', `${view.t.qualified} is an SQL view, which is read-only`)
-      if (!source.write) throw WfsOperationNotSupported('Transaction', `${planned[0].t.qualified} is read from ${planned[0].t.store.type} files, which this server does not edit (PostGIS and GeoPackage layers are editable)`)
+      const write = source.write?.bind(source)
+      if (!write) throw WfsOperationNotSupported('Transaction', `${planned[0].t.qualified} is read from ${planned[0].t.store.type} files, which this server does not edit (PostGIS and GeoPackage layers are editable)`)
       const edited = [...new Set(planned.filter((p) => p.edit.kind !== 'insert').map((p) => p.t.qualified))]
-      const changed = await locks.mustCheck(lockId, edited) ? await changedFeatures(planned) : []
-      await locks.checkTransaction(lockId, changed)
-      results.push(...await source.write(planned.map((p) => p.edit)))
-      await locks.afterTransaction(lockId, root.attrs.releaseAction !== 'SOME', changed)
+      // The check, the write and the release under the guard of the edited types: no lock is taken
+      // on them in between (locks.ts guarded).
+      await locks.guarded(lockId, edited, async (l) => {
+        const changed = await l.mustCheck(lockId, edited) ? await changedFeatures(planned) : []
+        await l.checkTransaction(lockId, changed)
+        results.push(...await write(planned.map((p) => p.edit)))
+        await l.afterTransaction(lockId, root.attrs.releaseAction !== 'SOME', changed)
+      })
       await dropTiles(planned.map((p, i) => ({ t: p.t, area: results[i].area, count: results[i].count })))
     } else {
       // A Transaction of a LockId alone releases its lock.
-      await locks.checkTransaction(lockId, [])
-      await locks.afterTransaction(lockId, root.attrs.releaseAction !== 'SOME', [])
+      await locks.guarded(lockId, [], async (l) => {
+        await l.checkTransaction(lockId, [])
+        await l.afterTransaction(lockId, root.attrs.releaseAction !== 'SOME', [])
+      })
     }
     const total = (kind: Edit['kind']) => planned.reduce((n, p, i) => n + (p.edit.kind === kind ? results[i].count : 0), 0)
     const ids = planned.flatMap((p, i) => results[i].ids.map((id) => `${p.t.ft.name}.${id}`))

@@ -43,6 +43,14 @@ t.test('PostGIS encodes a vector layer\'s tiles: attributes, geometry, the style
   t.same(kinds(tile.get('shapes')), ['a', 'b'], 'both polygons with their attribute')
   t.notOk('id' in tile.get('shapes')![0].properties, 'the primary key is no attribute (not exposed)')
   near(t, extentOf(tile.get('shapes')!), [0, 0, ...mercator(30, 10)], 'their extent')
+  // The miss is answered from the bytes in hand and written after (temp file and rename): the file
+  // comes, with those bytes and the time the miss's validators named.
+  const file = path.join(app.config.dataDir, 'tiles/vx/shapes/EPSG_900913/pbf/default/2/2/2.pbf')
+  while (!fs.existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 10))
+  t.same(fs.readFileSync(file), first.rawPayload, 'the file holds the bytes answered')
+  const mtimeMs = fs.statSync(file).mtimeMs
+  t.equal(first.headers.etag, `"${first.rawPayload.length.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`, 'the ETag names the file\'s time')
+  t.equal(first.headers['last-modified'], new Date(mtimeMs).toUTCString(), 'so does Last-Modified')
   const hit = await pbf(app, 'vx:shapes')
   t.equal(hit.headers['geowebcache-cache-result'], 'HIT', 'then served from the cache')
   // The miss served the tile as encoded, not read back: the same bytes and validators as the file's.

@@ -4,13 +4,15 @@
 // feature another lock holds refused (MissingParameterValue, lockId) with nothing changed; with the
 // LockId it goes through and releases the lock (releaseAction ALL) or the features it changed (SOME);
 // GetFeatureWithLock; expiry; the layer rules' `w`; TRANSACTIONAL offers no locks; on PostgreSQL a
-// lock taken on one instance holds on another.
+// lock taken on one instance holds on another; a LockFeature waits for a Transaction's write on its
+// type (the guard: no lock comes between the Transaction's check and its write).
 import t from 'tap'
+import pg from 'pg'
 import { ADMIN, BASE, build, TEST_BACKEND, tempDir } from '../../helper.js'
 import { wfsGet, wfsPost, wfsSetup } from './helpers.js'
 
 const dataDir = tempDir(t)
-const { app } = await wfsSetup(t, ['places', 'roads'], { dataDir })
+const { app, url } = await wfsSetup(t, ['places', 'roads'], { dataDir })
 const W20 = 'xmlns:wfs="http://www.opengis.net/wfs/2.0" xmlns:fes="http://www.opengis.net/fes/2.0" xmlns:gml="http://www.opengis.net/gml/3.2" xmlns:vx="http://mapwarden.org/ns/vx"'
 const W11 = 'xmlns:wfs="http://www.opengis.net/wfs" xmlns:ogc="http://www.opengis.net/ogc" xmlns:gml="http://www.opengis.net/gml" xmlns:vx="http://mapwarden.org/ns/vx"'
 const tx = (xml: string, headers: Record<string, string> = ADMIN, on = app) => wfsPost(on, xml, '/wfs', headers)
@@ -204,4 +206,41 @@ t.test('PostgreSQL: a lock taken on one instance holds on another sharing the ca
   const ok = await tx(update20('places.2', 204, `lockId="${id}"`), ADMIN, other)
   t.equal(ok.statusCode, 200, ok.body)
   t.equal((await pops())['places.2'], 204)
+})
+
+t.test('no lock comes between a Transaction\'s check and its write: a LockFeature on the type waits for the write', async (t) => {
+  const data = new pg.Client({ connectionString: url })
+  // pg_stat_activity and pg_locks read on a connection of their own (a transaction keeps its first view of them).
+  const watch = new pg.Client({ connectionString: url })
+  await data.connect()
+  await watch.connect()
+  t.teardown(async () => { await data.end(); await watch.end() })
+  // The Transaction's write waits on this row lock, after its check found roads.2 free.
+  await data.query('BEGIN')
+  await data.query('SELECT 1 FROM roads WHERE id = 2 FOR UPDATE')
+  const order: string[] = []
+  const update = tx(`<wfs:Transaction service="WFS" version="2.0.0" ${W20}><wfs:Update typeName="vx:roads"><wfs:Property><wfs:ValueReference>kind</wfs:ValueReference>` +
+    '<wfs:Value>guarded</wfs:Value></wfs:Property><fes:Filter><fes:ResourceId rid="roads.2"/></fes:Filter></wfs:Update></wfs:Transaction>').then((r) => { order.push('transaction'); return r })
+  const dbName = new URL(url).pathname.slice(1)
+  const waiting = async (sql: string, params: unknown[]) => {
+    for (;;) {
+      if ((await watch.query(sql, params)).rows.length > 0) return
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+  await waiting("SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND query ILIKE 'WITH u AS (UPDATE%'", [dbName])
+  const lock = wfsGet(app, { service: 'WFS', version: '2.0.0', request: 'LockFeature', typeNames: 'vx:roads', resourceId: 'roads.2', expiry: '300' }, ADMIN)
+    .then((r) => { order.push('lock'); return r })
+  // PostgreSQL: until the LockFeature waits for the guard's advisory lock; SQLite (in process): a
+  // while, long enough for it to answer were it not held (the test cannot fail by being slow).
+  if (TEST_BACKEND === 'pg') {
+    await waiting("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid::bigint = (hashtext($1)::bigint & 4294967295)", ['wfs-lock-type:vx:roads'])
+  } else await Promise.race([lock, new Promise((resolve) => setTimeout(resolve, 1000))])
+  t.same(order, [], 'the LockFeature has not answered while the Transaction writes')
+  await data.query('COMMIT')
+  const [u, l] = await Promise.all([update, lock])
+  t.equal(u.statusCode, 200, u.body)
+  t.equal(l.statusCode, 200, l.body)
+  t.match(l.body, '<wfs:FeaturesLocked><fes:ResourceId rid="roads.2"/></wfs:FeaturesLocked>', 'the lock, taken once the write was done, holds the feature')
+  t.equal((await data.query('SELECT kind FROM roads WHERE id = 2')).rows[0].kind, 'guarded')
 })
