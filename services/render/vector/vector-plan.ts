@@ -125,6 +125,7 @@ export async function planVector (deps: VectorPlanDeps, req: RenderRequest, styl
     height: req.height,
     dataCrs: data.dataCrs,
     scale: ogcScale(req.crs, req.bbox, req.width),
+    simplify: SIMPLIFY_PIXELS,
     style: styleInCrs(style, data.dataCrs, req.proj4Defs),
     features
   }
@@ -138,9 +139,9 @@ export async function planVector (deps: VectorPlanDeps, req: RenderRequest, styl
   const drawn = drawnFilter(style, job.scale, data.schema.attributes)
   if (drawn?.k === 'const' && !drawn.v) return job
   const filter = allOf([drawn, cql].filter((f): f is Filter => f !== undefined))
-  // Geometries simplified to half a pixel (PostGIS in the database, the file sources after the
-  // read): the read, its transfer to the render thread and the SVG carry what the pixels show, not
-  // every vertex of the data.
+  // Geometries simplified to half a pixel: PostGIS in the database, so the read and its transfer to
+  // the render thread carry what the pixels show; the file sources' in the render thread as they
+  // become pixels (job.simplify), off the event loop.
   const pixel = pixelInData(req, data.dataCrs)
   const simplify = pixel !== undefined ? pixel * SIMPLIFY_PIXELS : undefined
   const it = data.source.readFeatures({ type: data.type, bbox: area, ...(filter ? { filter } : {}), ...(simplify ? { simplify } : {}), ...(data.view ? { view: data.view } : {}) })[Symbol.asyncIterator]()
@@ -219,6 +220,19 @@ export function feedPorts (payload: unknown): MessagePort[] {
   const ports = jobs.map((j) => (j as Partial<VectorJob>).more).filter((p): p is MessagePort => p !== undefined && feeds.has(p))
   for (const p of ports) feeds.get(p)?.handOver()
   return ports
+}
+
+/**
+ * The plans of a map's or a metatile's layers, made side by side: their jobs in order, or, when one
+ * fails, that failure once every plan has settled, the feeds the others opened closed at once (their
+ * reads ended, their connections given back) rather than left to FEED_IDLE_MS.
+ */
+export async function allPlans<T> (plans: Array<Promise<T>>): Promise<T[]> {
+  const settled = await Promise.allSettled(plans)
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+  if (!failed) return settled.map((r) => (r as PromiseFulfilledResult<T>).value)
+  endFeeds(feedPorts({ jobs: settled.flatMap((r) => r.status === 'fulfilled' ? [r.value] : []) }))
+  throw failed.reason
 }
 
 /** Closes the feeds of a render that ended; the error one of them met (too many features, the source's), which the render failed of. */
