@@ -26,7 +26,7 @@ const TIMEOUT_S = Number(process.env.MW_BENCH_MAPPROXY_TIMEOUT ?? 1800)
 const haveMapProxy = () => haveBenchTool(() => fs.existsSync(MAPSERV) &&
   spawnSync(PYTHON, ['-c', 'import mapproxy.seed.script'], { stdio: 'ignore' }).status === 0)
 
-function mapproxyYaml (dir: string, bbox: BBox): string {
+function mapproxyYaml (dir: string, bbox: BBox, layers: string): string {
   return `services:
   tms:
 layers:
@@ -48,7 +48,7 @@ sources:
   bench_ms:
     type: mapserver
     req:
-      layers: mosaic
+      layers: ${layers}
       map: ${path.join(dir, 'bench.map')}
       transparent: true
     coverage:
@@ -85,8 +85,8 @@ coverages:
 }
 
 /** One GetMap through the CGI as MapProxy calls it; throws with MapServer's answer when it is not a PNG. */
-function checkMapserver (dir: string, env: NodeJS.ProcessEnv) {
-  const query = `map=${encodeURIComponent(path.join(dir, 'bench.map'))}&SERVICE=WMS&VERSION=1.1.1&REQUEST=GetMap&LAYERS=mosaic&STYLES=` +
+function checkMapserver (dir: string, env: NodeJS.ProcessEnv, layers: string) {
+  const query = `map=${encodeURIComponent(path.join(dir, 'bench.map'))}&SERVICE=WMS&VERSION=1.1.1&REQUEST=GetMap&LAYERS=${layers}&STYLES=` +
     '&SRS=EPSG:3857&BBOX=0,4865942,2226390,8399738&WIDTH=64&HEIGHT=64&FORMAT=image/png&TRANSPARENT=true'
   const r = spawnSync(MAPSERV, [], { cwd: dir, env: { ...env, REQUEST_METHOD: 'GET', QUERY_STRING: query }, timeout: 60_000 })
   const head = (r.stdout ?? Buffer.alloc(0)).subarray(0, 2000).toString('latin1')
@@ -127,16 +127,21 @@ function runSeed (dir: string, env: NodeJS.ProcessEnv): Promise<void> {
  * parts outside the extent). Undefined when the programs are not installed.
  */
 export async function mapProxySeed (vrt: string, bbox: BBox, zoom: number): Promise<{ tiles: number, written: number, bytes: number, secs: number } | undefined> {
+  return await mapProxySeedMap(() => mapfile(vrt), 'mosaic', bbox, zoom)
+}
+
+/** The same seed of any mapfile (`map(dir)`, written in MapProxy's working directory) and its WMS `layers` (vectorwms.ts: the countries in PostGIS). */
+export async function mapProxySeedMap (map: (dir: string) => string, layers: string, bbox: BBox, zoom: number): Promise<{ tiles: number, written: number, bytes: number, secs: number } | undefined> {
   if (!haveMapProxy()) return undefined
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-mapproxy-'))
   try {
-    fs.writeFileSync(path.join(dir, 'bench.map'), mapfile(vrt))
+    fs.writeFileSync(path.join(dir, 'bench.map'), map(dir))
     fs.writeFileSync(path.join(dir, 'mapserver.conf'), `CONFIG\n  ENV\n    MS_MAP_PATTERN "^${dir.replace(/[.\\]/g, '\\$&')}/"\n  END\nEND\n`)
-    fs.writeFileSync(path.join(dir, 'mapproxy.yaml'), mapproxyYaml(dir, bbox))
+    fs.writeFileSync(path.join(dir, 'mapproxy.yaml'), mapproxyYaml(dir, bbox, layers))
     fs.writeFileSync(path.join(dir, 'seed.yaml'), seedYaml(bbox, zoom))
     // The CGI inherits this environment from mapproxy-seed.
     const env = { ...process.env, MAPSERVER_CONFIG_FILE: path.join(dir, 'mapserver.conf') }
-    checkMapserver(dir, env)
+    checkMapserver(dir, env, layers)
     const t0 = performance.now()
     await runSeed(dir, env)
     const secs = (performance.now() - t0) / 1000

@@ -235,12 +235,51 @@ function operator (el: XmlElement, ctx: OgcFilterContext, depth: number): Filter
     if (!ctx.crs) return { k: 'spatial', op: 'intersects', name: prop ? propertyName(ctx, prop.text) : '', geo: envelopePolygon(env), distance: 0, unresolved: { ...(crs ? { crs } : {}), box: true } }
     return { k: 'bbox', env }
   }
+  if (name === 'Function' && ctx.expression) return functionFilter(el, ctx, depth)
   if (ID_ELEMENTS.has(name)) return ids([el], ctx)
   if (SPATIAL.has(name)) return spatial(el, ctx)
   if (TEMPORAL.has(name)) throw UnsupportedFilterOperator(name, 'temporal operators are not supported; compare the time property instead')
   throw UnsupportedFilterOperator(name, 'not a filter operator this server evaluates')
 }
 
+const FUNCTION_COMPARISONS: Record<string, ComparisonOp> = {
+  equalto: '=', notequalto: '<>', lessthan: '<', lessequalthan: '<=', greaterthan: '>', greaterequalthan: '>='
+}
+/** A LIKE pattern matching `text` literally. */
+const quoteLike = (text: string) => text.replace(/[%_\\]/g, (c) => '\\' + c)
+
+/**
+ * An SLD rule's filter that is a function call alone (GeoServer reads it as the function equal to
+ * true). GeoServer's boolean functions become the tree's nodes where they map to one (in and in2..
+ * in10, between, the comparisons, isNull, not/and/or of such calls, strStartsWith, strEndsWith and
+ * strEqualsIgnoreCase of a literal), so a source compiles them to SQL; any other call is kept
+ * whole, evaluated per feature, selecting where its result is true (expression.ts truthy).
+ */
+function functionFilter (el: XmlElement, ctx: OgcFilterContext, depth: number): Filter {
+  if (depth > MAX_DEPTH) throw InvalidXmlFilter(`filter nested deeper than ${MAX_DEPTH} levels`)
+  const whole = expressionOf(el, ctx) // checks the name and the arguments
+  const fn = (el.attrs.name ?? '').trim().toLowerCase()
+  const args = el.children
+  const operand = (x: XmlElement): Expression => isProperty(x) ? { k: 'property', name: propertyName(ctx, x.text) }
+    : x.local === 'Literal' ? { k: 'value', v: literal(x.text, undefined, ctx) } : expressionOf(x, ctx)
+  const text = (x: XmlElement | undefined): string | undefined => x?.local === 'Literal' ? x.text : undefined
+  const op = FUNCTION_COMPARISONS[fn]
+  if (op) return { k: 'cmp', op, l: operand(args[0]), r: operand(args[1]) }
+  if (fn === 'between') return { k: 'between', e: operand(args[0]), lo: operand(args[1]), hi: operand(args[2]) }
+  if (/^in([2-9]|10)?$/.test(fn)) return { k: 'in', e: operand(args[0]), list: args.slice(1).map(operand) }
+  if (fn === 'isnull') return { k: 'null', e: operand(args[0]) }
+  if ((fn === 'not' || fn === 'and' || fn === 'or') && args.every((a) => a.local === 'Function')) {
+    const parts = args.map((a) => functionFilter(a, ctx, depth + 1))
+    return fn === 'not' ? not(parts[0]) : { k: fn, a: parts[0], b: parts[1] }
+  }
+  const lit = text(args[1])
+  if (lit !== undefined) {
+    if (fn === 'strstartswith') return { k: 'like', e: operand(args[0]), pattern: quoteLike(lit) + '%', ci: false }
+    if (fn === 'strendswith') return { k: 'like', e: operand(args[0]), pattern: '%' + quoteLike(lit), ci: false }
+    if (fn === 'strequalsignorecase') return { k: 'like', e: operand(args[0]), pattern: quoteLike(lit), ci: true }
+  }
+  return { k: 'cmp', op: '=', l: whole, r: { k: 'value', v: true } }
+}
 
 /** A geometry property named in a spatial operator: checked against the schema (an SLD rule keeps it as written). */
 function geometryName (ctx: OgcFilterContext, raw: string): string {

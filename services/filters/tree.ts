@@ -47,20 +47,64 @@ export const value = (v: Value): Expression => ({ k: 'value', v })
 export const compare = (op: ComparisonOp, name: string, v: Value): Filter => ({ k: 'cmp', op, l: property(name), r: value(v) })
 export const not = (a: Filter): Filter => ({ k: 'not', a })
 
-/** Whether the tree holds what an SLD rule's SQL prefilter leaves to the renderer: functions (no
- *  SQL target compiles them) and spatial operators (the style names the geometry its own way and
- *  its literal may not be in the layer's CRS yet). */
-export function evaluatedOnly (f: Filter): boolean {
-  const fn = (e: Expression) => e.k === 'expr'
+/**
+ * An SLD rule's filter as a source can compile and answer it alike, or undefined when it cannot:
+ * property names resolved against the layer's attributes (exactly, else ignoring case, as GeoTools
+ * reads them), literals typed for the attribute they meet, a numeric literal only with a number
+ * column and a text one only with a text column (the renderer compares a number with a text as a
+ * number, SQL as text). Left to the renderer (undefined): functions that map to no node (no SQL
+ * target compiles an `expr`), spatial operators (the style names the geometry its own way and its
+ * literal may not be in the layer's CRS yet), NOT (SQL drops a null under it, GeoTools' rule draws
+ * it), unknown properties (null to the renderer, an error to SQL), dates. An AND keeps the side it
+ * can (a prefilter may pass more than the rule draws), an OR needs both.
+ */
+export function forSchema (f: Filter, attributes: ReadonlyArray<{ name: string, type: string }>): Filter | undefined {
+  const attr = (name: string) => attributes.find((a) => a.name === name) ?? attributes.find((a) => a.name.toLowerCase() === name.toLowerCase())
+  const prop = (e: Expression) => e.k === 'property' ? attr(e.name) : undefined
+  const typed = (v: Value, type: string): Value | undefined => {
+    if (type === 'Integer' || type === 'Double') {
+      const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN
+      return Number.isFinite(n) ? n : undefined
+    }
+    if (type === 'String') return typeof v === 'string' ? v : undefined
+    return undefined
+  }
+  /** The operand against the attribute `a`: a property resolved, a value typed for it. */
+  const operand = (e: Expression, a: { type: string }): Expression | undefined => {
+    if (e.k === 'property') { const p = attr(e.name); return p && p.type === a.type ? property(p.name) : undefined }
+    if (e.k === 'value') { const v = typed(e.v, a.type); return v === undefined ? undefined : value(v) }
+    return undefined
+  }
+  const all = (xs: Array<Expression | undefined>): xs is Expression[] => xs.every((x) => x !== undefined)
   switch (f.k) {
-    case 'and': case 'or': return evaluatedOnly(f.a) || evaluatedOnly(f.b)
-    case 'not': return evaluatedOnly(f.a)
-    case 'cmp': return fn(f.l) || fn(f.r)
-    case 'between': return fn(f.e) || fn(f.lo) || fn(f.hi)
-    case 'like': case 'null': return fn(f.e)
-    case 'in': return fn(f.e) || f.list.some(fn)
-    case 'spatial': return true
-    default: return false
+    case 'const': return f
+    case 'and': {
+      const a = forSchema(f.a, attributes); const b = forSchema(f.b, attributes)
+      return a && b ? { k: 'and', a, b } : a ?? b
+    }
+    case 'or': {
+      const a = forSchema(f.a, attributes); const b = forSchema(f.b, attributes)
+      return a && b ? { k: 'or', a, b } : undefined
+    }
+    case 'cmp': {
+      const a = prop(f.l) ?? prop(f.r)
+      if (!a) return undefined
+      const l = operand(f.l, a); const r = operand(f.r, a)
+      return l && r ? { k: 'cmp', op: f.op, l, r } : undefined
+    }
+    case 'between': {
+      const a = prop(f.e)
+      const xs = a ? [operand(f.e, a), operand(f.lo, a), operand(f.hi, a)] : []
+      return a && all(xs) ? { k: 'between', e: xs[0], lo: xs[1], hi: xs[2] } : undefined
+    }
+    case 'in': {
+      const a = prop(f.e)
+      const xs = a ? [operand(f.e, a), ...f.list.map((x) => operand(x, a))] : []
+      return a && all(xs) ? { k: 'in', e: xs[0], list: xs.slice(1) } : undefined
+    }
+    case 'like': { const a = prop(f.e); return a && (a.type === 'String' || a.type === 'Integer') ? { ...f, e: property(a.name) } : undefined }
+    case 'null': { const a = prop(f.e); return a ? { k: 'null', e: property(a.name) } : undefined }
+    default: return undefined
   }
 }
 

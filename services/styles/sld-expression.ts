@@ -31,7 +31,7 @@ export function element (el: XmlElement, where: string): Expr {
   if (el.local === 'Function') {
     const name = (el.attrs.name ?? '').trim()
     const arity = FUNCTIONS[name.toLowerCase()]
-    if (arity === undefined) throw InvalidStyle(` the function ${JSON.stringify(name)} in ${where} is not known; known functions: strConcat, Concatenate, strToUpperCase, strToLowerCase, Recode, Categorize, Interpolate, in, in2 .. in10`)
+    if (arity === undefined) throw InvalidStyle(` the function ${JSON.stringify(name)} in ${where} is not known; known functions: strConcat, Concatenate, strToUpperCase, strToLowerCase, Recode, Categorize, Interpolate, in, in2 .. in10, equalTo, notEqualTo, lessThan, lessEqualThan, greaterThan, greaterEqualThan, between, isNull, not, and, or, strStartsWith, strEndsWith, strEqualsIgnoreCase, strMatches`)
     if (args.length < arity[0] || args.length > arity[1]) throw InvalidStyle(` the function ${name} in ${where} takes ${arity[0] === arity[1] ? arity[0] : `at least ${arity[0]}`} arguments, found ${args.length}`)
     return { fn: name.toLowerCase(), args }
   }

@@ -17,6 +17,7 @@ import type { MetatileResult } from '../render/metatile.js'
 import type { VectorStyle } from '../render/vector/vector-style.js'
 import { writeTiles, type TileWrite } from '../render/tile-files.js'
 import { encodeVectorTiles, type VectorTilesPlan } from '../render/vector/vector-tiles.js'
+import { allPlans } from '../render/vector/vector-plan.js'
 
 export interface MetatileRequest {
   layer: LayerInfo
@@ -149,7 +150,7 @@ export function metatileRenderer ({ renderer, rasterStyleFor, vectorStyleFor, la
     // A vector layer, a cascaded layer (the remote's map of the metatile), or a group's layers in order: the features of the metatile and a buffer
     // around it (vector-plan.ts's margin) read once, labels placed in the metatile only (draw-vector.ts).
     const payload = async () => ({
-      jobs: await Promise.all(drawn.map(async ({ layer, style }) => isCascaded(layer)
+      jobs: await allPlans(drawn.map(async ({ layer, style }) => isCascaded(layer)
         ? await renderer.planImage(request(layer))
         : layer.type === 'VECTOR'
           ? await renderer.planVector(request(layer), await vectorStyleFor(layer.workspace, style || (layer.defaultStyle ?? '')))

@@ -19,7 +19,7 @@ import { InvalidFeatureQuery } from '../errors.js'
 import { builtinProj4Def, transformBbox } from '../render/crs.js'
 import { checkEnvelope, envelopeOfValue as envelopeOf, geometryMeets, readGpkgBlob, wkbToGeojson } from './geometry.js'
 import { geometryBinding } from './postgis-source.js'
-import { simplifyWkb, toleranceOf } from './simplify.js'
+import { toleranceOf } from './simplify.js'
 import { writeGeoPackage } from './gpkg-write.js'
 import type { AttributeInfo, Feature, ReadQuery, TypeName, TypeSchema, VectorSource } from './source.js'
 
@@ -314,7 +314,7 @@ export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSourc
       const d = describeFull(q.type)
       if (!d) throw InvalidFeatureQuery(`no feature table ${JSON.stringify(q.type)} in ${path.basename(o.file)}`)
       const sql = gpkgSelectSql(d, q, o.exposePrimaryKeys)
-      const tolerance = toleranceOf(q)
+      toleranceOf(q) // checked as every source checks it; the render thread simplifies (simplify.ts)
       // SQLite keeps a BOOLEAN as 0/1: read back as the binding says.
       const booleans = new Set(d.attributes.filter((a) => a.binding === 'java.lang.Boolean').map((a) => a.name))
       const conn = open()
@@ -332,7 +332,7 @@ export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSourc
             let geometry: Buffer | string | null = null
             if (Buffer.isBuffer(row.mw_geom)) {
               const wkb = readGpkgBlob(row.mw_geom).wkb
-              if (wkb) geometry = q.geometryFormat === 'geojson' ? JSON.stringify(wkbToGeojson(wkb)) : tolerance ? simplifyWkb(wkb, tolerance) : wkb
+              if (wkb) geometry = q.geometryFormat === 'geojson' ? JSON.stringify(wkbToGeojson(wkb)) : wkb
             }
             yield { ...(fid !== undefined && fid !== null ? { id: String(fid) } : {}), properties, geometry } satisfies Feature
             if (++n % batch === 0) await turn()

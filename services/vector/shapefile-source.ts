@@ -24,7 +24,7 @@ import { epsgEntry } from '../render/epsg.js'
 import { shapefileParts } from '../datastores/files.js'
 import { checkEnvelope, envelopesMeet, geojsonEnvelope, geojsonToWkb, geometryMeets } from './geometry.js'
 import { geometryBinding } from './postgis-source.js'
-import { simplifyGeojson, toleranceOf } from './simplify.js'
+import { toleranceOf } from './simplify.js'
 import { sridOfPrj } from './prj.js'
 import type { AttributeInfo, Feature, ReadQuery, TypeName, TypeSchema, VectorSource } from './source.js'
 import { dropShapefileIndex, ensureShapefileIndex, readRuns, recordsMeeting, type IndexedRecord } from './shapefile-index.js'
@@ -310,12 +310,11 @@ export function createShapefileSource (o: ShapefileSourceOptions): VectorSource 
     async * readFeatures (q) {
       const { d, wanted } = await prepared(q)
       const declared = d.schema.geometry!.type
-      const tolerance = toleranceOf(q)
+      toleranceOf(q) // checked as every source checks it; the render thread simplifies (simplify.ts)
       const toFeature = (r: Rec): Feature => {
         const properties: Record<string, unknown> = {}
         for (const k of wanted) properties[k] = r.props[k] ?? null
-        const full = r.g ? asDeclared(r.g, declared) : null
-        const geom = full !== null && tolerance ? simplifyGeojson(full, tolerance) : full
+        const geom = r.g ? asDeclared(r.g, declared) : null
         return { id: String(r.n), properties, geometry: geom === null ? null : q.geometryFormat === 'geojson' ? JSON.stringify(geom) : geojsonToWkb(geom) }
       }
       const sorted = (q.sortBy ?? []).length > 0

@@ -1,15 +1,15 @@
 // Geometries simplified to a map's pixel where the database does not (GeoPackage and shapefile
-// sources; PostGIS runs ST_RemoveRepeatedPoints(ST_Simplify(g, tolerance, true)) itself): the same
-// rules as PostGIS' lwgeom_simplify with preserveCollapsed, so every source draws alike.
+// sources: in the render thread as their geometries become pixels, render/vector/pixel-geometry.ts
+// simplifyPixels; PostGIS runs ST_RemoveRepeatedPoints(ST_Simplify(g, tolerance, true)) itself): the
+// same rules as PostGIS' lwgeom_simplify with preserveCollapsed, so every source draws alike.
 // Douglas-Peucker on x,y (z and m ride along): a line keeps at least its two ends, a polygon's
 // outer ring at least four points (a triangle, closed), so a feature smaller than the tolerance stays
 // visible instead of vanishing; a hole or a polygon of a multi-polygon that collapses is dropped, as
 // PostGIS drops them. Then repeated consecutive points are removed (ST_RemoveRepeatedPoints).
 import { InvalidFeatureQuery } from '../errors.js'
-import { geojsonToWkb, wkbToGeojson } from './geometry.js'
 import type { ReadQuery } from './source.js'
 
-type Position = number[]
+type Position = ArrayLike<number>
 
 /**
  * Which points Douglas-Peucker keeps at `tolerance` (points further than it from the simplified
@@ -46,9 +46,9 @@ export function douglasPeucker (pts: ArrayLike<ArrayLike<number>>, tolerance: nu
 }
 
 /** The points kept, without repeated consecutive ones. */
-function simplifyPoints (pts: Position[], tolerance: number, minPoints: number): Position[] {
+function simplifyPoints<P extends Position> (pts: P[], tolerance: number, minPoints: number): P[] {
   const keep = douglasPeucker(pts, tolerance, minPoints)
-  const out: Position[] = []
+  const out: P[] = []
   for (let i = 0; i < pts.length; i++) {
     if (!keep[i]) continue
     const last = out[out.length - 1]
@@ -57,42 +57,21 @@ function simplifyPoints (pts: Position[], tolerance: number, minPoints: number):
   return out
 }
 
-const line = (pts: Position[], tolerance: number): Position[] | undefined => {
+/** A line simplified; undefined when it collapsed to one point. */
+export function simplifyLine<P extends Position> (pts: P[], tolerance: number): P[] | undefined {
   const out = simplifyPoints(pts, tolerance, 2)
   return out.length >= 2 ? out : undefined
 }
 
-const polygon = (rings: Position[][], tolerance: number): Position[][] | undefined => {
-  const out: Position[][] = []
+/** A polygon's closed rings simplified: the outer ring keeps a closed triangle, a collapsed hole is dropped. */
+export function simplifyPolygon<P extends Position> (rings: P[][], tolerance: number): P[][] | undefined {
+  const out: P[][] = []
   for (let i = 0; i < rings.length; i++) {
     const r = simplifyPoints(rings[i], tolerance, i === 0 ? 4 : 0)
     if (r.length >= 4) out.push(r)
     else if (i === 0) return undefined // the outer ring collapsed: the polygon is gone
   }
   return out
-}
-
-const some = <T>(parts: Array<T | undefined>): T[] => parts.filter((p): p is T => p !== undefined)
-
-/** A GeoJSON geometry simplified to `tolerance` (its CRS's units); null when nothing is left of it. */
-export function simplifyGeojson (g: any, tolerance: number): any | null {
-  switch (g?.type) {
-    case 'LineString': { const c = line(g.coordinates, tolerance); return c ? { type: g.type, coordinates: c } : null }
-    case 'MultiLineString': { const c = some(g.coordinates.map((l: Position[]) => line(l, tolerance))); return c.length ? { type: g.type, coordinates: c } : null }
-    case 'Polygon': { const c = polygon(g.coordinates, tolerance); return c ? { type: g.type, coordinates: c } : null }
-    case 'MultiPolygon': { const c = some(g.coordinates.map((p: Position[][]) => polygon(p, tolerance))); return c.length ? { type: g.type, coordinates: c } : null }
-    case 'GeometryCollection': {
-      const c = (g.geometries as any[]).map((m) => simplifyGeojson(m, tolerance)).filter((m) => m !== null)
-      return c.length ? { type: g.type, geometries: c } : null
-    }
-    default: return g // points stay as they are
-  }
-}
-
-/** WKB simplified to `tolerance`; null when nothing is left of it. */
-export function simplifyWkb (wkb: Buffer, tolerance: number): Buffer | null {
-  const g = simplifyGeojson(wkbToGeojson(wkb), tolerance)
-  return g === null ? null : geojsonToWkb(g)
 }
 
 /** A read's simplification tolerance, checked (every source refuses the same bad ones); undefined or 0: none. */

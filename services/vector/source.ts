@@ -53,9 +53,9 @@ export interface ReadQuery {
    *  breaking ties): a page of them with limit/offset; count() counts them. App-schema features
    *  are the distinct ids of their rows. */
   distinct?: string
-  /** A tolerance in the type's native CRS units (a map's pixel): the geometries come back simplified
-   *  to it, small ones kept rather than dropped (PostGIS in SQL, GeoPackage and shapefiles after the
-   *  read, simplify.ts). */
+  /** A tolerance in the type's native CRS units (a map's pixel): PostGIS answers the geometries
+   *  simplified to it in SQL, small ones kept rather than dropped; GeoPackage and shapefiles check it
+   *  and answer every vertex (the render thread simplifies them as they become pixels, simplify.ts). */
   simplify?: number
   /** An SQL view's SELECT with its values bound (the feature type's JDBC_VIRTUAL_TABLE): read in
    *  place of the table `type`, in a read-only transaction. */

@@ -5,6 +5,7 @@
 import type { Principal } from '../auth/authenticator.js'
 import { WmsNotTileAligned, WmsRequestMemory } from '../errors.js'
 import type { ExceptionImagePayload, MapPayload } from '../render/map.js'
+import { allPlans } from '../render/vector/vector-plan.js'
 import { parseBoolean, parseColor, parseExceptions, parseFormat, parseSize, required, type ExceptionsMode, type Kvp } from './request.js'
 import { mapSpec } from './map-spec.js'
 import { fromCache } from './cached-map.js'
@@ -32,7 +33,7 @@ export function mapOperations (ctx: WmsContext) {
       const bytes = s.width * s.height * 4
       if (limitKb > 0 && bytes > limitKb * 1024) throw WmsRequestMemory(Math.floor(bytes / 1024), limitKb)
       const payload = async (): Promise<MapPayload> => ({
-        jobs: await Promise.all(s.layers.map((_, i) => ctx.planLayer(s, i))),
+        jobs: await allPlans(s.layers.map((_, i) => ctx.planLayer(s, i))),
         width: s.width,
         height: s.height,
         format,

@@ -14,7 +14,7 @@ import { over } from '../composite.js'
 import { pointTransform } from '../crs.js'
 import { asNumber, asText, evaluate } from './expression.js'
 import { placeLabels, type LabelRequest } from './labels.js'
-import { labelPoint, type PixelGeometry, type Xy } from './pixel-geometry.js'
+import { labelPoint, simplifyPixels, type PixelGeometry, type Xy } from './pixel-geometry.js'
 import { alongLine, fillAttrs, offsetLine, pathOf, strokeAttrs, svgGraphics } from './svg-graphics.js'
 import { resolved } from './symbolizer-values.js'
 import { inScale, type Symbolizer, type TextSymbolizer, type VectorRule, type VectorStyle } from './vector-style.js'
@@ -40,6 +40,8 @@ export interface VectorJob {
   /** The OGC scale denominator of the map (0.28 mm pixels). */
   scale: number
   style: VectorStyle
+  /** Pixels the geometries are simplified to as they become pixels (SIMPLIFY_PIXELS; none when absent). */
+  simplify?: number
   /** The features, or the first batch of them when `more` streams the rest. */
   features: VectorFeature[]
   /** The rest of the features of a layer of many, asked a batch at a time (vector-plan.ts's feed). */
@@ -123,22 +125,35 @@ function layerWriter (job: VectorJob, idPrefix: string) {
     return [(px - x0) * sx, (y1 - py) * sy]
   }
   const wkbOf = (f: VectorFeature) => Buffer.from(f.geometry.buffer, f.geometry.byteOffset, f.geometry.byteLength)
-  // Decoded as each FeatureTypeStyle reaches the feature, not all held at once: a million features'
-  // pixel geometries would outweigh their WKB several times over.
+  // Decoded once per feature, as the first FeatureTypeStyle reaches it, and kept while its batch is
+  // (a layer's features come at most BATCH_FEATURES at a time): a million features' pixel geometries
+  // would outweigh their WKB several times over. Simplified to the job's tolerance here, in the
+  // render thread, for the sources that do not simplify in their database.
+  const decoded = new WeakMap<VectorFeature, PixelGeometry | null>()
   const pixels = (f: VectorFeature): PixelGeometry | undefined => {
-    try {
-      const out: PixelGeometry = { points: [], lines: [], polygons: [] }
-      toPixels(wkx.Geometry.parse(wkbOf(f)), project, out)
-      return out
-    } catch { return undefined } // a geometry that cannot be read is left out, as GeoServer skips it
+    let g = decoded.get(f)
+    if (g === undefined) {
+      try {
+        const out: PixelGeometry = { points: [], lines: [], polygons: [] }
+        toPixels(wkx.Geometry.parse(wkbOf(f)), project, out)
+        g = job.simplify !== undefined && job.simplify > 0 ? simplifyPixels(out, job.simplify) : out
+      } catch { g = null } // a geometry that cannot be read is left out, as GeoServer skips it
+      decoded.set(f, g)
+    }
+    return g ?? undefined
   }
   const labels: LabelRequest[] = []
   // A rule's spatial operators meet the feature's geometry in the data's CRS (its literal was taken
-  // there when the map was planned), decoded again from the WKB only when a rule asks for it.
-  const view = (f: VectorFeature): FeatureView => {
-    let geo: Geo | undefined
-    return { ...recordView(f.properties), geometry: () => (geo ??= wkx.Geometry.parse(wkbOf(f)).toGeoJSON() as Geo) }
-  }
+  // there when the map was planned), decoded from the WKB once, when a rule first asks for it.
+  const geos = new WeakMap<VectorFeature, Geo>()
+  const view = (f: VectorFeature): FeatureView => ({
+    ...recordView(f.properties),
+    geometry: () => {
+      let geo = geos.get(f)
+      if (!geo) { geo = wkx.Geometry.parse(wkbOf(f)).toGeoJSON() as Geo; geos.set(f, geo) }
+      return geo
+    }
+  })
   const applies = (r: VectorRule, g: PixelGeometry, v: FeatureView) => (!r.geometry || r.geometry === kindOf(g)) && (!r.filter || matches(r.filter, v, { twoValued: true }))
   const styles = job.style.featureTypeStyles.map((fts) => {
     const rules = fts.rules.filter((r) => inScale(r, job.scale))

@@ -10,7 +10,12 @@
 //   threshold1, class i from threshold i; "preceding" puts a threshold in the class below it;
 // - Interpolate(value, data1, value1, ..., [linear|cosine|cubic], [numeric|color]): clamped to the
 //   first and last values, colours interpolated per channel (cubic is drawn as linear);
-// - in(value, candidate, ...) and in2 .. in10: whether value equals a candidate.
+// - in(value, candidate, ...) and in2 .. in10: whether value equals a candidate;
+// - GeoServer's boolean functions, true or false (a rule's ogc:Filter may be one alone, matching
+//   where it is true): equalTo, notEqualTo, lessThan, lessEqualThan, greaterThan,
+//   greaterEqualThan (numbers as numbers, else text; a null compares false), between(value, low,
+//   high) inclusive, isNull, not, and, or, strStartsWith, strEndsWith, strEqualsIgnoreCase,
+//   strMatches (a regular expression matching the whole text).
 // A result that does not fit where it is used (not a colour, not a number) leaves the symbolizer's
 // default, as GeoTools does.
 export type Expr =
@@ -30,7 +35,35 @@ export const FUNCTIONS: Record<string, [number, number]> = {
   categorize: [1, Infinity],
   interpolate: [3, Infinity],
   in: [2, Infinity],
-  ...Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`in${i + 2}`, [i + 3, i + 3]]))
+  ...Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`in${i + 2}`, [i + 3, i + 3]])),
+  equalto: [2, 2],
+  notequalto: [2, 2],
+  lessthan: [2, 2],
+  lessequalthan: [2, 2],
+  greaterthan: [2, 2],
+  greaterequalthan: [2, 2],
+  between: [3, 3],
+  isnull: [1, 1],
+  not: [1, 1],
+  and: [2, 2],
+  or: [2, 2],
+  strstartswith: [2, 2],
+  strendswith: [2, 2],
+  strequalsignorecase: [2, 2],
+  strmatches: [2, 2]
+}
+
+/** The boolean functions (a rule's filter may be one of them alone). */
+export const BOOLEAN_FUNCTIONS = new Set(['in', ...Array.from({ length: 9 }, (_, i) => `in${i + 2}`), 'equalto', 'notequalto', 'lessthan', 'lessequalthan',
+  'greaterthan', 'greaterequalthan', 'between', 'isnull', 'not', 'and', 'or', 'strstartswith', 'strendswith', 'strequalsignorecase', 'strmatches'])
+
+/** Whether a function's result selects a feature when it is a rule's whole filter: true, as GeoTools
+ *  compares it with the literal true (the text true or 1, the number 1). */
+export function truthy (v: unknown): boolean {
+  if (typeof v === 'boolean') return v
+  if (typeof v === 'number') return v === 1
+  if (typeof v === 'string') return /^\s*(true|1)\s*$/i.test(v)
+  return false
 }
 
 type Props = Record<string, unknown>
@@ -117,8 +150,46 @@ function interpolate (value: number | null, rest: unknown[]): unknown {
   return n0 === null || n1 === null ? null : n0 + (n1 - n0) * t
 }
 
+/** a compared with b: numbers as numbers when both read as one, else text; null when either is null. */
+function order (a: unknown, b: unknown): number | null {
+  if (a === null || a === undefined || b === null || b === undefined) return null
+  const x = asNumber(a); const y = asNumber(b)
+  if (x !== null && y !== null) return x < y ? -1 : x > y ? 1 : 0
+  const s = String(asText(a)); const t = String(asText(b))
+  return s < t ? -1 : s > t ? 1 : 0
+}
+
+const regExps = new Map<string, RegExp | null>()
+/** Whether the regular expression matches the whole text (Java's String.matches); one that does not compile matches nothing. */
+function matchesRegExp (text: string | null, re: string | null): boolean {
+  if (text === null || re === null) return false
+  let r = regExps.get(re)
+  if (r === undefined) {
+    try { r = new RegExp(`^(?:${re})$`, 'u') } catch { r = null }
+    if (regExps.size > 256) regExps.clear()
+    regExps.set(re, r)
+  }
+  return r !== null && r.test(text)
+}
+
 function call (name: string, a: unknown[]): unknown {
+  const cmp = () => order(a[0], a[1])
   switch (name) {
+    case 'equalto': return equal(a[0], a[1])
+    case 'notequalto': return a[0] !== null && a[0] !== undefined && a[1] !== null && a[1] !== undefined && !equal(a[0], a[1])
+    case 'lessthan': { const c = cmp(); return c !== null && c < 0 }
+    case 'lessequalthan': { const c = cmp(); return c !== null && c <= 0 }
+    case 'greaterthan': { const c = cmp(); return c !== null && c > 0 }
+    case 'greaterequalthan': { const c = cmp(); return c !== null && c >= 0 }
+    case 'between': { const lo = order(a[0], a[1]); const hi = order(a[0], a[2]); return lo !== null && hi !== null && lo >= 0 && hi <= 0 }
+    case 'isnull': return a[0] === null || a[0] === undefined
+    case 'not': return !truthy(a[0])
+    case 'and': return truthy(a[0]) && truthy(a[1])
+    case 'or': return truthy(a[0]) || truthy(a[1])
+    case 'strstartswith': { const s = asText(a[0]); const p = asText(a[1]); return s !== null && p !== null && s.startsWith(p) }
+    case 'strendswith': { const s = asText(a[0]); const p = asText(a[1]); return s !== null && p !== null && s.endsWith(p) }
+    case 'strequalsignorecase': { const s = asText(a[0]); const p = asText(a[1]); return s !== null && p !== null && s.toLowerCase() === p.toLowerCase() }
+    case 'strmatches': return matchesRegExp(asText(a[0]), asText(a[1]))
     case 'strconcat': return String(asText(a[0])) + String(asText(a[1]))
     case 'concatenate': return a.map(asText).filter((s) => s !== null).join('')
     case 'strtouppercase': return asText(a[0])?.toUpperCase() ?? null

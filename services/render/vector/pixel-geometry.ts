@@ -2,9 +2,20 @@
 // labeller needs: areas, lengths, the point and angle at a distance along a line, point in polygon,
 // and where a feature's label goes.
 import polylabel from 'polylabel'
+import { simplifyLine, simplifyPolygon } from '../../vector/simplify.js'
 
 export type Xy = [number, number]
 export interface PixelGeometry { points: Xy[], lines: Xy[][], polygons: Xy[][][] }
+
+/** The geometry simplified to `tolerance` pixels as PostGIS simplifies with preserveCollapsed
+ *  (vector/simplify.ts): in the render thread, for the sources whose database does not. */
+export function simplifyPixels (g: PixelGeometry, tolerance: number): PixelGeometry {
+  return {
+    points: g.points,
+    lines: g.lines.map((l) => simplifyLine(l, tolerance)).filter((l): l is Xy[] => l !== undefined),
+    polygons: g.polygons.map((p) => simplifyPolygon(p, tolerance)).filter((p): p is Xy[][] => p !== undefined)
+  }
+}
 
 export function polygonArea (ring: Xy[]): number {
   let a = 0

@@ -7,7 +7,7 @@
 // Decoding, reprojection and drawing happen in a render worker (draw-vector.ts).
 import { MessageChannel, type MessagePort } from 'node:worker_threads'
 import { WmsTooManyFeatures } from '../../errors.js'
-import type { Envelope, Filter } from '../../filters/tree.js'
+import { allOf, anyOf, forSchema, type Envelope, type Filter } from '../../filters/tree.js'
 import { parseEcql, type FilterSchema } from '../../filters/ecql.js'
 import { inCrs } from '../../filters/spatial.js'
 import type { Feature, VectorSource } from '../../vector/source.js'
@@ -15,7 +15,7 @@ import type { SqlView } from '../../vector/virtual-table.js'
 import { isGeographic, METRES_PER_DEGREE, pointTransform, transformBbox } from '../crs.js'
 import type { RenderRequest } from '../render-types.js'
 import type { VectorFeature, VectorJob } from './draw-vector.js'
-import type { VectorStyle } from './vector-style.js'
+import { inScale, type VectorStyle } from './vector-style.js'
 
 /** Where a vector layer's features are read: its source, the source's type name, their CRS. */
 export interface VectorLayerData {
@@ -89,6 +89,25 @@ export function styleInCrs (style: VectorStyle, crs: string, defs?: Record<strin
   return changed ? { featureTypeStyles } : style
 }
 
+/**
+ * The features a style draws at a scale, as the layer's source reads them (tree.ts forSchema):
+ * undefined for all of them (a rule without filter, an ElseFilter rule, a filter the source cannot
+ * answer as the renderer does), a false constant for none (no rule in scale), else any rule's
+ * filter. A rule limited to one kind of geometry (the generic style's) counts as drawing all.
+ */
+export function drawnFilter (style: VectorStyle, scale: number, attributes: ReadonlyArray<{ name: string, type: string }>): Filter | undefined {
+  const filters: Filter[] = []
+  for (const fts of style.featureTypeStyles) {
+    for (const r of fts.rules) {
+      if (!inScale(r, scale)) continue
+      const f = r.else || !r.filter ? undefined : forSchema(r.filter, attributes)
+      if (!f) return undefined
+      filters.push(f)
+    }
+  }
+  return anyOf(filters) ?? { k: 'const', v: false }
+}
+
 export async function planVector (deps: VectorPlanDeps, req: RenderRequest, style: VectorStyle): Promise<VectorJob> {
   const data = await deps.layerData(req.layer, req.viewParams)
   const [x0, y0, x1, y1] = req.bbox
@@ -106,17 +125,23 @@ export async function planVector (deps: VectorPlanDeps, req: RenderRequest, styl
     height: req.height,
     dataCrs: data.dataCrs,
     scale: ogcScale(req.crs, req.bbox, req.width),
+    simplify: SIMPLIFY_PIXELS,
     style: styleInCrs(style, data.dataCrs, req.proj4Defs),
     features
   }
   if (req.proj4Defs) job.proj4Defs = req.proj4Defs
   const drawsAnything = style.featureTypeStyles.some((f) => f.rules.length > 0)
   if (!drawsAnything || !area.every(Number.isFinite)) return job
-  // CQL_FILTER: resolved against the feature type's attributes, compiled by the source to SQL.
-  const filter: Filter | undefined = req.cqlFilter !== undefined && req.cqlFilter.trim() !== '' ? parseEcql(req.cqlFilter, data.schema) : undefined
-  // Geometries simplified to half a pixel (PostGIS in the database, the file sources after the
-  // read): the read, its transfer to the render thread and the SVG carry what the pixels show, not
-  // every vertex of the data.
+  // CQL_FILTER: resolved against the feature type's attributes, compiled by the source to SQL;
+  // and the features the style's rules may draw at this scale, where the source can tell (in
+  // PostGIS' or GeoPackage's SQL, after the read for a shapefile): the renderer applies each rule.
+  const cql: Filter | undefined = req.cqlFilter !== undefined && req.cqlFilter.trim() !== '' ? parseEcql(req.cqlFilter, data.schema) : undefined
+  const drawn = drawnFilter(style, job.scale, data.schema.attributes)
+  if (drawn?.k === 'const' && !drawn.v) return job
+  const filter = allOf([drawn, cql].filter((f): f is Filter => f !== undefined))
+  // Geometries simplified to half a pixel: PostGIS in the database, so the read and its transfer to
+  // the render thread carry what the pixels show; the file sources' in the render thread as they
+  // become pixels (job.simplify), off the event loop.
   const pixel = pixelInData(req, data.dataCrs)
   const simplify = pixel !== undefined ? pixel * SIMPLIFY_PIXELS : undefined
   const it = data.source.readFeatures({ type: data.type, bbox: area, ...(filter ? { filter } : {}), ...(simplify ? { simplify } : {}), ...(data.view ? { view: data.view } : {}) })[Symbol.asyncIterator]()
@@ -195,6 +220,19 @@ export function feedPorts (payload: unknown): MessagePort[] {
   const ports = jobs.map((j) => (j as Partial<VectorJob>).more).filter((p): p is MessagePort => p !== undefined && feeds.has(p))
   for (const p of ports) feeds.get(p)?.handOver()
   return ports
+}
+
+/**
+ * The plans of a map's or a metatile's layers, made side by side: their jobs in order, or, when one
+ * fails, that failure once every plan has settled, the feeds the others opened closed at once (their
+ * reads ended, their connections given back) rather than left to FEED_IDLE_MS.
+ */
+export async function allPlans<T> (plans: Array<Promise<T>>): Promise<T[]> {
+  const settled = await Promise.allSettled(plans)
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+  if (!failed) return settled.map((r) => (r as PromiseFulfilledResult<T>).value)
+  endFeeds(feedPorts({ jobs: settled.flatMap((r) => r.status === 'fulfilled' ? [r.value] : []) }))
+  throw failed.reason
 }
 
 /** Closes the feeds of a render that ended; the error one of them met (too many features, the source's), which the render failed of. */

@@ -6,11 +6,11 @@
 // area and buffer, at most `maxFeatures`) and encoded by the render worker (vector-tiles.ts).
 import { WmsTooManyFeatures } from '../../errors.js'
 import { parseEcql } from '../../filters/ecql.js'
-import { allOf, anyOf, evaluatedOnly, type Filter } from '../../filters/tree.js'
+import { allOf, type Filter } from '../../filters/tree.js'
 import { epsgNumber, transformBbox } from '../crs.js'
 import type { VectorFeature } from './draw-vector.js'
-import { ogcScale, type VectorPlanDeps } from './vector-plan.js'
-import { inScale, type VectorStyle } from './vector-style.js'
+import { drawnFilter, ogcScale, type VectorPlanDeps } from './vector-plan.js'
+import type { VectorStyle } from './vector-style.js'
 import type { VectorTileLayer, VectorTilePart, VectorTilesPlan } from './vector-tiles.js'
 
 /** Tile units across a vector tile and the buffer kept around it (ST_AsMVTGeom's defaults). */
@@ -29,24 +29,6 @@ export interface VectorTilesRequest {
   tileSize: number
   cqlFilter?: string
   proj4Defs?: Record<string, string>
-}
-
-/**
- * The features a style draws at a scale: undefined for all of them (a rule without filter, an
- * ElseFilter rule), a false constant for none (no rule in scale), else any rule's filter. A rule
- * limited to one kind of geometry (the generic style's) counts as drawing all.
- */
-export function drawnFilter (style: VectorStyle, scale: number): Filter | undefined {
-  const filters: Filter[] = []
-  for (const fts of style.featureTypeStyles) {
-    for (const r of fts.rules) {
-      if (!inScale(r, scale)) continue
-      // Functions and spatial operators are the renderer's: the rule may draw any feature.
-      if (r.else || !r.filter || evaluatedOnly(r.filter)) return undefined
-      filters.push(r.filter)
-    }
-  }
-  return anyOf(filters) ?? { k: 'const', v: false }
 }
 
 /** The EPSG number of a CRS, undefined for one named otherwise (a WKT). */
@@ -68,7 +50,7 @@ export async function planVectorTiles (deps: VectorPlanDeps, req: VectorTilesReq
     // An SQL view's tiles are of its default parameters (a tile has no viewparams).
     const data = await deps.layerData(l.layer)
     const cql = req.cqlFilter !== undefined && req.cqlFilter.trim() !== '' ? parseEcql(req.cqlFilter, data.schema) : undefined
-    const drawn = drawnFilter(l.style, scale)
+    const drawn = drawnFilter(l.style, scale, data.schema.attributes)
     if (drawn?.k === 'const' && !drawn.v) continue
     const filter = allOf([drawn, cql].filter((f): f is Filter => f !== undefined))
     const vectorTile = data.source.vectorTile?.bind(data.source)
