@@ -374,7 +374,7 @@ export const CascadeRemoteFailed = createError('MW_CASCADE_REMOTE_FAILED', 'bad_
 /** The remote could not be reached (refused, broken off, no answer in time, no address): disableOnConnFailure's trigger. */
 export const CascadeRemoteUnreachable = createError('MW_CASCADE_REMOTE_UNREACHABLE', 'bad_gateway', 'The remote server at %s failed: %s')
 export const CascadeRemoteException = createError('MW_CASCADE_REMOTE_EXCEPTION', 'bad_gateway', 'The remote server at %s answered an exception: %s')
-export const CascadeCrsUnsupported = createError('MW_CASCADE_CRS_UNSUPPORTED', 'invalid', 'Layer %s is a cascaded WMTS layer drawn in its remote\'s tile matrix set CRSs only (no reprojection): %s is not one of them (%s)')
+export const CascadeCrsUnsupported = createError('MW_CASCADE_CRS_UNSUPPORTED', 'invalid', 'Layer %s is a cascaded WMTS layer whose remote has no tile matrix set in a CRS its pictures in %s can be drawn from (it has %s)')
 export const CascadeStoreDisabled = createError('MW_CASCADE_STORE_DISABLED', 'unavailable', "Store '%s' of layer %s is disabled")
 // --- SQL views (GeoServer's JDBC_VIRTUAL_TABLE feature types, read through viewparams) ---
 export const InvalidVirtualTable = createError('MW_VECTOR_INVALID_VIRTUAL_TABLE', 'invalid', 'Invalid SQL view: %s')

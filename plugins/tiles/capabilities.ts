@@ -10,7 +10,7 @@ const BUILT_IN: GridsOf = (l) => builtInGrids(l.bbox)
 /** Each grid set the layer offers with its subset. */
 const subsets = (g: LayerGrids): GridSubset[] => g.gridSets.map((gs) => g.subsetOf(gs)).filter((s): s is GridSubset => s !== undefined)
 import { FORMATS, formatsOf } from '../../services/tilecache/formats.js'
-import { allowedStyles, defaultStyleOf } from '../../services/tilecache/parameters.js'
+import { tileStyles } from '../../services/tilecache/parameters.js'
 import { escapeXml as x } from '../infra/representation.js'
 import type { ServiceDescription } from '../../services/wms/capabilities.js'
 
@@ -73,9 +73,9 @@ export function wmtsCapabilities (layers: LayerInfo[], serviceUrl: string, servi
       `        <ows:UpperCorner>${num(b[2])} ${num(b[3])}</ows:UpperCorner>`,
       '      </ows:WGS84BoundingBox>',
       `      <ows:Identifier>${x(l.qualifiedName)}</ows:Identifier>`)
-    const styles = allowedStyles(l)
-    if (styles.length === 0) out.push('      <Style isDefault="true">', '        <ows:Identifier></ows:Identifier>', '      </Style>')
-    for (const s of styles) out.push(`      <Style${s === defaultStyleOf(l) ? ' isDefault="true"' : ''}>`, `        <ows:Identifier>${x(s)}</ows:Identifier>`, '      </Style>')
+    const styles = tileStyles(l)
+    if (styles.allowed.length === 0) out.push('      <Style isDefault="true">', '        <ows:Identifier></ows:Identifier>', '      </Style>')
+    for (const s of styles.allowed) out.push(`      <Style${s === styles.default ? ' isDefault="true"' : ''}>`, `        <ows:Identifier>${x(s)}</ows:Identifier>`, '      </Style>')
     for (const f of formatsOf(l)) out.push(`      <Format>${f}</Format>`)
     for (const sub of subsets(gridsOf(l))) {
       const gs = sub.gridSet

@@ -16,7 +16,7 @@ import { NEVER_EXPIRES_SECONDS } from '../../services/tilecache/layer-settings.j
 import type { TileService } from '../../services/metrics.js'
 
 const PUBLIC = { access: 'public' as const }
-const PARAMS = ['STYLES', 'CQL_FILTER', 'TIME', 'ELEVATION']
+const PARAMS = ['STYLES', 'CQL_FILTER', 'TIME', 'ELEVATION', 'VIEWPARAMS']
 
 type Query = Record<string, string | string[] | undefined>
 

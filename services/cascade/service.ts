@@ -21,7 +21,8 @@ import type { RenderRequest } from '../render/render-types.js'
 import type { ImageJob } from '../render/image-job.js'
 import sharp from 'sharp'
 import { exceptionText, remoteLayers, type RemoteLayer } from './capabilities.js'
-import { matrixSetFor, planTiles, resample, tileUrl, wmtsCapabilities, type WmtsCapabilities } from './wmts.js'
+import { matrixSetFor, planTiles, tileUrl, wmtsCapabilities, type WmtsCapabilities } from './wmts.js'
+import { isSupportedCrs, transformBbox } from '../render/crs.js'
 import { shownUrl, type Remote, type RemoteCall } from './remote.js'
 import type { StoreHealth } from './health.js'
 import { type CascadeKind, type CascadeLayerConfig, type CascadeLayerRow, type CascadeRows, type CascadeStoreConfig, type CascadeStoreRow } from './store.js'
@@ -284,10 +285,13 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, healt
   }
 
   /**
-   * The picture of a cascaded WMTS layer: the covering tiles of the remote matrix (of a matrix set in
-   * the request's CRS) whose pixels are the coarsest not coarser than the picture's, in the layer's
-   * first format of PNG, JPEG or its own first, mosaicked and resampled to the box and size. Only the
-   * remote's own CRSs are drawn (no reprojection): another CRS is refused, naming those it has.
+   * The picture of a cascaded WMTS layer: the covering tiles of the remote matrix whose pixels are the
+   * coarsest not coarser than the picture's, in the layer's first format of PNG, JPEG or its own first,
+   * composed into one mosaic (libvips) and handed to the render pool with where it lies, which
+   * resamples it to the box and size (bilinear: an aligned box of the same resolution is the tiles
+   * exactly). In a CRS the remote has a matrix set in, that set's tiles; in another (GeoServer
+   * reprojects cascaded WMTS layers), the tiles of the first of its sets whose CRS the box can be
+   * taken to, covering the box's envelope there, warped into the request's CRS by the render pool.
    */
   const wmtsImage = async (s: CascadeStoreRow, layer: CascadeLayerRow, req: RenderRequest): Promise<ImageJob> => {
     const caps = await wmtsCapabilitiesOf(s)
@@ -296,26 +300,51 @@ export function createCascadeService ({ rows, workspaces, secrets, remote, healt
       wmtsCaps.delete(`${s.workspace}:${s.name}`)
       throw CascadeRemoteException(shownUrl(s.config.capabilitiesURL), `its capabilities no longer list layer ${shown(layer.nativeName)}`)
     }
-    const found = matrixSetFor(caps, remoteLayer, req.crs)
+    const crss = [...new Set(remoteLayer.matrixSets.map((l) => caps.matrixSets.get(l.id)?.crs).filter((c): c is string => c !== undefined))]
+    const blank = (): ImageJob => ({ kind: 'image', layer: req.layer, width: req.width, height: req.height, data: new Uint8Array(0) })
+    let found = matrixSetFor(caps, remoteLayer, req.crs)
+    let box = req.bbox
     if (!found) {
-      const crss = [...new Set(remoteLayer.matrixSets.map((l) => caps.matrixSets.get(l.id)?.crs).filter((c) => c !== undefined))]
-      throw CascadeCrsUnsupported(req.layer, req.crs, crss.join(', ') || '(none)')
+      const via = crss.find((c) => isSupportedCrs(c, req.proj4Defs) && matrixSetFor(caps, remoteLayer, c) !== undefined)
+      if (!via || !isSupportedCrs(req.crs, req.proj4Defs)) throw CascadeCrsUnsupported(req.layer, req.crs, crss.join(', ') || '(none)')
+      found = matrixSetFor(caps, remoteLayer, via)!
+      box = transformBbox(req.bbox, req.crs, via, req.proj4Defs)
     }
+    if (!box.every(Number.isFinite) || box[0] >= box[2] || box[1] >= box[3]) return blank()
     const format = ['image/png', 'image/jpeg'].find((f) => remoteLayer.formats.includes(f) || remoteLayer.templates.has(f)) ?? remoteLayer.formats[0] ?? 'image/png'
-    const plan = planTiles(found.set, found.link, req.bbox, req.width, req.height)
+    const plan = planTiles(found.set, found.link, box, req.width, req.height)
     // A remote pyramid with far-apart matrices could ask for a mosaic far larger than the picture.
     if (plan.cols * plan.rows > MAX_MOSAIC_TILES) throw InvalidCascadeLayer(`the picture of ${req.layer} would need ${plan.cols * plan.rows} tiles of the remote's matrix ${shown(plan.matrix.id)} (at most ${MAX_MOSAIC_TILES}): ask a smaller size or box`)
+    if (plan.tiles.length === 0) return blank()
     const call = callOf(s)
+    const { tileWidth: tw, tileHeight: th } = plan.matrix
     const tiles = await Promise.all(plan.tiles.map(async ({ row, col }) => {
       const url = tileUrl(caps, s.config.capabilitiesURL, remoteLayer, found.set.id, plan.matrix.id, row, col, format, remoteLayer.defaultStyle)
       const answer = await reach(s, url, call)
       if (!/^image\//i.test(answer.contentType)) throw CascadeRemoteException(shownUrl(url), await exceptionText(answer.body))
-      const { data, info } = await sharp(answer.body).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
-      return { row, col, rgba: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height }
+      // A tile larger than the matrix says is cut to it (the mosaic's cells are the matrix's).
+      const input = await sharp(answer.body).ensureAlpha().extract({ left: 0, top: 0, width: tw, height: th }).png({ compressionLevel: 0 }).toBuffer()
+        .catch(async () => await sharp(answer.body).ensureAlpha().png({ compressionLevel: 0 }).toBuffer())
+      return { input, left: (col - plan.col0) * tw, top: (row - plan.row0) * th }
     }))
-    const rgba = resample(plan, tiles, req.bbox, req.width, req.height)
-    const png = await sharp(rgba, { raw: { width: req.width, height: req.height, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer()
-    return { kind: 'image', layer: req.layer, width: req.width, height: req.height, data: new Uint8Array(png.buffer, png.byteOffset, png.byteLength) }
+    const mosaic = await sharp({ create: { width: plan.cols * tw, height: plan.rows * th, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+      .composite(tiles).png({ compressionLevel: 1 }).toBuffer()
+    const left = plan.matrix.topLeft[0] + plan.col0 * tw * plan.res
+    const top = plan.matrix.topLeft[1] - plan.row0 * th * plan.res
+    return {
+      kind: 'image',
+      layer: req.layer,
+      width: req.width,
+      height: req.height,
+      data: new Uint8Array(mosaic.buffer, mosaic.byteOffset, mosaic.byteLength),
+      warp: {
+        crs: req.crs,
+        bbox: req.bbox,
+        sourceCrs: found.set.crs,
+        sourceBbox: [left, top - plan.rows * th * plan.res, left + plan.cols * tw * plan.res, top],
+        ...(req.proj4Defs ? { proj4Defs: req.proj4Defs } : {})
+      }
+    }
   }
 
   // A down store's probe: its capabilities answered (any answer of the server) brings its layers back.

@@ -2,9 +2,9 @@
 // the remote's WMTS 1.0.0 capabilities read into its layers (identifier, title, bounds, styles,
 // formats, tile matrix set links, ResourceURL templates) and its tile matrix sets; the tile URL of a
 // tile (the layer's ResourceURL template of the format, as GeoTools prefers, else GetTile KVP on the
-// operation's Get address); and a picture of any box and size in a matrix set's CRS: the covering
-// tiles of the matrix whose pixels are the largest not coarser than the picture's, mosaicked and
-// resampled (bilinear, so an aligned box of the same resolution is copied exactly).
+// operation's Get address); and the plan of a picture of any box and size in a matrix set's CRS: the
+// covering tiles of the matrix whose pixels are the largest not coarser than the picture's (service.ts
+// mosaics them; the render pool resamples or reprojects the mosaic, render/image-job.ts).
 import { parseXml, type XmlValue } from '../files/xml.js'
 import { attr, child, children, childText, rootOf, text } from '../files/xml-nodes.js'
 import { epsgEntry } from '../render/epsg.js'
@@ -192,53 +192,4 @@ export function planTiles (set: TileMatrixSet, link: WmtsLayer['matrixSets'][num
     for (let col = Math.max(col0, 0, lim?.minCol ?? 0); col <= Math.min(col1, matrix.matrixWidth - 1, lim?.maxCol ?? Infinity); col++) tiles.push({ row, col })
   }
   return { matrix, res: r, tiles, col0, row0, cols: col1 - col0 + 1, rows: row1 - row0 + 1 }
-}
-
-/**
- * The picture of the box at width x height (straight-alpha RGBA) from the plan's decoded tiles: each
- * output pixel's centre sampled bilinearly in the mosaic of the tiles (transparent outside them).
- */
-export function resample (plan: TilePlan, tiles: Array<{ row: number, col: number, rgba: Uint8Array, width: number, height: number }>, bbox: [number, number, number, number], width: number, height: number): Uint8Array {
-  const { matrix, res } = plan
-  const tw = matrix.tileWidth
-  const th = matrix.tileHeight
-  const mw = plan.cols * tw
-  const mh = plan.rows * th
-  const mosaic = new Uint8Array(mw * mh * 4)
-  for (const t of tiles) {
-    const ox = (t.col - plan.col0) * tw
-    const oy = (t.row - plan.row0) * th
-    const w = Math.min(t.width, tw)
-    for (let y = 0; y < Math.min(t.height, th); y++) {
-      mosaic.set(t.rgba.subarray(y * t.width * 4, (y * t.width + w) * 4), ((oy + y) * mw + ox) * 4)
-    }
-  }
-  // Mosaic pixel coordinates of the box's corner (left, top), in mosaic pixels per output pixel.
-  const left = (bbox[0] - (matrix.topLeft[0] + plan.col0 * tw * res)) / res
-  const top = ((matrix.topLeft[1] - plan.row0 * th * res) - bbox[3]) / res
-  const sx = (bbox[2] - bbox[0]) / res / width
-  const sy = (bbox[3] - bbox[1]) / res / height
-  const out = new Uint8Array(width * height * 4)
-  const px = (x: number, y: number, c: number) => (x < 0 || y < 0 || x >= mw || y >= mh) ? 0 : mosaic[(y * mw + x) * 4 + c]
-  for (let j = 0; j < height; j++) {
-    const fy = top + (j + 0.5) * sy - 0.5
-    const y0 = Math.floor(fy + 1e-9)
-    const wy = Math.max(0, fy - y0)
-    for (let i = 0; i < width; i++) {
-      const fx = left + (i + 0.5) * sx - 0.5
-      const x0 = Math.floor(fx + 1e-9)
-      const wx = Math.max(0, fx - x0)
-      const o = (j * width + i) * 4
-      // Premultiplied so a transparent neighbour does not darken the colour.
-      const w00 = (1 - wx) * (1 - wy); const w10 = wx * (1 - wy); const w01 = (1 - wx) * wy; const w11 = wx * wy
-      const a00 = px(x0, y0, 3); const a10 = px(x0 + 1, y0, 3); const a01 = px(x0, y0 + 1, 3); const a11 = px(x0 + 1, y0 + 1, 3)
-      const a = a00 * w00 + a10 * w10 + a01 * w01 + a11 * w11
-      if (a <= 0) continue
-      for (let c = 0; c < 3; c++) {
-        out[o + c] = Math.round((px(x0, y0, c) * a00 * w00 + px(x0 + 1, y0, c) * a10 * w10 + px(x0, y0 + 1, c) * a01 * w01 + px(x0 + 1, y0 + 1, c) * a11 * w11) / a)
-      }
-      out[o + 3] = Math.round(a)
-    }
-  }
-  return out
 }

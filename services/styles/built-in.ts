@@ -1,7 +1,9 @@
 // GeoServer's built-in default styles (its catalog's DEFAULT_POINT, DEFAULT_LINE, DEFAULT_POLYGON,
 // DEFAULT_RASTER and DEFAULT_GENERIC): listed among the global styles, readable as an entry and as
-// SLD, never deleted ("Unable to delete a default style"), in no workspace. They have no row: a
-// global style created under one of these names takes its place (its own SLD, its own rendering).
+// SLD, never deleted ("Unable to delete a default style"), never renamed or moved to a workspace, in
+// no workspace. They have no row: a PUT of an SLD (or package) to one stores its first row, under
+// default_<name>.sld, which takes its place from then on (its own SLD, its own rendering) and stays
+// undeletable (style-content.ts replaceBuiltIn).
 // The SLD bodies describe what the renderer draws for them (render/vector/vector-style.ts
 // BUILT_IN_VECTOR_STYLES; raster: the default raster rendering).
 import type { StyleRow } from './store.js'

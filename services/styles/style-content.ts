@@ -5,7 +5,8 @@ import path from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { withStaging, within } from '../files/atomic.js'
 import { checkName } from '../files/names.js'
-import { StyleResourceExists } from '../errors.js'
+import { StyleExists, StyleResourceExists } from '../errors.js'
+import { isBuiltIn } from './built-in.js'
 import { parseSld } from './sld.js'
 import { vectorStyleOf } from './vector-sld.js'
 import { styleRef, type StyleImage, type StyleRow } from './store.js'
@@ -51,11 +52,11 @@ export function styleContent (ctx: StyleContext) {
   }
 
   /** Creates a style from SLD text and staged images; everything is validated before the first write. */
-  const create = async (workspace: string | undefined, sld: string, opts: { name?: string, stage?: string, images?: string[] }) => {
+  const create = async (workspace: string | undefined, sld: string, opts: { name?: string, filename?: string, stage?: string, images?: string[] }) => {
     await requireWorkspace(workspace)
     const parsed = await checkedSld(sld)
     const name = checkName(opts.name ?? parsed.styleName ?? `style-${randomUUID().slice(0, 7)}`, 'style')
-    const filename = checkFilename(`${name}.sld`)
+    const filename = checkFilename(opts.filename ?? `${name}.sld`)
     const images = opts.images ?? []
     return serial(async () => {
       await ctx.checkNewName(workspace, name, filename)
@@ -75,8 +76,27 @@ export function styleContent (ctx: StyleContext) {
     })
   }
 
+  /**
+   * PUT of a built-in style that has no row yet (GeoServer lets an administrator replace a default
+   * style's SLD): its first row, under GeoServer's file name default_<name>.sld, takes the built-in's
+   * place from then on; the layers using it draw with it, so their tile sets drawn with it go.
+   * A PUT that raced it to the row finds one and is a new revision of it.
+   */
+  const replaceBuiltIn = async (name: string, sld: string, pkg?: { stage: string, images: string[] }) => {
+    let s: StyleRow
+    try {
+      s = await create(undefined, sld, { name, filename: `default_${name}.sld`, ...pkg })
+    } catch (err) {
+      if ((err as { code?: string }).code === StyleExists.code) return await replace(undefined, name, sld, pkg)
+      throw err
+    }
+    await ctx.changed(await ctx.usesOf(s, await ctx.usersOf(s)), `default style ${name} replaced`)
+    return s
+  }
+
   /** Writes a new revision of a style's SLD, then switches the catalog pointer to it. */
-  const replace = async (workspace: string | undefined, name: string, sld: string, pkg?: { stage: string, images: string[] }) => {
+  const replace = async (workspace: string | undefined, name: string, sld: string, pkg?: { stage: string, images: string[] }): Promise<StyleRow> => {
+    if (isBuiltIn(workspace, name) && !(await store.get(workspace, name))) return await replaceBuiltIn(name, sld, pkg)
     await get(workspace, name)
     const parsed = await checkedSld(sld)
     return serial(async () => {
@@ -133,7 +153,7 @@ export function styleContent (ctx: StyleContext) {
 
     /** PUT of a ZIP package: new SLD, images added or overwritten next to it. */
     async replaceZip (workspace: string | undefined, name: string, zipPath: string): Promise<StyleRow> {
-      await get(workspace, name)
+      if (!isBuiltIn(workspace, name)) await get(workspace, name)
       return await withPackage(zipPath, (sld, stage, images) => replace(workspace, name, sld, { stage, images }))
     }
   }

@@ -6,7 +6,7 @@ import path from 'node:path'
 import { within } from '../files/atomic.js'
 import { checkName } from '../files/names.js'
 import { DefaultStyleNotDeletable, InvalidStyleEntry, StyleExists, StyleInUse, StyleResourceExists, StyleToDeleteNotFound } from '../errors.js'
-import { isBuiltIn } from './built-in.js'
+import { builtInRow, isBuiltIn } from './built-in.js'
 import { checkFields, unchanged, unifyShape } from '../body-fields.js'
 import { parseSld } from './sld.js'
 import { checkStyleGraphics } from './style-graphics.js'
@@ -58,9 +58,24 @@ export function styleEntries (ctx: StyleContext) {
 
     /** PUT of a catalog entry: rename, new filename, or a move to another workspace ('' = global). */
     async updateEntry (workspace: string | undefined, name: string, input: EntryInput): Promise<StyleRow> {
-      const current = await get(workspace, name)
+      const builtIn = isBuiltIn(workspace, name)
+      const current = builtIn ? await store.get(workspace, name) ?? builtInRow(name) : await get(workspace, name)
       // Format and version follow the SLD content (PUT the SLD to change them); each other field is applied.
-      checkFields(entryShape(input), 'style', ['name', 'workspace', 'filename'], { format: current.format, languageVersion: { version: current.languageVersion } })
+      const b = entryShape(input)
+      checkFields(b, 'style', ['name', 'workspace', 'filename'], { format: current.format, languageVersion: { version: current.languageVersion } })
+      if (builtIn) {
+        // GeoServer's catalog validation of a default style, with or without an SLD of its own.
+        if (b.name !== undefined && b.name !== name) throw InvalidStyleEntry('Cannot rename default styles')
+        const w = b.workspace
+        if (w !== undefined && w !== null && w !== '' && (w as { name?: unknown }).name !== undefined && (w as { name?: unknown }).name !== '') throw InvalidStyleEntry('Cannot change the workspace of default styles')
+        if (current.id === 0) {
+          // No row: the built-in's SLD is no file to point elsewhere; its SLD replaced by PUT has one.
+          if (b.filename !== undefined && b.filename !== '' && b.filename !== current.filename) {
+            throw InvalidStyleEntry(`filename of default style ${name} is ${current.filename} until its SLD is replaced (PUT the SLD to .../styles/${name})`)
+          }
+          return current
+        }
+      }
       return serial(async () => {
         const s = await get(workspace, name)
         let target = s.workspace

@@ -10,7 +10,7 @@ import type { LayerInfo } from '../catalog/layers.js'
 import { GwcLayerUnsupported } from '../errors.js'
 import { maxZoom, type BBox } from './grid-sets.js'
 import { geoServerLayerView, type GeoServerLayerView, type GridChoice } from './geoserver-layer.js'
-import { FILTER_KINDS, FILTERABLE_KEYS, filterRegex, javaFloat, layerDimensions, type CaseNormalize, type FilterKind, type ParameterFilterSetting } from './parameters.js'
+import { FILTER_KINDS, FILTERABLE_KEYS, filterRegex, javaFloat, layerDimensions, virtualTableOf, type CaseNormalize, type FilterKind, type ParameterFilterSetting } from './parameters.js'
 import { parseTileSettings, type GridSubsetSetting, type TileLayerSettings } from './layer-settings.js'
 
 const SUBSET_FIELDS = ['gridSetName', 'zoomStart', 'zoomStop', 'extent', 'minCachedLevel', 'maxCachedLevel']
@@ -158,6 +158,7 @@ function parseParameterFilters (layer: LayerInfo, v: unknown, view: GeoServerLay
       const k = kind as FilterKind
       if (!FILTERABLE_KEYS.includes(key)) throw GwcLayerUnsupported(field, `a filter narrows one of ${FILTERABLE_KEYS.join(', ')} (the parameters the render uses; STYLES has its style filter)`)
       if ((key === 'TIME' || key === 'ELEVATION') && !dims.has(key.toLowerCase())) throw GwcLayerUnsupported(field, `layer ${layer.qualifiedName} has no ${key.toLowerCase()} dimension`)
+      if (key === 'VIEWPARAMS' && !virtualTableOf(layer)) throw GwcLayerUnsupported(field, `layer ${layer.qualifiedName} is no SQL view (VIEWPARAMS are the parameters of a JDBC_VIRTUAL_TABLE feature type)`)
       if (out.some((o) => o.key === key)) throw GwcLayerUnsupported(field, `${key} is filtered twice`)
       for (const name of Object.keys(f)) if (!KIND_FIELDS[k].includes(name)) throw GwcLayerUnsupported(`${field} ${name}`, `not a field of a ${k}; its fields are ${KIND_FIELDS[k].join(', ')}`)
       const text = (name: string, s: string) => {

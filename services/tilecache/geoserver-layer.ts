@@ -5,7 +5,7 @@ import type { LayerInfo } from '../catalog/layers.js'
 import { GRID_SETS, gridSet, maxZoom, type GridSet } from './grid-sets.js'
 import { formatsOf } from './formats.js'
 import type { TileLayerSettings } from './layer-settings.js'
-import { allowedStyles, defaultStyleOf, layerDimensions, type ParameterFilterSetting } from './parameters.js'
+import { layerDimensions, tileStyles, type ParameterFilterSetting } from './parameters.js'
 
 /** The metatile factor every render uses (tile-range.ts metaTileIterator, metaTileOf). */
 export const META_WIDTH_HEIGHT = [4, 4]
@@ -39,7 +39,7 @@ const BUILT_IN: GridChoice = { defaults: Object.values(GRID_SETS), find: gridSet
 
 export function geoServerLayerView (layer: LayerInfo, settings: TileLayerSettings, grids: GridChoice = BUILT_IN): GeoServerLayerView {
   const filters: GeoServerLayerView['parameterFilters'] = [
-    { kind: 'styleParameterFilter', key: 'STYLES', defaultValue: '', allowedStyles: allowedStyles(layer).filter((s) => s !== defaultStyleOf(layer)) }
+    { kind: 'styleParameterFilter', key: 'STYLES', defaultValue: '', allowedStyles: tileStyles(layer).allowed.filter((s) => s !== tileStyles(layer).default) }
   ]
   const dims = layerDimensions(layer)
   // GeoServer's default filters for dimensions: any value (a regex filter on ".*").

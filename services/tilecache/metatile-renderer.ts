@@ -9,7 +9,7 @@ import { isCascaded, type LayerInfo } from '../catalog/layers.js'
 import { rectBounds, type GridSet, type Rect } from './grid-sets.js'
 import type { BlobStore, MetatileTarget, TileSet } from './blob-store.js'
 import { MVT_FORMAT, type TileFormat } from './formats.js'
-import type { ParameterSet } from './parameters.js'
+import { viewParamsOf, type ParameterSet } from './parameters.js'
 import type { Renderer } from '../render/renderer.js'
 import type { RenderPriority } from '../render/render-queue.js'
 import type { RenderRequest, RasterStyle } from '../render/render-types.js'
@@ -99,6 +99,7 @@ export function metatileRenderer ({ renderer, rasterStyleFor, vectorStyleFor, la
       return { writes: out.writes, error: writeError(out) }
     }
     const styleName = req.parameters.STYLES ?? req.layer.defaultStyle ?? ''
+    const viewParams = viewParamsOf(req.parameters)
     const request = (layer: LayerInfo, style?: RasterStyle): RenderRequest => ({
       layer: layer.qualifiedName,
       crs: req.gridSet.srs,
@@ -108,6 +109,8 @@ export function metatileRenderer ({ renderer, rasterStyleFor, vectorStyleFor, la
       time: req.parameters.TIME,
       elevation: req.parameters.ELEVATION,
       cqlFilter: req.parameters.CQL_FILTER,
+      // An SQL view's tile set is drawn with its VIEWPARAMS (parameters.ts); a group's members with their defaults.
+      ...(layer === req.layer && viewParams ? { viewParams } : {}),
       style
     })
     const drawn = layersOf ? await layersOf(req.layer, styleName) : [{ layer: req.layer, style: styleName }]
@@ -119,7 +122,7 @@ export function metatileRenderer ({ renderer, rasterStyleFor, vectorStyleFor, la
       const payload = async () => ({
         ...await renderer.planVectorTiles({
           layers: await Promise.all(drawn.filter((d) => d.layer.type === 'VECTOR').map(async ({ layer, style }) =>
-            ({ layer: layer.qualifiedName, name: layer.name, style: await vectorStyleFor(layer.workspace, style || (layer.defaultStyle ?? '')) }))),
+            ({ layer: layer.qualifiedName, name: layer.name, style: await vectorStyleFor(layer.workspace, style || (layer.defaultStyle ?? '')), ...(layer === req.layer && viewParams ? { viewParams } : {}) }))),
           crs: req.gridSet.srs,
           tiles,
           tileSize,
@@ -150,8 +153,9 @@ export function metatileRenderer ({ renderer, rasterStyleFor, vectorStyleFor, la
     // A vector layer, a cascaded layer (the remote's map of the metatile), or a group's layers in order: the features of the metatile and a buffer
     // around it (vector-plan.ts's margin) read once, labels placed in the metatile only (draw-vector.ts).
     const payload = async () => ({
+      // A cascaded WMS layer's STYLES tile parameter is a remote style (parameters.ts tileStyles), asked of the remote.
       jobs: await allPlans(drawn.map(async ({ layer, style }) => isCascaded(layer)
-        ? await renderer.planImage(request(layer))
+        ? await renderer.planImage(layer === req.layer && layer.type === 'WMS' && req.parameters.STYLES !== undefined ? { ...request(layer), remote: { style: req.parameters.STYLES } } : request(layer))
         : layer.type === 'VECTOR'
           ? await renderer.planVector(request(layer), await vectorStyleFor(layer.workspace, style || (layer.defaultStyle ?? '')))
           : await renderer.plan(request(layer, style ? await rasterStyleFor(layer.workspace, style) : undefined)))),

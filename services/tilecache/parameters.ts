@@ -1,5 +1,5 @@
 // Parameter filters of a tile layer (GWC ParameterFilter): STYLES and CQL_FILTER always, TIME and
-// ELEVATION when the mosaic has those dimensions. Each distinct normalised set of values is its
+// ELEVATION when the mosaic has those dimensions, VIEWPARAMS on an SQL view layer. Each distinct normalised set of values is its
 // own tile set, named by a stable hash (GWC ParametersUtils.getId is a SHA-1 of the sorted KVP).
 // An administrator narrows CQL_FILTER, TIME and ELEVATION with GWC's own filters (GeoServerLayer
 // parameterFilters, kept in the layer's tile settings): string (a list of values), regex, float and
@@ -7,6 +7,9 @@
 // refuses it ("<value> violates filter for parameter <key>").
 import { createHash } from 'node:crypto'
 import type { LayerInfo } from '../catalog/layers.js'
+import { remoteStylesOf, type CascadeLayerConfig } from '../cascade/store.js'
+import { normalViewParams, parseViewParams, type VirtualTable } from '../vector/virtual-table.js'
+import { isMapwardenError } from '../errors.js'
 import { SeedFieldInvalid } from '../errors.js'
 
 export type ParameterSet = Record<string, string>
@@ -26,8 +29,9 @@ export interface ParameterFilterSetting {
   /** float/integer: how far a value may be from the closest listed one. */
   threshold?: number
 }
-/** The keys the render uses, so the only ones a filter may narrow (STYLES has its style filter). */
-export const FILTERABLE_KEYS = ['CQL_FILTER', 'TIME', 'ELEVATION']
+/** The keys the render uses, so the only ones a filter may narrow (STYLES has its style filter;
+ *  VIEWPARAMS only on an SQL view layer). */
+export const FILTERABLE_KEYS = ['CQL_FILTER', 'TIME', 'ELEVATION', 'VIEWPARAMS']
 export const DEFAULT_PARAMETER_ID = 'default'
 const MAX_VALUE_LENGTH = 4096
 
@@ -85,11 +89,17 @@ export function applyFilter (f: ParameterFilterSetting, value: string): { value:
   }
 }
 
+/** The SQL view of a layer published from GeoServer's JDBC_VIRTUAL_TABLE, if it is one. */
+export function virtualTableOf (layer: LayerInfo): VirtualTable | undefined {
+  return layer.type === 'VECTOR' ? layer.config.virtualTable as VirtualTable | undefined : undefined
+}
+
 export function allowedParameters (layer: LayerInfo): string[] {
   const names = ['STYLES', 'CQL_FILTER']
   const dims = layerDimensions(layer)
   if (dims.has('time')) names.push('TIME')
   if (dims.has('elevation')) names.push('ELEVATION')
+  if (virtualTableOf(layer)) names.push('VIEWPARAMS')
   return names
 }
 
@@ -101,6 +111,21 @@ export function defaultStyleOf (layer: LayerInfo): string | undefined {
 /** The layer's styles a client may name: its default style and its `styles`. */
 export function allowedStyles (layer: LayerInfo): string[] {
   return [...new Set([defaultStyleOf(layer), ...layer.styles].filter((s): s is string => !!s))]
+}
+
+/**
+ * The styles a tile request may name in STYLES and the one drawn without it. A cascaded WMS layer's
+ * are the remote's (selectedRemoteStyles, else all the remote offers), drawn by default with its
+ * forcedRemoteStyle (else the remote's default, ''): each other one is asked of the remote and cached
+ * as its own tile set. A cascaded WMTS layer has none; other layers have their catalog styles.
+ */
+export function tileStyles (layer: LayerInfo): { allowed: string[], default: string | undefined } {
+  if (layer.type === 'WMS') {
+    const c = layer.config as unknown as CascadeLayerConfig
+    return { allowed: remoteStylesOf(c), default: c.forcedRemoteStyle }
+  }
+  if (layer.type === 'WMTS') return { allowed: [], default: undefined }
+  return { allowed: allowedStyles(layer), default: defaultStyleOf(layer) }
 }
 
 /**
@@ -131,15 +156,35 @@ export function normaliseParameters (layer: LayerInfo, raw: Record<string, unkno
       continue
     }
     if (value === '') continue
+    if (name === 'VIEWPARAMS') continue // normalised below, after any filter's default
     if (name === 'STYLES') {
-      const styles = allowedStyles(layer)
-      if (!styles.includes(value)) throw invalid(field, `STYLES=${value}`, `not a style of layer ${layer.qualifiedName}; allowed: ${styles.join(', ') || '(default only)'}`)
-      if (value === defaultStyleOf(layer)) continue
+      const styles = tileStyles(layer)
+      if (!styles.allowed.includes(value)) throw invalid(field, `STYLES=${value}`, `not a style of layer ${layer.qualifiedName}; allowed: ${styles.allowed.join(', ') || '(default only)'}`)
+      if (value === styles.default) continue
     }
     out[name] = value
   }
   for (const f of filters) if (!given.has(f.key) && f.defaultValue !== '' && allowed.includes(f.key)) out[f.key] = f.defaultValue
+  // An SQL view's VIEWPARAMS (what a filter let through, or the value sent) checked with the view's
+  // regexpValidators and in one canonical form, so each distinct set of values is one tile set and
+  // the defaults are the default tiles.
+  const vt = virtualTableOf(layer)
+  const views = out.VIEWPARAMS ?? (filters.some((f) => f.key === 'VIEWPARAMS') ? undefined : Object.entries(raw).find(([k]) => k.toUpperCase() === 'VIEWPARAMS')?.[1])
+  delete out.VIEWPARAMS
+  if (vt && typeof views === 'string' && views.trim() !== '') {
+    let normal: string
+    try { normal = normalViewParams(vt, views.trim()) } catch (err) {
+      if (isMapwardenError(err)) throw invalid(field, 'VIEWPARAMS', err.message)
+      throw err
+    }
+    if (normal !== '') out.VIEWPARAMS = normal
+  }
   return out
+}
+
+/** The viewparams a tile set of an SQL view is drawn with (its normalised VIEWPARAMS). */
+export function viewParamsOf (params: ParameterSet): Record<string, string> | undefined {
+  return params.VIEWPARAMS === undefined ? undefined : parseViewParams(params.VIEWPARAMS, 1)[0]
 }
 
 export function parameterId (params: ParameterSet): string {

@@ -221,6 +221,18 @@ function literal (body: string, parts: Part[], placeholder: RegExp | undefined, 
  * Values for parameters the view does not declare are ignored, as GeoServer does.
  */
 export function bindView (vt: VirtualTable, given: Record<string, string> | undefined): { sql: string, values: string[] } {
+  const valueOf = viewValues(vt, given)
+  const values: string[] = []
+  const sql = compileViewSql(vt.sql, vt.parameters.map((p) => p.name)).map((part) => {
+    if (typeof part === 'string') return part
+    values.push(valueOf.get(part.param)!)
+    return part.cast ? `$${values.length}::text` : `$${values.length}`
+  }).join('')
+  return { sql, values }
+}
+
+/** Each declared parameter's value: the one sent (checked against its regexpValidator) or its default. */
+function viewValues (vt: VirtualTable, given: Record<string, string> | undefined): Map<string, string> {
   const valueOf = new Map<string, string>()
   for (const p of vt.parameters) {
     const sent = given?.[p.name]
@@ -232,13 +244,21 @@ export function bindView (vt: VirtualTable, given: Record<string, string> | unde
     }
     valueOf.set(p.name, v)
   }
-  const values: string[] = []
-  const sql = compileViewSql(vt.sql, vt.parameters.map((p) => p.name)).map((part) => {
-    if (typeof part === 'string') return part
-    values.push(valueOf.get(part.param)!)
-    return part.cast ? `$${values.length}::text` : `$${values.length}`
-  }).join('')
-  return { sql, values }
+  return valueOf
+}
+
+/**
+ * A tile request's VIEWPARAMS for one SQL view, as the tile set is named and drawn by (its parameter
+ * filter's value): parsed as viewparams of one layer, each declared parameter checked as a read checks
+ * it (bindView), parameters the view does not declare and values equal to their default left out,
+ * the rest sorted by name and escaped. '' is the defaults: the same tiles as no VIEWPARAMS.
+ */
+export function normalViewParams (vt: VirtualTable, v: string): string {
+  const given = parseViewParams(v, 1)[0]
+  const values = viewValues(vt, given)
+  const esc = (s: string) => s.replace(/[\\,;:]/g, (c) => `\\${c}`)
+  return vt.parameters.filter((p) => given?.[p.name] !== undefined && values.get(p.name) !== p.defaultValue)
+    .map((p) => p.name).sort().map((n) => `${esc(n)}:${esc(values.get(n)!)}`).join(';')
 }
 
 /** Splits on `sep` where it is not escaped by a backslash; the escapes of `sep` are kept for the next split. */

@@ -20,8 +20,8 @@ export const MVT_BUFFER = 256
 type Bbox = [number, number, number, number]
 
 export interface VectorTilesRequest {
-  /** The layers in order: qualified name (where the data is), MVT layer name, style. */
-  layers: Array<{ layer: string, name: string, style: VectorStyle }>
+  /** The layers in order: qualified name (where the data is), MVT layer name, style, an SQL view's parameters. */
+  layers: Array<{ layer: string, name: string, style: VectorStyle, viewParams?: Record<string, string> }>
   /** The grid set's CRS and each tile's bounds in it (the target's order). */
   crs: string
   tiles: Bbox[]
@@ -47,8 +47,8 @@ export async function planVectorTiles (deps: VectorPlanDeps, req: VectorTilesReq
   const margin = MVT_BUFFER / MVT_EXTENT
   const widen = (b: Bbox): Bbox => [b[0] - (x1 - x0) * margin, b[1] - (y1 - y0) * margin, b[2] + (x1 - x0) * margin, b[3] + (y1 - y0) * margin]
   for (const l of req.layers) {
-    // An SQL view's tiles are of its default parameters (a tile has no viewparams).
-    const data = await deps.layerData(l.layer)
+    // An SQL view's tiles are of its tile set's VIEWPARAMS (else its defaults).
+    const data = await deps.layerData(l.layer, l.viewParams)
     const cql = req.cqlFilter !== undefined && req.cqlFilter.trim() !== '' ? parseEcql(req.cqlFilter, data.schema) : undefined
     const drawn = drawnFilter(l.style, scale, data.schema.attributes)
     if (drawn?.k === 'const' && !drawn.v) continue

@@ -4,18 +4,8 @@
 // GET, applied on the forwarded GetMap (pixels equal the remote's map with that style and format),
 // and a style or format the remote does not offer refused by name.
 import t from 'tap'
-import fs from 'node:fs'
-import { build, ADMIN, BASE, type TestLike } from '../../helper.js'
-import { JSON_TYPE, rgba, startRemote } from '../../fixtures/cascade.js'
-
-async function startStyledRemote (t: TestLike) {
-  const remote = await startRemote(t, 'mw-remote-styles')
-  let res = await remote.call('POST', '/rest/styles?name=gray', fs.readFileSync('test/fixtures/styles/gray-gamma.sld'), 'application/vnd.ogc.sld+xml')
-  if (res.status !== 201) throw new Error(`remote style: ${res.status} ${await res.text()}`)
-  res = await remote.call('PUT', '/rest/layers/remote:world.json', JSON.stringify({ layer: { styles: { style: [{ name: 'gray' }] } } }))
-  if (res.status !== 200) throw new Error(`remote layer styles: ${res.status} ${await res.text()}`)
-  return remote
-}
+import { build, ADMIN, BASE } from '../../helper.js'
+import { JSON_TYPE, rgba, startStyledRemote } from '../../fixtures/cascade.js'
 
 t.test('remote styles and formats of a cascaded WMS layer: stored, returned, forwarded, checked', async (t) => {
   const remote = await startStyledRemote(t)
