@@ -102,10 +102,15 @@ export async function mappedFilter (m: TypeMapping, ctx: FilterContext, filters:
   const parsed: Filter[] = filters.map((f) => f.kind === 'cql' ? parseEcql(f.text, schema) : parseOgcFilter(f.el, { ...schema, localId: (id) => id, xpaths: true }))
   if (ids) parsed.push({ k: 'fid', ids })
 
+  // XPaths with several values a feature (isMultiple on a denormalised source): a comparison holds
+  // where one value matches (ANY) on the built feature as on the rows, but its negation holds where
+  // no value matches, which rows cannot say (a row that does not match is not a feature none of
+  // whose rows does): a NOT naming one is evaluated after the read, as GeoTools evaluates it.
+  const multiple = new Set(m.isDenormalised ? m.attributes.filter((am) => am.isMultiple).map(xpathOf) : [])
   /** Whether the source can answer the node: every name a column, ids on the id column. */
   const sqlable = (f: Filter): boolean => {
     if (f.k === 'and' || f.k === 'or') return sqlable(f.a) && sqlable(f.b)
-    if (f.k === 'not') return sqlable(f.a)
+    if (f.k === 'not') return !namesOf(f.a).some((n) => multiple.has(n)) && sqlable(f.a)
     if (f.k === 'fid') return idColumn !== undefined
     if (f.k === 'bbox') return hasGeometryColumn
     return namesOf(f).every((n) => columns.has(n))
