@@ -15,7 +15,7 @@ import { matches, recordView } from '../filters/evaluate.js'
 import { namesOf, type Selection } from './mapped-filter.js'
 import { evaluate, plainAttribute, type Expr, type Row } from './ocql.js'
 import type { RowQuery, RowSource, SortKeys } from './row-sources.js'
-import type { AttributeMapping, LoadedMapping, Step, TypeMapping } from './type-mapping.js'
+import { localName, prefixOf, type AttributeMapping, type LoadedMapping, type Step, type TypeMapping } from './type-mapping.js'
 
 export const BATCH = 500
 const MAX_CHAIN_DEPTH = 16
@@ -316,7 +316,7 @@ export interface Writer {
   written: Set<string>
 }
 
-const sameStep = (a: Step, b: Step) => a.local === b.local && (a.prefix === '' || b.prefix === '' || a.prefix === b.prefix)
+export const sameStep = (a: Step, b: Step) => a.local === b.local && (a.prefix === '' || b.prefix === '' || a.prefix === b.prefix)
 
 /**
  * Whether an attribute mapping is written under a propertyName selection, and the selection its
@@ -340,8 +340,8 @@ function selected (ctx: ExecContext, m: TypeMapping, am: AttributeMapping, sel: 
   }
   if (!keep || whole || subs.length === 0 || !am.link) return { keep, sub: undefined }
   const child = ctx.mapping.byKey.get(am.link.element)
-  const [p, local] = child && child.targetElement.includes(':') ? child.targetElement.split(':') : ['', child?.targetElement ?? '']
-  const sub = subs.map((r) => r.length > 0 && sameStep(r[0], { prefix: p, local }) ? r.slice(1) : r)
+  const el = child?.targetElement ?? ''
+  const sub = subs.map((r) => r.length > 0 && sameStep(r[0], { prefix: prefixOf(el), local: localName(el) }) ? r.slice(1) : r)
   return { keep, sub: sub.some((r) => r.length === 0) ? undefined : sub }
 }
 
@@ -398,7 +398,7 @@ function buildFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, chains: Cha
   const order = ctx.order(m.targetElement)
   if (order) {
     const rank = (n: Node) => {
-      const local = n.name.slice(n.name.indexOf(':') + 1)
+      const local = localName(n.name)
       const g = n.name.startsWith('gml:') ? GML_FIRST.indexOf(local) : -1
       if (g >= 0) return g
       const i = order.indexOf(local)
@@ -429,7 +429,7 @@ function propertyValues (ctx: ExecContext, root: Node, steps: Step[], w: Writer)
   let at = [root]
   for (const s of steps) {
     at = at.flatMap((n) => {
-      const same = n.children.filter((c) => sameStep(c.name.includes(':') ? { prefix: c.name.split(':')[0], local: c.name.split(':')[1] } : { prefix: '', local: c.name }, s))
+      const same = n.children.filter((c) => sameStep({ prefix: prefixOf(c.name), local: localName(c.name) }, s))
       return s.index !== undefined ? same.slice(s.index - 1, s.index) : same
     })
   }

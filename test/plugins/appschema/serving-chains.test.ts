@@ -2,8 +2,7 @@
 // tables and a GeoPackage of N mapped features (each chained to one of N / 10 denormalised
 // GeologicUnits) answers a whole-type GetFeature with as many statements on the sources for 1,200
 // features as for 20 (the chained GeologicUnits one statement for the page of parents, not one per
-// 500); and a NOT over a multi-valued property answers the same whether it is evaluated in SQL or on
-// the built features (no value matches, as GeoTools evaluates it).
+// 500).
 import t from 'tap'
 import type { Test } from 'tap'
 import fs from 'node:fs'
@@ -16,7 +15,7 @@ import { pgDatabase } from '../../fixtures/pg.js'
 import { writeGeoPackage } from '../../fixtures/vector/files.js'
 import { Database } from '../../../services/storage/sqlite/sqlite-driver.js'
 import { REST, fixtureItems, installCache, putZip, zipItems } from './helpers.js'
-import { GSML, postgisParameters, postgisSources, setup, sourcesIn, validate, wfs } from './serving-helpers.js'
+import { GSML, postgisParameters, setup, sourcesIn, validate, wfs } from './serving-helpers.js'
 
 const SOURCE_TABLE = /"(mappedfeature|geologicunit)"/
 
@@ -111,28 +110,3 @@ for (const [label, open] of [['PostGIS', overPostgis], ['GeoPackage', overGeoPac
     t.same(counts.slice(2), counts.slice(0, 2), `statements for 20 and for 1,200 features (whole, a page): ${counts.join(', ')}`)
   })
 }
-
-t.test('a NOT over a multi-valued property answers the same in SQL (PostGIS) and on the built features (property files): no value matches', async (t) => {
-  const props = await setup(t)
-  const app = await setup(t, sourcesIn(await postgisSources(t)))
-  const ids = (body: string) => [...body.matchAll(/<gsml:GeologicUnit gml:id="([^"]+)"/g)].map((m) => m[1])
-  // gu.25678 is named 'Clifton Formation' and '-Tr2': a NOT of the first leaves it out.
-  const cases = [
-    ['NOT gml:name = \'Clifton Formation\'', ['gu.25682', 'gu.25699']],
-    // The same NOT with a part only the built feature answers (a client property): all of it after the read.
-    ['NOT gml:name = \'Clifton Formation\' AND NOT gml:name/@codeSpace = \'none\'', ['gu.25682', 'gu.25699']],
-    ['NOT (gml:name = \'-Tr2\' OR gml:name = \'Mercia Mudstone Group\')', ['gu.25699']]
-  ] as const
-  for (const [cql, want] of cases) {
-    for (const [label, a] of [['property files', props], ['PostGIS', app]] as const) {
-      const res = await wfs(a, { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: 'gsml:GeologicUnit', CQL_FILTER: cql })
-      t.equal(res.statusCode, 200, res.body.slice(0, 500))
-      t.same(ids(res.body), want, `${label}: ${cql}`)
-      const hits = await wfs(a, { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: 'gsml:GeologicUnit', CQL_FILTER: cql, resultType: 'hits' })
-      t.match(hits.body, `numberMatched="${want.length}"`, `${label}: hits of ${cql}`)
-    }
-  }
-  // Through the chain (always after the read): mf2 and mf3 are specified by gu.25678.
-  const res = await wfs(app, { service: 'WFS', version: '1.1.0', request: 'GetFeature', typeName: 'gsml:MappedFeature', CQL_FILTER: 'NOT gsml:specification/gsml:GeologicUnit/gml:name = \'-Tr2\'' })
-  t.same([...res.body.matchAll(/<gsml:MappedFeature gml:id="([^"]+)"/g)].map((m) => m[1]), ['mf1', 'mf4'])
-})
