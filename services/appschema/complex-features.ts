@@ -3,8 +3,9 @@
 // features (several rows of one id: a denormalised source, whose isMultiple attributes repeat); each
 // AttributeMapping's sourceExpression is evaluated and set at its targetAttribute XPath, with its
 // ClientProperty attributes (one a propertyName leaves out and the schema does not require is not,
-// nor are its chained features read); chained features (linkElement/linkField) are read for a batch
-// of parents at once, one query per chained mapping and batch (never one per feature), and nested to
+// nor are its chained features read); chained features (linkElement/linkField) are read for the
+// whole page of parents in one statement per chained mapping (chainsWithin: a subquery on the
+// parents' own read), else for a batch of parents at once (never one per feature), and nested to
 // any depth. Filters the source cannot answer are evaluated on the built features. Features are
 // written as GML elements of the mapping's namespaces; a feature met twice in one document is
 // written the second time as an xlink:href to the first (gml:id must be unique in a document).
@@ -526,8 +527,9 @@ function leaf (n: Filter, values: Record<string, unknown>, geo: Geo | null | und
 /**
  * The built features of `m` that match the selection, a page of them in the order of `q.sortBy`
  * (else the id's), their properties those of `q.properties` (or of the XPath of `q.values`), in
- * batches: each batch's chained features are read together (one query per chained mapping and
- * batch, none for a chained property left out) before it is built. Without a filter left for after
+ * batches: the chained features of the page read first in one statement per chained mapping
+ * (chainsWithin), else each batch's together (one per chained mapping and batch), none for a
+ * chained property left out, before a batch is built. Without a filter left for after
  * the read, the page is the source's (SQL where it has it); with one, every feature the source
  * selects is built whole and tested, the page taken after, and its features built again with the
  * properties asked for. `stats.queries` counts the chained reads.
