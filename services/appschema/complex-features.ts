@@ -3,8 +3,9 @@
 // features (several rows of one id: a denormalised source, whose isMultiple attributes repeat); each
 // AttributeMapping's sourceExpression is evaluated and set at its targetAttribute XPath, with its
 // ClientProperty attributes (one a propertyName leaves out and the schema does not require is not,
-// nor are its chained features read); chained features (linkElement/linkField) are read for a batch
-// of parents at once, one query per chained mapping and batch (never one per feature), and nested to
+// nor are its chained features read); chained features (linkElement/linkField) are read for the
+// whole page of parents in one statement per chained mapping (chainsWithin: a subquery on the
+// parents' own read), else for a batch of parents at once (never one per feature), and nested to
 // any depth. Filters the source cannot answer are evaluated on the built features. Features are
 // written as GML elements of the mapping's namespaces; a feature met twice in one document is
 // written the second time as an xlink:href to the first (gml:id must be unique in a document).
@@ -13,9 +14,9 @@ import { gml3, envelopeOf, type Geo } from '../wfs/geometry.js'
 import { allOf, type Filter } from '../filters/tree.js'
 import { matches, recordView } from '../filters/evaluate.js'
 import { namesOf, type Selection } from './mapped-filter.js'
-import { evaluate, plainAttribute, type Row } from './ocql.js'
-import type { RowSource, SortKeys } from './row-sources.js'
-import type { AttributeMapping, LoadedMapping, Step, TypeMapping } from './type-mapping.js'
+import { evaluate, plainAttribute, type Expr, type Row } from './ocql.js'
+import type { RowQuery, RowSource, SortKeys } from './row-sources.js'
+import { localName, prefixOf, type AttributeMapping, type LoadedMapping, type Step, type TypeMapping } from './type-mapping.js'
 
 export const BATCH = 500
 const MAX_CHAIN_DEPTH = 16
@@ -59,13 +60,15 @@ const isGeo = (v: unknown): v is Geo => typeof v === 'object' && v !== null && t
   ('coordinates' in (v as object) || 'geometries' in (v as object))
 const textOf = (v: unknown): string => v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v) : String(v)
 
-/** The source column a mapping's ids come from, when the idExpression is one (rows are ordered by it). */
-async function idColumn (ctx: ExecContext, m: TypeMapping): Promise<string | undefined> {
-  const name = m.idExpression ? plainAttribute(m.idExpression) : undefined
+/** The column of `m`'s source an attribute name of its expressions is, matched case-insensitively. */
+async function columnOf (ctx: ExecContext, m: TypeMapping, name: string | undefined): Promise<string | undefined> {
   if (!name) return undefined
   const cols = await ctx.sourceOf(m).attributes(m.sourceType)
   return cols.find((c) => c === name) ?? cols.find((c) => c.toLowerCase() === name.toLowerCase())
 }
+
+/** The source column a mapping's ids come from, when the idExpression is one (rows are ordered by it). */
+const idColumn = (ctx: ExecContext, m: TypeMapping) => columnOf(ctx, m, m.idExpression ? plainAttribute(m.idExpression) : undefined)
 
 export function featureId (m: TypeMapping, row: Row): string {
   const v = m.idExpression ? evaluate(m.idExpression, row) : row.id
@@ -92,30 +95,41 @@ const idCmp = (col: string, op: '>=' | '<=', v: unknown): Filter => ({ k: 'cmp',
  * read, BATCH ids a statement, and handed on in the page's order.
  */
 export async function * groupedFeatures (ctx: ExecContext, m: TypeMapping, filter?: Filter, page: Page = { offset: 0, limit: Infinity }, sortBy?: SortKeys): AsyncGenerator<Grouped> {
-  if (page.limit <= 0) return
+  yield * readPlan(ctx, m, await planRead(ctx, m, filter, page, sortBy))
+}
+
+/** How a page of a mapping's features is read: the rows of one query grouped by id (then `page` of
+ *  those groups), or the features of known ids (values of the id column `column`), or none. */
+type ReadPlan = { kind: 'rows', query: RowQuery, page: Page } | { kind: 'ids', column: string, ids: unknown[] } | { kind: 'none' }
+
+async function * readPlan (ctx: ExecContext, m: TypeMapping, plan: ReadPlan): AsyncGenerator<Grouped> {
+  if (plan.kind === 'rows') yield * grouped(ctx, m, ctx.sourceOf(m).rows(m.sourceType, plan.query), plan.page)
+  else if (plan.kind === 'ids') yield * byIds(ctx, m, plan.column, plan.ids)
+}
+
+/** groupedFeatures' read of a page (see there): the statements finding where the page starts and ends are sent here. */
+async function planRead (ctx: ExecContext, m: TypeMapping, filter: Filter | undefined, page: Page, sortBy: SortKeys | undefined): Promise<ReadPlan> {
+  if (page.limit <= 0) return { kind: 'none' }
   const source = ctx.sourceOf(m)
   const orderBy = await idColumn(ctx, m)
   const limit = Number.isFinite(page.limit) ? page.limit : undefined
   const sorted = sortBy !== undefined && sortBy.length > 0
+  const all: Page = { offset: 0, limit: page.limit }
   // Whether the rows the source selects, in their order, are whole features one after another.
   const whole = !m.isDenormalised || (!sorted && (!filter || (filter.k === 'in' && filter.e.k === 'property' && filter.e.name === orderBy)))
   if (orderBy && source.distinct) {
     if (!whole) {
       const ids = await source.distinct(m.sourceType, { column: orderBy, ...(filter ? { filter } : {}), ...(sorted ? { sortBy } : {}), offset: page.offset, ...(limit !== undefined ? { limit } : {}) })
-      yield * byIds(ctx, m, orderBy, ids)
-      return
+      return { kind: 'ids', column: orderBy, ids }
     }
-    if (sorted) {
-      // One row a feature, in the requested order: the page is the sorted rows' (OFFSET, LIMIT).
-      yield * grouped(ctx, m, source.rows(m.sourceType, { ...(filter ? { filter } : {}), orderBy, sortBy, offset: page.offset, ...(limit !== undefined ? { limit } : {}) }), { offset: 0, limit: page.limit })
-      return
-    }
+    // One row a feature, in the requested order: the page is the sorted rows' (OFFSET, LIMIT).
+    if (sorted) return { kind: 'rows', query: { ...(filter ? { filter } : {}), orderBy, sortBy, offset: page.offset, ...(limit !== undefined ? { limit } : {}) }, page: all }
     /** The id of the page's n-th feature (from 0), undefined past the last. */
     const idAt = async (n: number) => (await source.distinct!(m.sourceType, { column: orderBy, ...(filter ? { filter } : {}), offset: n, limit: 1 }))[0]
     const range: Filter[] = filter ? [filter] : []
     if (page.offset > 0) {
       const first = await idAt(page.offset)
-      if (first === undefined) return
+      if (first === undefined) return { kind: 'none' }
       range.push(idCmp(orderBy, '>=', first))
     }
     // Several rows a feature: the rows up to the page's last id (none past the last feature).
@@ -125,8 +139,7 @@ export async function * groupedFeatures (ctx: ExecContext, m: TypeMapping, filte
     }
     const from = allOf(range)
     // One row a feature unless denormalised: the page's rows are its features'.
-    yield * grouped(ctx, m, source.rows(m.sourceType, { ...(from ? { filter: from } : {}), orderBy, ...(limit !== undefined && !m.isDenormalised ? { limit } : {}) }), { offset: 0, limit: page.limit })
-    return
+    return { kind: 'rows', query: { ...(from ? { filter: from } : {}), orderBy, ...(limit !== undefined && !m.isDenormalised ? { limit } : {}) }, page: all }
   }
   if (!whole && orderBy) {
     // The ids in the order of their first row (rows of one feature may sort apart), then a page of them.
@@ -136,10 +149,9 @@ export async function * groupedFeatures (ctx: ExecContext, m: TypeMapping, filte
       const id = featureId(m, row)
       if (!seen.has(id)) { seen.add(id); ids.push(row.values[orderBy]) }
     }
-    yield * byIds(ctx, m, orderBy, ids.slice(page.offset, limit !== undefined ? page.offset + limit : undefined))
-    return
+    return { kind: 'ids', column: orderBy, ids: ids.slice(page.offset, limit !== undefined ? page.offset + limit : undefined) }
   }
-  yield * grouped(ctx, m, source.rows(m.sourceType, { ...(filter ? { filter } : {}), ...(orderBy ? { orderBy } : {}), ...(sorted ? { sortBy } : {}) }), page)
+  return { kind: 'rows', query: { ...(filter ? { filter } : {}), ...(orderBy ? { orderBy } : {}), ...(sorted ? { sortBy } : {}) }, page }
 }
 
 /** The whole features of these ids (values of the id column), BATCH ids a statement, in the ids' order. */
@@ -166,14 +178,8 @@ async function * grouped (ctx: ExecContext, m: TypeMapping, rows: AsyncIterable<
   if (current && n >= page.offset) yield current
 }
 
-/** The source column of a chained mapping's link field, matched case-insensitively. */
-async function linkColumn (ctx: ExecContext, m: TypeMapping, field: string): Promise<string | undefined> {
-  const e = m.linkFields.get(field)
-  const name = e ? plainAttribute(e) : undefined
-  if (!name) return undefined
-  const cols = await ctx.sourceOf(m).attributes(m.sourceType)
-  return cols.find((c) => c === name) ?? cols.find((c) => c.toLowerCase() === name.toLowerCase())
-}
+/** The source column of a chained mapping's link field. */
+const linkColumn = (ctx: ExecContext, m: TypeMapping, field: string) => { const e = m.linkFields.get(field); return columnOf(ctx, m, e ? plainAttribute(e) : undefined) }
 
 /** Chained features of the parents' link values: mapping key + link field -> value -> features. */
 type Chains = Map<string, Map<string, Grouped[]>>
@@ -217,6 +223,62 @@ async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped
   }
 }
 
+/** How deep chained reads nest as subqueries; deeper chains are read per batch of parents. */
+const WITHIN_DEPTH = 4
+
+/**
+ * The chained features of every parent a read selects, one statement per chained mapping whatever
+ * the number of parents: the chained mapping's rows whose link column is among the parents' link
+ * column values of the parents' own read (`link IN (SELECT parent_link FROM parent WHERE <the same
+ * filter> <the same page>)`), nested for a chain's chains. Undefined where a chained property of
+ * the selection cannot be read so (its link or the parent's value not a column, another data
+ * store, a denormalised chained type linked by another column than its id, or deeper than
+ * WITHIN_DEPTH): those are read per batch of parents (resolveChains).
+ */
+async function chainsWithin (ctx: ExecContext, m: TypeMapping, parent: RowQuery, stats: { queries: number }, sel: Properties): Promise<Chains | undefined> {
+  interface Step { am: AttributeMapping, child: TypeMapping, query: RowQuery, linkExpr: Expr | undefined, next: Step[] }
+  const plan = async (m: TypeMapping, parent: RowQuery, sel: Properties, path: string[]): Promise<Step[] | undefined> => {
+    const steps: Step[] = []
+    for (const am of m.attributes) {
+      if (!am.link || !am.sourceExpression) continue
+      const { keep, sub } = selected(ctx, m, am, sel)
+      if (!keep) continue
+      const child = ctx.mapping.byKey.get(am.link.element)
+      if (!child) continue
+      if (path.length >= WITHIN_DEPTH || path.includes(child.key) || ctx.sourceOf(child) !== ctx.sourceOf(m)) return undefined
+      const value = await columnOf(ctx, m, plainAttribute(am.sourceExpression))
+      const column = await linkColumn(ctx, child, am.link.field)
+      const childId = await idColumn(ctx, child)
+      if (!value || !column || (child.isDenormalised && column !== childId)) return undefined
+      const query: RowQuery = { within: { column, type: m.sourceType, value, query: parent }, ...(childId ? { orderBy: childId } : {}) }
+      const next = await plan(child, query, sub, [...path, child.key])
+      if (!next) return undefined
+      steps.push({ am, child, query, linkExpr: child.linkFields.get(am.link.field), next })
+    }
+    return steps
+  }
+  const steps = await plan(m, parent, sel, [m.key])
+  if (!steps) return undefined
+  const into: Chains = new Map()
+  const read = async (steps: Step[]): Promise<void> => {
+    for (const st of steps) {
+      const key = `${st.child.key}\u0000${st.am.link!.field}`
+      const byValue = into.get(key) ?? new Map<string, Grouped[]>()
+      into.set(key, byValue)
+      stats.queries++
+      for await (const g of grouped(ctx, st.child, ctx.sourceOf(st.child).rows(st.child.sourceType, st.query), { offset: 0, limit: Infinity })) {
+        const v = st.linkExpr ? evaluate(st.linkExpr, g.rows[0]) : g.id
+        if (v === null || v === undefined) continue
+        const list = byValue.get(textOf(v)) ?? []
+        if (!list.some((h) => h.id === g.id)) byValue.set(textOf(v), [...list, g])
+      }
+      await read(st.next)
+    }
+  }
+  await read(steps)
+  return into
+}
+
 /** The rows an attribute takes values from: every row when it repeats, else the feature's first. */
 function rowsFor (m: TypeMapping, am: AttributeMapping, f: Grouped): Row[] {
   return am.isMultiple || am.link ? distinctRows(am, f.rows) : f.rows.slice(0, 1)
@@ -255,7 +317,7 @@ export interface Writer {
   written: Set<string>
 }
 
-const sameStep = (a: Step, b: Step) => a.local === b.local && (a.prefix === '' || b.prefix === '' || a.prefix === b.prefix)
+export const sameStep = (a: Step, b: Step) => a.local === b.local && (a.prefix === '' || b.prefix === '' || a.prefix === b.prefix)
 
 /**
  * Whether an attribute mapping is written under a propertyName selection, and the selection its
@@ -279,8 +341,8 @@ function selected (ctx: ExecContext, m: TypeMapping, am: AttributeMapping, sel: 
   }
   if (!keep || whole || subs.length === 0 || !am.link) return { keep, sub: undefined }
   const child = ctx.mapping.byKey.get(am.link.element)
-  const [p, local] = child && child.targetElement.includes(':') ? child.targetElement.split(':') : ['', child?.targetElement ?? '']
-  const sub = subs.map((r) => r.length > 0 && sameStep(r[0], { prefix: p, local }) ? r.slice(1) : r)
+  const el = child?.targetElement ?? ''
+  const sub = subs.map((r) => r.length > 0 && sameStep(r[0], { prefix: prefixOf(el), local: localName(el) }) ? r.slice(1) : r)
   return { keep, sub: sub.some((r) => r.length === 0) ? undefined : sub }
 }
 
@@ -337,7 +399,7 @@ function buildFeature (ctx: ExecContext, m: TypeMapping, f: Grouped, chains: Cha
   const order = ctx.order(m.targetElement)
   if (order) {
     const rank = (n: Node) => {
-      const local = n.name.slice(n.name.indexOf(':') + 1)
+      const local = localName(n.name)
       const g = n.name.startsWith('gml:') ? GML_FIRST.indexOf(local) : -1
       if (g >= 0) return g
       const i = order.indexOf(local)
@@ -368,7 +430,7 @@ function propertyValues (ctx: ExecContext, root: Node, steps: Step[], w: Writer)
   let at = [root]
   for (const s of steps) {
     at = at.flatMap((n) => {
-      const same = n.children.filter((c) => sameStep(c.name.includes(':') ? { prefix: c.name.split(':')[0], local: c.name.split(':')[1] } : { prefix: '', local: c.name }, s))
+      const same = n.children.filter((c) => sameStep({ prefix: prefixOf(c.name), local: localName(c.name) }, s))
       return s.index !== undefined ? same.slice(s.index - 1, s.index) : same
     })
   }
@@ -465,8 +527,9 @@ function leaf (n: Filter, values: Record<string, unknown>, geo: Geo | null | und
 /**
  * The built features of `m` that match the selection, a page of them in the order of `q.sortBy`
  * (else the id's), their properties those of `q.properties` (or of the XPath of `q.values`), in
- * batches: each batch's chained features are read together (one query per chained mapping and
- * batch, none for a chained property left out) before it is built. Without a filter left for after
+ * batches: the chained features of the page read first in one statement per chained mapping
+ * (chainsWithin), else each batch's together (one per chained mapping and batch), none for a
+ * chained property left out, before a batch is built. Without a filter left for after
  * the read, the page is the source's (SQL where it has it); with one, every feature the source
  * selects is built whole and tested, the page taken after, and its features built again with the
  * properties asked for. `stats.queries` counts the chained reads.
@@ -478,9 +541,12 @@ export async function * selectedFeatures (ctx: ExecContext, m: TypeMapping, sel:
   let skipped = 0
   let taken = 0
   let batch: Grouped[] = []
+  const plan = await planRead(ctx, m, sel.sql, post ? { offset: 0, limit: Infinity } : page, q.sortBy)
+  // The chained features of the whole page in one statement per chained mapping where they can be.
+  const within = plan.kind === 'rows' ? await chainsWithin(ctx, m, plan.query, stats, post ? undefined : props) : undefined
   const flush = async (): Promise<Node[]> => {
-    const chains: Chains = new Map()
-    await resolveChains(ctx, m, batch, 0, chains, stats, post ? undefined : props)
+    const chains: Chains = within ?? new Map()
+    if (!within) await resolveChains(ctx, m, batch, 0, chains, stats, post ? undefined : props)
     const features = batch
     batch = []
     if (!post) return features.map((f) => buildFeature(ctx, m, f, chains, props))
@@ -492,7 +558,7 @@ export async function * selectedFeatures (ctx: ExecContext, m: TypeMapping, sel:
     taken += wanted.length
     return wanted.map((e) => props ? buildFeature(ctx, m, e.f, chains, props) : e.n)
   }
-  for await (const f of groupedFeatures(ctx, m, sel.sql, post ? undefined : page, q.sortBy)) {
+  for await (const f of readPlan(ctx, m, plan)) {
     batch.push(f)
     if (batch.length >= BATCH) {
       const out = await flush()

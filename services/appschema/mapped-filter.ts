@@ -75,8 +75,17 @@ const conjuncts = (f: Filter): Filter[] => f.k === 'and' ? [...conjuncts(f.a), .
 /** The XPath a filter, a sortBy or a propertyName names an attribute mapping by (`gml:name`, `a/b[2]/c`). */
 export const xpathOf = (am: AttributeMapping): string => am.target.map(stepName).join('/')
 
+/** What a mapping's plain columns are: XPath -> column, each column's filter type, a lookup of a
+ *  source attribute's column (case-insensitive) and the first mapped geometry (XPath and column). */
+export interface MappedColumns {
+  columns: Map<string, string>
+  kinds: Map<string, string>
+  column: (name: string) => string | undefined
+  geometry?: { xpath: string, column: string }
+}
+
 /** The mapped XPaths that are a plain source attribute: XPath -> column, and the column's filter type. */
-export async function mappedColumns (m: TypeMapping, source: RowSource): Promise<{ columns: Map<string, string>, kinds: Map<string, string>, column: (name: string) => string | undefined }> {
+export async function mappedColumns (m: TypeMapping, source: RowSource): Promise<MappedColumns> {
   const kinds = await source.kinds(m.sourceType)
   const column = (name: string) => [...kinds.keys()].find((c) => c === name) ?? [...kinds.keys()].find((c) => c.toLowerCase() === name.toLowerCase())
   const columns = new Map<string, string>()
@@ -86,28 +95,33 @@ export async function mappedColumns (m: TypeMapping, source: RowSource): Promise
     const name = xpathOf(am)
     if (col && !columns.has(name)) columns.set(name, col)
   }
-  return { columns, kinds, column }
+  const g = [...columns].find(([, c]) => kinds.get(c) === 'Geometry')
+  return { columns, kinds, column, ...(g ? { geometry: { xpath: g[0], column: g[1] } } : {}) }
 }
 
-export async function mappedFilter (m: TypeMapping, ctx: FilterContext, filters: MappedQueryFilter[], ids: string[] | undefined, crs: string): Promise<Selection> {
+export async function mappedFilter (m: TypeMapping, ctx: FilterContext, filters: MappedQueryFilter[], ids: string[] | undefined, crs: string, mapped?: MappedColumns): Promise<Selection> {
   if (filters.length === 0 && !ids) return {}
   // XPaths mapped to a plain column of this mapping's own source: what SQL can answer.
-  const { columns, kinds, column } = await mappedColumns(m, ctx.sourceOf(m))
+  const { columns, column, geometry } = mapped ?? await mappedColumns(m, ctx.sourceOf(m))
   const xpaths = new Map<string, string>()
   await xpathsOf(ctx, m, '', 0, new Set([m.key]), xpaths)
   const attributes: FilterAttribute[] = [...xpaths].map(([name, type]) => ({ name, type }))
   const idColumn = m.idExpression && plainAttribute(m.idExpression) ? column(plainAttribute(m.idExpression)!) : undefined
-  const hasGeometryColumn = [...columns.values()].some((c) => kinds.get(c) === 'Geometry')
   const schema = { attributes, crs, paths: true }
   const parsed: Filter[] = filters.map((f) => f.kind === 'cql' ? parseEcql(f.text, schema) : parseOgcFilter(f.el, { ...schema, localId: (id) => id, xpaths: true }))
   if (ids) parsed.push({ k: 'fid', ids })
 
+  // XPaths with several values a feature (isMultiple on a denormalised source): a comparison holds
+  // where one value matches (ANY) on the built feature as on the rows, but its negation holds where
+  // no value matches, which rows cannot say (a row that does not match is not a feature none of
+  // whose rows does): a NOT naming one is evaluated after the read, as GeoTools evaluates it.
+  const multiple = new Set(m.isDenormalised ? m.attributes.filter((am) => am.isMultiple).map(xpathOf) : [])
   /** Whether the source can answer the node: every name a column, ids on the id column. */
   const sqlable = (f: Filter): boolean => {
     if (f.k === 'and' || f.k === 'or') return sqlable(f.a) && sqlable(f.b)
-    if (f.k === 'not') return sqlable(f.a)
+    if (f.k === 'not') return !namesOf(f.a).some((n) => multiple.has(n)) && sqlable(f.a)
     if (f.k === 'fid') return idColumn !== undefined
-    if (f.k === 'bbox') return hasGeometryColumn
+    if (f.k === 'bbox') return geometry !== undefined
     return namesOf(f).every((n) => columns.has(n))
   }
   const rename = (e: Expression): Expression => e.k === 'property' ? { k: 'property', name: columns.get(e.name) ?? e.name } : e

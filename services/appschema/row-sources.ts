@@ -13,7 +13,7 @@ import { filterType } from '../filters/bindings.js'
 import { decodeGeometry, envelopeOf, type Geo } from '../wfs/geometry.js'
 import { checkPostgisParams, connectionSettings } from '../datastores/params.js'
 import { isMapwardenError } from '../errors.js'
-import type { VectorSource, TypeSchema } from '../vector/source.js'
+import type { ReadQuery, VectorSource, TypeSchema } from '../vector/source.js'
 import type { PostgisSourceOptions } from '../vector/postgis-source.js'
 import type { GeoPackageSourceOptions } from '../vector/geopackage-source.js'
 import { resolveRef } from './references.js'
@@ -29,6 +29,10 @@ export interface RowQuery {
   /** Skip this many rows, then at most `limit` of them. */
   offset?: number
   limit?: number
+  /** Only the rows whose `column` is among the values of `value` in the rows `query` reads of
+   *  `type` (another type of the same source, its page included): one statement where the source
+   *  has SQL (a chained mapping's features for a page of parents). */
+  within?: { column: string, type: string, value: string, query: RowQuery }
 }
 
 export type SortKeys = Array<{ name: string, descending: boolean }>
@@ -125,7 +129,7 @@ function propertySource (dir: string): RowSource {
     if (typeof t !== 'string') cache.set(type, { mtime: st.mtimeMs, t })
     return t
   }
-  return {
+  const source: RowSource = {
     async check (type) { const t = await load(type); return typeof t === 'string' ? t : undefined },
     async attributes (type) { const t = await load(type); return typeof t === 'string' ? [] : t.attributes.map((a) => a.name) },
     async srid (type) { const t = await load(type); return typeof t === 'string' ? undefined : t.attributes.find((a) => GEOMETRY.test(a.type))?.srid },
@@ -146,6 +150,12 @@ function propertySource (dir: string): RowSource {
       if (typeof t === 'string') throw new Error(t)
       const geomName = t.attributes.find((a) => GEOMETRY.test(a.type))?.name
       let rows = t.rows
+      if (q.within) {
+        const w = q.within
+        const wanted = new Set<string>()
+        for await (const r of source.rows(w.type, w.query)) { const v = r.values[w.value]; if (v !== null && v !== undefined) wanted.add(String(v)) }
+        rows = rows.filter((r) => wanted.has(String(r.values[w.column])))
+      }
       if (q.filter) {
         const f = q.filter
         rows = rows.filter((r) => {
@@ -177,6 +187,20 @@ function propertySource (dir: string): RowSource {
     },
     async close () {}
   }
+  return source
+}
+
+/** A read of rows as the vector source's read: orderBy after sortBy, a `within` read likewise. */
+function readQuery (type: string, q: RowQuery): ReadQuery {
+  const sortBy = [...(q.sortBy ?? []), ...(q.orderBy ? [{ name: q.orderBy, descending: false }] : [])]
+  return {
+    type,
+    ...(q.filter ? { filter: q.filter } : {}),
+    ...(sortBy.length > 0 ? { sortBy } : {}),
+    ...(q.offset ? { offset: q.offset } : {}),
+    ...(q.limit !== undefined ? { limit: q.limit } : {}),
+    ...(q.within ? { within: { column: q.within.column, value: q.within.value, query: readQuery(q.within.type, q.within.query) } } : {})
+  }
 }
 
 function vectorRows (source: VectorSource): RowSource {
@@ -198,8 +222,7 @@ function vectorRows (source: VectorSource): RowSource {
       const schema = await describe(type)
       if (!schema) throw new Error(`${type} is not a table or view of the source`)
       const geom = schema.geometry?.name
-      const sortBy = [...(q.sortBy ?? []), ...(q.orderBy ? [{ name: q.orderBy, descending: false }] : [])]
-      for await (const f of source.readFeatures({ type, ...(q.filter ? { filter: q.filter } : {}), ...(sortBy.length > 0 ? { sortBy } : {}), ...(q.offset ? { offset: q.offset } : {}), ...(q.limit !== undefined ? { limit: q.limit } : {}), geometryFormat: 'geojson' })) {
+      for await (const f of source.readFeatures({ ...readQuery(type, q), geometryFormat: 'geojson' })) {
         const values = { ...f.properties }
         if (geom) values[geom] = decodeGeometry(f.geometry)
         yield { id: f.id ?? '', values }

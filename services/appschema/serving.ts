@@ -15,11 +15,11 @@ import { escapeXml } from '../xml-escape.js'
 import { isMapwardenError, WfsFeatureNotFound, WfsInvalidParameter } from '../errors.js'
 import { attributesOf, emptySchemaSet, loadSchema, qkey, type AttributeInfo, type SchemaSet } from './schemas.js'
 import { readLoc, resolveRef } from './references.js'
-import { loadMapping, parseSteps, type LoadedMapping, type Step, type TypeMapping } from './type-mapping.js'
+import { loadMapping, localName, parseSteps, prefixOf, type LoadedMapping, type Step, type TypeMapping } from './type-mapping.js'
 import { openRowSource, type Openers, type RowSource } from './row-sources.js'
-import { countFeatures, encodedFeatures, groupedFeatures, type ExecContext, type FeatureQuery, type Writer } from './complex-features.js'
+import { countFeatures, encodedFeatures, groupedFeatures, sameStep, type ExecContext, type FeatureQuery, type Writer } from './complex-features.js'
 import type { StoreConfig } from './store.js'
-import { mappedColumns, mappedFilter, xpathOf, type MappedQueryFilter } from './mapped-filter.js'
+import { mappedColumns, mappedFilter, xpathOf, type MappedColumns, type MappedQueryFilter } from './mapped-filter.js'
 
 export const GML32_NS = 'http://www.opengis.net/gml/3.2'
 const x = (s: string) => escapeXml(s)
@@ -94,8 +94,7 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
     }
     const orders = new Map<string, AttributeInfo[] | undefined>()
     for (const m of mapping.mappings) {
-      const [p, local] = m.targetElement.includes(':') ? m.targetElement.split(':') : ['', m.targetElement]
-      const decl = set.elements.get(qkey(mapping.namespaces.get(p) ?? '', local))
+      const decl = set.elements.get(qkey(mapping.namespaces.get(prefixOf(m.targetElement)) ?? '', localName(m.targetElement)))
       orders.set(m.targetElement, decl ? attributesOf(set, decl) : undefined)
     }
     return { mapping, sources, set, orders }
@@ -122,7 +121,7 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
 
   const mappingOf = (l: Loaded, nativeName: string): TypeMapping | undefined =>
     l.mapping.mappings.find((m) => m.mappingName === nativeName) ??
-    l.mapping.mappings.find((m) => !m.mappingName && m.targetElement.slice(m.targetElement.indexOf(':') + 1) === nativeName)
+    l.mapping.mappings.find((m) => !m.mappingName && localName(m.targetElement) === nativeName)
 
   /**
    * How a request's geometries are written: the data's CRS `dataCrs`, reprojected to the srsName
@@ -154,12 +153,11 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
   const requestSteps = (m: TypeMapping, xpath: string, locator: string): Step[] => {
     let steps: Step[]
     try { steps = parseSteps(xpath) } catch (err) { throw WfsInvalidParameter(locator, JSON.stringify(xpath.slice(0, 80)), (err as Error).message) }
-    const [p, local] = m.targetElement.includes(':') ? m.targetElement.split(':') : ['', m.targetElement]
-    if (steps.length > 0 && steps[0].local === local && (steps[0].prefix === '' || steps[0].prefix === p)) steps = steps.slice(1)
+    if (steps.length > 0 && sameStep(steps[0], { prefix: prefixOf(m.targetElement), local: localName(m.targetElement) })) steps = steps.slice(1)
     if (steps.length === 0) throw WfsInvalidParameter(locator, JSON.stringify(xpath.slice(0, 80)), `names no property of ${m.targetElement}`)
     // A step must lead somewhere the mapping writes (a mapped XPath, a parent or a part of one).
     const maps = (am: TypeMapping['attributes'][number]) => am.target.length > 0 && am.target.slice(0, Math.min(steps.length, am.target.length))
-      .every((t, i) => t.local === steps[i].local && (steps[i].prefix === '' || steps[i].prefix === t.prefix))
+      .every((t, i) => sameStep(t, steps[i]))
     if (!m.attributes.some(maps)) throw WfsInvalidParameter(locator, JSON.stringify(xpath.slice(0, 80)), `${m.targetElement} maps ${[...new Set(m.attributes.filter((am) => am.target.length > 0).map((am) => am.targetText.trim()))].join(', ')}`)
     return steps
   }
@@ -167,19 +165,18 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
   /** GetPropertyValue's valueReference: a mapped XPath, at most down to a chained feature's property (the feature is its value). */
   const valueSteps = (m: TypeMapping, xpath: string): Step[] => {
     const steps = requestSteps(m, xpath, 'valueReference')
-    const chained = m.attributes.find((am) => am.link && steps.length > am.target.length && am.target.every((t, i) => t.local === steps[i].local && (steps[i].prefix === '' || steps[i].prefix === t.prefix)))
+    const chained = m.attributes.find((am) => am.link && steps.length > am.target.length && am.target.every((t, i) => sameStep(t, steps[i])))
     if (chained) throw WfsInvalidParameter('valueReference', JSON.stringify(xpath.slice(0, 80)), `reaches into the chained feature of ${chained.targetText.trim()}: ask for ${chained.targetText.trim()} itself`)
     return steps
   }
 
   /** sortBy on mapped XPaths: each must map to a source column (not the geometry), else it is refused naming those that do. */
-  const sortColumns = async (m: TypeMapping, source: RowSource, sortBy: NonNullable<ComplexQueryType['sortBy']>) => {
-    const { columns, kinds } = await mappedColumns(m, source)
+  const sortColumns = (m: TypeMapping, { columns, kinds }: MappedColumns, sortBy: NonNullable<ComplexQueryType['sortBy']>) => {
     const sortable = m.attributes.filter((am) => kinds.get(columns.get(xpathOf(am)) ?? '') !== undefined && kinds.get(columns.get(xpathOf(am))!) !== 'Geometry')
     return sortBy.map((s) => {
       const steps = requestSteps(m, s.name, 'sortBy')
       const am = sortable.find((a) => a.target.length === steps.length &&
-        a.target.every((t, i) => t.local === steps[i].local && (steps[i].prefix === '' || steps[i].prefix === t.prefix) && (t.index ?? 1) === (steps[i].index ?? 1)))
+        a.target.every((t, i) => sameStep(t, steps[i]) && (t.index ?? 1) === (steps[i].index ?? 1)))
       if (!am) throw WfsInvalidParameter('sortBy', JSON.stringify(s.name.slice(0, 80)), `not mapped to a source column; ${m.targetElement} sorts by ${[...new Set(sortable.map((a) => a.targetText.trim()))].join(', ') || 'none of its XPaths'}`)
       return { name: columns.get(xpathOf(am))!, descending: s.descending }
     })
@@ -204,15 +201,15 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
         const srs = t.srs ?? (srid ? `EPSG:${srid}` : undefined)
         const ctx = contextOf(l, req.version, srs, t.srsName)
         const src = ctx.sourceOf(m)
-        const filter = await mappedFilter(m, ctx, t.filters, t.ids, srs ?? 'EPSG:4326')
+        const mapped = await mappedColumns(m, src)
+        const filter = await mappedFilter(m, ctx, t.filters, t.ids, srs ?? 'EPSG:4326', mapped)
         if (t.bbox) {
           // The BBOX parameter: the mapped geometry's source column meets the envelope (in its CRS).
-          const { columns, kinds } = await mappedColumns(m, src)
-          if (![...columns.values()].some((c) => kinds.get(c) === 'Geometry')) throw WfsInvalidParameter('bbox', '', `${m.targetElement} maps no geometry`)
+          if (!mapped.geometry) throw WfsInvalidParameter('bbox', '', `${m.targetElement} maps no geometry`)
           filter.sql = allOf([...(filter.sql ? [filter.sql] : []), { k: 'bbox', env: t.bbox }])
         }
         const q: FeatureQuery = {
-          ...(t.sortBy ? { sortBy: await sortColumns(m, src, t.sortBy) } : {}),
+          ...(t.sortBy ? { sortBy: sortColumns(m, mapped, t.sortBy) } : {}),
           ...(t.properties ? { properties: t.properties.map((p) => requestSteps(m, p, 'propertyName')) } : {}),
           ...(req.valueReference !== undefined ? { values: valueSteps(m, req.valueReference) } : {})
         }
@@ -295,8 +292,8 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
       if (!m) throw new Error(`no mapping for ${nativeName}`)
       const ctx = contextOf(l, '2.0.0', undefined)
       const src = ctx.sourceOf(m)
-      const { columns, kinds } = await mappedColumns(m, src)
-      const geometry = [...columns.values()].find((c) => kinds.get(c) === 'Geometry')
+      const { columns, geometry: mappedGeometry } = await mappedColumns(m, src)
+      const geometry = mappedGeometry?.column
       const srid = srs === undefined ? await src.srid(m.sourceType) : undefined
       const dataCrs = srs ?? (srid ? `EPSG:${srid}` : 'EPSG:4326')
       return {
@@ -357,8 +354,7 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
           if (!s || typeof s === 'string') continue
           const why = await s.check(m.sourceType)
           if (why) { problems.push({ file: m.file, element: `FeatureTypeMapping (${m.targetElement})`, message: `data store "${m.sourceDataStore}" cannot be read: sourceType ${m.sourceType}: ${why}` }); continue }
-          const { columns, kinds } = await mappedColumns(m, s)
-          const geometry = m.attributes.find((am) => kinds.get(columns.get(xpathOf(am)) ?? '') === 'Geometry')
+          const { geometry } = await mappedColumns(m, s)
           if (!geometry) continue
           const srid = await s.srid(m.sourceType)
           const bounds = await s.bounds(m.sourceType)
@@ -366,7 +362,7 @@ export function createComplexServing ({ dataDir, openers }: { dataDir: string, o
           types.push({
             targetElement: m.targetElement,
             ...(m.mappingName ? { mappingName: m.mappingName } : {}),
-            geometry: geometry.targetText.trim(),
+            geometry: geometry.xpath,
             ...(srid ? { srs: `EPSG:${srid}` } : {}),
             ...(bounds ? { nativeBbox: bounds } : {}),
             ...(lonLat && lonLat.every(Number.isFinite) ? { latLonBbox: lonLat } : {})

@@ -52,7 +52,8 @@ export interface Described extends TypeSchema {
 }
 
 /** The WHERE conditions of a query (the R-tree and the exact test for a bbox, the filter), values pushed on `values`. */
-export function gpkgWhere (d: Described, q: Pick<ReadQuery, 'bbox' | 'filter'>, check: (name: string) => string, values: unknown[]): string[] {
+export function gpkgWhere (d: Described, q: Pick<ReadQuery, 'bbox' | 'filter' | 'within'>, check: (name: string) => string, values: unknown[],
+  sub?: (w: NonNullable<ReadQuery['within']>) => string): string[] {
   const g = d.geometry ? quoteSqliteName(d.geometry.name) : undefined
   const key = d.keyIsColumn ? quoteSqliteName(d.key) : 'rowid'
   const where: string[] = []
@@ -96,23 +97,37 @@ export function gpkgWhere (d: Described, q: Pick<ReadQuery, 'bbox' | 'filter'>, 
     where.push(f.sql)
     values.push(...f.params)
   }
+  if (q.within) {
+    if (!sub) throw InvalidFeatureQuery(`${d.name}: a read within another type's rows needs that type's description`)
+    where.push(`${check(q.within.column)} IN (${sub(q.within)})`)
+  }
   return where
 }
 
 /** The SELECT of a read and its bound values (property names checked against the schema). */
-export function gpkgSelectSql (d: Described, q: ReadQuery, exposePrimaryKeys: boolean): { text: string, values: unknown[] } {
-  const values: unknown[] = []
+export function gpkgSelectSql (d: Described, q: ReadQuery, exposePrimaryKeys: boolean, opts: {
+  /** The descriptions of the types a `within` reads (tables of the same file). */
+  nested?: (type: string) => Described | undefined
+  /** A `within`'s subquery: only this column, its values pushed after the outer read's. */
+  only?: string, values?: unknown[]
+} = {}): { text: string, values: unknown[] } {
+  const values: unknown[] = opts.values ?? []
   const known = new Set(d.attributes.map((a) => a.name))
   if (d.keyIsColumn) known.add(d.key)
   const check = (name: string) => {
     if (!known.has(name)) throw InvalidFeatureQuery(`${d.name} has no attribute ${JSON.stringify(name)}`)
     return quoteSqliteName(name)
   }
+  const sub = (w: NonNullable<ReadQuery['within']>) => {
+    const inner = opts.nested?.(w.query.type)
+    if (!inner) throw InvalidFeatureQuery(`no feature table ${JSON.stringify(w.query.type)}`)
+    return gpkgSelectSql(inner, w.query, exposePrimaryKeys, { nested: opts.nested, only: w.value, values }).text
+  }
   if (q.distinct !== undefined) {
     // The distinct values of one attribute in its order, paged; with sortBy, each value at its
     // first row under the sort (the value breaking ties).
     const col = check(q.distinct)
-    const where = gpkgWhere(d, q, check, values)
+    const where = gpkgWhere(d, q, check, values, sub)
     const from = `${quoteSqliteName(d.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`
     const sorts = (q.sortBy ?? []).map((s) => `${check(s.name)} ${s.descending ? 'DESC' : 'ASC'}`)
     const rank = quoteSqliteName(q.distinct === 'mw_rank' ? 'mw_rank_' : 'mw_rank')
@@ -125,11 +140,11 @@ export function gpkgSelectSql (d: Described, q: ReadQuery, exposePrimaryKeys: bo
   const geom = d.geometry
   const g = geom ? quoteSqliteName(geom.name) : undefined
   const key = d.keyIsColumn ? quoteSqliteName(d.key) : 'rowid'
-  const columns = (q.properties ?? d.attributes.filter((a) => a.name !== geom?.name).map((a) => a.name))
+  const columns = opts.only !== undefined ? [check(opts.only)] : (q.properties ?? d.attributes.filter((a) => a.name !== geom?.name).map((a) => a.name))
     .filter((n) => n !== geom?.name).map(check)
-  if (!exposePrimaryKeys || !columns.includes(key)) columns.push(`${key} AS mw_fid`)
-  if (g) columns.push(`${g} AS mw_geom`)
-  const where = gpkgWhere(d, q, check, values)
+  if (opts.only === undefined && (!exposePrimaryKeys || !columns.includes(key))) columns.push(`${key} AS mw_fid`)
+  if (g && opts.only === undefined) columns.push(`${g} AS mw_geom`)
+  const where = gpkgWhere(d, q, check, values, sub)
   let text = `SELECT ${columns.join(', ')} FROM ${quoteSqliteName(d.name)}`
   if (where.length > 0) text += ` WHERE ${where.join(' AND ')}`
   const order = (q.sortBy ?? []).map((s) => `${check(s.name)} ${s.descending ? 'DESC' : 'ASC'}`)
@@ -313,7 +328,7 @@ export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSourc
     async * readFeatures (q) {
       const d = describeFull(q.type)
       if (!d) throw InvalidFeatureQuery(`no feature table ${JSON.stringify(q.type)} in ${path.basename(o.file)}`)
-      const sql = gpkgSelectSql(d, q, o.exposePrimaryKeys)
+      const sql = gpkgSelectSql(d, q, o.exposePrimaryKeys, { nested: describeFull })
       toleranceOf(q) // checked as every source checks it; the render thread simplifies (simplify.ts)
       // SQLite keeps a BOOLEAN as 0/1: read back as the binding says.
       const booleans = new Set(d.attributes.filter((a) => a.binding === 'java.lang.Boolean').map((a) => a.name))
@@ -344,11 +359,11 @@ export function createGeoPackageSource (o: GeoPackageSourceOptions): VectorSourc
     async count (q) {
       const d = describeFull(q.type)
       if (!d) throw InvalidFeatureQuery(`no feature table ${JSON.stringify(q.type)} in ${path.basename(o.file)}`)
-      const sql = gpkgSelectSql(d, { type: q.type, properties: [], ...(q.bbox ? { bbox: q.bbox } : {}), ...(q.filter ? { filter: q.filter } : {}), ...(q.distinct !== undefined ? { distinct: q.distinct } : {}) }, o.exposePrimaryKeys)
+      const sql = gpkgSelectSql(d, { type: q.type, properties: [], ...(q.bbox ? { bbox: q.bbox } : {}), ...(q.filter ? { filter: q.filter } : {}), ...(q.distinct !== undefined ? { distinct: q.distinct } : {}), ...(q.within ? { within: q.within } : {}) }, o.exposePrimaryKeys, { nested: describeFull })
       const conn = open()
       try {
         // No box and no filter: SQLite counts the table's b-tree, no row is decoded.
-        if (!q.bbox && !q.filter && q.distinct === undefined) return (conn.prepare(`SELECT COUNT(*) FROM ${quoteSqliteName(d.name)}`).pluck().get() as number)
+        if (!q.bbox && !q.filter && !q.within && q.distinct === undefined) return (conn.prepare(`SELECT COUNT(*) FROM ${quoteSqliteName(d.name)}`).pluck().get() as number)
         // Else the compiled WHERE (the R-tree, the exact test) stepped in batches, the loop given back between them.
         addFunctions(conn)
         const it = conn.prepare(`SELECT 1 FROM (${sql.text})`).pluck().iterate(...sql.values)

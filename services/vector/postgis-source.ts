@@ -63,8 +63,8 @@ export interface SqlStatement { text: string, values: unknown[] }
  * The WHERE conditions of a query on `type`: the bounding box (&& on the index, and ST_Intersects
  * unless loose) and the filter, values bound through `bind`, names checked by `check`.
  */
-export function whereSql (type: TypeSchema, q: Pick<ReadQuery, 'bbox' | 'filter'>, keys: string[], looseBbox: boolean,
-  bind: (v: unknown) => string, check: (name: string) => string): string[] {
+export function whereSql (type: TypeSchema, q: Pick<ReadQuery, 'bbox' | 'filter' | 'within'>, keys: string[], looseBbox: boolean,
+  bind: (v: unknown) => string, check: (name: string) => string, sub?: (w: NonNullable<ReadQuery['within']>) => string): string[] {
   const geom = type.geometry
   const g = geom ? quotePgName(geom.name) : undefined
   const where: string[] = []
@@ -98,6 +98,10 @@ export function whereSql (type: TypeSchema, q: Pick<ReadQuery, 'bbox' | 'filter'
     }
     where.push(toPg(q.filter, target, bind))
   }
+  if (q.within) {
+    if (!sub) throw InvalidFeatureQuery(`${type.name}: a read within another type's rows needs that type's description`)
+    where.push(`${check(q.within.column)} IN (${sub(q.within)})`)
+  }
   return where
 }
 
@@ -106,32 +110,43 @@ export function whereSql (type: TypeSchema, q: Pick<ReadQuery, 'bbox' | 'filter'
  * the bounding box (&& on the index, and ST_Intersects unless loose), the filter, the order and
  * the page. Property names are checked against the schema (unknown: InvalidFeatureQuery).
  */
-export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opts: { looseBbox: boolean, keys: string[], count?: boolean, rawGeometry?: boolean }): SqlStatement {
+export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opts: {
+  looseBbox: boolean, keys: string[], count?: boolean, rawGeometry?: boolean
+  /** The descriptions of the types a `within` reads (the same schema). */
+  nested?: (type: string) => (TypeSchema & { keys: string[] }) | undefined
+  /** A `within`'s subquery: only this column, its values bound after the outer read's. */
+  only?: string, values?: unknown[]
+}): SqlStatement {
   // An SQL view's SELECT comes first, its values $1..$n; the read's own values follow.
-  const values: unknown[] = q.view ? [...q.view.values] : []
+  if (opts.values && q.view) throw InvalidFeatureQuery(`${type.name}: an SQL view cannot be read within another read`)
+  const values: unknown[] = opts.values ?? (q.view ? [...q.view.values] : [])
   const bind = (v: unknown) => { values.push(v); return `$${values.length}` }
   const known = new Set([...type.attributes.map((a) => a.name), ...opts.keys])
   const check = (name: string) => {
     if (!known.has(name)) throw InvalidFeatureQuery(`${type.name} has no attribute ${JSON.stringify(name)}`)
     return quotePgName(name)
   }
-  if (q.distinct !== undefined) return distinctSql(dbSchema, type, q, opts, check)
+  const sub = (w: NonNullable<ReadQuery['within']>) => {
+    const inner = opts.nested?.(w.query.type)
+    if (!inner) throw InvalidFeatureQuery(`no table or view ${JSON.stringify(w.query.type)} in schema ${JSON.stringify(dbSchema)}`)
+    return selectSql(dbSchema, inner, w.query, { looseBbox: opts.looseBbox, keys: inner.keys, nested: opts.nested, only: w.value, values }).text
+  }
+  const where = whereSql(type, q, opts.keys, opts.looseBbox, bind, check, sub)
+  const from = `${q.view ? `(${q.view.sql}) AS ${quotePgName(type.name)}` : qualifiedTable(dbSchema, type.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`
+  if (q.distinct !== undefined) return distinctSql(q, from, opts, check, bind, values)
   const geom = type.geometry
   const g = geom ? quotePgName(geom.name) : undefined
-  const columns = (q.properties ?? type.attributes.filter((a) => a.name !== geom?.name).map((a) => a.name))
+  const columns = opts.only !== undefined ? [check(opts.only)] : (q.properties ?? type.attributes.filter((a) => a.name !== geom?.name).map((a) => a.name))
     .filter((n) => n !== geom?.name).map(check)
-  for (const k of opts.keys) if (!columns.includes(quotePgName(k))) columns.push(quotePgName(k))
-  const where = whereSql(type, q, opts.keys, opts.looseBbox, bind, check)
-  if (g) {
+  if (opts.only === undefined) for (const k of opts.keys) if (!columns.includes(quotePgName(k))) columns.push(quotePgName(k))
+  if (g && opts.only === undefined) {
     const tolerance = toleranceOf(q)
     // Simplified to the tolerance (Douglas-Peucker, a feature smaller than it kept as a tiny one,
     // as a map draws it), then repeated points dropped: the read carries what the pixels show.
     const read = tolerance ? `ST_RemoveRepeatedPoints(ST_Simplify(${g}, ${bind(tolerance)}::double precision, true))` : g
     columns.push(opts.rawGeometry ? g : q.geometryFormat === 'geojson' ? `ST_AsGeoJSON(${read}) AS ${g}` : `ST_AsBinary(${read}) AS ${g}`)
   }
-  const from = q.view ? `(${q.view.sql}) AS ${quotePgName(type.name)}` : qualifiedTable(dbSchema, type.name)
   let text = `SELECT ${opts.count ? 'count(*) AS n' : columns.join(', ')} FROM ${from}`
-  if (where.length > 0) text += ` WHERE ${where.join(' AND ')}`
   if (opts.count) return { text, values }
   const order = (q.sortBy ?? []).map((s) => `${check(s.name)} ${s.descending ? 'DESC' : 'ASC'}`)
   // A page needs a stable order: the key (else the physical order) breaks ties.
@@ -148,17 +163,13 @@ const pageCount = (v: number | undefined, what: string) => {
 }
 
 /**
- * SELECT DISTINCT of one attribute in its order, paged (or the COUNT(DISTINCT) of it); with sortBy,
- * each value at its first row under the sort (the value breaking ties): the rows numbered in that
- * order, one per value with its least number.
+ * SELECT DISTINCT of one attribute in its order, paged (or the COUNT(DISTINCT) of it), from `from`
+ * (the table or SQL view with the read's WHERE); with sortBy, each value at its first row under the
+ * sort (the value breaking ties): the rows numbered in that order, one per value with its least number.
  */
-function distinctSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opts: { looseBbox: boolean, keys: string[], count?: boolean }, check: (name: string) => string): SqlStatement {
-  const values: unknown[] = []
-  const bind = (v: unknown) => { values.push(v); return `$${values.length}` }
+function distinctSql (q: ReadQuery, from: string, opts: { count?: boolean }, check: (name: string) => string, bind: (v: unknown) => string, values: unknown[]): SqlStatement {
   const col = check(q.distinct!)
-  const where = whereSql(type, q, opts.keys, opts.looseBbox, bind, check)
   const sorts = opts.count ? [] : (q.sortBy ?? []).map((s) => `${check(s.name)} ${s.descending ? 'DESC' : 'ASC'}`)
-  const from = `${qualifiedTable(dbSchema, type.name)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`
   let text: string
   if (sorts.length > 0) {
     const rank = quotePgName(q.distinct === 'mw_rank' ? 'mw_rank_' : 'mw_rank')
@@ -306,10 +317,14 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     } finally { c.release(ok ? undefined : true) }
   }
 
-  /** `fn` on the read's description: an SQL view's is the feature type's own, a table's the catalogs'. */
-  async function describedRead<T> (q: { type: string, view?: ReadQuery['view'] }, fn: (d: Described) => Promise<T>, db?: pg.PoolClient): Promise<T> {
-    if (q.view) return await fn({ ...q.view.schema, keys: q.view.keys })
-    return await withDescription(q.type, fn, db)
+  /** `fn` on the read's description (an SQL view's is the feature type's own, a table's the
+   *  catalogs') and the descriptions of the types its `within` reads. */
+  async function describedRead<T> (q: ReadQuery, fn: (d: Described, nested: (type: string) => Described | undefined) => Promise<T>, db?: pg.PoolClient): Promise<T> {
+    const nested = new Map<string, Described>()
+    for (let w = q.within; w; w = w.query.within) if (!nested.has(w.query.type)) nested.set(w.query.type, await describedFor(w.query.type, false, db))
+    const of = (type: string) => nested.get(type)
+    if (q.view) return await fn({ ...q.view.schema, keys: q.view.keys }, of)
+    return await withDescription(q.type, (d) => fn(d, of), db)
   }
 
   /**
@@ -340,16 +355,16 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     try {
       if (o.fetchSize <= 0) {
         if (q.view) await client.query('BEGIN READ ONLY')
-        yield batchOf(await describedRead(q, async (desc) => {
+        yield batchOf(await describedRead(q, async (desc, nested) => {
           d = desc
-          const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys })
+          const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys, nested })
           return await client.query<unknown[]>({ text: sql.text, values: sql.values, rowMode: 'array' })
         }, client))
         if (q.view) await client.query('COMMIT')
       } else {
-        await describedRead(q, async (desc) => {
+        await describedRead(q, async (desc, nested) => {
           d = desc
-          const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys })
+          const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys, nested })
           await client.query('BEGIN READ ONLY')
           try {
             await client.query(`DECLARE mw_features NO SCROLL CURSOR FOR ${sql.text}`, sql.values)
@@ -429,8 +444,8 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     readFeatureBatches: readBatches,
 
     async count (q) {
-      return await describedRead(q, async (d) => {
-        const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys, count: true })
+      return await describedRead(q, async (d, nested) => {
+        const sql = selectSql(o.schema, d, q, { looseBbox: o.looseBbox, keys: d.keys, count: true, nested })
         const r = q.view ? await readOnly((c) => c.query<{ n: string }>(sql.text, sql.values)) : await pool.query<{ n: string }>(sql.text, sql.values)
         return Number(r.rows[0].n)
       })

@@ -53,6 +53,11 @@ export interface ReadQuery {
    *  breaking ties): a page of them with limit/offset; count() counts them. App-schema features
    *  are the distinct ids of their rows. */
   distinct?: string
+  /** Only the rows whose attribute `column` is among the values of attribute `value` of the rows
+   *  `query` reads (another type of the same source, with its filter, its own `within`, order and
+   *  page): `column IN (SELECT value FROM ...)`, one statement (app-schema's chained features of a
+   *  page of parents). Where the source has SQL (PostGIS, GeoPackage); not with an SQL view. */
+  within?: { column: string, value: string, query: ReadQuery }
   /** A tolerance in the type's native CRS units (a map's pixel): PostGIS answers the geometries
    *  simplified to it in SQL, small ones kept rather than dropped; GeoPackage and shapefiles check it
    *  and answer every vertex (the render thread simplifies them as they become pixels, simplify.ts). */

@@ -67,6 +67,10 @@ t.test('sortBy orders by the source column of a mapped XPath; an XPath that is n
   res = await wfs(app, { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: 'gsml:MappedFeature', sortBy: 'gsml:shape' })
   t.equal(res.statusCode, 400)
   t.match(res.body, 'Invalid sortBy &quot;gsml:shape&quot;: not mapped to a source column; gsml:MappedFeature sorts by gml:name')
+  // A chained feature's XPath: no column of the mapping's own source either.
+  res = await wfs(app, { service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: 'gsml:MappedFeature', sortBy: 'gsml:specification/gsml:GeologicUnit/gml:name' })
+  t.equal(res.statusCode, 400)
+  t.match(res.body, /locator="sortBy">\s*<ows:ExceptionText>Invalid sortBy &quot;gsml:specification\/gsml:GeologicUnit\/gml:name&quot;: not mapped to a source column; gsml:MappedFeature sorts by gml:name</)
 })
 
 t.test('sortBy combines with SQL pages, filters evaluated after the read and propertyName: property files, PostGIS and a GeoPackage alike', async (t) => {
