@@ -178,6 +178,9 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     layersRemoved: (names) => layers.removed(names),
     zipLimits, remoteFetch
   })
+  // The render plans' cache of the index (a layer's coverage row) goes with a removed layer or workspace.
+  layers.onRemoved(async () => { mosaics.changedElsewhere() })
+  workspaces.onRemoved(async () => { mosaics.changedElsewhere() })
   workspaces.onRemoved((name) => mosaics.workspaceRemoved(name))
   if (alone) await mosaics.reconcile()
   // App-schema mappings read their own source data stores (property files, PostGIS, GeoPackage).
@@ -249,7 +252,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
 
   // What this instance keeps in memory follows the changes any instance commits (a shared database):
   // credentials, rules and the catalog mode, tile settings and stale marks, grid sets, the quota configuration,
-  // style lists, the workspace list. Layers, mosaics and app-schema stores are read through on every request.
+  // style lists, the workspace list, what render plans read of mosaics. Layers and app-schema stores are read through on every request.
   // A reload announced by another instance (POST rest/reload there) re-reads everything, as a resync.
   const follow = async (change: Change | 'resync') => {
     const all = change === 'resync' || change.topic === 'reload'
@@ -260,6 +263,7 @@ async function buildServices (config: ServicesConfig, stores: Stores, { log, ann
     if (all || change.topic === 'rules' || change.topic === 'settings') await layerAccess.reload()
     if (all || change.topic === 'styles') styles.changedElsewhere()
     if (all || change.topic === 'catalog') workspaces.changedElsewhere()
+    if (all || change.topic === 'mosaics' || change.topic === 'catalog') mosaics.changedElsewhere()
     // Tile settings go with a removed layer or workspace (a foreign key), so catalog changes re-read them too.
     if (all || change.topic === 'tiles' || change.topic === 'catalog') await settings.reload()
     if (all || change.topic === 'tiles') await tileCache.invalidation.reload()

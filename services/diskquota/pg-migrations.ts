@@ -1,4 +1,5 @@
 import type { Migration } from '../storage/migrations.js'
+import { frequencySql } from './pg-quota-store.js'
 
 // This area's tables on PostgreSQL: the same ids as migrations.ts (SQLite), each written in
 // PostgreSQL's dialect (identity columns for SQLite's rowid keys, BIGINT, DOUBLE PRECISION, COALESCE,
@@ -42,6 +43,90 @@ export const diskquotaPgMigrations: Migration[] = [
       );
       CREATE INDEX dq_pages_lru ON dq_pages (layer, last_access_ms);
       CREATE INDEX dq_pages_lfu ON dq_pages (layer, frequency);
+    `
+  }
+]
+
+const f = frequencySql
+/**
+ * One flush of accounting in one statement (pg-quota-store.ts applyBatch): the per-page steps the
+ * flush used to send one by one (a round trip each, about five per metatile while seeding) run in
+ * the server, in the same order and with the same locks: the tile sets recorded and held (KEY SHARE)
+ * in id order, then each page in key order (an addition is one upsert; a removal clamps at zero and
+ * yields what it moved), then the tile sets' totals moved by what their pages moved. Each statement
+ * of the function takes its own snapshot (READ COMMITTED), so a page or set another node creates
+ * meanwhile is seen, as with separate statements. Commits without waiting for the WAL flush, as before.
+ * Runs on PostgreSQL only, after every area's tables.
+ */
+export const diskquotaPgFunctions: Migration[] = [
+  {
+    id: 'pg/diskquota-001-apply-batch',
+    sql: `
+      CREATE FUNCTION mw_dq_apply_batch(
+        set_ids TEXT[], set_layers TEXT[], set_grids TEXT[], set_formats TEXT[], set_params TEXT[],
+        p_set TEXT[], p_z BIGINT[], p_px BIGINT[], p_py BIGINT[], p_layer TEXT[], p_tiles BIGINT[], p_bytes BIGINT[],
+        p_ins_tiles BIGINT[], p_ins_bytes BIGINT[], p_hits BIGINT[], p_created BIGINT[], p_last BIGINT[],
+        p_fill DOUBLE PRECISION[], p_freq DOUBLE PRECISION[], p_access BIGINT[], p_max BIGINT[]
+      ) RETURNS VOID LANGUAGE plpgsql AS $fn$
+      DECLARE
+        i INTEGER; a INTEGER; k INTEGER;
+        mt BIGINT; mb BIGINT;
+        m_ids TEXT[] := '{}'; m_t BIGINT[] := '{}'; m_b BIGINT[] := '{}';
+      BEGIN
+        PERFORM set_config('synchronous_commit', 'off', true);
+        LOCK TABLE dq_pages IN ROW EXCLUSIVE MODE;
+        FOR i IN 1 .. coalesce(array_length(set_ids, 1), 0) LOOP
+          FOR a IN 0 .. 10 LOOP
+            INSERT INTO dq_tilesets (id, layer, grid_set, format, parameter_id)
+              VALUES (set_ids[i], set_layers[i], set_grids[i], set_formats[i], set_params[i]) ON CONFLICT DO NOTHING;
+            PERFORM 1 FROM dq_tilesets WHERE id = set_ids[i] FOR KEY SHARE;
+            EXIT WHEN FOUND;
+            IF a = 10 THEN RAISE EXCEPTION 'tile set % kept being forgotten under the usage flush', set_ids[i]; END IF;
+          END LOOP;
+        END LOOP;
+        FOR i IN 1 .. coalesce(array_length(p_set, 1), 0) LOOP
+          IF p_tiles[i] >= 0 AND p_bytes[i] >= 0 THEN
+            INSERT INTO dq_pages AS p (tileset_id, z, px, py, layer, tiles, bytes, hits, created_ms, last_access_ms, fill, frequency)
+              VALUES (p_set[i], p_z[i], p_px[i], p_py[i], p_layer[i], p_tiles[i], p_bytes[i], p_hits[i], p_created[i], p_last[i], p_fill[i], p_freq[i])
+              ON CONFLICT (tileset_id, z, px, py) DO UPDATE SET tiles = p.tiles + EXCLUDED.tiles, bytes = p.bytes + EXCLUDED.bytes,
+                hits = p.hits + EXCLUDED.hits, last_access_ms = GREATEST(p.last_access_ms, p_access[i]),
+                fill = LEAST(1, (p.tiles + EXCLUDED.tiles)::float8 / p_max[i]),
+                frequency = ${f('p.hits + EXCLUDED.hits', 'p.created_ms', 'GREATEST(p.last_access_ms, p_access[i])', 'LEAST(1, (p.tiles + EXCLUDED.tiles)::float8 / p_max[i])')};
+            mt := p_tiles[i]; mb := p_bytes[i];
+          ELSE
+            mt := NULL;
+            FOR a IN 0 .. 9 LOOP
+              -- A removal clamps at zero: the page locked by the subquery, what its counts moved returned.
+              UPDATE dq_pages p SET tiles = GREATEST(0, p.tiles + p_tiles[i]), bytes = GREATEST(0, p.bytes + p_bytes[i]), hits = p.hits + p_hits[i],
+                last_access_ms = GREATEST(p.last_access_ms, p_access[i]), fill = LEAST(1, GREATEST(0, p.tiles + p_tiles[i])::float8 / p_max[i]),
+                frequency = ${f('p.hits + p_hits[i]', 'p.created_ms', 'GREATEST(p.last_access_ms, p_access[i])', 'LEAST(1, GREATEST(0, p.tiles + p_tiles[i])::float8 / p_max[i])')}
+                FROM (SELECT q.tiles, q.bytes FROM dq_pages q WHERE q.tileset_id = p_set[i] AND q.z = p_z[i] AND q.px = p_px[i] AND q.py = p_py[i] FOR UPDATE) o
+                WHERE p.tileset_id = p_set[i] AND p.z = p_z[i] AND p.px = p_px[i] AND p.py = p_py[i]
+                RETURNING p.tiles - o.tiles, p.bytes - o.bytes INTO mt, mb;
+              EXIT WHEN FOUND;
+              -- A new page starts at zero; if another node creates it first, the conflict sends this one back to the update.
+              INSERT INTO dq_pages (tileset_id, z, px, py, layer, tiles, bytes, hits, created_ms, last_access_ms, fill, frequency)
+                VALUES (p_set[i], p_z[i], p_px[i], p_py[i], p_layer[i], p_ins_tiles[i], p_ins_bytes[i], p_hits[i], p_created[i], p_last[i], p_fill[i], p_freq[i])
+                ON CONFLICT DO NOTHING RETURNING tiles, bytes INTO mt, mb;
+              EXIT WHEN FOUND;
+            END LOOP;
+            IF mt IS NULL THEN RAISE EXCEPTION 'page % %/%/% kept changing under the usage flush', p_set[i], p_z[i], p_px[i], p_py[i]; END IF;
+          END IF;
+          -- Pages come in tile set order: a set's moves add up in the last entry.
+          k := coalesce(array_length(m_ids, 1), 0);
+          IF k = 0 OR m_ids[k] <> p_set[i] THEN
+            m_ids := m_ids || p_set[i]; m_t := m_t || mt; m_b := m_b || mb;
+          ELSE
+            m_t[k] := m_t[k] + mt; m_b[k] := m_b[k] + mb;
+          END IF;
+        END LOOP;
+        FOR k IN 1 .. coalesce(array_length(m_ids, 1), 0) LOOP
+          IF m_t[k] <> 0 OR m_b[k] <> 0 THEN
+            UPDATE dq_tilesets SET tiles = tiles + m_t[k], bytes = bytes + m_b[k] WHERE id = m_ids[k];
+          END IF;
+        END LOOP;
+      END
+      $fn$;
     `
   }
 ]

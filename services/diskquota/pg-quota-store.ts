@@ -17,7 +17,7 @@ import { evictionOrder, PAGE_REF_COLUMNS, pageGeometry, pageRef, pageStats, tile
 const ORDER = evictionOrder(' COLLATE "C"') // byte order, as SQLite's BINARY
 
 /** tile-page.ts frequencyOfUse as SQL: hits per minute of life (whole minutes) times the fill. */
-const frequencySql = (hits: string, created: string, last: string, fill: string) =>
+export const frequencySql = (hits: string, created: string, last: string, fill: string) =>
   `(${hits})::float8 / GREATEST(1, 1 + floor((${last}) / 60000.0) - floor((${created}) / 60000.0))::float8 * (${fill})`
 
 /** The page $1..$4 (tileset_id, z, px, py). */
@@ -66,46 +66,11 @@ function addMove (moves: Map<string, Move>, id: string, m: Move): void {
 
 const INSERT_PAGE = `INSERT INTO dq_pages AS p (tileset_id, z, px, py, layer, tiles, bytes, hits, created_ms, last_access_ms, fill, frequency)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+/** A page as it is inserted when new (a removal's counts clamped at zero). */
+const insertStats = (d: PageDelta, nowMs: number) => pageStats(d, undefined, Math.max(0, d.tiles), d.hits, d.accessMs, nowMs)
 const pageValues = (d: PageDelta, tiles: number, bytes: number, hits: number, nowMs: number) => {
   const s = pageStats(d, undefined, tiles, hits, d.accessMs, nowMs)
   return [tileSetId(d.tileSet), d.z, d.px, d.py, d.tileSet.layer, tiles, bytes, hits, s.created, s.last, s.fill, s.frequency]
-}
-
-// Additions only (tiles written, pages read), the flush's usual case: nothing can clamp, so a
-// page moves by exactly its delta, whether this upsert creates it or adds to it ($13: the access
-// time, $14: the page's capacity).
-const ADD_FILL = 'LEAST(1, (p.tiles + EXCLUDED.tiles)::float8 / $14)'
-const ADD = `${INSERT_PAGE} ON CONFLICT (tileset_id, z, px, py) DO UPDATE SET tiles = p.tiles + EXCLUDED.tiles,
-  bytes = p.bytes + EXCLUDED.bytes, hits = p.hits + EXCLUDED.hits, last_access_ms = GREATEST(p.last_access_ms, $13), fill = ${ADD_FILL},
-  frequency = ${frequencySql('p.hits + EXCLUDED.hits', 'p.created_ms', 'GREATEST(p.last_access_ms, $13)', ADD_FILL)}`
-
-// A removal may take a page below zero, where it clamps: what its tile set loses is what the page
-// held. The page is locked by the subquery (FOR UPDATE reads the latest committed version, which
-// the update then changes), its counts computed from it, and the statement returns what they moved.
-const SUB_FILL = 'LEAST(1, GREATEST(0, p.tiles + $5)::float8 / $9)'
-const SUB = `UPDATE dq_pages p SET tiles = GREATEST(0, p.tiles + $5), bytes = GREATEST(0, p.bytes + $6), hits = p.hits + $7,
-  last_access_ms = GREATEST(p.last_access_ms, $8), fill = ${SUB_FILL},
-  frequency = ${frequencySql('p.hits + $7', 'p.created_ms', 'GREATEST(p.last_access_ms, $8)', SUB_FILL)}
-  FROM (SELECT tiles, bytes FROM dq_pages WHERE ${PAGE} FOR UPDATE) o
-  WHERE p.tileset_id = $1 AND p.z = $2 AND p.px = $3 AND p.py = $4
-  RETURNING p.tiles - o.tiles AS tiles, p.bytes - o.bytes AS bytes`
-
-/** Applies one page's delta; resolves to what its counts moved. */
-async function addToPage (c: PgClient, d: PageDelta, nowMs: number): Promise<Move> {
-  if (d.tiles >= 0 && d.bytes >= 0) {
-    await c.query(ADD, [...pageValues(d, d.tiles, d.bytes, d.hits, nowMs), d.accessMs, d.maxTiles])
-    return { tiles: d.tiles, bytes: d.bytes }
-  }
-  const id = tileSetId(d.tileSet)
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const u = await c.query<Move>(SUB, [id, d.z, d.px, d.py, d.tiles, d.bytes, d.hits, d.accessMs, d.maxTiles])
-    if (u.rows[0]) return u.rows[0]
-    // A new page starts at zero; if another node creates it first, the conflict sends this one back to the update.
-    const i = await c.query<Move>(`${INSERT_PAGE} ON CONFLICT DO NOTHING RETURNING tiles, bytes`,
-      pageValues(d, Math.max(0, d.tiles), Math.max(0, d.bytes), d.hits, nowMs))
-    if (i.rows[0]) return i.rows[0]
-  }
-  throw new Error(`page ${id} ${d.z}/${d.px}/${d.py} kept changing under the usage flush`)
 }
 
 /** Takes the lock every page writer takes, first: replaceCounts' table lock then orders before any row lock. */
@@ -161,17 +126,21 @@ export function createPgQuotaStore (db: PgDatabase): QuotaStore {
       return await geometry(layer, gridSet, z) ?? g
     },
     // Usage is a tally of files on disk (rebuilt from them when lost), flushed every second while
-    // tiles are written: it commits without waiting for the WAL flush, as SQLite's relaxedSync.
+    // tiles are written: one statement per flush, whatever the pages (mw_dq_apply_batch, the
+    // function of pg-migrations.ts, in the server), committed without waiting for the WAL flush,
+    // as SQLite's relaxedSync. Retried on a deadlock (a clean-up truncating the same pages).
     async applyBatch (deltas, nowMs) {
+      if (deltas.length === 0) return
       const ordered = byPage(deltas, deltaKey)
-      await db.transaction(async (c) => {
-        await c.query('SET LOCAL synchronous_commit = off')
-        await lockPages(c)
-        await ensureSets(c, ordered)
-        const moves = new Map<string, Move>()
-        for (const d of ordered) addMove(moves, tileSetId(d.tileSet), await addToPage(c, d, nowMs))
-        await moveSets(c, moves)
-      })
+      const sets = new Map(ordered.map((d) => [tileSetId(d.tileSet), d.tileSet]))
+      const ids = [...sets.keys()].sort()
+      const col = <T>(f: (d: PageDelta, ins: ReturnType<typeof pageStats>) => T) => ordered.map((d) => f(d, insertStats(d, nowMs)))
+      await db.retrying('SELECT mw_dq_apply_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)', [
+        ids, ids.map((id) => sets.get(id)!.layer), ids.map((id) => sets.get(id)!.gridSet), ids.map((id) => sets.get(id)!.format), ids.map((id) => sets.get(id)!.parameterId),
+        col((d) => tileSetId(d.tileSet)), col((d) => d.z), col((d) => d.px), col((d) => d.py), col((d) => d.tileSet.layer), col((d) => d.tiles), col((d) => d.bytes),
+        col((d) => Math.max(0, d.tiles)), col((d) => Math.max(0, d.bytes)), col((d) => d.hits), col((_, s) => s.created), col((_, s) => s.last),
+        col((_, s) => s.fill), col((_, s) => s.frequency), col((d) => d.accessMs), col((d) => d.maxTiles)
+      ])
     },
     // Runs alone: the table lock waits for every flush in progress and holds new ones back until
     // the scan's counts are in.

@@ -2,7 +2,7 @@
 // job: coverage stores and coverages (coverage-stores.ts), single-file stores (file-stores.ts), url.*
 // uploads (url-uploads.ts), granules and harvests (granule-changes.ts),
 // the start's crash recovery (recovery.ts) and render preparation (the render plan,
-// services/render/raster/render-plan.ts, on this service's index). The parts share one context
+// services/render/raster/render-plan.ts, on this service's index, its reads cached by plan-cache.ts). The parts share one context
 // (mosaic-context.ts) and reach the database only through the MosaicStore they are given.
 import path from 'node:path'
 import type { RenderRequest } from '../render/render-types.js'
@@ -14,11 +14,14 @@ import { fileStoreOperations } from './file-stores.js'
 import { urlUploadOperations } from './url-uploads.js'
 import { reconcile } from './recovery.js'
 import { prepareRenderJob } from '../render/raster/render-plan.js'
+import { createPlanCache } from './plan-cache.js'
 
 export type { StoreInfo } from './coverage-stores.js'
 
 export function createMosaicService (deps: MosaicServiceDeps) {
-  const ctx = createMosaicContext(deps)
+  // Every part writes through the plan cache's store, so that each write drops what renders read.
+  const plans = createPlanCache(deps.store)
+  const ctx = createMosaicContext({ ...deps, store: plans.store })
   const coverageStores = coverageStoreOperations(ctx)
   const fileStores = fileStoreOperations(ctx)
   return {
@@ -39,8 +42,11 @@ export function createMosaicService (deps: MosaicServiceDeps) {
 
     /** Builds the worker job for a render request (tile cache, WMS-like calls). */
     async prepareRender (req: RenderRequest): Promise<RenderJob> {
-      return await prepareRenderJob(req, { store: ctx.store, compile: ctx.compile })
+      return await prepareRenderJob(req, { store: plans.reads, compile: ctx.compile })
     },
+
+    /** What renders read of the index was changed elsewhere (another node, a layer or workspace removed): read it again. */
+    changedElsewhere (): void { plans.invalidate() },
 
     /**
      * Startup check that index, catalog and files agree: a granule whose file inside the mosaic

@@ -24,7 +24,7 @@ import type { SeedQueueDeps } from './seed-queue.js'
 export function createJobBreeder (deps: SeedQueueDeps): Breeder {
   const ctx = createBreederContext(deps)
   const pollMs = deps.pollMs ?? 1000
-  const { refresh, onChange } = createMirror(ctx)
+  const { refresh, onChange, stop: stopMirror } = createMirror(ctx)
   const { work, reclaim, recordEnds } = createChunkWork(ctx)
   let timer: NodeJS.Timeout | undefined
   let unsubscribe: (() => void) | undefined
@@ -145,6 +145,7 @@ export function createJobBreeder (deps: SeedQueueDeps): Breeder {
       ctx.closing = true
       if (timer) clearInterval(timer)
       unsubscribe?.()
+      stopMirror()
       ctx.aborter.abort()
       for (const c of ctx.truncating.values()) c.abort()
       await ctx.queue?.stop()

@@ -1,10 +1,14 @@
 // This node's copy of the tasks in the job tables (job-breeder.ts), which lists, the task resource
-// and the event stream read: re-read when any node announces a 'seed' change and on a timer. An
-// announced end stops this node's work on those jobs at once.
+// and the event stream read: re-read when any node announces a 'seed' change (a chunk counted: within
+// PROGRESS_MS, with the others counted meanwhile) and on a timer. An announced end stops this node's
+// work on those jobs at once.
 import type { SeedSpec } from './seed-request.js'
 import { viewOf, type Task } from './task.js'
 import type { BreederContext } from './job-context.js'
 import type { SeedChange } from './seed-queue.js'
+
+/** How long progress announced by the nodes may wait before the copy reads it (ms). */
+export const PROGRESS_MS = 250
 
 export function createMirror (ctx: BreederContext) {
   const { deps } = ctx
@@ -79,14 +83,26 @@ export function createMirror (ctx: BreederContext) {
     for (const t of new Set(changed)) ctx.events.emit('task', viewOf(t, at))
   }
 
+  // A chunk counted (`count:<job>`) changes progress only: the copy reads it with the chunks counted
+  // after it, at most every PROGRESS_MS, instead of once per chunk on every node.
+  let progressTimer: NodeJS.Timeout | undefined
+  const reread = () => { refresh().catch((err) => deps.log?.warn({ err }, 'could not read the seed tasks')) }
+
   function onChange (change: SeedChange): void {
     if (change !== 'resync' && change.topic !== 'seed') return
     if (change !== 'resync' && change.key?.startsWith('end:')) {
       for (const id of change.key.slice(4).split(',')) if (id) ctx.stopJob(Number(id))
     }
     ctx.queue?.wake() // chunks may have been added
-    refresh().catch((err) => deps.log?.warn({ err }, 'could not read the seed tasks'))
+    if (change !== 'resync' && change.key?.startsWith('count:')) {
+      progressTimer ??= setTimeout(() => { progressTimer = undefined; reread() }, PROGRESS_MS)
+      return
+    }
+    reread()
   }
 
-  return { refresh, onChange }
+  /** No more reads of progress (the breeder closes). */
+  function stop (): void { clearTimeout(progressTimer) }
+
+  return { refresh, onChange, stop }
 }

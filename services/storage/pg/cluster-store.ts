@@ -169,11 +169,13 @@ export function createClusterSeedStore (db: PgDatabase): JobStore & { nodeWork (
         await c.query(`INSERT INTO seed_node_work (job, node, metatiles, tiles) VALUES ($1, $2, $3, $4) ON CONFLICT (job, node)
           DO UPDATE SET metatiles = seed_node_work.metatiles + EXCLUDED.metatiles, tiles = seed_node_work.tiles + EXCLUDED.tiles`, [ref.job, node, done.metatiles, done.tiles])
         await c.query('UPDATE seed_jobs SET outstanding = outstanding - 1 WHERE id = $1', [ref.job])
-        if (job.state === 'running' && await handOut(c, ref.job, d)) {
+        const finished = job.state === 'running' && await handOut(c, ref.job, d)
+        if (finished) {
           await finishJob(c, ref.job, 'done', d.now)
           await promote(c, d)
         }
-        await notify(c, { topic: 'seed', key: String(ref.job) })
+        // Progress alone (`count:`) is read by the nodes' copies with the next ones (job-mirror.ts).
+        await notify(c, { topic: 'seed', key: finished ? String(ref.job) : `count:${ref.job}` })
       })
     },
 

@@ -15,11 +15,9 @@ const LOCKS = { migrations: 1, startup: 2, quotaCleanup: 3, seedSlots: 10 } as c
 /** Advisory-lock namespace of keyed locks (a metatile's): the second key is the text's hash. */
 const KEYED_NAMESPACE = 0x6d78 // 'mx'
 
-/** A cluster-wide lock: one of mapwarden's named locks, or one named by any text (a metatile), hashed. */
-export type LockKey = keyof typeof LOCKS | { text: string }
-const lockArgs = (key: LockKey): { sql: string, params: unknown[] } => typeof key === 'string'
-  ? { sql: '$1, $2', params: [LOCK_NAMESPACE, LOCKS[key]] }
-  : { sql: '$1, hashtext($2)', params: [KEYED_NAMESPACE, key.text] }
+/** A cluster-wide lock: one of mapwarden's named locks (locks named by any text: createKeyedLock). */
+export type LockKey = keyof typeof LOCKS
+const lockArgs = (key: LockKey): { sql: string, params: unknown[] } => ({ sql: '$1, $2', params: [LOCK_NAMESPACE, LOCKS[key]] })
 
 /** Takes a cluster-wide lock until the end of the client's transaction. */
 export async function lockInTransaction (client: PgClient, key: LockKey): Promise<void> {
@@ -39,11 +37,22 @@ export interface PgDatabase {
   transaction<T> (fn: (client: PgClient) => Promise<T>, opts?: { serializable?: boolean }): Promise<T>
   /** One statement outside a transaction. */
   query<R extends pg.QueryResultRow = pg.QueryResultRow> (sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>
+  /** One statement that is its own transaction (a function doing several steps), retried on conflicts as `transaction` is. */
+  retrying<R extends pg.QueryResultRow = pg.QueryResultRow> (sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>
   close (): Promise<void>
 }
 
 const RETRYABLE = new Set(['40001', '40P01']) // serialization_failure, deadlock_detected
 const MAX_ATTEMPTS = 30
+
+/** Whether a failed unit of work is tried again (a conflict, attempts left); waits before it if so. */
+async function retryable (err: unknown, attempt: number): Promise<boolean> {
+  const code = (err as { code?: string }).code
+  if (code === undefined || !RETRYABLE.has(code) || attempt >= MAX_ATTEMPTS) return false
+  // Full jitter, growing: contenders spread out instead of colliding again.
+  await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(5 * 2 ** attempt, 500)))
+  return true
+}
 
 export interface PgOptions {
   /** Connections this process keeps (default 10). */
@@ -77,6 +86,13 @@ export function connectPg (url: string, { max = 10, connectionTimeoutMs = 5000, 
     pool,
     checkout,
     query: (sql, params) => pool.query(sql, params),
+    async retrying (sql, params) {
+      for (let attempt = 1; ; attempt++) {
+        try { return await pool.query(sql, params) } catch (err) {
+          if (!(await retryable(err, attempt))) throw err
+        }
+      }
+    },
     async transaction (fn, opts = {}) {
       for (let attempt = 1; ; attempt++) {
         const { client, release } = await checkout()
@@ -88,12 +104,7 @@ export function connectPg (url: string, { max = 10, connectionTimeoutMs = 5000, 
           return out
         } catch (err) {
           try { await client.query('ROLLBACK') } catch { broken = true }
-          const code = (err as { code?: string }).code
-          if (code !== undefined && RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) {
-            // Full jitter, growing: contenders spread out instead of colliding again.
-            await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(5 * 2 ** attempt, 500)))
-            continue
-          }
+          if (await retryable(err, attempt)) continue
           throw err
         } finally {
           release(broken)
@@ -145,10 +156,7 @@ async function locked<T> (db: PgDatabase, key: LockKey, wait: boolean, fn: () =>
   }
 }
 
-/**
- * Runs `fn` holding the cluster-wide lock, waiting for it while another instance holds it. Two
- * texts may share a hash: then they only wait for each other.
- */
+/** Runs `fn` holding the cluster-wide lock, waiting for it while another instance holds it. */
 export async function withClusterLock<T> (db: PgDatabase, key: LockKey, fn: () => Promise<T>): Promise<T> {
   return ((await locked(db, key, true, fn)) as { value: T }).value
 }
@@ -159,3 +167,66 @@ export async function ifFirst<T> (db: PgDatabase, lock: keyof typeof LOCKS, fn: 
   return r.got ? r.value : undefined
 }
 
+
+/**
+ * Locks named by any text (a metatile's), each taken in one round trip: a session advisory lock on
+ * a connection of `db`'s pool, released by PostgreSQL if this process dies. A connection whose lock
+ * is no longer needed keeps it until the next lock is asked for (the next metatile of a seed chunk
+ * follows at once): then one statement releases the old lock and takes the new one, in that order,
+ * so a connection holds at most one lock while it waits for another (no deadlock). If nothing asks
+ * by the next turn of the event loop, the lock is released on its own and the connection goes back.
+ */
+export function createKeyedLock (db: PgDatabase) {
+  interface Session { client: PgClient, release (broken?: boolean): void, key: string }
+  const spare: Session[] = []
+  const idleTimers = new Map<Session, NodeJS.Immediate>()
+
+  async function unlock (s: Session): Promise<void> {
+    try {
+      await s.client.query(`SELECT pg_advisory_unlock(${KEYED_NAMESPACE}, hashtext($1))`, [s.key])
+      s.release()
+    } catch { s.release(true) } // its session ends: PostgreSQL releases what it held
+  }
+
+  function setAside (s: Session): void {
+    spare.push(s)
+    idleTimers.set(s, setImmediate(() => {
+      idleTimers.delete(s)
+      const i = spare.indexOf(s)
+      if (i >= 0) { spare.splice(i, 1); void unlock(s) }
+    }))
+  }
+
+  async function take (key: string): Promise<Session> {
+    const s = spare.pop()
+    if (s) {
+      clearImmediate(idleTimers.get(s))
+      idleTimers.delete(s)
+      try {
+        // The subquery (OFFSET 0: not flattened) runs first: the old lock goes before the new one is waited for.
+        await s.client.query(`SELECT pg_advisory_lock(${KEYED_NAMESPACE}, hashtext($2)) FROM (SELECT pg_advisory_unlock(${KEYED_NAMESPACE}, hashtext($1)) OFFSET 0) u`, [s.key, key])
+      } catch (err) { s.release(true); throw err }
+      s.key = key
+      return s
+    }
+    const { client, release } = await db.checkout()
+    try {
+      await client.query(`SELECT pg_advisory_lock(${KEYED_NAMESPACE}, hashtext($1))`, [key])
+    } catch (err) { release(true); throw err }
+    return { client, release, key }
+  }
+
+  return {
+    /** Runs `fn` holding the lock of `key`; two texts may share a hash: then they only wait for each other. */
+    async run<T> (key: string, fn: () => Promise<T>): Promise<T> {
+      const s = await take(key)
+      try { return await fn() } finally { setAside(s) }
+    },
+    /** Releases the locks set aside now (before the pool closes). */
+    async flush (): Promise<void> {
+      const all = spare.splice(0)
+      for (const s of all) { clearImmediate(idleTimers.get(s)); idleTimers.delete(s) }
+      await Promise.all(all.map(unlock))
+    }
+  }
+}

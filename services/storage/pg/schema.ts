@@ -17,7 +17,7 @@ import { securityPgMigrations } from '../../security/pg-migrations.js'
 import { stylePgMigrations } from '../../styles/pg-migrations.js'
 import { mosaicPgMigrations } from '../../mosaics/pg-migrations.js'
 import { seedPgMigrations } from '../../seed/pg-migrations.js'
-import { diskquotaPgMigrations } from '../../diskquota/pg-migrations.js'
+import { diskquotaPgFunctions, diskquotaPgMigrations } from '../../diskquota/pg-migrations.js'
 import { settingsPgMigrations } from '../../settings/pg-migrations.js'
 import { tilecachePgMigrations } from '../../tilecache/pg-migrations.js'
 import { wfsPgMigrations } from '../../wfs/migrations.js'
@@ -185,5 +185,6 @@ export const PG_MIGRATIONS: Migration[] = [
     // tie on created_at (catalog/store-rows.ts defaultWorkspaceSql).
     id: 'pg/catalog-001-workspace-order',
     sql: 'ALTER TABLE workspaces ADD COLUMN seq BIGSERIAL;'
-  }
+  },
+  ...diskquotaPgFunctions
 ]

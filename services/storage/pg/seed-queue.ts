@@ -1,12 +1,13 @@
 // The seed queue of several instances on one PostgreSQL: a request is a job in the shared tables
 // (cluster-store.ts) whose chunks every instance takes from the pg-boss work queue (work-queue.ts)
 // and renders (seed/job-breeder.ts); metatile locks are advisory locks on a pool of their own, so
-// renders waiting for one never starve the catalog's requests of connections.
+// renders waiting for one never starve the catalog's requests of connections; a seed's next metatile
+// takes its lock in the statement that releases the previous one's.
 import { createClusterSeedStore, SEED_QUEUE } from './cluster-store.js'
 import type { MetatileLock, SeedQueue } from '../../seed/seed-queue.js'
 import type { ChunkRef } from '../../seed/job-store.js'
 import type { ChangeBus } from './change-bus.js'
-import { withClusterLock, type PgDatabase } from './database.js'
+import { createKeyedLock, type PgDatabase } from './database.js'
 import type { NodeRegistry } from './nodes.js'
 import { openWorkQueue } from './work-queue.js'
 
@@ -20,6 +21,5 @@ export function clusterSeedQueue (db: PgDatabase, nodes: NodeRegistry, bus: Chan
   }
 }
 
-export const advisoryMetatileLock = (locks: PgDatabase): MetatileLock => ({
-  run: (key, fn) => withClusterLock(locks, { text: key }, fn)
-})
+/** Metatile locks in one round trip each (database.ts createKeyedLock); `flush` before the pool closes. */
+export const advisoryMetatileLock = (locks: PgDatabase): MetatileLock & { flush (): Promise<void> } => createKeyedLock(locks)

@@ -44,6 +44,7 @@ export async function openPgStores (url: string, dataDir: string, { fault, onErr
   // Metatile locks are held for a render: on connections of their own, so that renders waiting for
   // one never starve the catalog's requests of connections.
   const locks = connectPg(url, { max: 16, connectionTimeoutMs: 60_000, onError })
+  const metatileLock = advisoryMetatileLock(locks)
   return {
     users: createPgUserStore(db),
     workspaces: createPgWorkspaceStore(db),
@@ -65,7 +66,7 @@ export async function openPgStores (url: string, dataDir: string, { fault, onErr
     blobStores: createPgBlobStoreStore(db),
     async announceReload () { await db.transaction(async (c) => { await notify(c, { topic: 'reload' }) }) },
     seedQueue: clusterSeedQueue(db, nodes, bus),
-    metatileLock: advisoryMetatileLock(locks),
+    metatileLock,
     changes: bus,
     async ping () { await db.query('SELECT 1') },
     async databaseVersion () { return (await db.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version },
@@ -82,6 +83,7 @@ export async function openPgStores (url: string, dataDir: string, { fault, onErr
     async close () {
       await nodes.close()
       await bus.close()
+      await metatileLock.flush()
       await locks.close()
       await db.close()
     }
