@@ -15,9 +15,12 @@ const LOCKS = { migrations: 1, startup: 2, quotaCleanup: 3, seedSlots: 10 } as c
 /** Advisory-lock namespace of keyed locks (a metatile's): the second key is the text's hash. */
 const KEYED_NAMESPACE = 0x6d78 // 'mx'
 
-/** A cluster-wide lock: one of mapwarden's named locks (locks named by any text: createKeyedLock). */
-export type LockKey = keyof typeof LOCKS
-const lockArgs = (key: LockKey): { sql: string, params: unknown[] } => ({ sql: '$1, $2', params: [LOCK_NAMESPACE, LOCKS[key]] })
+/** A cluster-wide lock: one of mapwarden's named locks, or one named by any text (a WFS type's
+ *  guard), hashed into the keyed locks' namespace (createKeyedLock's metatile locks). */
+export type LockKey = keyof typeof LOCKS | { text: string }
+const lockArgs = (key: LockKey): { sql: string, params: unknown[] } => typeof key === 'string'
+  ? { sql: '$1, $2', params: [LOCK_NAMESPACE, LOCKS[key]] }
+  : { sql: '$1, hashtext($2)', params: [KEYED_NAMESPACE, key.text] }
 
 /** Takes a cluster-wide lock until the end of the client's transaction. */
 export async function lockInTransaction (client: PgClient, key: LockKey): Promise<void> {
