@@ -184,28 +184,34 @@ const linkColumn = (ctx: ExecContext, m: TypeMapping, field: string) => { const 
 /** Chained features of the parents' link values: mapping key + link field -> value -> features. */
 type Chains = Map<string, Map<string, Grouped[]>>
 
-async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped[], depth: number, into: Chains, stats: { queries: number }, sel?: Properties): Promise<void> {
-  if (depth > MAX_CHAIN_DEPTH) return
+/** The chained properties of `m` the selection keeps (a chained property left out is not read),
+ *  each with its link, source expression, chained mapping and the selection within it. */
+function * chainedProperties (ctx: ExecContext, m: TypeMapping, sel: Properties): Generator<{ am: AttributeMapping, link: NonNullable<AttributeMapping['link']>, source: Expr, child: TypeMapping, sub: Properties }> {
   for (const am of m.attributes) {
     if (!am.link || !am.sourceExpression) continue
-    // A chained property the request leaves out is not read.
     const { keep, sub } = selected(ctx, m, am, sel)
     if (!keep) continue
     const child = ctx.mapping.byKey.get(am.link.element)
-    if (!child) continue
+    if (child) yield { am, link: am.link, source: am.sourceExpression, child, sub }
+  }
+}
+
+async function resolveChains (ctx: ExecContext, m: TypeMapping, parents: Grouped[], depth: number, into: Chains, stats: { queries: number }, sel?: Properties): Promise<void> {
+  if (depth > MAX_CHAIN_DEPTH) return
+  for (const { am, link, source, child, sub } of chainedProperties(ctx, m, sel)) {
     const values = new Set<string>()
     for (const p of parents) for (const r of rowsFor(m, am, p)) {
-      const v = evaluate(am.sourceExpression, r)
+      const v = evaluate(source, r)
       if (v !== null && v !== undefined && v !== '') values.add(textOf(v))
     }
-    const key = `${child.key}\u0000${am.link.field}`
+    const key = `${child.key}\u0000${link.field}`
     const byValue = into.get(key) ?? new Map<string, Grouped[]>()
     into.set(key, byValue)
     const wanted = [...values].filter((v) => !byValue.has(v))
     if (wanted.length === 0) continue
     const wantedSet = new Set(wanted)
-    const col = await linkColumn(ctx, child, am.link.field)
-    const linkExpr = child.linkFields.get(am.link.field)
+    const col = await linkColumn(ctx, child, link.field)
+    const linkExpr = child.linkFields.get(link.field)
     // One query for the whole batch: the link column IN (values) where it is a column, else every row.
     const filter: Filter | undefined = col ? { k: 'in', e: { k: 'property', name: col }, list: wanted.map((v) => ({ k: 'value', v })) } : undefined
     stats.queries++
@@ -239,21 +245,16 @@ async function chainsWithin (ctx: ExecContext, m: TypeMapping, parent: RowQuery,
   interface Step { am: AttributeMapping, child: TypeMapping, query: RowQuery, linkExpr: Expr | undefined, next: Step[] }
   const plan = async (m: TypeMapping, parent: RowQuery, sel: Properties, path: string[]): Promise<Step[] | undefined> => {
     const steps: Step[] = []
-    for (const am of m.attributes) {
-      if (!am.link || !am.sourceExpression) continue
-      const { keep, sub } = selected(ctx, m, am, sel)
-      if (!keep) continue
-      const child = ctx.mapping.byKey.get(am.link.element)
-      if (!child) continue
+    for (const { am, link, source, child, sub } of chainedProperties(ctx, m, sel)) {
       if (path.length >= WITHIN_DEPTH || path.includes(child.key) || ctx.sourceOf(child) !== ctx.sourceOf(m)) return undefined
-      const value = await columnOf(ctx, m, plainAttribute(am.sourceExpression))
-      const column = await linkColumn(ctx, child, am.link.field)
+      const value = await columnOf(ctx, m, plainAttribute(source))
+      const column = await linkColumn(ctx, child, link.field)
       const childId = await idColumn(ctx, child)
       if (!value || !column || (child.isDenormalised && column !== childId)) return undefined
       const query: RowQuery = { within: { column, type: m.sourceType, value, query: parent }, ...(childId ? { orderBy: childId } : {}) }
       const next = await plan(child, query, sub, [...path, child.key])
       if (!next) return undefined
-      steps.push({ am, child, query, linkExpr: child.linkFields.get(am.link.field), next })
+      steps.push({ am, child, query, linkExpr: child.linkFields.get(link.field), next })
     }
     return steps
   }
