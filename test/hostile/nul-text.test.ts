@@ -8,9 +8,9 @@
 import t from 'tap'
 import { createHash } from 'node:crypto'
 import type { FastifyInstance, InjectOptions } from 'fastify'
-import { build, ADMIN, BASE, TEST_BACKEND } from '../helper.js'
+import { build, ADMIN, BASE } from '../helper.js'
 import { createMosaic, pattern, rgbTiff } from '../fixtures/seed/mosaic.js'
-import { appRows } from '../fixtures/catalog-rows.js'
+import { select, withAppDb } from '../fixtures/catalog-rows.js'
 import { assertRefused, snapshot, type Snapshot } from './assert-b.js'
 
 const REST = `${BASE}/rest`
@@ -36,15 +36,19 @@ const seedXml = (styles: string) => `<seedRequest><name>topp:world</name><type>s
  * cluster_nodes aside, the PostgreSQL node's heartbeat, which moves on its own.
  */
 async function tables (app: FastifyInstance): Promise<Record<string, string>> {
-  const names = TEST_BACKEND === 'pg'
-    ? await appRows(app, "SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'cluster_nodes' ORDER BY 1")
-    : await appRows(app, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%_rtree_%' ORDER BY 1")
-  const out: Record<string, string> = {}
-  for (const { name } of names as Array<{ name: string }>) {
-    const rows = (await appRows(app, `SELECT * FROM "${name}"`)).map((r) => JSON.stringify(r, (_k, v) => typeof v === 'bigint' ? String(v) : v)).sort()
-    out[name] = createHash('sha256').update(rows.join('\n')).digest('hex')
-  }
-  return out
+  // One connection for every table (on PostgreSQL each appRows call opens its own: two snapshots of
+  // some 60 tables for each of a hundred cases took the file past tap's 180 s on a loaded machine).
+  return await withAppDb(app, async (o) => {
+    const names = o.backend === 'pg'
+      ? await select(o, "SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'cluster_nodes' ORDER BY 1")
+      : await select(o, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%_rtree_%' ORDER BY 1")
+    const out: Record<string, string> = {}
+    for (const { name } of names as Array<{ name: string }>) {
+      const rows = (await select(o, `SELECT * FROM "${name}"`)).map((r) => JSON.stringify(r, (_k, v) => typeof v === 'bigint' ? String(v) : v)).sort()
+      out[name] = createHash('sha256').update(rows.join('\n')).digest('hex')
+    }
+    return out
+  })
 }
 
 async function setup (t: any): Promise<FastifyInstance> {
