@@ -9,8 +9,7 @@ import { createHash } from 'node:crypto'
 import type { LayerInfo } from '../catalog/layers.js'
 import { remoteStylesOf, type CascadeLayerConfig } from '../cascade/store.js'
 import { normalViewParams, parseViewParams, type VirtualTable } from '../vector/virtual-table.js'
-import { isMapwardenError } from '../errors.js'
-import { SeedFieldInvalid } from '../errors.js'
+import { isMapwardenError, SeedFieldInvalid } from '../errors.js'
 
 export type ParameterSet = Record<string, string>
 export type FilterKind = 'stringParameterFilter' | 'regexParameterFilter' | 'floatParameterFilter' | 'integerParameterFilter'

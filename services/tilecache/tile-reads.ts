@@ -109,7 +109,7 @@ export function readOperations (ctx: TileCacheContext) {
         const data = await blankTile(req.format, req.gridSet.tileWidth, req.gridSet.tileHeight)
         return { data, size: data.length, mtimeMs: ctx.now(), etag: `"blank-${data.length.toString(16)}"`, cached: false, public: isPublic, settings, placeholder: true }
       }
-      const mkey = `${key.layer}/${key.gridSet}/${key.format}/${key.parameterId}/${req.z}/${rect[0]}/${rect[1]}`
+      const mkey = tileId({ ...key, x: rect[0], y: rect[1] }) // the metatile's first tile names it
       let p = inflight.get(mkey)
       if (!p && req.format === MVT_FORMAT) {
         p = renderVectorTile(req, layer, key, rect, params).finally(() => inflight.delete(mkey))
