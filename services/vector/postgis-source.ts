@@ -241,26 +241,32 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
   pool.on('error', () => undefined)
 
   /** The table's description from the catalogs, through `db`: a read holding a connection asks on
-   *  it (a pool of one connection would otherwise wait for itself). */
+   *  it (a pool of one connection would otherwise wait for itself). One statement: a connection
+   *  runs one query at a time, and the description costs one round trip. */
   const describeFull = async (type: string, db: pg.Pool | pg.PoolClient = pool): Promise<Described | undefined> => {
-    const rel = await db.query<{ oid: number }>(`SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'v', 'm', 'p', 'f')`, [o.schema, type])
-    if (rel.rows.length === 0 || SYSTEM_TABLES.has(type)) return undefined
-    const oid = rel.rows[0].oid
-    const [cols, geoms, keys] = await Promise.all([
-      db.query<{ attname: string, typname: string, attnotnull: boolean, atttypmod: number }>(`SELECT a.attname, t.typname, a.attnotnull, a.atttypmod
-        FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
-        WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`, [oid]),
-      db.query<{ column: string, type: string, srid: number }>(`SELECT f_geometry_column AS column, type, srid FROM geometry_columns
-        WHERE f_table_schema = $1 AND f_table_name = $2`, [o.schema, type]),
-      db.query<{ attname: string }>(`SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
-        WHERE i.indrelid = $1 AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)`, [oid])
-    ])
-    const geomOf = new Map(geoms.rows.map((g) => [g.column, g]))
-    const keyNames = keys.rows.map((k) => k.attname)
+    if (SYSTEM_TABLES.has(type)) return undefined
+    const r = await db.query<{
+      cols: Array<{ attname: string, typname: string, attnotnull: boolean, atttypmod: number }>
+      geoms: Array<{ column: string, type: string, srid: number }>
+      keys: string[]
+    }>(`WITH rel AS (SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'v', 'm', 'p', 'f'))
+      SELECT
+        (SELECT coalesce(json_agg(json_build_object('attname', a.attname, 'typname', t.typname, 'attnotnull', a.attnotnull, 'atttypmod', a.atttypmod) ORDER BY a.attnum), '[]')
+          FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+          WHERE a.attrelid = rel.oid AND a.attnum > 0 AND NOT a.attisdropped) AS cols,
+        (SELECT coalesce(json_agg(json_build_object('column', f_geometry_column, 'type', type, 'srid', srid)), '[]')
+          FROM geometry_columns WHERE f_table_schema = $1 AND f_table_name = $2) AS geoms,
+        (SELECT coalesce(json_agg(a.attname ORDER BY array_position(i.indkey, a.attnum)), '[]')
+          FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+          WHERE i.indrelid = rel.oid AND i.indisprimary) AS keys
+      FROM rel`, [o.schema, type])
+    if (r.rows.length === 0) return undefined
+    const { cols, geoms, keys: keyNames } = r.rows[0]
+    const geomOf = new Map(geoms.map((g) => [g.column, g]))
     const attributes: AttributeInfo[] = []
     let geometry: TypeSchema['geometry']
-    for (const c of cols.rows) {
+    for (const c of cols) {
       if (!o.exposePrimaryKeys && keyNames.includes(c.attname)) continue
       const g = geomOf.get(c.attname)
       if (c.typname === 'geometry' && g === undefined) continue // a geometry column PostGIS does not register
@@ -279,8 +285,8 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     return { name: type, attributes, ...(geometry ? { geometry } : {}), keys: keyNames }
   }
 
-  // The reads' descriptions of tables (columns, geometry, keys): two round trips of catalog queries
-  // that cost more than a vector tile's own query, so a read reuses one for DESCRIBED_FOR_MS. A
+  // The reads' descriptions of tables (columns, geometry, keys): a catalog query
+  // that costs more than a vector tile's own query, so a read reuses one for DESCRIBED_FOR_MS. A
   // statement refused because a column or table it names is gone (the table changed under the
   // description) drops the description and runs once more on a fresh one; describe() (publishing a
   // feature type, reloading it) always asks the catalogs and refreshes what reads use.
