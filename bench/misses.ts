@@ -82,8 +82,8 @@ async function waits (s: Server): Promise<{ waited: number, timedOut: number }> 
   return { waited: value('waited'), timedOut: value('timed_out') }
 }
 
-/** The storm on two nodes of one database and data directory; `singleP99`: the one-node run's tile p99. */
-async function cluster (singleP99: number): Promise<Figure[]> {
+/** The storm on two nodes of one database and data directory; `single`: the one-node run's tile and event-loop p99. */
+async function cluster (single: { tileP99: number, loopP99: number }): Promise<Figure[]> {
   return await withDatabase(async (databaseUrl) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-misses-cluster-'))
     const env = { MAPWARDEN_WORKER_THREADS: String(THREADS), MAPWARDEN_DATABASE_URL: databaseUrl }
@@ -115,8 +115,9 @@ async function cluster (singleP99: number): Promise<Figure[]> {
         { name: 'misses on two nodes: errors', value: runs.reduce((n, r) => n + r.errors + r.non2xx + r.timeouts, 0), unit: 'req', note: `statuses A ${statuses(runs[0])}, B ${statuses(runs[1])}; target 0` },
         { name: 'misses on two nodes: event-loop delay p99, node A', value: after[0].loopP99Ms, unit: 'ms', note: `max ${after[0].loopMaxMs} ms; target < 50 (${load})` },
         { name: 'misses on two nodes: event-loop delay p99, node B', value: after[1].loopP99Ms, unit: 'ms', note: `max ${after[1].loopMaxMs} ms; target < 50` },
+        { name: 'misses on two nodes: event-loop delay p99 / one node\'s', value: Math.round(Math.max(after[0].loopP99Ms, after[1].loopP99Ms) / single.loopP99 * 100) / 100, unit: 'ratio', note: `the higher node's against ${single.loopP99} ms on one node in this run (two processes and four render threads on the same cores)` },
         { name: 'misses on two nodes: requests that waited for the other node', value: w[0].waited + w[1].waited, unit: 'metatiles', note: `A ${w[0].waited}, B ${w[1].waited} (no connection held while waiting); gave up after MAPWARDEN_METATILE_WAIT: ${w[0].timedOut + w[1].timedOut}, target 0` },
-        { name: 'misses on two nodes: tile p99 / one node\'s', value: Math.round(p99 / singleP99 * 100) / 100, unit: 'ratio', note: `${p99} ms (the slower node's) against ${singleP99} ms on one node in this run; the two nodes share the renders on one machine's cores` }
+        { name: 'misses on two nodes: tile p99 / one node\'s', value: Math.round(p99 / single.tileP99 * 100) / 100, unit: 'ratio', note: `${p99} ms (the slower node's) against ${single.tileP99} ms on one node in this run; the two nodes share the renders on one machine's cores` }
       ]
     } finally {
       for (const n of nodes) await n.stop()
@@ -127,9 +128,9 @@ async function cluster (singleP99: number): Promise<Figure[]> {
 
 export async function run (): Promise<Figure[]> {
   const single = await oneNode()
-  const p99 = single.find((f) => f.name === 'misses under load: tile latency p99')!.value
+  const figure = (name: string) => single.find((f) => f.name === `misses under load: ${name}`)!.value
   try {
-    return [...single, ...await cluster(p99)]
+    return [...single, ...await cluster({ tileP99: figure('tile latency p99'), loopP99: figure('event-loop delay p99') })]
   } catch (err) {
     return [...single, { name: 'misses on two nodes', value: NaN, unit: '', note: `not run: ${(err as Error).message} (PostgreSQL at MW_BENCH_PG)` }]
   }
