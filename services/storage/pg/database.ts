@@ -179,6 +179,8 @@ export async function ifFirst<T> (db: PgDatabase, lock: keyof typeof LOCKS, fn: 
  * follows at once): then one statement releases the old lock and takes the new one, in that order,
  * so a connection holds at most one lock while it waits for another (no deadlock). If nothing asks
  * by the next turn of the event loop, the lock is released on its own and the connection goes back.
+ * A seed waits for a lock in PostgreSQL (`run`); a request that missed the cache waits without a
+ * connection and for a bounded time (`claim`).
  */
 export function createKeyedLock (db: PgDatabase) {
   interface Session { client: PgClient, release (broken?: boolean): void, key: string }
