@@ -38,7 +38,7 @@ async function admin (sql: string): Promise<void> {
   try { await c.query(sql) } finally { await c.end() }
 }
 
-async function withDatabase<T> (fn: (url: string, name: string) => Promise<T>): Promise<T> {
+export async function withDatabase<T> (fn: (url: string, name: string) => Promise<T>): Promise<T> {
   const name = `mw_bench_${crypto.randomBytes(5).toString('hex')}`
   await admin(`CREATE DATABASE ${name}`)
   const url = new URL(ADMIN_URL)

@@ -1,7 +1,8 @@
 // npm run bench: every area's figures, each measured against its baseline in the same run.
 // Usage: npm run bench [-- area ...]   (areas: core mosaics tilecache diskquota styles security wms load misses cluster vector wfs vectorwms vectorseed vectormem appschema)
 // load and misses run the built server as a child process (load about 2 minutes; MW_BENCH_SOAK=1
-// adds a 10-minute soak; misses: cache misses of 50 metatiles under 200 clients, under a minute;
+// adds a 10-minute soak; misses: cache misses of 50 metatiles under 200 clients, on one node then
+// on two nodes of one PostgreSQL database (MW_BENCH_PG), a minute or two;
 // vector: MW_BENCH_VECTOR_ROWS rows, default 1,000,000, several minutes; wfs: WFS GetFeature and
 // vector tiles on MW_BENCH_WFS_ROWS rows, default 100,000, a minute or two; vectorwms: countries
 // GetMap against MapServer 8 and one map of MW_BENCH_VECTORWMS_ROWS points, default 1,000,000;

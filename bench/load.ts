@@ -45,8 +45,9 @@ async function freePort (): Promise<number> {
 
 export interface Server { base: string, root: string, child: ChildProcess, dataDir: string, stop: () => Promise<void> }
 
-export async function startServer (extraEnv: Record<string, string> = {}): Promise<Server> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mw-load-'))
+/** `shared`: a data directory of several nodes (one database), left in place by stop(). */
+export async function startServer (extraEnv: Record<string, string> = {}, shared?: string): Promise<Server> {
+  const dataDir = shared ?? fs.mkdtempSync(path.join(os.tmpdir(), 'mw-load-'))
   const port = await freePort()
   // --expose-gc: /bench/stats?gc=1 collects before it reads memory, so "after" figures are what is retained.
   const child = spawn(process.execPath, ['--expose-gc', ...SERVER_NODE_FLAGS, path.join(HERE, 'load-server.js')], {
@@ -80,7 +81,7 @@ export async function startServer (extraEnv: Record<string, string> = {}): Promi
         child.kill('SIGTERM')
         await new Promise((resolve) => child.once('exit', resolve))
       }
-      fs.rmSync(dataDir, { recursive: true, force: true })
+      if (!shared) fs.rmSync(dataDir, { recursive: true, force: true })
     }
   }
 }

@@ -71,6 +71,8 @@ export interface ServicesConfig {
   maxSeedThreads: number
   taskSlots: number
   tileQueue: number
+  /** Seconds a request waits for a metatile another instance renders (MAPWARDEN_METATILE_WAIT). */
+  metatileWait: number
   jpegQuality: number
   seedPyramid: boolean
   wmsMaxSize: number

@@ -125,6 +125,8 @@ export async function buildTileServices (config: ServicesConfig, stores: Stores,
     maxSeedThreads: config.maxSeedThreads,
     seedQueue: stores.seedQueue,
     metatileLock: stores.metatileLock,
+    metatileWaitMs: config.metatileWait * 1000,
+    onMetatileWait: (event) => { metrics.metatileWait(event) },
     seedWorkers: config.workerThreads * TASKS_PER_THREAD,
     groups: layerGroups,
     log

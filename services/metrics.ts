@@ -77,6 +77,12 @@ export function createMetrics ({ log }: { log: Log }) {
     help: 'On-demand renders refused with 503 because the interactive render queue was full (MAPWARDEN_TILE_QUEUE)',
     registers
   })
+  const metatileWaits = new Counter({
+    name: 'mapwarden_metatile_waits_total',
+    help: 'On-demand renders that found their metatile being rendered by another instance (several on one database) or a seed, by outcome (waited: waited for it; timed_out: drawn here without its lock after MAPWARDEN_METATILE_WAIT)',
+    labelNames: ['outcome'] as const,
+    registers
+  })
   const collectFailures = new Counter({
     name: 'mapwarden_metrics_collect_failures_total',
     help: 'Scrape-time reads that failed (the database away...); their series are left out of that scrape',
@@ -119,6 +125,7 @@ export function createMetrics ({ log }: { log: Log }) {
     tilesRendered (priority: RenderPriority, tiles: number) { if (tiles > 0) tilesRendered.inc({ kind: priority === 'interactive' ? 'on_demand' : 'seed' }, tiles) },
     renderWaited (priority: RenderPriority, seconds: number) { renderWait.observe({ priority }, seconds) },
     renderRefused () { renderRefused.inc() },
+    metatileWait (event: 'waited' | 'timedOut') { metatileWaits.inc({ outcome: event === 'waited' ? 'waited' : 'timed_out' }) },
 
     /** The gauges, read from the services at every scrape (once they are built). */
     readFrom (sources: MetricSources) {

@@ -22,6 +22,7 @@ export interface MapwardenConfig {
   maxSeedThreads: number      // largest threadCount a seed request may ask for
   taskSlots: number           // seed tasks that run at once; more wait as PENDING
   tileQueue: number           // on-demand tile renders that may wait for a render thread (past it: 503)
+  metatileWait: number        // seconds a tile request waits for a metatile another instance renders, then draws it itself
   jpegQuality: number         // quality of JPEG (and WebP) tiles, 1-100
   seedPyramid: boolean        // seeds of several levels build the upper levels from the level below
   wmsMaxSize: number          // largest WIDTH and HEIGHT of a WMS GetMap, pixels
@@ -138,6 +139,7 @@ export const SETTINGS: Setting[] = [
   { key: 'maxSeedThreads', env: 'MAPWARDEN_MAX_SEED_THREADS', parse: int(1, 128), default: 16, describe: 'Largest threadCount of a seed request' },
   { key: 'taskSlots', env: 'MAPWARDEN_TASK_SLOTS', parse: int(1, 128), default: 4, describe: 'Seed tasks running at once; others wait as PENDING' },
   { key: 'tileQueue', env: 'MAPWARDEN_TILE_QUEUE', parse: int(1, 100_000), default: 256, describe: 'On-demand metatile renders (tiles requested and not cached) that may wait for a render thread; they go ahead of seeding; past it a tile request answers 503 with Retry-After' },
+  { key: 'metatileWait', env: 'MAPWARDEN_METATILE_WAIT', parse: int(0, 3600), default: 30, describe: 'Seconds a tile request waits for a metatile that another instance on the same database (or a seed) is rendering, to serve the tiles it writes; past it the request renders the metatile itself (0: never wait)' },
   { key: 'jpegQuality', env: 'MAPWARDEN_JPEG_QUALITY', parse: int(1, 100), default: 80, describe: 'Quality (1-100) of JPEG tiles, of the JPEG tiles of image/vnd.jpeg-png and of WebP tiles' },
   { key: 'seedPyramid', env: 'MAPWARDEN_SEED_PYRAMID', parse: bool, default: false, describe: 'true: seeds of several zoom levels of a whole layer with a linear style render the deepest level and build each level above from the tiles under it (2x2 averaged); false (default): every level is rendered from the granules, which measured faster on the bench mosaic' },
   { key: 'wmsMaxSize', env: 'MAPWARDEN_WMS_MAX_SIZE', parse: int(1, 8192), default: 4096, describe: 'Largest WIDTH and HEIGHT of a WMS GetMap or GetFeatureInfo, in pixels; past it the request is refused with 400 naming the limit' },

@@ -11,6 +11,19 @@ import type { SeedSpec } from './seed-request.js'
 /** Runs `fn` holding the lock of one metatile: nobody else renders it meanwhile. */
 export interface MetatileLock {
   run<T> (key: string, fn: () => Promise<T>): Promise<T>
+  /**
+   * For a request that missed the cache: `fn(true)` holding the lock. While another holds it (a
+   * seed, another node's request), waits for it holding nothing a render or a request needs (no
+   * database connection, no thread) and, past `waitMs`, runs `fn(false)` without it: a metatile
+   * drawn twice rather than a request stuck behind a render that does not end. `onWait` is told
+   * when the lock is first found held ('waited') and when the wait gives up ('timedOut').
+   */
+  claim<T> (key: string, opts: ClaimOptions, fn: (held: boolean) => Promise<T>): Promise<T>
+}
+
+export interface ClaimOptions {
+  waitMs: number
+  onWait?: (event: 'waited' | 'timedOut') => void
 }
 
 /** The queue of chunks every node's workers take from. */

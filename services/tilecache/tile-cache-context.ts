@@ -57,6 +57,10 @@ export interface TileCacheDeps {
   /** Where seed tasks wait and are worked, and the lock of a metatile being rendered (the stores'). */
   seedQueue: SeedQueue
   metatileLock: MetatileLock
+  /** How long a request waits for a metatile another node renders before drawing it itself (ms; default 30 s). */
+  metatileWaitMs?: number
+  /** A request found its metatile's lock held ('waited'), or gave up waiting ('timedOut'): metrics. */
+  onMetatileWait?: (event: 'waited' | 'timedOut') => void
   /** Metatiles of the seed queue this node renders at once (its render threads). */
   seedWorkers?: number
   /** The file blob stores of GWC's REST and the store of each layer (blob-store-registry.ts); absent: the built-in one only. */

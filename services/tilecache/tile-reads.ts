@@ -122,11 +122,17 @@ export function readOperations (ctx: TileCacheContext) {
           const lockKey = metatileKey({ layer, gridSet: req.gridSet }, req.format, key.parameterId, req.z, rect[0], rect[1])
           // A seed render holding the lock must not wait behind the requests that come after this one.
           const release = deps.hurry?.(lockKey) ?? (() => {})
+          // Another node rendering it: waited for holding no connection, and past metatileWaitMs
+          // drawn here without the lock (seed-queue.ts MetatileLock.claim).
+          const waitMs = deps.metatileWaitMs ?? 30_000
           try {
-            return await deps.metatileLock.run(lockKey, async () => {
+            return await deps.metatileLock.claim(lockKey, { waitMs, onWait: deps.onMetatileWait }, async (held) => {
               release()
-              const written = await store.mtime(key)
+              // Written by the holder meanwhile: every tile of it is, once its lock is free. Without
+              // the lock its holder may be writing still: drawn again rather than half read.
+              const written = held ? await store.mtime(key) : undefined
               if (written !== undefined && written !== before && !invalidation.isStale(key.layer, key.parameterId, written, invalidation.inForce(key.layer))) return undefined
+              if (!held) deps.log?.warn({ metatile: lockKey, waitMs }, 'metatile rendered without its lock: another instance held it past the wait')
               return await renderIntoStore(deps.render, store, key, { layer, gridSet: req.gridSet, z: req.z, rect, format: req.format, parameters: params, priority: 'interactive' })
             })
           } finally { release() }

@@ -5,6 +5,7 @@
 // half-applied change and a conflict is not an error for the client.
 import pg from 'pg'
 import type { Migration } from '../migrations.js'
+import type { ClaimOptions } from '../../seed/seed-queue.js'
 
 export type PgPool = pg.Pool
 export type PgClient = pg.PoolClient
@@ -178,6 +179,8 @@ export async function ifFirst<T> (db: PgDatabase, lock: keyof typeof LOCKS, fn: 
  * follows at once): then one statement releases the old lock and takes the new one, in that order,
  * so a connection holds at most one lock while it waits for another (no deadlock). If nothing asks
  * by the next turn of the event loop, the lock is released on its own and the connection goes back.
+ * A seed waits for a lock in PostgreSQL (`run`); a request that missed the cache waits without a
+ * connection and for a bounded time (`claim`).
  */
 export function createKeyedLock (db: PgDatabase) {
   interface Session { client: PgClient, release (broken?: boolean): void, key: string }
@@ -219,7 +222,61 @@ export function createKeyedLock (db: PgDatabase) {
     return { client, release, key }
   }
 
+  /**
+   * The lock of `key` if nobody holds it, in one round trip (a spare connection's old lock released
+   * in the same statement); 'held', the connection back in the pool, if somebody does. The wait for
+   * a connection is bounded by `deadline` ('late' past it).
+   */
+  async function attempt (key: string, deadline: number): Promise<Session | 'held' | 'late'> {
+    let s = spare.pop()
+    const fresh = !s
+    if (s) {
+      clearImmediate(idleTimers.get(s))
+      idleTimers.delete(s)
+    } else {
+      // The lock pool may be all out (each render holds one connection while it runs): wait for
+      // one no longer than the claim may wait; a connection that comes later goes straight back.
+      const out = db.checkout()
+      let late = () => {}
+      const timer = setTimeout(() => { late() }, Math.max(0, deadline - Date.now()))
+      const got = await Promise.race([out, new Promise<undefined>((resolve) => { late = () => { resolve(undefined) } })])
+      clearTimeout(timer)
+      if (!got) { out.then((c) => c.release(), () => {}); return 'late' }
+      s = { ...got, key }
+    }
+    let ok: boolean
+    try {
+      ok = (await (fresh
+        ? s.client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${KEYED_NAMESPACE}, hashtext($1)) AS ok`, [key])
+        // (The subquery, OFFSET 0: not flattened, runs first: the old lock goes before the new one is
+        // tried, and a lock held again is held once, not twice.)
+        : s.client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${KEYED_NAMESPACE}, hashtext($2)) AS ok FROM (SELECT pg_advisory_unlock(${KEYED_NAMESPACE}, hashtext($1)) OFFSET 0) u`, [s.key, key]))).rows[0].ok
+    } catch (err) { s.release(true); throw err }
+    if (!ok) { s.release(); return 'held' } // it holds nothing now
+    s.key = key
+    return s
+  }
+
   return {
+    /**
+     * Runs `fn(true)` holding the lock of `key`. While another session holds it, the wait holds no
+     * connection: the lock is tried again after a pause growing from 5 to 100 ms (jittered), each
+     * try one round trip on a connection borrowed for it; past `waitMs`, `fn(false)` runs without
+     * the lock. A holder that dies takes its lock with its session, so the wait ends at the next try.
+     */
+    async claim<T> (key: string, { waitMs, onWait }: ClaimOptions, fn: (held: boolean) => Promise<T>): Promise<T> {
+      const deadline = Date.now() + waitMs
+      let waited = false
+      for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+        const s = await attempt(key, deadline)
+        if (typeof s === 'object') {
+          try { return await fn(true) } finally { setAside(s) }
+        }
+        if (s === 'held' && !waited) { waited = true; onWait?.('waited') }
+        if (s === 'late' || Date.now() >= deadline) { onWait?.('timedOut'); return await fn(false) }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(pause * (0.5 + Math.random()), Math.max(0, deadline - Date.now()))))
+      }
+    },
     /** Runs `fn` holding the lock of `key`; two texts may share a hash: then they only wait for each other. */
     async run<T> (key: string, fn: () => Promise<T>): Promise<T> {
       const s = await take(key)

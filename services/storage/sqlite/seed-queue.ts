@@ -31,6 +31,9 @@ export function inProcessSeedQueue (db: Db, fault?: FaultPoint): SeedQueue {
 }
 
 export function inProcessMetatileLock (): MetatileLock {
-  // The renders of one metatile run one after the other (services/keyed-queue.ts).
-  return { run: createKeyedQueue() }
+  // The renders of one metatile run one after the other (services/keyed-queue.ts). One process:
+  // whoever holds a lock lives as long as whoever waits for it, and a wait holds nothing, so a
+  // request's claim waits as a seed does, unbounded.
+  const run = createKeyedQueue()
+  return { run, claim: (key, _opts, fn) => run(key, () => fn(true)) }
 }
