@@ -9,6 +9,9 @@ RUN npm ci --no-audit --no-fund && npm prune --omit=dev && npm_config_omit=dev s
 
 FROM node:24-bookworm-slim
 WORKDIR /app
+# The fonts vector labels are drawn with (sharp's librsvg finds them through fontconfig, whose fc-match
+# names the file a label is measured with): the Debian packages scripts/install-wms-tools.sh installs.
+RUN apt-get update && apt-get install -y --no-install-recommends fontconfig fonts-dejavu-core fonts-dejavu-extra fonts-liberation2 && rm -rf /var/lib/apt/lists/*
 # MALLOC_ARENA_MAX=2: glibc's per-thread malloc arenas otherwise add ~100 MB of RSS while render threads seed;
 # MALLOC_MMAP_THRESHOLD_: blocks of 1 MiB and more go back to the system when freed (libvips' windows).
 # --max-semi-space-size=4: the event loop's young generation stays at 8 MB, where V8 grows it to 32 MB under

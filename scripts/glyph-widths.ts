@@ -1,8 +1,8 @@
 // Writes services/render/vector/glyph-widths.ts: the advance of each printable Latin-1 character
 // of DejaVu Sans and DejaVu Sans Bold in ems, measured through sharp's own text renderer (Pango
-// with the fontconfig fonts librsvg draws with). The vector renderer sets labels that follow a
-// line glyph by glyph (librsvg draws no <textPath>) and sizes every label's box with them. Run
-// after a font change:  node dist/scripts/glyph-widths.js
+// with the fontconfig fonts librsvg draws with): the measure of label text where fontconfig's fc-match
+// or a font file it names cannot be read (text-metrics.ts measures with the font file otherwise).
+// Run after a font change:  node dist/scripts/glyph-widths.js
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import sharp from 'sharp'

@@ -22,8 +22,9 @@
 //   with its own maxDisplacement search; goodnessOfFit: a polygon's label only where that share of
 //   its box (sampled on a 5 x 3 grid) lies inside the polygon; underlineText, strikethroughText.
 import { along, insidePolygon, joinLines, labelPoint, largestPolygon, lineLength, longestLine, type PixelGeometry, type Xy } from './pixel-geometry.js'
+import { familiesOf } from './font-faces.js'
 import { esc, f2, fillAttrs } from './svg-graphics.js'
-import { glyphWidth, textWidth } from './text-metrics.js'
+import { glyphAdvances, textWidth } from './text-metrics.js'
 import type { TextSymbolizer } from './vector-style.js'
 
 export interface LabelRequest {
@@ -43,7 +44,8 @@ const meets = (a: Box, b: Box) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b
 const grow = (b: Box, d: number): Box => ({ x0: b.x0 - d, y0: b.y0 - d, x1: b.x1 + d, y1: b.y1 + d })
 const deg = (a: number) => a * 180 / Math.PI
 
-const fontAttrs = (s: TextSymbolizer) => `font-family="${esc(s.font.family)}, DejaVu Sans, sans-serif" font-size="${f2(s.font.size)}" font-style="${s.font.style}" font-weight="${s.font.weight}"${s.decoration ? ` text-decoration="${s.decoration}"` : ''}`
+// The families as font-faces.ts asks fontconfig for them: the file measured is the file drawn.
+const fontAttrs = (s: TextSymbolizer) => `font-family="${esc(familiesOf(s.font.family).join(', '))}" font-size="${f2(s.font.size)}" font-style="${s.font.style}" font-weight="${s.font.weight}"${s.decoration ? ` text-decoration="${s.decoration}"` : ''}`
 /** The distance between the baselines of wrapped lines. */
 const lineHeight = (s: TextSymbolizer) => s.font.size * 1.2
 
@@ -116,7 +118,9 @@ function straightCandidate (s: TextSymbolizer, text: string, line: Xy[], d: numb
 
 /** Text set glyph by glyph along the line, centred at distance d; undefined where it cannot follow. */
 function followCandidate (s: TextSymbolizer, text: string, line: Xy[], length: number, d: number): Candidate | undefined {
-  const w = textWidth(text, s.font)
+  // Each glyph drawn on its own, kerned with the next: the label is as long as their advances.
+  const advances = glyphAdvances(text, s.font)
+  const w = advances.reduce((a, b) => a + b, 0)
   if (d - w / 2 < 0 || d + w / 2 > length) return undefined
   // Upright: read left to right, so a line drawn right to left is followed backwards.
   const a = along(line, d - w / 2).at; const b = along(line, d + w / 2).at
@@ -131,8 +135,9 @@ function followCandidate (s: TextSymbolizer, text: string, line: Xy[], length: n
   const glyphs: string[] = []
   let advance = 0
   let previous: number | undefined
+  let i = 0
   for (const c of text) {
-    const gw = glyphWidth(c, s.font)
+    const gw = advances[i++]
     const { at, angle } = along(path, start + advance + gw / 2)
     advance += gw
     if (previous !== undefined) {

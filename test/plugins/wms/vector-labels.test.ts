@@ -10,6 +10,8 @@ import { build, ADMIN } from '../../helper.js'
 import { postgisStore } from '../../fixtures/postgis-store.js'
 import { differing, getMap, JSON_TYPE, REST, sld, SLD_TYPE, styleLayer, tileBox, tilePixels } from '../../fixtures/vector-tiles.js'
 import { at, pixels, wmsUrl, type Pixels } from './helpers.js'
+import { createFontFaces } from '../../../services/render/vector/font-faces.js'
+import { createTextMetrics, textWidth } from '../../../services/render/vector/text-metrics.js'
 
 // Maps of lon/lat -5..35 at 400x400: lon x is pixel (x+5)*10, lat y is row (35-y)*10.
 const TABLES = `
@@ -106,26 +108,63 @@ t.test('labels on lines: straight along the line at its middle, or following it;
   t.ok(rising.length > 0 && rising.every(([x, y]) => y < 238 - (x - 200) * 0.1), 'after the bend the glyphs rise with the line')
 })
 
-t.test('Priority, spaceAround and partials on points', async (t) => {
+t.test('labels on points: Priority, spaceAround and partials; sized with the font they are drawn with', async (t) => {
   const app = await setup(t)
-  const label = (options: string) => `<TextSymbolizer><Label><ogc:PropertyName>name</ogc:PropertyName></Label><Font><CssParameter name="font-size">14</CssParameter></Font>
-    <LabelPlacement><PointPlacement><AnchorPoint><AnchorPointX>0.5</AnchorPointX><AnchorPointY>0.5</AnchorPointY></AnchorPoint></PointPlacement></LabelPlacement>
-    <Fill><CssParameter name="fill"><ogc:Function name="Recode"><ogc:PropertyName>name</ogc:PropertyName><ogc:Literal>Low</ogc:Literal><ogc:Literal>#FF0000</ogc:Literal>
-      <ogc:Literal>High</ogc:Literal><ogc:Literal>#0000FF</ogc:Literal></ogc:Function></CssParameter></Fill>${options}</TextSymbolizer>`
-  const draw = async (options: string) => {
-    const r = await app.inject({ method: 'GET', url: wmsUrl({ service: 'WMS', version: '1.1.1', request: 'GetMap', layers: 'vx:towns', styles: '', srs: 'EPSG:4326', bbox: BOX.join(','), width: 400, height: 400, format: 'image/png', transparent: 'true', sld_body: sld('vx:towns', label(options)) }), headers: ADMIN })
+  const draw = async (t: Test, rule: string) => {
+    const r = await app.inject({ method: 'GET', url: wmsUrl({ service: 'WMS', version: '1.1.1', request: 'GetMap', layers: 'vx:towns', styles: '', srs: 'EPSG:4326', bbox: BOX.join(','), width: 400, height: 400, format: 'image/png', transparent: 'true', sld_body: sld('vx:towns', rule) }), headers: ADMIN })
     t.equal(r.statusCode, 200)
     return await pixels(r.rawPayload)
   }
-  let p = await draw('')
-  t.ok(where(p, RED).length > 20 && where(p, BLUE).length === 0, 'feature order: Low is placed, High overlaps it and is skipped')
-  p = await draw('<Priority><ogc:PropertyName>rank</ogc:PropertyName></Priority>')
-  t.ok(where(p, BLUE).length > 20 && where(p, RED).filter(([x]) => x < 300).length === 0, 'Priority: High (9) first, Low skipped')
-  const edge = (q: Pixels) => { let n = 0; for (let y = 40; y < 60; y++) for (let x = 370; x < 400; x++) if (at(q, x, y)[3] > 100) n++; return n }
-  t.equal(edge(p), 0, 'Edge at lon 34.5 would be cut by the image edge: not drawn')
-  p = await draw('<VendorOption name="partials">true</VendorOption>')
-  t.ok(edge(p) > 10, 'partials=true: drawn cut')
-  p = await draw('<VendorOption name="spaceAround">-1</VendorOption>')
-  // High is drawn over Low 3 pixels to its right: Low shows only where High leaves gaps.
-  t.ok(where(p, BLUE).length > 20 && where(p, RED).length > 0, `a negative spaceAround: both overlapping labels drawn (${where(p, RED).length} red pixels show)`)
+
+  await t.test('Priority, spaceAround and partials on points', async (t) => {
+    const label = (options: string) => `<TextSymbolizer><Label><ogc:PropertyName>name</ogc:PropertyName></Label><Font><CssParameter name="font-size">14</CssParameter></Font>
+      <LabelPlacement><PointPlacement><AnchorPoint><AnchorPointX>0.5</AnchorPointX><AnchorPointY>0.5</AnchorPointY></AnchorPoint></PointPlacement></LabelPlacement>
+      <Fill><CssParameter name="fill"><ogc:Function name="Recode"><ogc:PropertyName>name</ogc:PropertyName><ogc:Literal>Low</ogc:Literal><ogc:Literal>#FF0000</ogc:Literal>
+        <ogc:Literal>High</ogc:Literal><ogc:Literal>#0000FF</ogc:Literal></ogc:Function></CssParameter></Fill>${options}</TextSymbolizer>`
+    let p = await draw(t, label(''))
+    t.ok(where(p, RED).length > 20 && where(p, BLUE).length === 0, 'feature order: Low is placed, High overlaps it and is skipped')
+    p = await draw(t, label('<Priority><ogc:PropertyName>rank</ogc:PropertyName></Priority>'))
+    t.ok(where(p, BLUE).length > 20 && where(p, RED).filter(([x]) => x < 300).length === 0, 'Priority: High (9) first, Low skipped')
+    const edge = (q: Pixels) => { let n = 0; for (let y = 40; y < 60; y++) for (let x = 370; x < 400; x++) if (at(q, x, y)[3] > 100) n++; return n }
+    t.equal(edge(p), 0, 'Edge at lon 34.5 would be cut by the image edge: not drawn')
+    p = await draw(t, label('<VendorOption name="partials">true</VendorOption>'))
+    t.ok(edge(p) > 10, 'partials=true: drawn cut')
+    p = await draw(t, label('<VendorOption name="spaceAround">-1</VendorOption>'))
+    // High is drawn over Low 3 pixels to its right: Low shows only where High leaves gaps.
+    t.ok(where(p, BLUE).length > 20 && where(p, RED).length > 0, `a negative spaceAround: both overlapping labels drawn (${where(p, RED).length} red pixels show)`)
+  })
+
+  // Families other than DejaVu Sans, installed by scripts/install-wms-tools.sh: a label is as wide as
+  // the font librsvg draws it with (its ink within the side bearings of its first and last glyphs),
+  // so it sits where its anchor puts it. Measured with DejaVu Sans' table (the measure before),
+  // these labels were 14 to 50 pixels too wide or narrow: anchored 7 to 50 pixels off.
+  await t.test('fonts: a label in another family is as wide as drawn, and anchored where the anchor says', async (t) => {
+    const TEXT = 'Wavy Avenue To Vättern'
+    const table = createTextMetrics({ faces: createFontFaces({ command: '/nonexistent/fc-match' }) })
+    const label = (town: string, family: string, style: string, weight: string, anchorX: number) => `<ogc:Filter><ogc:PropertyIsEqualTo><ogc:PropertyName>name</ogc:PropertyName><ogc:Literal>${town}</ogc:Literal></ogc:PropertyIsEqualTo></ogc:Filter>
+      <TextSymbolizer><Label>${TEXT}</Label><Font><CssParameter name="font-family">${family}</CssParameter><CssParameter name="font-size">20</CssParameter>
+        <CssParameter name="font-style">${style}</CssParameter><CssParameter name="font-weight">${weight}</CssParameter></Font>
+      <LabelPlacement><PointPlacement><AnchorPoint><AnchorPointX>${anchorX}</AnchorPointX><AnchorPointY>0.5</AnchorPointY></AnchorPoint></PointPlacement></LabelPlacement>
+      <Fill><CssParameter name="fill">#000000</CssParameter></Fill></TextSymbolizer>`
+    /** The columns the ink of the map's one label spans, [first, last + 1). */
+    const span = (p: Pixels): [number, number] => {
+      let x0 = Infinity; let x1 = -Infinity
+      for (let y = 0; y < p.height; y++) for (let x = 0; x < p.width; x++) if (at(p, x, y)[3] > 8) { x0 = Math.min(x0, x); x1 = Math.max(x1, x + 1) }
+      return [x0, x1]
+    }
+    // Low (lon 10) is column 150, Edge (lon 34.5) column 395.
+    // Arial is drawn with Liberation Sans, its metric twin (fontconfig's alias): measured so too.
+    for (const [family, style, weight] of [['Liberation Serif', 'normal', 'normal'], ['Liberation Sans', 'italic', 'bold'], ['Liberation Mono', 'normal', 'normal'], ['Arial', 'normal', 'normal']] as const) {
+      const font = { family, size: 20, style, weight }
+      const w = textWidth(TEXT, font)
+      const before = table.textWidth(TEXT, font)
+      t.ok(Math.abs(w - before) > 10, `${family} ${style} ${weight}: ${w.toFixed(1)} pixels, DejaVu Sans' table says ${before.toFixed(1)}`)
+      const [x0, x1] = span(await draw(t, label('Low', family, style, weight, 0.5)))
+      t.ok(Math.abs(x1 - x0 - w) <= 3, `${family}: ink ${x1 - x0} pixels wide, measured ${w.toFixed(1)}`)
+      t.ok(Math.abs((x0 + x1) / 2 - 150) <= 2, `${family}: centred on Low: ink ${x0}..${x1}`)
+      const [, right] = span(await draw(t, label('Edge', family, style, weight, 1)))
+      t.ok(Math.abs(right - 395) <= 2, `${family}: anchor x 1 ends the text at Edge: ink ends at ${right}`)
+    }
+    t.equal(textWidth(TEXT, { family: 'Arial', size: 20, style: 'normal', weight: 'normal' }), textWidth(TEXT, { family: 'Liberation Sans', size: 20, style: 'normal', weight: 'normal' }))
+  })
 })

@@ -97,6 +97,23 @@ t.test('group, labelAllGroup, Priority, spaceAround, maxDisplacement, partials',
   t.same(texts(await svgOf(`<TextSymbolizer>${NAME}${CENTRE}<VendorOption name="partials">true</VendorOption></TextSymbolizer>`, edge)), ['Edge'], 'partials=true draws it cut')
 })
 
+t.test('labels are sized with the font they are drawn with: two that fit side by side in Liberation Serif are both placed', async (t) => {
+  // "Wavy Avenue" is 110.8 px wide in Liberation Serif at 20 px (138.1 by DejaVu Sans' table): from
+  // x 20 it ends before the second label starts at x 145.
+  const left = (family: string) => `<TextSymbolizer><Label><ogc:PropertyName>name</ogc:PropertyName></Label><Font><CssParameter name="font-family">${family}</CssParameter><CssParameter name="font-size">20</CssParameter></Font>
+    <LabelPlacement><PointPlacement><AnchorPoint><AnchorPointX>0</AnchorPointX><AnchorPointY>0.5</AnchorPointY></AnchorPoint></PointPlacement></LabelPlacement></TextSymbolizer>`
+  const row: Array<[string, Record<string, unknown>]> = [['POINT(20 100)', { name: 'Wavy Avenue' }], ['POINT(145 100)', { name: 'Wavy Avenue' }]]
+  t.same(texts(await svgOf(left('Liberation Serif'), row, 300)), ['Wavy Avenue', 'Wavy Avenue'])
+  t.same(texts(await svgOf(left('DejaVu Sans'), row, 300)), ['Wavy Avenue'], 'in DejaVu Sans, wider, they would overlap: the second is skipped')
+  // Along a line, glyph by glyph: the glyphs' advances in Liberation Serif, kerned, not DejaVu Sans'.
+  const follow = await svgOf(`<TextSymbolizer><Label><ogc:PropertyName>name</ogc:PropertyName></Label><Font><CssParameter name="font-family">Liberation Serif</CssParameter><CssParameter name="font-size">20</CssParameter></Font>
+    <LabelPlacement><LinePlacement/></LabelPlacement><VendorOption name="followLine">true</VendorOption></TextSymbolizer>`, [['LINESTRING(20 100, 280 100)', { name: 'Wavy Avenue' }]], 300)
+  const xs = [...follow.matchAll(/translate\(([\d.]+) 200\)/g)].map((m) => Number(m[1]))
+  t.equal(xs.length, 10, 'ten glyphs (the space only moves the next)')
+  // The W's centre half its advance (17.28) after the start, the last e's half its advance (8.88) before the end.
+  t.ok(Math.abs(xs[0] - (150 - 110.76 / 2 + 17.28 / 2)) < 0.02 && Math.abs(xs[9] - (150 + 110.76 / 2 - 8.88 / 2)) < 0.02, `centred on the line's middle, 110.8 px long: ${xs[0]} .. ${xs[9]}`)
+})
+
 t.test('conflictResolution, autoWrap, repeat, goodnessOfFit, underlineText and strikethroughText are applied', async (t) => {
   const point = (opts: string) => `<TextSymbolizer>${NAME}${CENTRE}${opts}</TextSymbolizer>`
   // Two labels on one spot: the second is dropped, unless it (or the first) takes no part in conflicts.
