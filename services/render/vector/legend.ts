@@ -5,7 +5,9 @@
 import sharp from 'sharp'
 import { encodeMap, type MapFormat } from '../map.js'
 import { vectorSvg } from './draw-vector.js'
+import { FALLBACK_FAMILY } from './font-faces.js'
 import { esc } from './svg-graphics.js'
+import { textWidth as measure } from './text-metrics.js'
 import type { VectorRule, VectorStyle } from './vector-style.js'
 import wkx from 'wkx'
 
@@ -22,6 +24,8 @@ export interface LegendPayload {
 
 const ROW_GAP = 2
 const FONT_SIZE = 12
+/** The titles' font: measured with the file librsvg draws it with. */
+const TITLE_FONT = { family: FALLBACK_FAMILY, size: FONT_SIZE, style: 'normal', weight: 'normal' } as const
 
 /** The sample geometry a rule's swatch is drawn on: the kind its symbolizers draw. */
 function sampleOf (rule: VectorRule, w: number, h: number): Uint8Array {
@@ -45,7 +49,7 @@ export async function drawLegend (p: LegendPayload): Promise<Uint8Array> {
   const rules = legendRules(p.style, p.rule)
   const { width: w, height: h } = p
   const labels = rules.map((r) => r.title ?? r.name ?? '')
-  const textWidth = Math.max(0, ...labels.map((l) => Math.ceil(l.length * FONT_SIZE * 0.6)))
+  const textWidth = Math.max(0, ...labels.map((l) => Math.ceil(measure(l, TITLE_FONT))))
   const total = { width: w + (textWidth > 0 ? 4 + textWidth : 0), height: Math.max(1, rules.length * (h + ROW_GAP) - ROW_GAP) }
   const parts: string[] = []
   rules.forEach((r, i) => {
@@ -60,7 +64,7 @@ export async function drawLegend (p: LegendPayload): Promise<Uint8Array> {
     }, `r${i}`)
     // Sample coordinates have y up as map units; the swatch is symmetric enough for that not to matter.
     parts.push(`<g transform="translate(0 ${top})">${svg.replace(/^<svg[^>]*>/, '').replace(/<\/svg>$/, '')}</g>`)
-    if (labels[i]) parts.push(`<text x="${w + 4}" y="${top + h / 2 + FONT_SIZE * 0.35}" font-family="DejaVu Sans, sans-serif" font-size="${FONT_SIZE}" fill="#000000">${esc(labels[i])}</text>`)
+    if (labels[i]) parts.push(`<text x="${w + 4}" y="${top + h / 2 + FONT_SIZE * 0.35}" font-family="${FALLBACK_FAMILY}, sans-serif" font-size="${FONT_SIZE}" fill="#000000">${esc(labels[i])}</text>`)
   })
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${total.width}" height="${total.height}">${parts.join('')}</svg>`
   const raw = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer()

@@ -261,6 +261,10 @@ t.test('GetLegendGraphic: a swatch per rule of a vector style with its title; RU
   let text = 0
   for (let y = 0; y < 20; y++) for (let x = 24; x < p.width; x++) if (near(at(p, x, y), [0, 0, 0], 100)) text++
   t.ok(text > 20, `the title beside the first swatch: ${text} dark pixels`)
+  // The picture is as wide as the longer title is drawn (measured with the font file it is drawn in).
+  let inkRight = 0
+  for (let y = 0; y < p.height; y++) for (let x = 24; x < p.width; x++) if (near(at(p, x, y), [0, 0, 0], 160)) inkRight = Math.max(inkRight, x)
+  t.ok(inkRight >= p.width - 3 && inkRight < p.width, `the title's ink ends at ${inkRight}, the picture at ${p.width}`)
 
   res = await legend({ style: 'two', rule: 'rest', width: '30', height: '10' })
   const one = await pixels(res.rawPayload)
