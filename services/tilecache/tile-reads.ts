@@ -58,24 +58,18 @@ export function readOperations (ctx: TileCacheContext) {
    * another node) costs its query again and no harm, less than the lock's round trips and the stat
    * under it on every miss. Tiles the database encoded are answered from the bytes in hand and
    * written after (through the thread pool, the file's time the one their validators name: taken
-   * before the query, so a data change while it ran marks the tile stale), begun after the answer
-   * went out; a failed write is logged, the tile was answered. Tiles a render thread encoded are
-   * written by it, as image tiles.
+   * before the query, so a data change while it ran marks the tile stale); a failed write is
+   * logged, the tile was answered. Tiles a render thread encoded are written by it, as image tiles.
    */
   async function renderVectorTile (req: TileRequest, layer: LayerInfo, key: TileKey, rect: Rect, params: ParameterSet): Promise<Rendered> {
     const stampMs = Date.now() + 0.5
     const out = await renderIntoStore(deps.render, store, key, { layer, gridSet: req.gridSet, z: req.z, rect, format: req.format, parameters: params, priority: 'interactive', deferWrite: true })
     if (out.deferred && out.tiles) {
       const id = tileId(key)
-      const tiles = out.tiles
-      unwritten.set(id, storedTile(Buffer.from(tiles[0].buffer, tiles[0].byteOffset, tiles[0].byteLength), stampMs))
-      // Begun once the answer is on its way (setImmediate: after this turn's reply has been handed
-      // to the socket): its paths, temp file and first fs call cost the request nothing.
-      setImmediate(() => {
-        store.writeMetatile(key, req.z, rect, tiles, stampMs)
-          .catch((err: unknown) => { deps.log?.warn({ err, tile: id }, 'a vector tile was answered and not written to the tile cache') })
-          .finally(() => unwritten.delete(id))
-      })
+      unwritten.set(id, storedTile(Buffer.from(out.tiles[0].buffer, out.tiles[0].byteOffset, out.tiles[0].byteLength), stampMs))
+      store.writeMetatile(key, req.z, rect, out.tiles, stampMs)
+        .catch((err: unknown) => { deps.log?.warn({ err, tile: id }, 'a vector tile was answered and not written to the tile cache') })
+        .finally(() => unwritten.delete(id))
     }
     return { ...out, stampMs }
   }
