@@ -13,7 +13,10 @@
 //   the query takes about a millisecond and the figure is mostly our fixed cost per request (HTTP,
 //   the layer's lookup, the cache's file operations); the same figure on the 1:10m countries' tiles
 //   of zoom 2-5 that hold land (polygons of thousands of vertices), where the database's work is
-//   what a real vector tile costs, says how that fixed cost weighs on such tiles;
+//   what a real vector tile costs, says how that fixed cost weighs on such tiles; and, alternated in
+//   the same loop, the floor any HTTP server has under that target: a bare Fastify route that runs the
+//   same query (a pg.Pool of its own) and answers its bytes, asked with the same client (fetch), p50
+//   over the bare query's (extra rows; the target row is unchanged);
 // - a cached vector tile GET against @fastify/static serving the same .pbf file (as tilecache.ts),
 //   autocannon, alternated, the median of three rounds each (target >= 0.8).
 // GDAL: scripts/install-gdal.sh; MapServer: scripts/install-bench-tools.sh (both root only).
@@ -24,6 +27,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { spawn } from 'node:child_process'
 import pg from 'pg'
+import Fastify from 'fastify'
 import { AUTH, againstStatic, haveBenchTool, startMapwarden, type Figure } from './harness.js'
 import { haveOgr, pointsDatabase } from './points-db.js'
 import { MVT_FORMAT } from '../services/tilecache/formats.js'
@@ -151,29 +155,55 @@ const COUNTRIES_MVT_SQL = mvtSql('countries', 'name')
 type Tile = [number, number, number]
 
 /**
- * Uncached tiles from `url(tile)` against `query` run with `client` for the same tiles, one at a
- * time, alternated, after a warm-up on other tiles: the times of both (ms) and their bytes.
+ * Uncached tiles from `url(tile)` against `query` run with `client` for the same tiles, and against
+ * a bare Fastify route running `query` on a pool of `dbUrl`, one at a time, alternated, after a
+ * warm-up on other tiles: the times of the three (ms) and the bytes of the first two.
  */
-async function againstQuery (client: pg.Client, query: string, url: (t: Tile) => string, warmUp: Tile[], tiles: Tile[]) {
-  const getTile = async (t: Tile) => {
-    const res = await fetch(url(t))
+async function againstQuery (client: pg.Client, dbUrl: string, query: string, url: (t: Tile) => string, warmUp: Tile[], tiles: Tile[]) {
+  const fetched = async (u: string, t: Tile) => {
+    const res = await fetch(u)
     const body = Buffer.from(await res.arrayBuffer())
     if (res.status !== 200 && res.status !== 204) throw new Error(`tile ${t.join('/')}: ${res.status} ${body.toString()}`)
     if (res.headers.get('geowebcache-cache-result') === 'HIT') throw new Error(`tile ${t.join('/')} came from the cache`)
     return body.length
   }
   const bare = async ([z, x, y]: Tile) => (await client.query<{ mvt: Buffer }>(query, [z, x, y])).rows[0].mvt.length
-  for (const t of warmUp) { await getTile(t); await bare(t) } // connections, plans, pages
-  const r = { oursMs: [] as number[], bareMs: [] as number[], oursBytes: 0, bareBytes: 0 }
-  for (const t of tiles) {
-    let t1 = performance.now()
-    r.oursBytes += await getTile(t)
-    r.oursMs.push(performance.now() - t1)
-    t1 = performance.now()
-    r.bareBytes += await bare(t)
-    r.bareMs.push(performance.now() - t1)
-  }
-  return r
+  // The HTTP floor: the same query behind a bare Fastify route (no catalog, no cache, no hooks).
+  const pool = new pg.Pool({ connectionString: dbUrl, max: 2 })
+  const floor = Fastify({ logger: false })
+  floor.get<{ Params: { z: string, x: string, y: string } }>('/:z/:x/:y', async (req, reply) => {
+    const r = await pool.query<{ mvt: Buffer }>(query, [Number(req.params.z), Number(req.params.x), Number(req.params.y)])
+    return await reply.type('application/vnd.mapbox-vector-tile').send(r.rows[0].mvt)
+  })
+  const floorUrl = await floor.listen({ port: 0, host: '127.0.0.1' })
+  const onFloor = async (t: Tile) => await fetched(`${floorUrl}/${t.join('/')}`, t)
+  try {
+    for (const t of warmUp) { await fetched(url(t), t); await bare(t); await onFloor(t) } // connections, plans, pages
+    const r = { oursMs: [] as number[], bareMs: [] as number[], floorMs: [] as number[], oursBytes: 0, bareBytes: 0 }
+    for (const t of tiles) {
+      let t1 = performance.now()
+      r.oursBytes += await fetched(url(t), t)
+      r.oursMs.push(performance.now() - t1)
+      t1 = performance.now()
+      r.bareBytes += await bare(t)
+      r.bareMs.push(performance.now() - t1)
+      t1 = performance.now()
+      await onFloor(t)
+      r.floorMs.push(performance.now() - t1)
+    }
+    return r
+  } finally { await floor.close(); await pool.end() }
+}
+
+/** The extra rows of a run of againstQuery: the bare route over the bare query, ours over the bare route. */
+function floorFigures (what: string, r: { oursMs: number[], bareMs: number[], floorMs: number[] }): Figure[] {
+  const [ours, bare, floor] = [median(r.oursMs), median(r.bareMs), median(r.floorMs)]
+  return [
+    { name: `bare Fastify route running the same query p50 / bare ST_AsMVT query (${what})`, value: round(floor / bare), unit: 'x',
+      note: `route p50 ${round(floor, 2)} ms, query p50 ${round(bare, 2)} ms: what HTTP alone adds (same client, same loop); no target` },
+    { name: `uncached vector tile p50 / bare Fastify route p50 (${what})`, value: round(ours / floor), unit: 'x',
+      note: `ours p50 ${round(ours, 2)} ms, route p50 ${round(floor, 2)} ms: our own cost beyond HTTP; no target` }
+  ]
 }
 
 export async function run (): Promise<Figure[]> {
@@ -236,10 +266,11 @@ export async function run (): Promise<Figure[]> {
       const client = new pg.Client({ connectionString: dbUrl.href })
       await client.connect()
       try {
-        const p = await againstQuery(client, MVT_SQL, tileUrl, tileList(2, 1000), tileList(TILES_PER_ZOOM, 0))
+        const p = await againstQuery(client, dbUrl.href, MVT_SQL, tileUrl, tileList(2, 1000), tileList(TILES_PER_ZOOM, 0))
         const n = p.oursMs.length
         figures.push({ name: `uncached vector tile p50 / bare ST_AsMVT query (${n} tiles of points, z 6-10)`, value: round(median(p.oursMs) / median(p.bareMs)), unit: 'x',
           note: `ours p50 ${round(median(p.oursMs), 1)} ms (XYZ .pbf over HTTP), query p50 ${round(median(p.bareMs), 1)} ms; avg ${Math.round(p.oursBytes / n)} bytes against ${Math.round(p.bareBytes / n)}; target <= 1.2` })
+        figures.push(...floorFigures(`${n} tiles of points`, p))
 
         // The same on the countries' tiles with land: each tile's polygons, the database's real work.
         await countryTables(dbUrl.href, '10m')
@@ -252,10 +283,11 @@ export async function run (): Promise<Figure[]> {
           }
         }
         const countryUrl = ([z, x, y]: Tile) => `${mw.url}/geoserver/gwc/service/xyz/vb:countries/EPSG:900913/${z}/${x}/${y}.pbf`
-        const c = await againstQuery(client, COUNTRIES_MVT_SQL, countryUrl, land.filter((_, i) => i % (TILES_PER_ZOOM + 1) === 0), land.filter((_, i) => i % (TILES_PER_ZOOM + 1) !== 0))
+        const c = await againstQuery(client, dbUrl.href, COUNTRIES_MVT_SQL, countryUrl, land.filter((_, i) => i % (TILES_PER_ZOOM + 1) === 0), land.filter((_, i) => i % (TILES_PER_ZOOM + 1) !== 0))
         const m = c.oursMs.length
         figures.push({ name: `uncached vector tile p50 / bare ST_AsMVT query (${m} tiles of the 1:10m countries with land, z 2-5)`, value: round(median(c.oursMs) / median(c.bareMs)), unit: 'x',
           note: `ours p50 ${round(median(c.oursMs), 1)} ms, query p50 ${round(median(c.bareMs), 1)} ms; avg ${Math.round(c.oursBytes / m)} bytes against ${Math.round(c.bareBytes / m)}; target <= 1.2` })
+        figures.push(...floorFigures(`${m} tiles of countries`, c))
       } finally { await client.end() }
 
       // 3. A cached vector tile GET against @fastify/static serving the same file.
