@@ -75,7 +75,7 @@ export async function drawMap (p: MapPayload): Promise<MapResult> {
     const whole = (layer: Uint8Array) => { if (blank) rgba.set(layer); else over(rgba, 0, layer); blank = false }
     // Layer by layer, in order: a raster layer in strips, a vector layer as one SVG drawn whole.
     for (const job of p.jobs) {
-      if (isVectorJob(job)) { whole(await drawVector(job)); continue }
+      if (isVectorJob(job)) { const img = await drawVector(job); if (img) whole(img); continue }
       if (isImageJob(job)) { whole(await drawImage(job)); continue }
       if (job.granules.length === 0) continue
       for (let r0 = 0; r0 < height; r0 += rows) {

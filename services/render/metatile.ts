@@ -78,10 +78,13 @@ export async function renderVectorMetatile (p: VectorMetatilePayload, fault: Fau
   const width = p.cols * p.tileSize
   const height = p.rows * p.tileSize
   const rgba = new Uint8Array(width * height * 4)
+  // The first layer that draws anything is copied (nothing under it to blend with), as map.ts does.
+  let blank = true
+  const onto = (img: Uint8Array) => { if (blank) rgba.set(img); else over(rgba, 0, img); blank = false }
   for (const job of p.jobs) {
     if (job.width !== width || job.height !== height) throw new Error(`a ${job.width}x${job.height} job for a ${width}x${height} metatile`)
-    if ((job as VectorJob).kind === 'vector') { over(rgba, 0, await drawVector(job as VectorJob)); continue }
-    if (isImageJob(job as ImageJob)) { over(rgba, 0, await drawImage(job as ImageJob)); continue }
+    if ((job as VectorJob).kind === 'vector') { const img = await drawVector(job as VectorJob); if (img) onto(img); continue }
+    if (isImageJob(job as ImageJob)) { onto(await drawImage(job as ImageJob)); continue }
     if ((job as RenderJob).granules.length === 0) continue
     const scratch = idle.pop() ?? createRenderScratch()
     try {
@@ -91,7 +94,7 @@ export async function renderVectorMetatile (p: VectorMetatilePayload, fault: Fau
         if (failure) return { writes: [], ...failure }
         throw err
       }
-      over(rgba, 0, img.rgba)
+      onto(img.rgba)
     } finally { idle.push(scratch) }
   }
   return writeTiles(await cutAndEncode(rgba, p.cols, p.rows, p.tileSize, p.format, p.quality), p.target, fault)

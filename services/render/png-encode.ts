@@ -118,6 +118,20 @@ function paethRow (words: Int32Array, cur: number, prev: number, n: number, out:
   for (let x = 0; x < n; x++, o += bpp) {
     const w = words[cur + x]
     const b = words[prev + x]
+    // Where the pixel above equals the one above left, every sample's predictor is the left one
+    // (a + b - c = a); where the left one does, the one above (Paeth picks a only where a = b):
+    // Sub or Up on the whole word, the same bytes. Flat areas (a vector map's fills and sea) are
+    // mostly such pixels.
+    if (b === c || a === c) {
+      const r = sub8(w, b === c ? a : b)
+      out[o] = r
+      out[o + 1] = r >> 8
+      out[o + 2] = r >> 16
+      if (bpp === 4) out[o + 3] = r >>> 24
+      a = w
+      c = b
+      continue
+    }
     out[o] = w - paeth(a & 255, b & 255, c & 255)
     out[o + 1] = (w >> 8) - paeth((a >> 8) & 255, (b >> 8) & 255, (c >> 8) & 255)
     out[o + 2] = (w >> 16) - paeth((a >> 16) & 255, (b >> 16) & 255, (c >> 16) & 255)

@@ -2,7 +2,9 @@
 // (png-encode.ts: one filter per tile, run-length deflate), at under half libpng's time with no
 // more bytes on map imagery; libpng through sharp remains for paletted PNG and for the bench's
 // ceiling at sharp's defaults. Opaque tiles are written as RGB (a quarter fewer bytes to filter and
-// deflate); fully transparent tiles are one constant PNG.
+// deflate); fully transparent tiles are one constant PNG, and a PNG tile of one colour (the sea or
+// the inside of a country at a vector layer's deeper zooms) is encoded once per colour and reused.
+import os from 'node:os'
 import sharp from 'sharp'
 import { encodePng } from './png-encode.js'
 
@@ -23,6 +25,23 @@ function emptyPng (size: number): Promise<Buffer> {
   return p
 }
 
+/** The PNG of a tile of one colour (`pixel`: RGBA as a little-endian word), by size and colour;
+ *  a few hundred of them at most (a layer's fills, their blends), forgotten past that. */
+const solidCache = new Map<string, Promise<Buffer>>()
+const SOLID_CACHE_SIZE = 256
+function solidPng (size: number, pixel: number, opaque: boolean): Promise<Buffer> {
+  const key = `${size}:${pixel}`
+  let p = solidCache.get(key)
+  if (!p) {
+    const img = new Int32Array(size * size).fill(pixel)
+    p = encodePng(new Uint8Array(img.buffer), size, 0, 0, size, size, !opaque)
+    if (solidCache.size >= SOLID_CACHE_SIZE) solidCache.clear()
+    solidCache.set(key, p)
+  }
+  return p
+}
+const LITTLE_ENDIAN = os.endianness() === 'LE'
+
 /**
  * Cuts a metatile image (cols x rows tiles, row 0 = top) and encodes its tiles, top-left first,
  * row by row. libvips cuts each tile out of the one metatile buffer (no copies in JavaScript; a pipeline per
@@ -33,11 +52,27 @@ export async function cutAndEncode (rgba: Uint8Array, cols: number, rows: number
   const raw = { raw: { width, height: rows * size, channels: 4 as const } }
   // All tiles in flight at once: sharp encodes on libuv's pool, overlapping the next render.
   const jobs: Array<Promise<Buffer>> = []
+  // The pixels as words where the host allows it: a tile of one colour is found in the same pass.
+  const words = LITTLE_ENDIAN && rgba.byteOffset % 4 === 0 ? new Int32Array(rgba.buffer, rgba.byteOffset, rgba.length >> 2) : undefined
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
       let opaque = true
       let empty = true
-      for (let y = 0; y < size && (opaque || empty); y++) {
+      let solid = words !== undefined
+      const first = words ? words[r * size * width + c * size] : 0
+      for (let y = 0; y < size && (opaque || empty || solid); y++) {
+        if (words) {
+          const from = (r * size + y) * width + c * size
+          const to = from + size
+          for (let i = from; i < to; i++) {
+            const w = words[i]
+            if (w !== first) solid = false
+            const a = w >>> 24
+            if (a !== 255) opaque = false
+            if (a !== 0) empty = false
+          }
+          continue
+        }
         const from = ((r * size + y) * width + c * size) * 4 + 3
         const to = from + size * 4
         for (let i = from; i < to; i += 4) {
@@ -48,6 +83,7 @@ export async function cutAndEncode (rgba: Uint8Array, cols: number, rows: number
       }
       // Formats with transparency write a fully transparent tile as one constant PNG.
       if (empty && format !== 'image/jpeg' && format !== 'image/webp') { jobs.push(emptyPng(size)); continue }
+      if (solid && !png && (format === 'image/png' || (format === 'image/vnd.jpeg-png' && !opaque))) { jobs.push(solidPng(size, first, opaque)); continue }
       // image/vnd.jpeg-png: JPEG where the tile is opaque (smaller), PNG where it is not (as GeoServer).
       const as = format === 'image/vnd.jpeg-png' ? (opaque ? 'image/jpeg' : 'image/png') : format
       if (as === 'image/png' && !png) { jobs.push(encodePng(rgba, width, c * size, r * size, size, size, !opaque)); continue }

@@ -59,6 +59,12 @@ export const qualifiedTable = (schema: string, table: string) => `${quotePgName(
 
 export interface SqlStatement { text: string, values: unknown[] }
 
+/** An envelope of SRID `srid` as SQL, its values bound. */
+function envelopeSql (e: Envelope, srid: number, bind: (v: unknown) => string): string {
+  if (!e.every(Number.isFinite) || e[0] > e[2] || e[1] > e[3]) throw InvalidFeatureQuery(`bounding box ${JSON.stringify(e)} is not minx, miny, maxx, maxy`)
+  return `ST_MakeEnvelope(${e.map((v) => `${bind(v)}::double precision`).join(', ')}, ${bind(srid)}::integer)`
+}
+
 /**
  * The WHERE conditions of a query on `type`: the bounding box (&& on the index, and ST_Intersects
  * unless loose) and the filter, values bound through `bind`, names checked by `check`.
@@ -70,8 +76,7 @@ export function whereSql (type: TypeSchema, q: Pick<ReadQuery, 'bbox' | 'filter'
   const where: string[] = []
   if (q.bbox) {
     if (!g || !geom) throw InvalidFeatureQuery(`${type.name} has no geometry to compare with a bounding box`)
-    if (!q.bbox.every(Number.isFinite) || q.bbox[0] > q.bbox[2] || q.bbox[1] > q.bbox[3]) throw InvalidFeatureQuery(`bounding box ${JSON.stringify(q.bbox)} is not minx, miny, maxx, maxy`)
-    const env = `ST_MakeEnvelope(${q.bbox.map((v) => `${bind(v)}::double precision`).join(', ')}, ${bind(geom.srid)}::integer)`
+    const env = envelopeSql(q.bbox, geom.srid, bind)
     where.push(looseBbox ? `${g} && ${env}` : `(${g} && ${env} AND ST_Intersects(${g}, ${env}))`)
   }
   if (q.filter) {
@@ -139,11 +144,15 @@ export function selectSql (dbSchema: string, type: TypeSchema, q: ReadQuery, opt
   const columns = opts.only !== undefined ? [check(opts.only)] : (q.properties ?? type.attributes.filter((a) => a.name !== geom?.name).map((a) => a.name))
     .filter((n) => n !== geom?.name).map(check)
   if (opts.only === undefined) for (const k of opts.keys) if (!columns.includes(quotePgName(k))) columns.push(quotePgName(k))
-  if (g && opts.only === undefined) {
+  if (geom && g && opts.only === undefined) {
     const tolerance = toleranceOf(q)
     // Simplified to the tolerance (Douglas-Peucker, a feature smaller than it kept as a tiny one,
     // as a map draws it), then repeated points dropped: the read carries what the pixels show.
-    const read = tolerance ? `ST_RemoveRepeatedPoints(ST_Simplify(${g}, ${bind(tolerance)}::double precision, true))` : g
+    const simplified = tolerance ? `ST_RemoveRepeatedPoints(ST_Simplify(${g}, ${bind(tolerance)}::double precision, true))` : g
+    // Then cut to the map's area (ST_ClipByBox2D: GEOS' rectangle clip, which neither needs nor
+    // checks validity): simplified first, so a border shared by two metatiles is the same line in
+    // both, whichever part of it each shows.
+    const read = q.clip ? `ST_ClipByBox2D(${simplified}, ${envelopeSql(q.clip, geom.srid, bind)})` : simplified
     columns.push(opts.rawGeometry ? g : q.geometryFormat === 'geojson' ? `ST_AsGeoJSON(${read}) AS ${g}` : `ST_AsBinary(${read}) AS ${g}`)
   }
   let text = `SELECT ${opts.count ? 'count(*) AS n' : columns.join(', ')} FROM ${from}`

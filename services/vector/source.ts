@@ -62,6 +62,11 @@ export interface ReadQuery {
    *  simplified to it in SQL, small ones kept rather than dropped; GeoPackage and shapefiles check it
    *  and answer every vertex (the render thread simplifies them as they become pixels, simplify.ts). */
   simplify?: number
+  /** An envelope in the type's native CRS the geometries are cut to, after their simplification,
+   *  where the source does it in its query (PostGIS: ST_ClipByBox2D); a map's area with its
+   *  margin, so a feature far larger than the map (a country at a tile's zoom) is read, sent and
+   *  drawn only as far as the map shows it. The other sources answer every geometry whole. */
+  clip?: Envelope
   /** An SQL view's SELECT with its values bound (the feature type's JDBC_VIRTUAL_TABLE): read in
    *  place of the table `type`, in a read-only transaction. */
   view?: SqlView

@@ -2,7 +2,8 @@
 // the data's CRS to the map's (crs.ts), to pixels, and written as one SVG document with the
 // style's symbolizers (render/vector/vector-style.ts), which sharp rasterizes with librsvg into
 // straight RGBA for map.ts to composite. Labels are placed after every geometry of the layer is
-// drawn, each skipped when its box meets one already placed or is not wholly inside the image.
+// drawn, on the part of each geometry inside the image (GeoServer's label point of the visible
+// part), each skipped when its box meets one already placed or is not wholly inside the image.
 // Memory stays bounded for any number of features: the SVG is cut into documents of BATCH_CHARS
 // drawn one over another, and a layer of many features comes a batch at a time (`more`).
 import sharp from 'sharp'
@@ -14,7 +15,7 @@ import { over } from '../composite.js'
 import { pointTransform } from '../crs.js'
 import { asNumber, asText, evaluate } from './expression.js'
 import { placeLabels, type LabelRequest } from './labels.js'
-import { labelPoint, simplifyPixels, type PixelGeometry, type Xy } from './pixel-geometry.js'
+import { labelPoint, simplifyPixels, visiblePart, type PixelGeometry, type Xy } from './pixel-geometry.js'
 import { alongLine, fillAttrs, offsetLine, pathOf, strokeAttrs, svgGraphics } from './svg-graphics.js'
 import { resolved } from './symbolizer-values.js'
 import { inScale, type Symbolizer, type TextSymbolizer, type VectorRule, type VectorStyle } from './vector-style.js'
@@ -171,11 +172,13 @@ function layerWriter (job: VectorJob, idPrefix: string) {
         if (!g) continue
         const props = f.properties
         const out: string[] = []
+        let seen: PixelGeometry | undefined
         const draw = (r: VectorRule) => {
           for (const s of r.symbolizers) {
             if (s.kind === 'text') {
               const text = asText(evaluate(s.label, props))?.trim() ?? ''
-              if (text !== '') labels.push({ key: s, s: resolved(s, props), g, text, priority: s.priority ? asNumber(evaluate(s.priority, props)) ?? 1000 : 1000 })
+              // Labelled on the part of it the map shows, as GeoServer labels (labels.ts).
+              if (text !== '') labels.push({ key: s, s: resolved(s, props), g: seen ??= visiblePart(g, [0, 0, width, height]), text, priority: s.priority ? asNumber(evaluate(s.priority, props)) ?? 1000 : 1000 })
             } else out.push(drawn(resolved(s, props), g, graphics))
           }
         }
@@ -194,7 +197,7 @@ function layerWriter (job: VectorJob, idPrefix: string) {
 /**
  * The SVG documents of a vector layer's features (not its feed's), drawn in order one over
  * another: features in FeatureTypeStyle and feature order, a new document when one holds
- * `batchChars` of elements, the labels in the last.
+ * `batchChars` of elements, the labels in the last; none when nothing is drawn (a metatile of sea).
  */
 export function * vectorSvgs (job: VectorJob, idPrefix = '', batchChars = Infinity): Generator<string> {
   const w = layerWriter(job, idPrefix)
@@ -202,18 +205,19 @@ export function * vectorSvgs (job: VectorJob, idPrefix = '', batchChars = Infini
   let chars = 0
   for (let k = 0; k < w.styles; k++) {
     for (const e of w.elements(k, job.features)) {
+      if (e === '') continue
       body.push(e)
       chars += e.length
       if (chars >= batchChars) { yield w.document(body); body = []; chars = 0 }
     }
   }
   body.push(...w.labels())
-  yield w.document(body)
+  if (body.length > 0) yield w.document(body)
 }
 
 /** The SVG document of a vector layer, whole (legends, tests); `idPrefix` keeps its ids apart from another's it is nested with. */
 export function vectorSvg (job: VectorJob, idPrefix = ''): string {
-  return [...vectorSvgs(job, idPrefix)][0]
+  return [...vectorSvgs(job, idPrefix)][0] ?? layerWriter(job, idPrefix).document([])
 }
 
 async function rasterized (svg: string): Promise<Uint8Array> {
@@ -244,17 +248,19 @@ async function * batches (job: VectorJob): AsyncGenerator<VectorFeature[]> {
 }
 
 /**
- * The layer drawn: straight RGBA, width x height. Its SVG in documents of at most `batchChars`,
- * each drawn over the one before; a streamed layer (`more`) drawn a batch of features at a time,
- * each FeatureTypeStyle into an image of its own (the next style's features come after all of the
- * previous one's), the images then laid one over another and the labels over them.
+ * The layer drawn: straight RGBA, width x height; undefined when it draws nothing there (no
+ * rasterising of an empty document: the caller's image stays as it is). Its SVG in documents of at
+ * most `batchChars`, each drawn over the one before; a streamed layer (`more`) drawn a batch of
+ * features at a time, each FeatureTypeStyle into an image of its own (the next style's features
+ * come after all of the previous one's), the images then laid one over another and the labels over
+ * them.
  */
-export async function drawVector (job: VectorJob, batchChars = BATCH_CHARS): Promise<Uint8Array> {
+export async function drawVector (job: VectorJob, batchChars = BATCH_CHARS): Promise<Uint8Array | undefined> {
   let out: Uint8Array | undefined
   const onto = (img: Uint8Array) => { if (out) over(out, 0, img); else out = img }
   if (!job.more) {
     for (const svg of vectorSvgs(job, '', batchChars)) onto(await rasterized(svg))
-    return out!
+    return out
   }
   const w = layerWriter(job, '')
   const layers = Array.from({ length: w.styles }, () => ({ img: undefined as Uint8Array | undefined, body: [] as string[], chars: 0 }))
@@ -269,6 +275,7 @@ export async function drawVector (job: VectorJob, batchChars = BATCH_CHARS): Pro
     for (let k = 0; k < w.styles; k++) {
       const l = layers[k]
       for (const e of w.elements(k, features)) {
+        if (e === '') continue
         l.body.push(e)
         l.chars += e.length
         if (l.chars >= batchChars) await flush(l)
@@ -276,6 +283,7 @@ export async function drawVector (job: VectorJob, batchChars = BATCH_CHARS): Pro
     }
   }
   for (const l of layers) { await flush(l); if (l.img) onto(l.img) }
-  onto(await rasterized(w.document(w.labels())))
-  return out!
+  const labels = w.labels()
+  if (labels.length > 0) onto(await rasterized(w.document(labels)))
+  return out
 }

@@ -3,6 +3,8 @@
 // - group: one label per symbolizer and distinct text, on the longest line (lines joined end to end
 //   first, GeoServer's network), the largest polygon or the first point of all the features
 //   carrying it (labelAllGroup: every joined line of the group);
+// - the geometry labelled is the part of it inside the image (draw-vector.ts; GeoServer: the
+//   visible part of a line or a polygon), so a country larger than a metatile is labelled in it;
 // - PointPlacement at the point, polylabel's pole of the largest polygon or the middle of the
 //   longest line; maxDisplacement tries positions around it (8 directions, rings of half the font
 //   size; inside the polygon for a polygon);

@@ -7,64 +7,12 @@
 // all their layers, so a group's tile is its members' layers, whoever encoded each.
 import { PbfWriter } from 'pbf'
 import { douglasPeucker } from '../../vector/simplify.js'
+import { clipLine, clipRing, type Box, type Xy } from './pixel-geometry.js'
 
-export type Xy = [number, number]
+export type { Xy }
 /** A geometry in tile units: points, lines or polygons (rings, the first of each the exterior). */
 export type TileGeometry = { type: 1, points: Xy[] } | { type: 2, lines: Xy[][] } | { type: 3, polygons: Xy[][][] }
 export interface TileFeature { geometry: TileGeometry, properties: Record<string, unknown> }
-
-/** Liang-Barsky: the part of a segment inside the box, or undefined. */
-function clipSegment (a: Xy, b: Xy, lo: number, hi: number): [Xy, Xy] | undefined {
-  let t0 = 0
-  let t1 = 1
-  const dx = b[0] - a[0]
-  const dy = b[1] - a[1]
-  for (const [p, q] of [[-dx, a[0] - lo], [dx, hi - a[0]], [-dy, a[1] - lo], [dy, hi - a[1]]]) {
-    if (p === 0) { if (q < 0) return undefined; continue }
-    const r = q / p
-    if (p < 0) { if (r > t1) return undefined; if (r > t0) t0 = r } else { if (r < t0) return undefined; if (r < t1) t1 = r }
-  }
-  return [[a[0] + t0 * dx, a[1] + t0 * dy], [a[0] + t1 * dx, a[1] + t1 * dy]]
-}
-
-/** A line cut to the box: the runs of it inside, each a line. */
-export function clipLine (line: Xy[], lo: number, hi: number): Xy[][] {
-  const out: Xy[][] = []
-  let run: Xy[] = []
-  for (let i = 1; i < line.length; i++) {
-    const s = clipSegment(line[i - 1], line[i], lo, hi)
-    if (!s) { if (run.length > 1) out.push(run); run = []; continue }
-    const last = run[run.length - 1]
-    if (!last || last[0] !== s[0][0] || last[1] !== s[0][1]) { if (run.length > 1) out.push(run); run = [s[0]] }
-    run.push(s[1])
-    // The segment left the box: the run ends there.
-    if (s[1][0] !== line[i][0] || s[1][1] !== line[i][1]) { out.push(run); run = [] }
-  }
-  if (run.length > 1) out.push(run)
-  return out
-}
-
-/** Sutherland-Hodgman: a ring cut to the box (edges along the box where it left it). */
-export function clipRing (ring: Xy[], lo: number, hi: number): Xy[] {
-  let pts = ring
-  const edges: Array<[(p: Xy) => boolean, (a: Xy, b: Xy) => Xy]> = [
-    [(p) => p[0] >= lo, (a, b) => [lo, a[1] + (b[1] - a[1]) * (lo - a[0]) / (b[0] - a[0])]],
-    [(p) => p[0] <= hi, (a, b) => [hi, a[1] + (b[1] - a[1]) * (hi - a[0]) / (b[0] - a[0])]],
-    [(p) => p[1] >= lo, (a, b) => [a[0] + (b[0] - a[0]) * (lo - a[1]) / (b[1] - a[1]), lo]],
-    [(p) => p[1] <= hi, (a, b) => [a[0] + (b[0] - a[0]) * (hi - a[1]) / (b[1] - a[1]), hi]]
-  ]
-  for (const [inside, cross] of edges) {
-    const out: Xy[] = []
-    for (let i = 0; i < pts.length; i++) {
-      const cur = pts[i]
-      const prev = pts[(i + pts.length - 1) % pts.length]
-      if (inside(cur)) { if (!inside(prev)) out.push(cross(prev, cur)); out.push(cur) } else if (inside(prev)) out.push(cross(prev, cur))
-    }
-    pts = out
-    if (pts.length === 0) break
-  }
-  return pts
-}
 
 /** Douglas-Peucker with a tolerance in tile units, then rounded to the grid without repeated points. */
 export function simplify (pts: Xy[], tolerance: number): Xy[] {
@@ -93,12 +41,13 @@ function ringArea (r: Xy[]): number {
 export function fitToTile (g: TileGeometry, extent: number, buffer: number): TileGeometry | undefined {
   const lo = -buffer
   const hi = extent + buffer
+  const box: Box = [lo, lo, hi, hi]
   if (g.type === 1) {
     const points = g.points.filter((p) => p[0] >= lo && p[0] <= hi && p[1] >= lo && p[1] <= hi).map((p): Xy => [Math.round(p[0]), Math.round(p[1])])
     return points.length > 0 ? { type: 1, points } : undefined
   }
   if (g.type === 2) {
-    const lines = g.lines.flatMap((l) => clipLine(l, lo, hi)).map((l) => simplify(l, 1)).filter((l) => l.length > 1)
+    const lines = g.lines.flatMap((l) => clipLine(l, box)).map((l) => simplify(l, 1)).filter((l) => l.length > 1)
     return lines.length > 0 ? { type: 2, lines } : undefined
   }
   const polygons: Xy[][][] = []
@@ -106,7 +55,7 @@ export function fitToTile (g: TileGeometry, extent: number, buffer: number): Til
     const rings: Xy[][] = []
     for (let i = 0; i < poly.length; i++) {
       const open = poly[i].length > 1 && poly[i][0][0] === poly[i][poly[i].length - 1][0] && poly[i][0][1] === poly[i][poly[i].length - 1][1] ? poly[i].slice(0, -1) : poly[i]
-      const clipped = clipRing(open, lo, hi)
+      const clipped = clipRing(open, box)
       if (clipped.length < 3) { if (i === 0) break; continue }
       let r = simplify([...clipped, clipped[0]], 1).slice(0, -1)
       const area = ringArea(r)

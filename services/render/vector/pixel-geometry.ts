@@ -6,6 +6,79 @@ import { simplifyLine, simplifyPolygon } from '../../vector/simplify.js'
 
 export type Xy = [number, number]
 export interface PixelGeometry { points: Xy[], lines: Xy[][], polygons: Xy[][][] }
+/** A rectangle: x0, y0, x1, y1. */
+export type Box = [number, number, number, number]
+
+/** Liang-Barsky: the part of a segment inside the box, or undefined. */
+function clipSegment (a: Xy, b: Xy, box: Box): [Xy, Xy] | undefined {
+  let t0 = 0
+  let t1 = 1
+  const dx = b[0] - a[0]
+  const dy = b[1] - a[1]
+  for (const [p, q] of [[-dx, a[0] - box[0]], [dx, box[2] - a[0]], [-dy, a[1] - box[1]], [dy, box[3] - a[1]]]) {
+    if (p === 0) { if (q < 0) return undefined; continue }
+    const r = q / p
+    if (p < 0) { if (r > t1) return undefined; if (r > t0) t0 = r } else { if (r < t0) return undefined; if (r < t1) t1 = r }
+  }
+  return [[a[0] + t0 * dx, a[1] + t0 * dy], [a[0] + t1 * dx, a[1] + t1 * dy]]
+}
+
+/** A line cut to the box: the runs of it inside, each a line. */
+export function clipLine (line: Xy[], box: Box): Xy[][] {
+  const out: Xy[][] = []
+  let run: Xy[] = []
+  for (let i = 1; i < line.length; i++) {
+    const s = clipSegment(line[i - 1], line[i], box)
+    if (!s) { if (run.length > 1) out.push(run); run = []; continue }
+    const last = run[run.length - 1]
+    if (!last || last[0] !== s[0][0] || last[1] !== s[0][1]) { if (run.length > 1) out.push(run); run = [s[0]] }
+    run.push(s[1])
+    // The segment left the box: the run ends there.
+    if (s[1][0] !== line[i][0] || s[1][1] !== line[i][1]) { out.push(run); run = [] }
+  }
+  if (run.length > 1) out.push(run)
+  return out
+}
+
+/** Sutherland-Hodgman: a ring cut to the box (edges along the box where it left it). */
+export function clipRing (ring: Xy[], box: Box): Xy[] {
+  const [x0, y0, x1, y1] = box
+  let pts = ring
+  const edges: Array<[(p: Xy) => boolean, (a: Xy, b: Xy) => Xy]> = [
+    [(p) => p[0] >= x0, (a, b) => [x0, a[1] + (b[1] - a[1]) * (x0 - a[0]) / (b[0] - a[0])]],
+    [(p) => p[0] <= x1, (a, b) => [x1, a[1] + (b[1] - a[1]) * (x1 - a[0]) / (b[0] - a[0])]],
+    [(p) => p[1] >= y0, (a, b) => [a[0] + (b[0] - a[0]) * (y0 - a[1]) / (b[1] - a[1]), y0]],
+    [(p) => p[1] <= y1, (a, b) => [a[0] + (b[0] - a[0]) * (y1 - a[1]) / (b[1] - a[1]), y1]]
+  ]
+  for (const [inside, cross] of edges) {
+    const out: Xy[] = []
+    for (let i = 0; i < pts.length; i++) {
+      const cur = pts[i]
+      const prev = pts[(i + pts.length - 1) % pts.length]
+      if (inside(cur)) { if (!inside(prev)) out.push(cross(prev, cur)); out.push(cur) } else if (inside(prev)) out.push(cross(prev, cur))
+    }
+    pts = out
+    if (pts.length === 0) break
+  }
+  return pts
+}
+
+/**
+ * The part of a geometry inside the box, as GeoServer labels it (the middle of a line's visible
+ * part, the label point of a polygon's): lines cut into their runs inside, rings cut to the box
+ * (a polygon whose outer ring is left with under three points goes); points as they are (one
+ * outside has a label outside). Itself when it lies inside the box.
+ */
+export function visiblePart (g: PixelGeometry, box: Box): PixelGeometry {
+  const inside = (p: Xy) => p[0] >= box[0] && p[0] <= box[2] && p[1] >= box[1] && p[1] <= box[3]
+  if (g.lines.every((l) => l.every(inside)) && g.polygons.every((p) => p[0].every(inside))) return g
+  const polygons: Xy[][][] = []
+  for (const p of g.polygons) {
+    const outer = clipRing(p[0], box)
+    if (outer.length > 2) polygons.push([outer, ...p.slice(1).map((r) => clipRing(r, box)).filter((r) => r.length > 2)])
+  }
+  return { points: g.points, lines: g.lines.flatMap((l) => clipLine(l, box)), polygons }
+}
 
 /** The geometry simplified to `tolerance` pixels as PostGIS simplifies with preserveCollapsed
  *  (vector/simplify.ts): in the render thread, for the sources whose database does not. */

@@ -12,7 +12,7 @@ import { parseEcql, type FilterSchema } from '../../filters/ecql.js'
 import { inCrs } from '../../filters/spatial.js'
 import type { Feature, VectorSource } from '../../vector/source.js'
 import type { SqlView } from '../../vector/virtual-table.js'
-import { isGeographic, METRES_PER_DEGREE, pointTransform, transformBbox } from '../crs.js'
+import { isGeographic, isSeparable, METRES_PER_DEGREE, pointTransform, transformBbox } from '../crs.js'
 import type { RenderRequest } from '../render-types.js'
 import type { VectorFeature, VectorJob } from './draw-vector.js'
 import { inScale, type VectorStyle } from './vector-style.js'
@@ -139,12 +139,19 @@ export async function planVector (deps: VectorPlanDeps, req: RenderRequest, styl
   const drawn = drawnFilter(style, job.scale, data.schema.attributes)
   if (drawn?.k === 'const' && !drawn.v) return job
   const filter = allOf([drawn, cql].filter((f): f is Filter => f !== undefined))
-  // Geometries simplified to half a pixel: PostGIS in the database, so the read and its transfer to
-  // the render thread carry what the pixels show; the file sources' in the render thread as they
-  // become pixels (job.simplify), off the event loop.
+  // Geometries simplified to half a pixel and cut to the map's area with its margin: PostGIS in the
+  // database, so the read and its transfer to the render thread carry what the pixels show (a
+  // country's coast at a tile's zoom is read only where the metatile shows it); the file sources
+  // answer them whole. The render thread simplifies them all again as they become pixels
+  // (job.simplify), off the event loop: the database's tolerance is the map's smallest pixel in
+  // the data's units (a pixel at a Web Mercator map's top edge), finer than most of the map needs.
+  // The cut only where the box's edges stay straight lines on the map (a separable pair of CRSs:
+  // the same, or longitude/latitude and Web Mercator), so the edges it adds, drawn as straight
+  // segments between their ends, stay in the margin, out of the picture.
   const pixel = pixelInData(req, data.dataCrs)
   const simplify = pixel !== undefined ? pixel * SIMPLIFY_PIXELS : undefined
-  const it = data.source.readFeatures({ type: data.type, bbox: area, ...(filter ? { filter } : {}), ...(simplify ? { simplify } : {}), ...(data.view ? { view: data.view } : {}) })[Symbol.asyncIterator]()
+  const clip = isSeparable(data.dataCrs, req.crs) ? area : undefined
+  const it = data.source.readFeatures({ type: data.type, bbox: area, ...(filter ? { filter } : {}), ...(simplify ? { simplify } : {}), ...(clip ? { clip } : {}), ...(data.view ? { view: data.view } : {}) })[Symbol.asyncIterator]()
   let read = 0
   /** Up to `n` more features; `done` when the read has ended. */
   const take = async (n: number): Promise<{ features: VectorFeature[], done: boolean }> => {
