@@ -1,5 +1,6 @@
-// Tile cache figures (not a test): seeding throughput against a bare sharp encode loop on two
-// threads and against gdal2tiles with two processes, on the shared benchmark mosaic
+// Tile cache figures (not a test): seeding throughput against the encode ceilings of
+// encode-ceiling.ts (the seed's own tiles encoded again on two threads at the render threads' nice
+// value for >= 6 s; wall ratio, and CPU per tile, which other processes' load does not move) and against gdal2tiles with two processes, on the shared benchmark mosaic
 // (../shared/bench/make-mosaic.sh -> /tmp/bench-data); peak RSS and the longest event-loop
 // stall while seeding; cached-tile GET requests/s against @fastify/static serving the same file.
 // The issue's reference run: zoom 0..10 (MW_BENCH_TILECACHE_ZOOM) in EPSG:900913 and EPSG:4326
