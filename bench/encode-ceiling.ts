@@ -60,7 +60,8 @@ export async function encodeCeiling (tiles: Uint8Array[], format: EncodeFormat, 
     const thread = async () => {
       while (performance.now() - t0 < secs * 1000) {
         const from = next; next += per
-        bytes += await pool.run({ from, count: per, format, ...opts }) as number
+        const b = await pool.run({ from, count: per, format, ...opts }) as number // (not `bytes += await`: the two loops would overwrite each other's sum)
+        bytes += b
         done += per
       }
     }

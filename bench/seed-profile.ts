@@ -23,7 +23,8 @@ let pngTiles: Uint8Array[] = []
 const FORMATS = (process.env.MW_PROFILE_FORMATS ?? 'image/png,image/jpeg').split(',') as Array<'image/png' | 'image/jpeg'>
 for (const [i, format] of FORMATS.entries()) {
   let tiles = 0
-  mw.app.tileCache.store.onTileWritten((e) => { if (e.gridSet === GS && e.format === format) tiles++ })
+  let bytes = 0
+  mw.app.tileCache.store.onTileWritten((e) => { if (e.gridSet === GS && e.format === format) { tiles++; bytes += e.bytes } })
   const elu0 = performance.eventLoopUtilization()
   const cpu0 = process.cpuUsage()
   const t0 = performance.now()
@@ -43,11 +44,12 @@ for (const [i, format] of FORMATS.entries()) {
   const c = await encodeCeiling(pngTiles, format, format === 'image/jpeg' ? { quality: 85 } : {})
   out[`${i}:${format}`] = {
     tiles,
+    avgBytes: Math.round(bytes / Math.max(1, tiles)),
     tps: +(tiles / secs).toFixed(1),
     cpuMsPerTile: +((cpu.user + cpu.system) / 1000 / tiles).toFixed(3),
     sysMsPerTile: +(cpu.system / 1000 / tiles).toFixed(3),
     loopBusyMsPerTile: +(elu.active / tiles).toFixed(3),
-    ceiling: { tps: +c.tps.toFixed(1), cpuMsPerTile: +c.cpuMsPerTile.toFixed(3), tiles: c.tiles, sample: pngTiles.length },
+    ceiling: { tps: +c.tps.toFixed(1), avgBytes: Math.round(c.avg), cpuMsPerTile: +c.cpuMsPerTile.toFixed(3), tiles: c.tiles, sample: pngTiles.length },
     wallRatio: +((tiles / secs) / c.tps).toFixed(3),
     cpuRatio: +(c.cpuMsPerTile / ((cpu.user + cpu.system) / 1000 / tiles)).toFixed(3)
   }
