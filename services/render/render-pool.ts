@@ -51,8 +51,9 @@ export function createTilePool ({ threads, nice = 0, faultKillAt, onError = () =
     idleTimeout: 30_000,
     maxQueue: 'auto',
     concurrentTasksPerWorker: TASKS_PER_THREAD,
-    // Workers need none of the parent's loaders (a test runner's --import hooks break them).
-    execArgv: process.execArgv.filter((a) => a === '--enable-source-maps'),
+    // Workers need none of the parent's loaders (a test runner's --import hooks break them); a
+    // --cpu-prof of the process profiles each render thread too (bench/seed-profile.ts).
+    execArgv: process.execArgv.filter((a) => a === '--enable-source-maps' || a.startsWith('--cpu-prof')),
     // geotiff loads `web-worker`, which reads workerData.mod on import in any worker thread.
     workerData: { nice, faultKillAt } satisfies RenderThreadData
   })
