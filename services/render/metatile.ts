@@ -78,12 +78,14 @@ export async function renderVectorMetatile (p: VectorMetatilePayload, fault: Fau
   const width = p.cols * p.tileSize
   const height = p.rows * p.tileSize
   const rgba = new Uint8Array(width * height * 4)
-  // The first layer that draws anything is copied (nothing under it to blend with), as map.ts does.
+  // A vector layer drawn first is copied (nothing under it to blend with; librsvg leaves no colour
+  // under a transparent pixel). Images and rasters are blended even first: a remote's image may
+  // carry colour under alpha 0, which blending leaves out, so a cascaded tile equals the remote's.
   let blank = true
-  const onto = (img: Uint8Array) => { if (blank) rgba.set(img); else over(rgba, 0, img); blank = false }
+  const onto = (img: Uint8Array, copy = false) => { if (blank && copy) rgba.set(img); else over(rgba, 0, img); blank = false }
   for (const job of p.jobs) {
     if (job.width !== width || job.height !== height) throw new Error(`a ${job.width}x${job.height} job for a ${width}x${height} metatile`)
-    if ((job as VectorJob).kind === 'vector') { const img = await drawVector(job as VectorJob); if (img) onto(img); continue }
+    if ((job as VectorJob).kind === 'vector') { const img = await drawVector(job as VectorJob); if (img) onto(img, true); continue }
     if (isImageJob(job as ImageJob)) { onto(await drawImage(job as ImageJob)); continue }
     if ((job as RenderJob).granules.length === 0) continue
     const scratch = idle.pop() ?? createRenderScratch()
