@@ -8,6 +8,7 @@
 // points, so a worker can load it.
 import fs from 'node:fs'
 import path from 'node:path'
+import { promisify } from 'node:util'
 import { threadId } from 'node:worker_threads'
 import { noFaults, type FaultPoint } from '../faults.js'
 
@@ -57,18 +58,23 @@ export function writeTileFile (tmpDir: string, target: string, data: Uint8Array,
   }
 }
 
-/** A node:fs callback call as a promise: no FileHandle (fs/promises), whose object, promise and
- *  close tracking cost a tile write twice the event loop's CPU of these calls. */
-function fsCall<T = void> (fn: (...args: any[]) => void, ...args: unknown[]): Promise<T> {
-  return new Promise((resolve, reject) => { fn(...args, (err: Error | null, value: T) => { if (err) reject(err); else resolve(value) }) })
-}
+// node:fs's callbacks as promises: no FileHandle (fs/promises), whose object, promise and close
+// tracking cost a tile write twice the event loop's CPU of these calls.
+const fsMkdir = promisify(fs.mkdir)
+const fsOpen = promisify(fs.open)
+const fsWrite = promisify(fs.write)
+const fsFutimes = promisify(fs.futimes)
+const fsClose = promisify(fs.close)
+const fsStat = promisify(fs.stat)
+const fsRename = promisify(fs.rename)
+const fsRm = promisify(fs.rm)
 
 /**
  * Writes one tile atomically as writeTileFile does, through the thread pool (the event loop's thread
  * is not held by the file system), the file's time set to `mtimeMs`: a tile answered from the bytes
  * in hand before it is on disk names that time in its validators, and a later read of the file
  * finds the same (`mtimeMs` in the middle of a millisecond, so the file system's rounding of it
- * keeps the millisecond). node:fs's callbacks, not fs/promises (fsCall).
+ * keeps the millisecond). node:fs's callbacks, not fs/promises (above).
  */
 export async function writeTileFileAsync (tmpDir: string, target: string, data: Uint8Array, mtimeMs: number, fault: FaultPoint = noFaults): Promise<TileWrite> {
   const dir = path.dirname(target)
@@ -76,19 +82,19 @@ export async function writeTileFileAsync (tmpDir: string, target: string, data: 
   for (let attempt = 0; ; attempt++) {
     try {
       if (!madeDirs.has(tmpDir)) ensureDir(tmpDir)
-      if (!madeDirs.has(dir)) { await fsCall(fs.mkdir, dir, { recursive: true }); madeDirs.add(dir) }
-      const fd = await fsCall<number>(fs.open, tmp, 'w')
+      if (!madeDirs.has(dir)) { await fsMkdir(dir, { recursive: true }); madeDirs.add(dir) }
+      const fd = await fsOpen(tmp, 'w')
       try {
-        for (let off = 0; off < data.length;) off += await fsCall<number>(fs.write, fd, data, off, data.length - off, null)
-        await fsCall(fs.futimes, fd, mtimeMs / 1000, mtimeMs / 1000)
-      } finally { await fsCall(fs.close, fd) }
-      const replacedBytes = (await fsCall<fs.Stats>(fs.stat, target).catch(() => undefined))?.size ?? -1
+        for (let off = 0; off < data.length;) off += (await fsWrite(fd, data, off, data.length - off, null)).bytesWritten
+        await fsFutimes(fd, mtimeMs / 1000, mtimeMs / 1000)
+      } finally { await fsClose(fd) }
+      const replacedBytes = (await fsStat(target).catch(() => undefined))?.size ?? -1
       fault('tile.beforeRename')
-      await fsCall(fs.rename, tmp, target)
+      await fsRename(tmp, target)
       fault('tile.afterRename')
       return { bytes: data.length, replacedBytes, mtimeMs }
     } catch (err) {
-      await fsCall(fs.rm, tmp, { force: true })
+      await fsRm(tmp, { force: true })
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt > 0) throw err
       madeDirs.delete(tmpDir)
       madeDirs.delete(dir)

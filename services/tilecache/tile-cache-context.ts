@@ -57,8 +57,8 @@ export interface TileCacheDeps {
   /** Where seed tasks wait and are worked, and the lock of a metatile being rendered (the stores'). */
   seedQueue: SeedQueue
   metatileLock: MetatileLock
-  /** How long a request waits for a metatile another node renders before drawing it itself (ms; default 30 s). */
-  metatileWaitMs?: number
+  /** How long a request waits for a metatile another node renders before drawing it itself (ms: MAPWARDEN_METATILE_WAIT). */
+  metatileWaitMs: number
   /** A request found its metatile's lock held ('waited'), or gave up waiting ('timedOut'): metrics. */
   onMetatileWait?: (event: 'waited' | 'timedOut') => void
   /** Metatiles of the seed queue this node renders at once (its render threads). */

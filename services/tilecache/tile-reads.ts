@@ -124,7 +124,7 @@ export function readOperations (ctx: TileCacheContext) {
           const release = deps.hurry?.(lockKey) ?? (() => {})
           // Another node rendering it: waited for holding no connection, and past metatileWaitMs
           // drawn here without the lock (seed-queue.ts MetatileLock.claim).
-          const waitMs = deps.metatileWaitMs ?? 30_000
+          const waitMs = deps.metatileWaitMs
           try {
             return await deps.metatileLock.claim(lockKey, { waitMs, onWait: deps.onMetatileWait }, async (held) => {
               release()

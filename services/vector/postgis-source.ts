@@ -294,8 +294,8 @@ export function createPostgisSource (o: PostgisSourceOptions): VectorSource {
     return { name: type, attributes, ...(geometry ? { geometry } : {}), keys: keyNames }
   }
 
-  // The reads' descriptions of tables (columns, geometry, keys): a catalog query
-  // that costs more than a vector tile's own query, so a read reuses one for DESCRIBED_FOR_MS. A
+  // The reads' descriptions of tables (columns, geometry, keys): a catalog query that costs more
+  // than a vector tile's own query, so a read reuses one for DESCRIBED_FOR_MS. A
   // statement refused because a column or table it names is gone (the table changed under the
   // description) drops the description and runs once more on a fresh one; describe() (publishing a
   // feature type, reloading it) always asks the catalogs and refreshes what reads use.
